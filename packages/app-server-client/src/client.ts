@@ -1,0 +1,256 @@
+import type {
+  ClientNotificationMethod,
+  ClientNotificationParams,
+  ClientRequestMethod,
+  ClientRequestParams,
+  ClientRequestResult,
+  RequestId,
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+  WireError,
+} from "@knightcode/app-server-protocol";
+import { AppServerError, ClientError } from "./errors.js";
+import type { MessageTransport } from "./transport.js";
+import { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
+import { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
+
+/** Sees every message in both directions, parsed; tests validate them here. */
+export interface MessageTap {
+  outgoing?(message: Record<string, unknown>): void;
+  incoming?(message: Record<string, unknown>): void;
+  /** A line from the server that is not a JSON object: a protocol violation. */
+  invalid?(text: string): void;
+}
+
+export interface ClientOptions {
+  /** Rejects a request with a `timeout` ClientError after this long; none by default. */
+  requestTimeoutMs?: number;
+  tap?: MessageTap;
+}
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ServerRequestContext {
+  requestId: RequestId;
+  /** Aborted when the server withdraws the request (`serverRequest/cancelled`) or the connection closes. */
+  signal: AbortSignal;
+}
+
+type NotificationHandler = (params: unknown, method: string) => void;
+type ServerRequestHandler = (params: unknown, context: ServerRequestContext) => unknown;
+
+interface Pending {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+  cleanup(): void;
+}
+
+export class AppServerClient {
+  private nextId = 1;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly notificationHandlers = new Map<string, Set<NotificationHandler>>();
+  private readonly anyNotificationHandlers = new Set<NotificationHandler>();
+  private readonly requestHandlers = new Map<string, ServerRequestHandler>();
+  private readonly serverRequests = new Map<RequestId, AbortController>();
+  private closeReason: Error | undefined;
+  private isClosed = false;
+  /** Resolves when the transport closed, with the reason if it was not a clean close. */
+  readonly closed: Promise<Error | undefined>;
+
+  constructor(
+    readonly transport: MessageTransport,
+    private readonly options: ClientOptions = {},
+  ) {
+    let markClosed!: (reason: Error | undefined) => void;
+    this.closed = new Promise((resolve) => (markClosed = resolve));
+    transport.onMessage((text) => this.receive(text));
+    transport.onClose((reason) => {
+      this.isClosed = true;
+      this.closeReason = reason;
+      for (const pending of this.pending.values()) {
+        pending.cleanup();
+        pending.reject(new ClientError("closed", `connection closed before ${pending.method} was answered`));
+      }
+      this.pending.clear();
+      for (const controller of this.serverRequests.values()) controller.abort();
+      this.serverRequests.clear();
+      markClosed(reason);
+    });
+  }
+
+  /** Spawns `knightcode app-server` (or any compatible command) and talks over its stdio. */
+  static spawn(options: SpawnTransportOptions & ClientOptions): AppServerClient {
+    return new AppServerClient(new SpawnedServerTransport(options), options);
+  }
+
+  /** Connects to a server started with `--listen ws://127.0.0.1:<port>`. */
+  static async connectWebSocket(options: WebSocketTransportOptions & ClientOptions): Promise<AppServerClient> {
+    return new AppServerClient(await WebSocketTransport.connect(options), options);
+  }
+
+  /** Performs the handshake: `initialize`, then the `initialized` notification. */
+  async initialize(params: ClientRequestParams<"initialize">, options?: RequestOptions): Promise<ClientRequestResult<"initialize">> {
+    const result = await this.request("initialize", params, options);
+    this.notify("initialized", {});
+    return result;
+  }
+
+  request<M extends ClientRequestMethod>(
+    method: M,
+    params: ClientRequestParams<M>,
+    options: RequestOptions = {},
+  ): Promise<ClientRequestResult<M>> {
+    if (this.isClosed) return Promise.reject(new ClientError("closed", `connection closed; ${method} not sent`));
+    const id = this.nextId++;
+    return new Promise<ClientRequestResult<M>>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.pending.delete(id);
+              reject(new ClientError("timeout", `${method} not answered within ${timeoutMs} ms`));
+            }, timeoutMs);
+      const onAbort = () => {
+        this.pending.delete(id);
+        cleanup();
+        reject(new ClientError("aborted", `${method} aborted`));
+      };
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+      };
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, { method, resolve: resolve as (r: unknown) => void, reject, cleanup });
+      this.write({ id, method, params });
+    });
+  }
+
+  notify<M extends ClientNotificationMethod>(method: M, params: ClientNotificationParams<M>): void {
+    this.write({ method, params });
+  }
+
+  onNotification<M extends ServerNotificationMethod>(method: M, handler: (params: ServerNotificationParams<M>) => void): () => void {
+    let set = this.notificationHandlers.get(method);
+    if (!set) this.notificationHandlers.set(method, (set = new Set()));
+    const wrapped = handler as NotificationHandler;
+    set.add(wrapped);
+    return () => set.delete(wrapped);
+  }
+
+  /** Every notification, whatever its method. */
+  onAnyNotification(handler: (method: string, params: unknown) => void): () => void {
+    const wrapped: NotificationHandler = (params, method) => handler(method, params);
+    this.anyNotificationHandlers.add(wrapped);
+    return () => this.anyNotificationHandlers.delete(wrapped);
+  }
+
+  /** Answers a server request; without a handler the client answers `methodNotFound`. */
+  onRequest<M extends ServerRequestMethod>(
+    method: M,
+    handler: (params: ServerRequestParams<M>, context: ServerRequestContext) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>,
+  ): () => void {
+    this.requestHandlers.set(method, handler as ServerRequestHandler);
+    return () => {
+      if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
+    };
+  }
+
+  /** Sends one raw line, malformed or not: for tests and tools that probe the server. */
+  sendRaw(text: string): void {
+    this.transport.send(text);
+  }
+
+  close(): Promise<Error | undefined> {
+    this.transport.close();
+    return this.closed;
+  }
+
+  get isConnectionClosed(): boolean {
+    return this.isClosed;
+  }
+
+  get closeError(): Error | undefined {
+    return this.closeReason;
+  }
+
+  private write(message: Record<string, unknown>): void {
+    this.options.tap?.outgoing?.(message);
+    this.transport.send(JSON.stringify(message));
+  }
+
+  private receive(text: string): void {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      this.options.tap?.invalid?.(text);
+      return;
+    }
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      this.options.tap?.invalid?.(text);
+      return;
+    }
+    this.options.tap?.incoming?.(message);
+    const { id, method } = message as { id?: RequestId; method?: string };
+    if (typeof method === "string") {
+      if (id !== undefined) this.handleServerRequest(id, method, message.params);
+      else this.dispatchNotification(method, message.params);
+      return;
+    }
+    if (id === undefined) return;
+    const pending = this.pending.get(id);
+    if (!pending) return;
+    this.pending.delete(id);
+    pending.cleanup();
+    if ("error" in message) pending.reject(new AppServerError(message.error as WireError));
+    else pending.resolve(message.result);
+  }
+
+  private dispatchNotification(method: string, params: unknown): void {
+    if (method === "serverRequest/cancelled") {
+      const requestId = (params as { requestId?: RequestId } | undefined)?.requestId;
+      if (requestId !== undefined) {
+        this.serverRequests.get(requestId)?.abort();
+        this.serverRequests.delete(requestId);
+      }
+    }
+    for (const handler of this.notificationHandlers.get(method) ?? []) handler(params, method);
+    for (const handler of this.anyNotificationHandlers) handler(params, method);
+  }
+
+  private handleServerRequest(id: RequestId, method: string, params: unknown): void {
+    const handler = this.requestHandlers.get(method);
+    if (!handler) {
+      this.write({ id, error: { code: "methodNotFound", message: `this client does not handle ${method}` } });
+      return;
+    }
+    const controller = new AbortController();
+    this.serverRequests.set(id, controller);
+    Promise.resolve()
+      .then(() => handler(params, { requestId: id, signal: controller.signal }))
+      .then(
+        (result) => {
+          if (this.serverRequests.get(id) !== controller) return;
+          this.serverRequests.delete(id);
+          this.write({ id, result: result ?? {} });
+        },
+        (error: unknown) => {
+          if (this.serverRequests.get(id) !== controller) return;
+          this.serverRequests.delete(id);
+          const wire: WireError =
+            error instanceof AppServerError
+              ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }
+              : { code: "internal", message: error instanceof Error ? error.message : String(error) };
+          this.write({ id, error: wire });
+        },
+      );
+  }
+}

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import type { MessageTransport } from "../transport.js";
+import { LineFramer, decodeUtf8 } from "../framing.js";
+
+export interface SpawnTransportOptions {
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** What to do with the server's stderr: its log. Defaults to passing it through. */
+  stderr?: "inherit" | "pipe" | "ignore";
+  maxLineBytes?: number;
+}
+
+/** A transport over a spawned server's stdin and stdout, one JSON message per line. */
+export class SpawnedServerTransport implements MessageTransport {
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly messageListeners: ((text: string) => void)[] = [];
+  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private closed = false;
+
+  constructor(options: SpawnTransportOptions) {
+    const spawnOptions: SpawnOptions = {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+    };
+    this.child = spawn(options.command, options.args ?? [], spawnOptions);
+    const framer = new LineFramer({
+      maxLineBytes: options.maxLineBytes ?? 64 * 1024 * 1024,
+      onLine: (line) => {
+        // Undecodable or blank lines still go up: the client reports them as protocol violations.
+        const text = decodeUtf8(line) ?? line.toString("utf8");
+        for (const listener of this.messageListeners) listener(text);
+      },
+      onOversized: () => undefined,
+    });
+    this.child.stdout!.on("data", (chunk: Buffer) => framer.push(chunk));
+    this.child.stdout!.on("end", () => framer.end());
+    // A server that exits while we write gets EPIPE; the exit itself is the news.
+    this.child.stdin!.on("error", () => undefined);
+    this.exited = new Promise((resolve) => {
+      this.child.on("exit", (code, signal) => resolve({ code, signal }));
+    });
+    this.child.on("error", (error) => this.finish(error));
+    this.child.on("close", (code, signal) => {
+      this.finish(code === 0 ? undefined : new Error(`server exited with ${signal ?? `code ${code}`}`));
+    });
+  }
+
+  send(text: string): void {
+    if (this.closed || this.child.stdin!.destroyed) return;
+    this.child.stdin!.write(text + "\n");
+  }
+
+  onMessage(listener: (text: string) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onClose(listener: (reason?: Error) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** Closes stdin, which asks the server to shut down; the transport closes when it exits. */
+  close(): void {
+    if (!this.child.stdin!.destroyed) this.child.stdin!.end();
+  }
+
+  private finish(reason?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const listener of this.closeListeners) listener(reason);
+  }
+}

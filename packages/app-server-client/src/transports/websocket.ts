@@ -1,0 +1,65 @@
+import type WebSocket from "ws";
+import type { MessageTransport } from "../transport.js";
+
+export interface WebSocketTransportOptions {
+  url: string;
+  token?: string;
+  origin?: string;
+  headers?: Record<string, string>;
+}
+
+/** A transport over one WebSocket: one JSON-RPC message per text message. */
+export class WebSocketTransport implements MessageTransport {
+  private readonly messageListeners: ((text: string) => void)[] = [];
+  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private closed = false;
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on("message", (data, isBinary) => {
+      if (isBinary) return;
+      const text = data.toString();
+      for (const listener of this.messageListeners) listener(text);
+    });
+    socket.on("close", (code, reason) => this.finish(code === 1000 ? undefined : new Error(`socket closed (${code}) ${reason.toString()}`)));
+    socket.on("error", (error) => this.finish(error));
+  }
+
+  /** Opens the socket; rejects when the server refuses the upgrade. */
+  static async connect(options: WebSocketTransportOptions): Promise<WebSocketTransport> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    // Loaded on demand: a stdio or in-memory client never pays for it.
+    const { default: WebSocketClass } = await import("ws");
+    const socket = new WebSocketClass(options.url, { headers, origin: options.origin, maxPayload: 256 * 1024 * 1024 });
+    return new Promise((resolve, reject) => {
+      socket.once("open", () => resolve(new WebSocketTransport(socket)));
+      socket.once("unexpected-response", (_request, response) => {
+        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`));
+        socket.terminate();
+      });
+      socket.once("error", reject);
+    });
+  }
+
+  send(text: string): void {
+    if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(text);
+  }
+
+  onMessage(listener: (text: string) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onClose(listener: (reason?: Error) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    this.socket.close(1000);
+  }
+
+  private finish(reason?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const listener of this.closeListeners) listener(reason);
+  }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Writes app-server.schema.json and docs/methods.md from the protocol table.
+// With --check, writes nothing and exits 1 when either file is stale.
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { protocol, buildJsonSchema, renderMethodReference } from "../dist/src/schema/index.js";
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const targets = [
+  [here("../app-server.schema.json"), JSON.stringify(buildJsonSchema(protocol), null, 2) + "\n"],
+  [here("../../../docs/methods.md"), renderMethodReference(protocol)],
+];
+const check = process.argv.includes("--check");
+let stale = 0;
+for (const [path, text] of targets) {
+  let current = null;
+  try {
+    current = readFileSync(path, "utf8");
+  } catch {}
+  if (current === text) continue;
+  if (check) {
+    console.error(`stale: ${path} (run npm run generate:schema in packages/app-server-protocol)`);
+    stale++;
+  } else {
+    writeFileSync(path, text);
+    console.error(`wrote ${path}`);
+  }
+}
+process.exit(stale === 0 ? 0 : 1);

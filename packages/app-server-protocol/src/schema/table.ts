@@ -1,0 +1,21 @@
+import { lifecycle } from "./lifecycle.js";
+
+/**
+ * The protocol, once: every client request, client notification, server
+ * request and server notification. The dispatcher, the client's typed
+ * `request`, the JSON Schema file and the method reference are derived from it.
+ */
+export const protocol = {
+  clientRequests: {
+    ...lifecycle.clientRequests,
+  },
+  clientNotifications: {
+    ...lifecycle.clientNotifications,
+  },
+  serverRequests: {},
+  serverNotifications: {
+    ...lifecycle.serverNotifications,
+  },
+} as const;
+
+export type Protocol = typeof protocol;

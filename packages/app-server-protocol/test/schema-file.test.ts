@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { buildJsonSchema, protocol, renderMethodReference } from "../src/schema/index.js";
+import { ProtocolSchema } from "../src/index.js";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+test("the checked-in app-server.schema.json matches the protocol table", () => {
+  const checkedIn = readFileSync(here("../../app-server.schema.json"), "utf8");
+  const fresh = JSON.stringify(buildJsonSchema(protocol), null, 2) + "\n";
+  assert.ok(checkedIn === fresh, "app-server.schema.json is stale: run `npm run generate:schema` in packages/app-server-protocol");
+});
+
+test("the checked-in docs/methods.md matches the protocol table", () => {
+  const checkedIn = readFileSync(here("../../../../docs/methods.md"), "utf8");
+  assert.ok(checkedIn === renderMethodReference(protocol), "docs/methods.md is stale: run `npm run generate:schema` in packages/app-server-protocol");
+});
+
+test("every method of the table is in the schema the server runs on", () => {
+  const schema = ProtocolSchema.load();
+  for (const section of ["clientRequests", "clientNotifications", "serverRequests", "serverNotifications"] as const) {
+    assert.deepEqual(schema.methods(section).sort(), Object.keys(protocol[section]).sort(), section);
+  }
+});
+
+test("every method is documented and lists only known error codes", () => {
+  const doc = buildJsonSchema(protocol) as Record<string, Record<string, { description: string; errors?: string[] }>>;
+  for (const section of ["clientRequests", "serverRequests"]) {
+    for (const [method, entry] of Object.entries(doc[section]!)) {
+      assert.ok(entry.description.length > 10, `${method} has no doc line`);
+      assert.ok(Array.isArray(entry.errors), `${method} lists its errors`);
+    }
+  }
+});
+
+test("method names follow domain/verb or the handshake's names", () => {
+  for (const section of ["clientRequests", "clientNotifications", "serverRequests", "serverNotifications"] as const) {
+    for (const method of Object.keys(protocol[section])) {
+      assert.match(method, /^(initialize|initialized|error|warning|[a-z][a-zA-Z]*(\/[a-z][a-zA-Z]*)+)$/, method);
+    }
+  }
+});

@@ -1,0 +1,90 @@
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { createLogger, levelFromEnv, type Logger } from "./log.js";
+
+export interface ServerContextOptions {
+  /** Where KnightCode keeps its settings, credentials and sessions; `KNIGHTCODE_CODING_AGENT_DIR` or `~/.knightcode/agent` by default. */
+  agentDir?: string;
+  /** `--session-dir`: overrides every other session folder setting. */
+  sessionDir?: string;
+  /** `-e` paths, resolved against the process cwd; loaded in every thread as explicitly trusted. */
+  extensionPaths?: string[];
+  /** Threads of a host that declares itself a terminal default to `fullAccess` approvals. */
+  terminal?: boolean;
+  log?: Logger;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The counters `server/diagnostics` reports. Each feature that owns one
+ * updates it; a feature not built yet leaves a real zero.
+ */
+export interface ServerCounters {
+  payloadFiles: number;
+  payloadBytes: number;
+  inactiveFactories: number;
+  listingFilesOpened: number;
+  listingBytesScanned: number;
+}
+
+type Disposer = () => void | Promise<void>;
+
+/**
+ * What the whole server shares, whatever the connection: options, the log,
+ * counters, and the things to cancel on shutdown (login flows among them).
+ * A host creates it, builds the server on it, and disposes it on shutdown.
+ */
+export class ServerContext {
+  readonly startedAt = Date.now();
+  readonly log: Logger;
+  readonly agentDir: string;
+  readonly sessionDir: string | undefined;
+  readonly extensionPaths: readonly string[];
+  readonly terminal: boolean;
+  readonly env: NodeJS.ProcessEnv;
+  readonly counters: ServerCounters = {
+    payloadFiles: 0,
+    payloadBytes: 0,
+    inactiveFactories: 0,
+    listingFilesOpened: 0,
+    listingBytesScanned: 0,
+  };
+  private readonly disposers: Disposer[] = [];
+  private disposed: Promise<void> | undefined;
+
+  constructor(options: ServerContextOptions = {}) {
+    this.env = options.env ?? process.env;
+    this.log = options.log ?? createLogger({ level: levelFromEnv(this.env.KNIGHTCODE_LOG) });
+    this.agentDir = resolve(options.agentDir ?? this.env.KNIGHTCODE_CODING_AGENT_DIR ?? join(homedir(), ".knightcode", "agent"));
+    this.sessionDir = options.sessionDir === undefined ? undefined : resolve(options.sessionDir);
+    this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
+    this.terminal = options.terminal ?? false;
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed !== undefined;
+  }
+
+  /** Registers cleanup for shutdown; runs at once when the context is already disposed. */
+  onDispose(disposer: Disposer): void {
+    if (this.disposed) {
+      void Promise.resolve().then(disposer).catch((error: unknown) => this.log.error("cleanup failed", error));
+      return;
+    }
+    this.disposers.push(disposer);
+  }
+
+  /** Cancels what is pending (logins, background work); safe to call twice. */
+  dispose(): Promise<void> {
+    this.disposed ??= (async () => {
+      for (const disposer of this.disposers.splice(0).reverse()) {
+        try {
+          await disposer();
+        } catch (error) {
+          this.log.error("cleanup failed", error);
+        }
+      }
+    })();
+    return this.disposed;
+  }
+}

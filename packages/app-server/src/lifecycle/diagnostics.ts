@@ -1,0 +1,19 @@
+import type { Handler } from "../rpc/handler.js";
+
+export const diagnostics: Handler<"server/diagnostics"> = (_params, ctx) => {
+  const memory = process.memoryUsage();
+  const counters = ctx.context.counters;
+  const threads = ctx.server.threadCounts();
+  return {
+    rssBytes: memory.rss,
+    heapBytes: memory.heapUsed,
+    loadedThreads: threads.loaded,
+    loadingThreads: threads.loading,
+    payloadFiles: counters.payloadFiles,
+    payloadBytes: counters.payloadBytes,
+    inactiveFactories: counters.inactiveFactories,
+    uptimeMs: Date.now() - ctx.context.startedAt,
+    listingFilesOpened: counters.listingFilesOpened,
+    listingBytesScanned: counters.listingBytesScanned,
+  };
+};

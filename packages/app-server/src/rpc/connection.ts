@@ -1,0 +1,215 @@
+import type {
+  RequestId,
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+} from "@knightcode/app-server-protocol";
+import { ClientError } from "@knightcode/app-server-client/errors";
+import type { Logger } from "../log.js";
+import type { ServerTransport } from "../transport/types.js";
+import { AppServerError } from "./errors.js";
+import { InFlightRequest } from "./in-flight.js";
+import { parseIncoming, type Incoming } from "./message.js";
+
+export type ConnectionState = "new" | "initializing" | "ready" | "closed";
+
+interface PendingServerRequest {
+  method: string;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+export interface ConnectionHooks {
+  onRequest(connection: Connection, request: Extract<Incoming, { type: "request" }>): void;
+  onClosed(connection: Connection): void;
+}
+
+let nextConnectionId = 1;
+
+/**
+ * One client: its handshake state, notification opt-outs, the requests it
+ * has in flight and the requests the server has asked of it. It frames
+ * nothing and knows no methods beyond the handshake's notification.
+ */
+export class Connection {
+  readonly id = nextConnectionId++;
+  private currentState: ConnectionState = "new";
+  private optOut = new Set<string>();
+  private readonly inFlight = new Set<InFlightRequest>();
+  private readonly serverRequests = new Map<RequestId, PendingServerRequest>();
+  private nextServerRequestId = 1;
+  readonly closed: Promise<void>;
+  private markClosed!: () => void;
+  readonly log: Logger;
+
+  constructor(
+    readonly transport: ServerTransport,
+    readonly kind: "stdio" | "websocket" | "memory",
+    private readonly hooks: ConnectionHooks,
+    log: Logger,
+  ) {
+    this.log = log.child(`${kind}#${this.id}`);
+    this.closed = new Promise((resolve) => (this.markClosed = resolve));
+    transport.onMessage((text) => this.receive(text));
+    transport.onFault((fault) => this.notifyError(fault.message, fault.kind));
+    transport.onClose((reason) => this.handleClose(reason));
+  }
+
+  get state(): ConnectionState {
+    return this.currentState;
+  }
+
+  get isReady(): boolean {
+    return this.currentState === "ready";
+  }
+
+  /** The `initialize` request was accepted: record its opt-outs and wait for `initialized`. */
+  beginInitialize(optOutNotifications: readonly string[]): void {
+    this.optOut = new Set(optOutNotifications);
+    this.currentState = "initializing";
+  }
+
+  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+    if (this.currentState === "closed" || this.optOut.has(method)) return;
+    // Connection-level errors (a malformed line) may precede the handshake; everything else waits for it.
+    if (this.currentState !== "ready" && method !== "error") return;
+    this.write({ method, params });
+  }
+
+  notifyError(message: string, kind: string): void {
+    this.notify("error", { message, kind });
+  }
+
+  /** Asks the client something; rejects when the signal aborts (withdrawing it) or the connection closes. */
+  request<M extends ServerRequestMethod>(
+    method: M,
+    params: ServerRequestParams<M>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ServerRequestResult<M>> {
+    if (this.currentState === "closed") return Promise.reject(new ClientError("closed", "connection closed"));
+    const id = `s${this.nextServerRequestId++}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.serverRequests.delete(id)) return;
+        this.notify("serverRequest/cancelled", { requestId: id });
+        reject(new ClientError("aborted", `${method} withdrawn`));
+      };
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.serverRequests.set(id, {
+        method,
+        resolve: (result) => {
+          options.signal?.removeEventListener("abort", onAbort);
+          resolve(result as ServerRequestResult<M>);
+        },
+        reject: (error) => {
+          options.signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      });
+      this.write({ id, method, params });
+    });
+  }
+
+  /** Registers an accepted request so shutdown can wait for it and answer it at the deadline. */
+  accept(id: RequestId, method: string): InFlightRequest {
+    const request = new InFlightRequest(id, method, (message) => this.write(message));
+    this.inFlight.add(request);
+    void request.settled.then(() => this.inFlight.delete(request));
+    return request;
+  }
+
+  /** Answers a request that was never accepted (refused before dispatch). */
+  refuse(id: RequestId, error: AppServerError): void {
+    const wire = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+    this.write({ id, error: wire });
+  }
+
+  pendingRequests(): InFlightRequest[] {
+    return [...this.inFlight].filter((request) => !request.done);
+  }
+
+  close(reason?: Error): void {
+    this.transport.close(reason);
+  }
+
+  private write(message: Record<string, unknown>): void {
+    if (this.currentState === "closed") return;
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch (error) {
+      this.log.error("could not serialize an outgoing message", error);
+      return;
+    }
+    this.transport.send(text);
+  }
+
+  private receive(text: string): void {
+    const incoming = parseIncoming(text);
+    switch (incoming.type) {
+      case "invalid":
+        this.notifyError(incoming.message, "parseError");
+        return;
+      case "request":
+        this.hooks.onRequest(this, incoming);
+        return;
+      case "notification":
+        this.receiveNotification(incoming.method);
+        return;
+      case "response":
+        this.receiveResponse(incoming);
+        return;
+    }
+  }
+
+  private receiveNotification(method: string): void {
+    if (method === "initialized") {
+      if (this.currentState === "initializing") this.currentState = "ready";
+      else if (this.currentState === "new") this.notifyError("initialized arrived before the initialize request", "notInitialized");
+      return;
+    }
+    this.notifyError(`unknown notification ${JSON.stringify(method.slice(0, 100))}`, "methodNotFound");
+  }
+
+  private receiveResponse(response: Extract<Incoming, { type: "response" }>): void {
+    const pending = this.serverRequests.get(response.id);
+    if (!pending) {
+      // A withdrawn request can cross its answer on the wire; only ids never issued are worth reporting.
+      if (!this.wasIssued(response.id)) this.notifyError(`a response to request ${JSON.stringify(response.id)}, which the server never sent`, "unknownResponse");
+      return;
+    }
+    this.serverRequests.delete(response.id);
+    if (response.error !== undefined) {
+      const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
+      pending.reject(
+        new AppServerError({
+          code: typeof error?.code === "string" ? (error.code as never) : "internal",
+          message: typeof error?.message === "string" ? error.message : "the client answered an error",
+          ...(error?.data && typeof error.data === "object" ? { data: error.data as Record<string, unknown> } : {}),
+        }),
+      );
+    } else {
+      pending.resolve(response.result);
+    }
+  }
+
+  private wasIssued(id: RequestId): boolean {
+    if (typeof id !== "string" || !/^s[1-9]\d*$/.test(id)) return false;
+    return Number(id.slice(1)) < this.nextServerRequestId;
+  }
+
+  private handleClose(reason?: Error): void {
+    if (this.currentState === "closed") return;
+    this.currentState = "closed";
+    if (reason) this.log.info(`connection closed: ${reason.message}`);
+    for (const request of this.inFlight) request.abandon("connection closed");
+    this.inFlight.clear();
+    for (const pending of this.serverRequests.values()) pending.reject(new ClientError("closed", "connection closed"));
+    this.serverRequests.clear();
+    this.hooks.onClosed(this);
+    this.markClosed();
+  }
+}

@@ -1,0 +1,130 @@
+import { ProtocolSchema, type ServerNotificationMethod, type ServerNotificationParams } from "@knightcode/app-server-protocol";
+import type { ServerContext } from "./context.js";
+import { handlers as defaultHandlers } from "./handlers.js";
+import { Connection } from "./rpc/connection.js";
+import { AppServerError, rpcError, toWireError } from "./rpc/errors.js";
+import type { HandlerTable, RequestContext } from "./rpc/handler.js";
+import type { Incoming } from "./rpc/message.js";
+import { shutdownConnections, type ShutdownTimings } from "./lifecycle/shutdown.js";
+import type { ServerTransport } from "./transport/types.js";
+
+export interface AppServerOptions {
+  context: ServerContext;
+  handlers?: HandlerTable;
+  schema?: ProtocolSchema;
+}
+
+const MAX_ERROR_MESSAGE = 2000;
+
+/**
+ * Connections and dispatch over one shared context. Each request is checked
+ * once here (handshake, method, params against the generated schema) and
+ * handed to its handler with typed params; handlers own the domain work.
+ */
+export class AppServer {
+  readonly context: ServerContext;
+  private readonly handlers: HandlerTable;
+  private readonly schema: ProtocolSchema;
+  private readonly liveConnections = new Set<Connection>();
+  private shutdownPromise: Promise<void> | undefined;
+  private readonly inputStoppers: (() => void)[] = [];
+
+  constructor(options: AppServerOptions) {
+    this.context = options.context;
+    this.handlers = options.handlers ?? defaultHandlers;
+    this.schema = options.schema ?? ProtocolSchema.load();
+  }
+
+  get connections(): ReadonlySet<Connection> {
+    return this.liveConnections;
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shutdownPromise !== undefined;
+  }
+
+  connect(transport: ServerTransport, kind: Connection["kind"]): Connection {
+    const connection = new Connection(
+      transport,
+      kind,
+      {
+        onRequest: (conn, request) => this.dispatch(conn, request),
+        onClosed: (conn) => this.liveConnections.delete(conn),
+      },
+      this.context.log,
+    );
+    this.liveConnections.add(connection);
+    if (this.shutdownPromise) transport.stopInput();
+    return connection;
+  }
+
+  /** Something else that takes input (a listening socket) to stop when shutdown begins. */
+  onStopInput(stop: () => void): void {
+    this.inputStoppers.push(stop);
+  }
+
+  /** Sends a notification to every initialized connection. */
+  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+    for (const connection of this.liveConnections) connection.notify(method, params);
+  }
+
+  threadCounts(): { loaded: number; loading: number } {
+    return { loaded: 0, loading: 0 };
+  }
+
+  /**
+   * Stops input at once, lets accepted requests finish, answers the rest with
+   * `shuttingDown` at the deadline and drains output. Safe to call again.
+   */
+  shutdown(reason: string, timings?: Partial<ShutdownTimings>): Promise<void> {
+    this.shutdownPromise ??= (async () => {
+      this.context.log.info(`shutting down: ${reason}`);
+      for (const stop of this.inputStoppers.splice(0)) stop();
+      for (const connection of this.liveConnections) connection.transport.stopInput();
+      await shutdownConnections([...this.liveConnections], this.context, timings);
+    })();
+    return this.shutdownPromise;
+  }
+
+  private dispatch(connection: Connection, request: Extract<Incoming, { type: "request" }>): void {
+    const { id, method, params } = request;
+    if (this.shutdownPromise) return connection.refuse(id, rpcError("shuttingDown", "the server is shutting down"));
+    if (method !== "initialize" && !connection.isReady) {
+      const message = connection.state === "new" ? "send initialize first" : "send the initialized notification first";
+      return connection.refuse(id, rpcError("notInitialized", message));
+    }
+    if (!this.schema.has("clientRequests", method)) {
+      return connection.refuse(id, rpcError("methodNotFound", `unknown method ${JSON.stringify(method.slice(0, 100))}`));
+    }
+    const problem = this.schema.check("clientRequests", method, "params", params);
+    if (problem) return connection.refuse(id, rpcError("invalidParams", problem));
+    const inFlight = connection.accept(id, method);
+    const ctx: RequestContext = {
+      requestId: id,
+      connection,
+      server: this,
+      context: this.context,
+      log: connection.log,
+      signal: inFlight.signal,
+    };
+    const handler = this.handlers[method as keyof HandlerTable] as (params: unknown, ctx: RequestContext) => unknown;
+    const fail = (error: unknown) => inFlight.settle({ error: toWireError(this.classify(method, error)) });
+    let value: unknown;
+    try {
+      value = handler(params, ctx);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    // A synchronous answer goes out at once, keeping answers in request order where handlers allow it.
+    if (value instanceof Promise) value.then((result) => inFlight.settle({ result }), fail);
+    else inFlight.settle({ result: value });
+  }
+
+  private classify(method: string, error: unknown): AppServerError {
+    if (error instanceof AppServerError) return error;
+    this.context.log.error(`${method} failed`, error);
+    const message = error instanceof Error ? error.message : String(error);
+    return rpcError("internal", message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE)}...` : message);
+  }
+}

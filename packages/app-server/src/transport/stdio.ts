@@ -1,0 +1,118 @@
+import type { Readable } from "node:stream";
+import { LineFramer, decodeUtf8 } from "@knightcode/app-server-client/framing";
+import type { ProtocolOutput } from "../stdout-guard.js";
+import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
+
+export interface StdioTransportOptions {
+  input: Readable;
+  output: ProtocolOutput;
+  maxLineBytes?: number;
+  maxPendingOutputBytes?: number;
+}
+
+/**
+ * Newline-delimited JSON over the process's stdin and stdout. Input is framed
+ * on LF bytes only; output that the client leaves unread past the limit aborts
+ * the connection instead of growing without bound.
+ */
+export class StdioTransport implements ServerTransport {
+  private readonly messageListeners: ((text: string) => void)[] = [];
+  private readonly faultListeners: ((fault: TransportFault) => void)[] = [];
+  private readonly inputEndListeners: (() => void)[] = [];
+  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly maxPendingOutputBytes: number;
+  private inputStopped = false;
+  private closed = false;
+
+  constructor(private readonly options: StdioTransportOptions) {
+    this.maxPendingOutputBytes = options.maxPendingOutputBytes ?? MAX_PENDING_OUTPUT_BYTES;
+    const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    const framer = new LineFramer({
+      maxLineBytes,
+      onLine: (line) => this.deliver(line),
+      onOversized: (bytes) =>
+        this.fault({ kind: "lineTooLong", message: `dropped a line of ${bytes} bytes: lines are limited to ${maxLineBytes} bytes` }),
+    });
+    const input = options.input;
+    input.on("data", (chunk: Buffer) => {
+      if (!this.inputStopped) framer.push(chunk);
+    });
+    input.on("end", () => {
+      if (!this.inputStopped) framer.end();
+      this.endInput();
+    });
+    input.on("error", () => this.endInput());
+    const stream = options.output.stream;
+    stream.on("error", (error: Error) => this.close(error));
+  }
+
+  send(text: string): void {
+    if (this.closed) return;
+    this.options.output.write(text + "\n");
+    if (this.options.output.stream.writableLength > this.maxPendingOutputBytes) {
+      this.close(new Error(`more than ${this.maxPendingOutputBytes} bytes of output left unread`));
+    }
+  }
+
+  onMessage(listener: (text: string) => void): void {
+    this.messageListeners.push(listener);
+  }
+
+  onFault(listener: (fault: TransportFault) => void): void {
+    this.faultListeners.push(listener);
+  }
+
+  onInputEnd(listener: () => void): void {
+    this.inputEndListeners.push(listener);
+  }
+
+  onClose(listener: (reason?: Error) => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  stopInput(): void {
+    if (this.inputStopped) return;
+    this.inputStopped = true;
+    this.options.input.pause();
+    this.endInput();
+  }
+
+  flush(): Promise<void> {
+    if (this.closed || this.options.output.stream.writableLength === 0) return Promise.resolve();
+    // Writes complete in order, so an empty write's callback means everything before it is out.
+    return new Promise((resolve) => {
+      this.closeListeners.push(() => resolve());
+      this.options.output.write("", () => resolve());
+    });
+  }
+
+  close(reason?: Error): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopInput();
+    for (const listener of [...this.closeListeners]) listener(reason);
+  }
+
+  private deliver(line: Buffer): void {
+    if (this.inputStopped) return;
+    const text = decodeUtf8(line);
+    if (text === undefined) {
+      this.fault({ kind: "parseError", message: "a line was not valid UTF-8" });
+      return;
+    }
+    if (text.trim() === "") return;
+    for (const listener of this.messageListeners) listener(text);
+  }
+
+  private fault(fault: TransportFault): void {
+    for (const listener of this.faultListeners) listener(fault);
+  }
+
+  private endedInput = false;
+
+  private endInput(): void {
+    if (this.endedInput) return;
+    this.endedInput = true;
+    for (const listener of this.inputEndListeners) listener();
+  }
+}

@@ -1,0 +1,52 @@
+import type { MessageTransport } from "@knightcode/app-server-client/transport";
+
+export type TransportFaultKind = "parseError" | "lineTooLong";
+
+/** A line the transport could not turn into a message. */
+export interface TransportFault {
+  kind: TransportFaultKind;
+  message: string;
+}
+
+/**
+ * The server's view of a connection's transport: a MessageTransport plus
+ * what shutdown needs (stop reading now, let output drain) and faults found
+ * below the message level.
+ */
+export interface ServerTransport extends MessageTransport {
+  onFault(listener: (fault: TransportFault) => void): void;
+  /** No more input will come (stdin EOF); output still works. */
+  onInputEnd(listener: () => void): void;
+  /** Stops reading input at once; messages not yet delivered are dropped. */
+  stopInput(): void;
+  /** Resolves once everything sent so far has been written out, or the transport closed. */
+  flush(): Promise<void>;
+}
+
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+export const MAX_PENDING_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** Adapts an in-memory or other plain transport: for it, closing is also the end of input. */
+export function asServerTransport(transport: MessageTransport): ServerTransport {
+  const inputEnd: (() => void)[] = [];
+  let stopped = false;
+  const messageListeners: ((text: string) => void)[] = [];
+  transport.onMessage((text) => {
+    if (!stopped) for (const listener of messageListeners) listener(text);
+  });
+  transport.onClose(() => {
+    for (const listener of inputEnd) listener();
+  });
+  return {
+    send: (text) => transport.send(text),
+    onMessage: (listener) => void messageListeners.push(listener),
+    onClose: (listener) => transport.onClose(listener),
+    close: (reason) => transport.close(reason),
+    onFault: () => undefined,
+    onInputEnd: (listener) => void inputEnd.push(listener),
+    stopInput: () => {
+      stopped = true;
+    },
+    flush: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { BIN, TestServer, startServer, waitUntil } from "../support/harness.js";
+
+describe("spec: Ownership, unloading, and shutdown (process)", () => {
+  test("stdin EOF answers what was accepted, then exits 0", async () => {
+    const server = await startServer();
+    for (let i = 0; i < 50; i++) server.main.sendRaw({ id: `last-${i}`, method: "server/diagnostics", params: {} });
+    const started = Date.now();
+    const exit = await server.close();
+    assert.equal(exit.code, 0);
+    assert.ok(Date.now() - started < 3000, "exits promptly once nothing is pending");
+    for (let i = 0; i < 50; i++) assert.ok(server.main.rawResponses.get(`last-${i}`)?.result, `answer ${i}`);
+  });
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    test(`${signal} stops input and exits 0 promptly`, async () => {
+      const server = await startServer();
+      await server.main.request("server/diagnostics", {});
+      const started = Date.now();
+      server.kill(signal);
+      const exit = await server.waitForExit(5000);
+      server.cleanup();
+      assert.equal(exit.code, 0);
+      assert.ok(Date.now() - started < 3000);
+      assert.match(server.stderr, new RegExp(`shutting down: ${signal}`));
+      server.assertNoSchemaViolations();
+    });
+  }
+
+  test("exits by ten seconds even when the client has stopped reading stdout", async () => {
+    const home = mkdtempSync(join(tmpdir(), "kc-test-home-"));
+    try {
+      const child = spawn(process.execPath, [BIN, "app-server"], {
+        env: { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") },
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      // Never read stdout: its pipe fills and the server's output backs up.
+      child.stdout.pause();
+      const lines = [JSON.stringify({ id: 0, method: "initialize", params: { clientInfo: { name: "stalled" } } }), '{"method":"initialized","params":{}}'];
+      for (let i = 1; i <= 4000; i++) lines.push(JSON.stringify({ id: i, method: "server/diagnostics", params: {} }));
+      child.stdin.write(lines.join("\n") + "\n");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const started = Date.now();
+      child.stdin.end();
+      const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));
+      const elapsed = Date.now() - started;
+      assert.equal(code, 0);
+      assert.ok(elapsed < 10_800, `exited after ${elapsed} ms`);
+      assert.ok(elapsed > 5_000, `output could not drain, so the exit waited for the deadline (${elapsed} ms)`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("spec: Limits (64 MiB per stdin line)", () => {
+  test("an oversized line is dropped with an error notification, memory stays bounded, and the next request is answered", async () => {
+    const server = await startServer();
+    try {
+      const stdin = server.transport.child.stdin!;
+      const chunk = Buffer.alloc(4 * 2 ** 20, 0x61);
+      stdin.write('{"id":"huge","method":"server/diagnostics","params":{"pad":"');
+      // 160 MiB in one line, written with backpressure so the test itself stays small.
+      for (let i = 0; i < 40; i++) {
+        if (!stdin.write(chunk)) await new Promise((resolve) => stdin.once("drain", resolve));
+      }
+      stdin.write('"}}\n{"id":"after","method":"server/diagnostics","params":{}}\n');
+      const note = await server.main.waitForNotification("error", (n) => n.kind === "lineTooLong", { timeoutMs: 30_000 });
+      assert.match(note.message, /67108864 bytes/);
+      const after = await waitUntil("the next answer", () => server.main.rawResponses.get("after"), 30_000);
+      assert.ok(after.result);
+      assert.equal(server.main.rawResponses.has("huge"), false);
+      const { readFileSync } = await import("node:fs");
+      const peak = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))![1]) * 1024;
+      assert.ok(peak < 64 * 2 ** 20 + 100 * 2 ** 20, `peak RSS ${Math.round(peak / 2 ** 20)} MiB while skipping 160 MiB`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a line just under the limit is parsed and answered", async () => {
+    const server = await startServer();
+    try {
+      const pad = "b".repeat(64 * 2 ** 20 - 200);
+      server.main.sendRaw(`{"id":"big","method":"server/diagnostics","params":{"pad":"${pad}"}}`);
+      const answer = await waitUntil("the big line's answer", () => server.main.rawResponses.get("big"), 30_000);
+      assert.equal(answer.error?.code, "invalidParams");
+      assert.match(answer.error!.message, /unknown field "pad"/);
+      assert.equal(server.main.notificationsOf("error").length, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { PassThrough } from "node:stream";
+import { test } from "node:test";
+import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
+
+/** A real pipe that nobody reads: the stdin of a sleeping child. */
+function stalledPipe() {
+  const child = spawn("sleep", ["60"], { stdio: ["pipe", "ignore", "ignore"] });
+  child.stdin.on("error", () => undefined);
+  const stream = child.stdin;
+  return { child, output: { stream, write: (text: string, done?: (error?: Error | null) => void) => stream.write(text, done) } };
+}
+
+test("64 MiB of unread output aborts the connection instead of growing without bound", async () => {
+  const { child, output } = stalledPipe();
+  try {
+    const transport = new StdioTransport({ input: new PassThrough(), output });
+    let closedWith: Error | undefined;
+    let closed = false;
+    transport.onClose((reason) => {
+      closed = true;
+      closedWith = reason;
+    });
+    const message = JSON.stringify({ method: "x", params: { pad: "y".repeat(1024 * 1024) } });
+    let sent = 0;
+    while (!closed && sent < 200 * 2 ** 20) {
+      transport.send(message);
+      sent += message.length + 1;
+    }
+    assert.equal(closed, true);
+    assert.match(closedWith!.message, /67108864 bytes of output left unread/);
+    assert.ok(sent > MAX_PENDING_OUTPUT_BYTES && sent < MAX_PENDING_OUTPUT_BYTES + 4 * 2 ** 20, `aborted after ${sent} bytes`);
+    // Once aborted, sends are dropped rather than queued.
+    const before = output.stream.writableLength;
+    transport.send(message);
+    assert.equal(output.stream.writableLength, before);
+  } finally {
+    child.kill("SIGKILL");
+  }
+});
+
+test("flush resolves once queued output is written, and at once when nothing is queued", async () => {
+  const input = new PassThrough();
+  const sink = new PassThrough();
+  let received = "";
+  sink.on("data", (chunk) => (received += chunk));
+  const transport = new StdioTransport({ input, output: { stream: sink, write: (t, d) => sink.write(t, d) } });
+  await transport.flush();
+  transport.send('{"a":1}');
+  await transport.flush();
+  assert.equal(received, '{"a":1}\n');
+});
+
+test("stopInput drops lines not yet delivered and reports the end of input once", async () => {
+  const input = new PassThrough();
+  const sink = new PassThrough();
+  const transport = new StdioTransport({ input, output: { stream: sink, write: (t, d) => sink.write(t, d) } });
+  const messages: string[] = [];
+  let ends = 0;
+  transport.onMessage((text) => messages.push(text));
+  transport.onInputEnd(() => ends++);
+  input.write("{}\n");
+  await new Promise((resolve) => setImmediate(resolve));
+  transport.stopInput();
+  input.write("{}\n");
+  input.end();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(messages.length, 1);
+  assert.equal(ends, 1);
+});

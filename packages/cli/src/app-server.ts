@@ -1,0 +1,64 @@
+import { AppServer, ServerContext, StdioTransport, type ProtocolOutput } from "@knightcode/app-server/cli";
+import type { AppServerArgs } from "./args.js";
+
+const HARD_EXIT_MS = 10_000;
+const DRAIN_DEADLINE_MS = 9_900;
+
+/** `knightcode app-server`: the stdio connection, optional WebSocket listener, signals and the exit. */
+export async function runAppServer(args: AppServerArgs, output: ProtocolOutput): Promise<void> {
+  const env = process.env;
+  const token = args.listenToken ?? env.KNIGHTCODE_APP_SERVER_TOKEN;
+  if (args.listen !== undefined && (token === undefined || token === "")) {
+    process.stderr.write("knightcode: --listen needs a token: --listen-token <token> or KNIGHTCODE_APP_SERVER_TOKEN\n");
+    process.exit(2);
+  }
+  // Check the listen address before anything starts, so a bad one never leaves a half-running server.
+  const websocket = args.listen === undefined ? undefined : await import("@knightcode/app-server/websocket");
+  if (websocket && args.listen !== undefined) {
+    try {
+      websocket.parseListenUrl(args.listen);
+    } catch (error) {
+      process.stderr.write(`knightcode: ${(error as Error).message}\n`);
+      process.exit(2);
+    }
+  }
+  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env });
+  const log = context.log;
+  process.on("uncaughtException", (error) => log.error("uncaught exception", error));
+  process.on("unhandledRejection", (error) => log.error("unhandled rejection", error));
+
+  const server = new AppServer({ context });
+  let exiting = false;
+  const shutdown = (reason: string) => {
+    if (exiting) return;
+    exiting = true;
+    setTimeout(() => process.exit(0), HARD_EXIT_MS);
+    server
+      .shutdown(reason, { drainDeadlineMs: DRAIN_DEADLINE_MS })
+      .catch((error: unknown) => log.error("shutdown failed", error))
+      .finally(() => process.exit(0));
+  };
+
+  const stdio = new StdioTransport({ input: process.stdin, output });
+  server.connect(stdio, "stdio");
+  stdio.onInputEnd(() => shutdown("stdin closed"));
+  stdio.onClose((reason) => shutdown(reason ? `stdio connection aborted: ${reason.message}` : "stdio connection closed"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+
+  if (websocket && args.listen !== undefined) {
+    try {
+      const listener = await websocket.listenWebSocket({
+        url: args.listen,
+        token: token!,
+        allowedOrigins: args.allowOrigins,
+        onConnection: (transport) => server.connect(transport, "websocket"),
+      });
+      server.onStopInput(() => void listener.stop());
+      process.stderr.write(`listening on ${listener.url}\n`);
+    } catch (error) {
+      process.stderr.write(`knightcode: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(2);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+export const USAGE = `Usage:
+  knightcode app-server [options]    serve JSON-RPC on stdin/stdout
+  knightcode --version               print the version
+  knightcode --help                  print this help
+
+app-server options:
+  -e, --extension <path>     load an extension in every thread (repeatable, explicitly trusted)
+  --session-dir <dir>        keep session files here instead of the per-project layout
+  --listen <url>             also accept WebSocket connections, e.g. ws://127.0.0.1:0
+  --listen-token <token>     the bearer token WebSocket clients must send
+                             (default: KNIGHTCODE_APP_SERVER_TOKEN)
+  --allow-origin <origin>    a browser Origin allowed to connect (repeatable)
+  -h, --help                 print this help
+`;
+
+export interface AppServerArgs {
+  extensions: string[];
+  sessionDir?: string;
+  listen?: string;
+  listenToken?: string;
+  allowOrigins: string[];
+}
+
+export type Command =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "app-server"; args: AppServerArgs }
+  | { kind: "usage-error"; message: string };
+
+const VALUE_FLAGS: Record<string, keyof AppServerArgs> = {
+  "-e": "extensions",
+  "--extension": "extensions",
+  "--session-dir": "sessionDir",
+  "--listen": "listen",
+  "--listen-token": "listenToken",
+  "--allow-origin": "allowOrigins",
+};
+
+export function parseCommand(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  if (first === undefined) return { kind: "usage-error", message: "a command is required" };
+  if (first === "--help" || first === "-h" || first === "help") return { kind: "help" };
+  if (first === "--version" || first === "-v" || first === "version") return { kind: "version" };
+  if (first !== "app-server") return { kind: "usage-error", message: `unknown command ${JSON.stringify(first)}` };
+  const args: AppServerArgs = { extensions: [], allowOrigins: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    if (arg === "--help" || arg === "-h") return { kind: "help" };
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const field = VALUE_FLAGS[flag];
+    if (!field) {
+      return { kind: "usage-error", message: arg.startsWith("-") ? `unknown option ${flag}` : `unexpected argument ${JSON.stringify(arg)}` };
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else value = rest[++i];
+    if (value === undefined || value === "") return { kind: "usage-error", message: `${flag} needs a value` };
+    if (field === "extensions" || field === "allowOrigins") args[field].push(value);
+    else args[field] = value;
+  }
+  return { kind: "app-server", args };
+}

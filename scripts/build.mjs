@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Builds every package (tsc -b), then bundles the CLI's start-up path into
+// packages/cli/dist/bundle: one file to load instead of dozens of package
+// lookups, which is most of a cold start. Third-party packages stay external
+// and load on demand.
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
+execFileSync(process.execPath, [tsc, "-b"], { cwd: root, stdio: "inherit" });
+
+const outdir = `${root}/packages/cli/dist/bundle`;
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  entryPoints: { main: `${root}/packages/cli/dist/src/main.js` },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // Our own workspace packages are bundled; everything from the registry stays external.
+  plugins: [
+    {
+      name: "external-registry-packages",
+      setup(b) {
+        b.onResolve({ filter: /^[^./]/ }, (args) =>
+          args.path.startsWith("@knightcode/") || args.path.startsWith("node:") ? undefined : { path: args.path, external: true },
+        );
+      },
+    },
+  ],
+  sourcemap: "linked",
+  logLevel: "warning",
+});

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Runs every compiled test file (packages/*/dist/test/**/*.test.js) with
+// Node's test runner. Arguments filter files by substring:
+//   node scripts/test.mjs handshake fuzz
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+function collect(dir, out) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) collect(path, out);
+    else if (name.endsWith(".test.js")) out.push(path);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = readdirSync(join(root, "packages"))
+  .flatMap((pkg) => collect(join(root, "packages", pkg, "dist", "test"), []))
+  .filter((file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)))
+  .sort();
+if (files.length === 0) {
+  console.error("no test files matched");
+  process.exit(1);
+}
+const concurrency = process.env.KNIGHTCODE_TEST_CONCURRENCY ?? "3";
+const result = spawnSync(
+  process.execPath,
+  ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=180000", "--test-reporter=spec", ...files],
+  { cwd: root, stdio: "inherit" },
+);
+process.exit(result.status ?? 1);
