@@ -3,8 +3,9 @@ import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, write
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
-  /** File mode for a new file; an existing file keeps its own. */
+  /** File mode for a new file; an existing file keeps its own unless `keepExistingMode` is false. */
   mode?: number;
+  keepExistingMode?: boolean;
   /** fsync the data and the directory, so the new content survives a power loss. */
   durable?: boolean;
 }
@@ -29,10 +30,12 @@ function fsyncDirectory(dir: string): void {
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   let mode = options.mode ?? 0o644;
-  try {
-    mode = statSync(path).mode & 0o7777;
-  } catch {
-    // A new file.
+  if (options.keepExistingMode !== false) {
+    try {
+      mode = statSync(path).mode & 0o7777;
+    } catch {
+      // A new file.
+    }
   }
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = openSync(temp, "wx", mode);

@@ -1,0 +1,219 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { AuthStore, type OAuthCredential } from "./auth-store.js";
+import { loadEngine, type PiAi } from "./engine.js";
+import { ModelError } from "./errors.js";
+import { readModelsFile, type CustomProvider, type ModelsFileWarning } from "./models-json.js";
+
+export type ModelSource = "builtin" | "custom" | "extension";
+
+/** What `model/list` shows of a model. */
+export interface ModelSummary {
+  provider: string;
+  id: string;
+  name: string;
+  reasoning: boolean;
+  /** The accepted picker values; `["off"]` for a model without reasoning. */
+  thinkingLevels: ModelThinkingLevel[];
+  contextWindow: number;
+  maxTokens: number;
+  input: ("text" | "image")[];
+  /** Prices in dollars per million tokens. */
+  cost: Model<Api>["cost"];
+  /** Whether a credential for its provider is present. */
+  available: boolean;
+  source: ModelSource;
+}
+
+export interface ModelRef {
+  provider: string;
+  id: string;
+}
+
+/** The catalogue marks a price it does not know (a router's, say) with a negative number; we report zero. */
+function knownPrices(cost: Model<Api>["cost"]): Model<Api>["cost"] {
+  const clamp = (price: number) => (Number.isFinite(price) && price > 0 ? price : 0);
+  return { input: clamp(cost.input), output: clamp(cost.output), cacheRead: clamp(cost.cacheRead), cacheWrite: clamp(cost.cacheWrite) };
+}
+
+/** Models tried, in order, when nothing chose one and several providers have credentials. */
+const PREFERRED_DEFAULTS: ModelRef[] = [
+  { provider: "anthropic", id: "claude-sonnet-4-5" },
+  { provider: "openai", id: "gpt-5" },
+  { provider: "google", id: "gemini-2.5-pro" },
+];
+
+interface ExtensionProvider {
+  owner: string;
+  provider: CustomProvider;
+}
+
+/**
+ * One model registry per process over pi-ai's catalogue, the custom
+ * providers of `<agentDir>/models.json` and providers that extensions
+ * register. Credentials come from `<agentDir>/auth.json`, then the provider's
+ * environment variables, then a custom provider's own key.
+ */
+export class ModelRegistry {
+  readonly auth: AuthStore;
+  private custom: CustomProvider[] = [];
+  private modelsFileStamp = "";
+  private fileWarnings: ModelsFileWarning[] = [];
+  private readonly extensions: ExtensionProvider[] = [];
+
+  constructor(
+    private readonly agentDir: string,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.auth = new AuthStore(agentDir);
+  }
+
+  /** Problems found in models.json by the last load. */
+  get warnings(): readonly ModelsFileWarning[] {
+    return this.fileWarnings;
+  }
+
+  /** Loads the engine and (re)reads models.json when it changed. */
+  async load(): Promise<PiAi> {
+    const { ai } = await loadEngine();
+    this.refreshModelsFile();
+    return ai;
+  }
+
+  private refreshModelsFile(): void {
+    const path = join(this.agentDir, "models.json");
+    let stamp = "absent";
+    try {
+      const stat = statSync(path);
+      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      // No file: no custom providers.
+    }
+    if (stamp === this.modelsFileStamp) return;
+    const file = readModelsFile(this.agentDir, this.env);
+    this.custom = file.providers;
+    this.fileWarnings = file.warnings;
+    this.modelsFileStamp = stamp;
+  }
+
+  /** Adds an extension's provider; it stays until its owner unregisters. */
+  registerProvider(owner: string, provider: CustomProvider): void {
+    this.unregisterProvider(owner, provider.name);
+    this.extensions.push({ owner, provider });
+  }
+
+  unregisterProvider(owner: string, name?: string): void {
+    for (let i = this.extensions.length - 1; i >= 0; i--) {
+      const entry = this.extensions[i]!;
+      if (entry.owner === owner && (name === undefined || entry.provider.name === name)) this.extensions.splice(i, 1);
+    }
+  }
+
+  private allProviders(ai: PiAi): { provider: string; models: Model<Api>[]; source: ModelSource; apiKey?: string }[] {
+    const out: { provider: string; models: Model<Api>[]; source: ModelSource; apiKey?: string }[] = [];
+    for (const { provider } of this.extensions) out.push({ provider: provider.name, models: provider.models, source: "extension", apiKey: provider.apiKey });
+    for (const provider of this.custom) out.push({ provider: provider.name, models: provider.models, source: "custom", apiKey: provider.apiKey });
+    for (const name of ai.getProviders()) out.push({ provider: name, models: ai.getModels(name as never) as Model<Api>[], source: "builtin" });
+    return out;
+  }
+
+  async list(): Promise<ModelSummary[]> {
+    const ai = await this.load();
+    const seen = new Set<string>();
+    const summaries: ModelSummary[] = [];
+    const stored = this.auth.readAll().credentials;
+    for (const group of this.allProviders(ai)) {
+      const available = stored[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
+      for (const model of group.models) {
+        const key = `${model.provider}\u0000${model.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        summaries.push({
+          provider: model.provider,
+          id: model.id,
+          name: model.name,
+          reasoning: model.reasoning,
+          thinkingLevels: ai.getSupportedThinkingLevels(model),
+          contextWindow: model.contextWindow,
+          maxTokens: model.maxTokens,
+          input: model.input,
+          cost: knownPrices(model.cost),
+          available,
+          source: group.source,
+        });
+      }
+    }
+    return summaries;
+  }
+
+  /** A model by provider and id; extension and custom entries shadow built-ins of the same name. */
+  async find(ref: ModelRef): Promise<Model<Api> | undefined> {
+    const ai = await this.load();
+    for (const group of this.allProviders(ai)) {
+      if (group.provider !== ref.provider) continue;
+      const model = group.models.find((m) => m.id === ref.id);
+      if (model) return model;
+    }
+    return undefined;
+  }
+
+  async thinkingLevels(model: Model<Api>): Promise<ModelThinkingLevel[]> {
+    const ai = await this.load();
+    return ai.getSupportedThinkingLevels(model);
+  }
+
+  /** The key to send to a provider, refreshing an expired OAuth token; undefined when there is none. */
+  async apiKey(provider: string): Promise<string | undefined> {
+    const ai = await this.load();
+    const credential = this.auth.get(provider);
+    if (credential?.type === "api_key") return credential.key;
+    if (credential?.type === "oauth") return this.oauthKey(provider, credential);
+    const env = ai.getEnvApiKey(provider);
+    if (env !== undefined) return env;
+    const custom = [...this.extensions.map((e) => e.provider), ...this.custom].find((p) => p.name === provider);
+    return custom?.apiKey;
+  }
+
+  private async oauthKey(provider: string, credential: OAuthCredential): Promise<string | undefined> {
+    const oauth = await import("@mariozechner/pi-ai/oauth");
+    const result = await oauth.getOAuthApiKey(provider as never, { [provider]: credential as never });
+    if (!result) return undefined;
+    if ((result.newCredentials as { access?: string }).access !== credential.access) await this.auth.set(provider, { type: "oauth", ...(result.newCredentials as object) } as OAuthCredential);
+    return result.apiKey;
+  }
+
+  /**
+   * The model a turn should use: the requested one, else the configured
+   * default, else the first preferred model with credentials, else the first
+   * model of a provider with credentials. Throws a ModelError, never hangs.
+   */
+  async resolve(requested?: ModelRef, configured?: Partial<ModelRef>): Promise<Model<Api>> {
+    if (requested) {
+      const model = await this.find(requested);
+      if (!model) throw new ModelError("modelNotFound", `unknown model ${requested.provider}/${requested.id}`, requested.provider, requested.id);
+      return model;
+    }
+    if (configured?.provider && configured.id) {
+      const model = await this.find({ provider: configured.provider, id: configured.id });
+      if (model) return model;
+    }
+    const summaries = await this.list();
+    const usable = summaries.filter((s) => s.available);
+    const pick =
+      PREFERRED_DEFAULTS.map((ref) => usable.find((s) => s.provider === ref.provider && s.id === ref.id)).find(Boolean) ??
+      usable.find((s) => s.source !== "builtin") ??
+      usable[0];
+    if (!pick) throw new ModelError("noModel", "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json");
+    return (await this.find(pick))!;
+  }
+
+  /** Throws noCredentials when the model's provider has no key. */
+  async requireCredentials(model: Model<Api>): Promise<string> {
+    const key = await this.apiKey(model.provider);
+    if (key === undefined || key === "") {
+      throw new ModelError("noCredentials", `no credentials for ${model.provider}: sign in or set its API key`, model.provider, model.id);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,32 @@
+/** How a failed turn is classified for the client, from the provider's error text. */
+export type ErrorKind = "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other";
+
+export interface TurnError {
+  message: string;
+  kind: ErrorKind;
+}
+
+const RULES: [ErrorKind, RegExp][] = [
+  ["contextOverflow", /context(?:[ _]length| window| size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? (?:the )?(?:model'?s? )?(?:maximum|context)|token limit|reduce the length/i],
+  ["auth", /^(?:401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?api[ _-]?key|incorrect api key|authenticat|permission denied|no credentials|not logged in|signed out|expired token|invalid x-api-key/i],
+  ["rateLimit", /^429\b|rate[ _-]?limit|too many requests|quota|resource[ _-]exhausted|usage limit/i],
+  ["network", /connection error|econnrefused|econnreset|etimedout|enotfound|eai_again|epipe|socket hang up|fetch failed|network|timed? ?out|stream stalled|terminated|premature close|other side closed/i],
+  ["provider", /^5\d\d\b|internal server error|bad gateway|service unavailable|gateway timeout|overloaded|server error|upstream/i],
+];
+
+/** Classifies an error message; unknown texts are `other`. */
+export function classifyError(message: string): ErrorKind {
+  const text = message.trim();
+  for (const [kind, pattern] of RULES) if (pattern.test(text)) return kind;
+  return "other";
+}
+
+/** Errors worth retrying inside the same turn: the request may well succeed a moment later. */
+export function isTransient(kind: ErrorKind): boolean {
+  return kind === "rateLimit" || kind === "network" || kind === "provider";
+}
+
+/** Bounds a message for summaries and references; full payloads keep it whole. */
+export function boundErrorMessage(message: string, max = 2000): string {
+  return message.length <= max ? message : `${message.slice(0, max - 3)}...`;
+}

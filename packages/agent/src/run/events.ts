@@ -1,0 +1,38 @@
+import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { TurnError } from "./error-kind.js";
+import type { TurnStatus } from "./transcript.js";
+import type { TokenUsage } from "./usage.js";
+
+export type CompactionReason = "manual" | "threshold" | "overflow";
+
+/**
+ * Everything a thread's run reports, in order. The server maps these to
+ * turns and items; nothing here knows of the protocol.
+ */
+export type SessionEvent =
+  | { type: "turn_start"; turnId: string; startedAt: number }
+  | { type: "message_start"; turnId: string; message: AgentMessage }
+  | { type: "message_update"; turnId: string; message: AssistantMessage; event: AssistantMessageEvent }
+  /** A finished message, as appended to the transcript under `entryId`. */
+  | { type: "message_end"; turnId: string; message: AgentMessage; entryId: string }
+  | { type: "tool_start"; turnId: string; toolCallId: string; toolName: string; args: unknown }
+  | { type: "tool_update"; turnId: string; toolCallId: string; toolName: string; partial: unknown }
+  | { type: "tool_end"; turnId: string; toolCallId: string; toolName: string; result: unknown; isError: boolean }
+  | { type: "usage"; turnId?: string; usage: TokenUsage }
+  | { type: "retry"; turnId: string; attempt: number; maxAttempts: number; delayMs: number; error: TurnError }
+  | { type: "compaction_start"; turnId?: string; reason: CompactionReason }
+  | {
+      type: "compaction_end";
+      turnId?: string;
+      reason: CompactionReason;
+      result?: { summary: string; entryId: string; tokensBefore: number };
+      error?: string;
+      aborted?: boolean;
+    }
+  | { type: "steering_changed"; turnId: string; pending: string[] }
+  | { type: "turn_end"; turnId: string; status: TurnStatus; error?: TurnError; startedAt: number; completedAt: number }
+  /** The transcript can no longer be written (ownership lost, disk failure): the thread must close. */
+  | { type: "fatal"; error: Error };
+
+export type SessionListener = (event: SessionEvent) => void;

@@ -1,0 +1,422 @@
+import type { Api, ImageContent, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import type { Agent, AgentEvent, AgentMessage, AgentTool, AfterToolCallResult } from "@mariozechner/pi-agent-core";
+import { loadEngine, type Engine } from "../models/engine.js";
+import { ModelError } from "../models/errors.js";
+import type { ModelRef, ModelRegistry } from "../models/registry.js";
+import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
+import { runCompaction } from "./compact-run.js";
+import type { TurnError } from "./error-kind.js";
+import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
+import { toLlmMessages, userMessage } from "./messages.js";
+import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
+import { branchState, contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
+import { runTurnLoop } from "./turn-loop.js";
+import { addReply, emptyUsage, type TokenUsage } from "./usage.js";
+
+export interface RetrySettings {
+  enabled: boolean;
+  maxRetries: number;
+  baseDelayMs: number;
+  maxRetryDelayMs: number;
+}
+
+export interface RunSettings {
+  retry: RetrySettings;
+  compaction: CompactionSettings;
+  streamIdleTimeoutMs: number;
+}
+
+export const DEFAULT_RUN_SETTINGS: RunSettings = {
+  retry: { enabled: true, maxRetries: 3, baseDelayMs: 2_000, maxRetryDelayMs: 60_000 },
+  compaction: DEFAULT_COMPACTION,
+  streamIdleTimeoutMs: DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+};
+
+export interface ToolCallInfo {
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+
+/** Where the approval gate and extensions' tool_call handlers sit: return a block to stop the call. */
+export type BeforeToolCall = (call: ToolCallInfo, signal: AbortSignal | undefined) => Promise<{ block: true; reason: string } | undefined>;
+export type AfterToolCall = (
+  call: ToolCallInfo & { result: { content: unknown[]; details?: unknown }; isError: boolean },
+  signal: AbortSignal | undefined,
+) => Promise<AfterToolCallResult | undefined>;
+
+export interface AgentSessionOptions {
+  threadId: string;
+  cwd: string;
+  transcript: Transcript;
+  registry: ModelRegistry;
+  systemPrompt: string;
+  tools: AgentTool[];
+  settings?: RunSettings;
+  /** The configured default, used when the transcript chose no model. */
+  defaultModel?: Partial<ModelRef>;
+  defaultThinkingLevel?: ModelThinkingLevel;
+  beforeToolCall?: BeforeToolCall;
+  afterToolCall?: AfterToolCall;
+}
+
+export interface TurnInput {
+  text: string;
+  images?: ImageContent[];
+}
+
+export interface TurnResult {
+  turnId: string;
+  status: TurnStatus;
+  error?: TurnError;
+}
+
+/** A turn is already running: the caller must steer, queue or wait. */
+export class TurnInProgressError extends Error {
+  readonly code = "turnInProgress";
+  constructor(readonly turnId: string) {
+    super(`turn ${turnId} is still running`);
+  }
+}
+
+/** The live state of one turn, shared with the turn loop. */
+export interface ActiveTurn {
+  turnId: string;
+  startedAt: number;
+  controller: AbortController;
+  interrupted: boolean;
+}
+
+/**
+ * One thread's agent: its transcript, model, tools, token usage and the
+ * turn that is running. Runs turns on pi-agent-core, persists every
+ * message, retries transient provider errors and compacts inside a turn,
+ * and reports all of it as SessionEvents. Knows nothing of JSON-RPC.
+ */
+export class AgentSession {
+  readonly threadId: string;
+  readonly cwd: string;
+  readonly transcript: Transcript;
+  readonly registry: ModelRegistry;
+  readonly settings: RunSettings;
+  private readonly listeners = new Set<SessionListener>();
+  private engine: Engine | undefined;
+  private agent: Agent | undefined;
+  private currentModel: Model<Api> | undefined;
+  private level: ModelThinkingLevel;
+  private tokenUsage: TokenUsage;
+  private active: ActiveTurn | undefined;
+  private fatalError: Error | undefined;
+  private systemPrompt: string;
+  private tools: AgentTool[];
+  /** Steering messages accepted but not yet delivered, in order; delivery is noticed by identity. */
+  private steers: AgentMessage[] = [];
+
+  constructor(private readonly options: AgentSessionOptions) {
+    this.threadId = options.threadId;
+    this.cwd = options.cwd;
+    this.transcript = options.transcript;
+    this.registry = options.registry;
+    this.settings = options.settings ?? DEFAULT_RUN_SETTINGS;
+    this.systemPrompt = options.systemPrompt;
+    this.tools = options.tools;
+    const state = branchState(this.transcript.branch());
+    this.level = (state.thinkingLevel ?? options.defaultThinkingLevel ?? "medium") as ModelThinkingLevel;
+    this.tokenUsage = usageFromBranch(this.transcript.branch(), 0);
+  }
+
+  subscribe(listener: SessionListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** @internal used by the turn loop and compaction */
+  emit(event: SessionEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the run goes on.
+      }
+    }
+  }
+
+  get usage(): TokenUsage {
+    return this.tokenUsage;
+  }
+
+  get model(): Model<Api> | undefined {
+    return this.currentModel;
+  }
+
+  get thinkingLevel(): ModelThinkingLevel {
+    return this.level;
+  }
+
+  get runningTurn(): ActiveTurn | undefined {
+    return this.active;
+  }
+
+  get fatal(): Error | undefined {
+    return this.fatalError;
+  }
+
+  /** The model the transcript or the settings choose, or undefined when none is usable yet. */
+  async resolveModel(): Promise<Model<Api> | undefined> {
+    if (this.currentModel) return this.currentModel;
+    const chosen = branchState(this.transcript.branch()).model;
+    try {
+      this.currentModel = await this.registry.resolve(chosen, this.options.defaultModel);
+    } catch (error) {
+      if (error instanceof ModelError && error.code === "noModel") return undefined;
+      throw error;
+    }
+    this.tokenUsage = { ...this.tokenUsage, contextWindow: this.currentModel.contextWindow };
+    return this.currentModel;
+  }
+
+  /** Chooses the model for later turns and records the choice in the transcript. */
+  async setModel(ref: ModelRef): Promise<Model<Api>> {
+    const model = await this.registry.find(ref);
+    if (!model) throw new ModelError("modelNotFound", `unknown model ${ref.provider}/${ref.id}`, ref.provider, ref.id);
+    const levels = await this.registry.thinkingLevels(model);
+    this.appendSafely({ type: "model_change", provider: model.provider, modelId: model.id });
+    this.currentModel = model;
+    if (!levels.includes(this.level)) this.setThinkingLevelUnchecked(levels.includes("medium") ? "medium" : levels[0]!);
+    if (this.agent) this.agent.state.model = model;
+    this.tokenUsage = { ...this.tokenUsage, contextWindow: model.contextWindow };
+    return model;
+  }
+
+  /** Sets the thinking level; a level the model does not offer is a ModelError. */
+  async setThinkingLevel(level: ModelThinkingLevel): Promise<void> {
+    const model = await this.resolveModel();
+    const levels = model ? await this.registry.thinkingLevels(model) : ["off", "minimal", "low", "medium", "high", "xhigh"];
+    if (!levels.includes(level)) {
+      throw new ModelError("invalidThinkingLevel", `${model?.id ?? "the model"} offers thinking levels ${levels.join(", ")}, not ${level}`);
+    }
+    this.setThinkingLevelUnchecked(level);
+  }
+
+  private setThinkingLevelUnchecked(level: ModelThinkingLevel): void {
+    this.appendSafely({ type: "thinking_level_change", thinkingLevel: level });
+    this.level = level;
+    if (this.agent) this.agent.state.thinkingLevel = level;
+  }
+
+  setTools(tools: AgentTool[]): void {
+    this.tools = tools;
+    if (this.agent) this.agent.state.tools = tools;
+  }
+
+  setSystemPrompt(prompt: string): void {
+    this.systemPrompt = prompt;
+    if (this.agent) this.agent.state.systemPrompt = prompt;
+  }
+
+  /**
+   * Checks that a turn can start (a model and its credentials) and readies
+   * the engine. Throws a ModelError with a clear message otherwise; nothing
+   * is written.
+   */
+  async prepare(): Promise<Agent> {
+    const model = await this.resolveModel();
+    if (!model) throw new ModelError("noModel", "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json, then choose a model");
+    await this.registry.requireCredentials(model);
+    this.engine ??= await loadEngine();
+    this.agent ??= this.createAgent(this.engine, model);
+    return this.agent;
+  }
+
+  private createAgent(engine: Engine, model: Model<Api>): Agent {
+    const agent = new engine.core.Agent({
+      initialState: {
+        systemPrompt: this.systemPrompt,
+        model,
+        thinkingLevel: this.level,
+        tools: this.tools,
+        messages: contextMessages(this.transcript.branch()).messages,
+      },
+      convertToLlm: toLlmMessages,
+      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs),
+      getApiKey: (provider) => this.registry.apiKey(provider),
+      sessionId: this.threadId,
+      steeringMode: "all",
+      beforeToolCall: async ({ toolCall, args }, signal) => {
+        const gate = this.options.beforeToolCall;
+        return gate ? gate({ toolCallId: toolCall.id, toolName: toolCall.name, args }, signal) : undefined;
+      },
+      afterToolCall: async ({ toolCall, args, result, isError }, signal) => {
+        const after = this.options.afterToolCall;
+        return after ? after({ toolCallId: toolCall.id, toolName: toolCall.name, args, result, isError }, signal) : undefined;
+      },
+    });
+    agent.subscribe((event) => this.onAgentEvent(event));
+    return agent;
+  }
+
+  private onAgentEvent(event: AgentEvent): void {
+    const turnId = this.active?.turnId ?? "";
+    switch (event.type) {
+      case "message_start":
+        this.emit({ type: "message_start", turnId, message: event.message });
+        break;
+      case "message_update":
+        if (event.message.role === "assistant") {
+          this.emit({ type: "message_update", turnId, message: event.message, event: event.assistantMessageEvent });
+        }
+        break;
+      case "message_end":
+        this.recordMessage(turnId, event.message);
+        break;
+      case "tool_execution_start":
+        this.emit({ type: "tool_start", turnId, toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
+        break;
+      case "tool_execution_update":
+        this.emit({ type: "tool_update", turnId, toolCallId: event.toolCallId, toolName: event.toolName, partial: event.partialResult });
+        break;
+      case "tool_execution_end":
+        this.emit({ type: "tool_end", turnId, toolCallId: event.toolCallId, toolName: event.toolName, result: event.result, isError: event.isError });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private recordMessage(turnId: string, message: AgentMessage): void {
+    const entry = this.appendSafely({ type: "message", message });
+    const steer = this.steers.indexOf(message);
+    if (steer !== -1) {
+      this.steers.splice(steer, 1);
+      this.emit({ type: "steering_changed", turnId, pending: this.pendingSteers() });
+    }
+    this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "" });
+    if (message.role === "assistant") {
+      this.tokenUsage = addReply(this.tokenUsage, message);
+      this.emit({ type: "usage", turnId, usage: this.tokenUsage });
+    }
+  }
+
+  /** @internal Appends, turning a failure to write into a fatal stop of the thread. */
+  appendSafely(entry: { type: string; [field: string]: unknown }, durable = false): { id: string } | undefined {
+    if (this.fatalError) return undefined;
+    try {
+      return this.transcript.append(entry, { durable });
+    } catch (error) {
+      this.fatalError = error instanceof Error ? error : new Error(String(error));
+      this.abort();
+      this.emit({ type: "fatal", error: this.fatalError });
+      return undefined;
+    }
+  }
+
+  /** @internal compaction adds the summary request's billing */
+  addUsage(usage: TokenUsage): void {
+    this.tokenUsage = usage;
+    this.emit({ type: "usage", turnId: this.active?.turnId, usage });
+  }
+
+  /**
+   * Runs one turn to its end: durable start and end entries around one or
+   * more agent runs (retries, overflow recovery, steering). Resolves with
+   * the outcome; a failure to start (no model, no credentials) throws before
+   * anything is written.
+   */
+  async runTurn(input: TurnInput): Promise<TurnResult> {
+    if (this.active) throw new TurnInProgressError(this.active.turnId);
+    if (this.fatalError) throw this.fatalError;
+    const agent = await this.prepare();
+    if (this.active) throw new TurnInProgressError((this.active as ActiveTurn).turnId);
+    const start = this.appendSafely({ type: "turn_start" });
+    if (!start) throw this.fatalError ?? new Error("could not start the turn");
+    const turn: ActiveTurn = { turnId: start.id, startedAt: Date.now(), controller: new AbortController(), interrupted: false };
+    this.active = turn;
+    this.emit({ type: "turn_start", turnId: turn.turnId, startedAt: turn.startedAt });
+    let error: TurnError | undefined;
+    try {
+      error = await runTurnLoop({ session: this, agent, turn, message: userMessage(input.text, input.images) });
+    } catch (thrown) {
+      error = { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" };
+    }
+    const status: TurnStatus = turn.interrupted ? "interrupted" : error ? "failed" : "completed";
+    // Undelivered steers belong to this turn: they end with it and never reach a later one.
+    agent.clearSteeringQueue();
+    const dropped = this.steers.length > 0;
+    this.steers = [];
+    this.active = undefined;
+    if (dropped) this.emit({ type: "steering_changed", turnId: turn.turnId, pending: [] });
+    const completedAt = Date.now();
+    const end: Record<string, unknown> = { type: "turn_end", turnId: turn.turnId, status };
+    if (status === "failed" && error) end.error = error;
+    this.appendSafely(end as { type: string }, true);
+    this.emit({ type: "turn_end", turnId: turn.turnId, status, ...(status === "failed" && error ? { error } : {}), startedAt: turn.startedAt, completedAt });
+    return { turnId: turn.turnId, status, ...(status === "failed" && error ? { error } : {}) };
+  }
+
+  /** Hands input to the running turn; false when no turn runs. */
+  steer(text: string, images: ImageContent[] = []): boolean {
+    if (!this.active || !this.agent) return false;
+    const message = userMessage(text, images);
+    this.steers.push(message);
+    this.agent.steer(message);
+    this.emit({ type: "steering_changed", turnId: this.active.turnId, pending: this.pendingSteers() });
+    return true;
+  }
+
+  /** Steering texts accepted but not yet delivered to the model. */
+  pendingSteers(): string[] {
+    return this.steers.map((m) => (m.role === "user" && typeof m.content !== "string" ? m.content.find((c) => c.type === "text")?.text ?? "" : ""));
+  }
+
+  /** @internal whether steers wait for delivery (the turn loop runs the agent again for them) */
+  get hasPendingSteers(): boolean {
+    return this.steers.length > 0;
+  }
+
+  /** Stops the running turn: the model request, running tools, a retry wait or a compaction. */
+  abort(): void {
+    const turn = this.active;
+    if (turn && !turn.interrupted) {
+      turn.interrupted = true;
+      turn.controller.abort(new Error("interrupted"));
+    }
+    this.agent?.abort();
+  }
+
+  /** Manual compaction between turns. */
+  async compact(signal?: AbortSignal): Promise<{ summary: string; entryId: string; tokensBefore: number } | undefined> {
+    if (this.active) throw new TurnInProgressError(this.active.turnId);
+    const agent = await this.prepare();
+    return runCompaction({ session: this, agent, reason: "manual", signal });
+  }
+
+  /** @internal */
+  engineOrThrow(): Engine {
+    if (!this.engine) throw new Error("engine not loaded");
+    return this.engine;
+  }
+
+  /** @internal */
+  compactionFor(reason: CompactionReason, agent: Agent, signal: AbortSignal) {
+    return runCompaction({ session: this, agent, reason, signal, turnId: this.active?.turnId });
+  }
+
+  dispose(): void {
+    this.abort();
+    this.listeners.clear();
+  }
+}
+
+/** Cumulative usage of a branch: every reply's, plus the summaries that compaction paid for. */
+export function usageFromBranch(branch: readonly { type: string; [k: string]: unknown }[], contextWindow: number): TokenUsage {
+  let usage = emptyUsage(contextWindow);
+  for (const entry of branch) {
+    if (entry.type === "message" && (entry.message as AgentMessage).role === "assistant") {
+      usage = addReply(usage, entry.message as never);
+    } else if (entry.type === "compaction" && entry.usage) {
+      usage = addReply(usage, { usage: entry.usage } as never);
+      delete usage.contextTokens;
+    }
+  }
+  return usage;
+}

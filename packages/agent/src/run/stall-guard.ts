@@ -1,0 +1,83 @@
+import type { AssistantMessage, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { StreamFn } from "@mariozechner/pi-agent-core";
+import type { PiAi } from "../models/engine.js";
+
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
+
+/**
+ * Wraps pi-ai's stream so that a response that stops sending (a stalled
+ * stream) fails after `idleMs` without data instead of hanging the turn.
+ * The failure is an error (retryable, classified `network`), not an abort:
+ * an abort means the user interrupted.
+ */
+export function stallGuardedStream(ai: PiAi, idleMs: number): StreamFn {
+  return (model: Model<any>, context: Context, options?: SimpleStreamOptions) => {
+    const controller = new AbortController();
+    const outer = options?.signal;
+    const onOuterAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const inner = ai.streamSimple(model, context, { ...options, signal: controller.signal, maxRetries: 0 });
+    const out = ai.createAssistantMessageEventStream();
+    let stalled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        controller.abort(new Error("stalled"));
+      }, idleMs);
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuterAbort);
+    };
+    arm();
+    void (async () => {
+      try {
+        for await (const event of inner) {
+          arm();
+          if (event.type === "error" && stalled && !outer?.aborted) {
+            out.push(stalledError(event.error, idleMs));
+          } else {
+            out.push(event);
+          }
+        }
+        if (stalled && !outer?.aborted) {
+          // The provider ended without a terminal event after our abort.
+          const final = await inner.result();
+          out.push(stalledError(final, idleMs));
+        }
+      } catch (error) {
+        out.push(thrownError(model, error));
+      } finally {
+        finish();
+        out.end();
+      }
+    })();
+    return out;
+  };
+}
+
+function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {
+  const errorMessage = `model stream stalled: no data for ${Math.round(idleMs / 1000)} s`;
+  return { type: "error", reason: "error", error: { ...message, stopReason: "error", errorMessage } };
+}
+
+function thrownError(model: Model<any>, error: unknown): AssistantMessageEvent {
+  return {
+    type: "error",
+    reason: "error",
+    error: {
+      role: "assistant",
+      content: [],
+      api: model.api,
+      provider: model.provider,
+      model: model.id,
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      stopReason: "error",
+      errorMessage: error instanceof Error ? error.message : String(error),
+      timestamp: Date.now(),
+    },
+  };
+}

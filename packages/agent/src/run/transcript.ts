@@ -1,0 +1,112 @@
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { TurnError } from "./error-kind.js";
+
+/**
+ * What the agent run needs of a session file: append entries and read the
+ * current branch. The session file implements it; tests may use a file in a
+ * temp dir.
+ */
+export interface TranscriptEntry {
+  type: string;
+  id: string;
+  parentId: string | null;
+  timestamp: number;
+  [field: string]: unknown;
+}
+
+export interface Transcript {
+  append(entry: { type: string; [field: string]: unknown }, options?: { durable?: boolean }): TranscriptEntry;
+  branch(): readonly TranscriptEntry[];
+}
+
+export type TurnStatus = "completed" | "failed" | "interrupted";
+
+export interface TurnEndFields {
+  turnId: string;
+  status: TurnStatus;
+  error?: TurnError;
+  files?: { path: string; additions: number; deletions: number }[];
+}
+
+/** The state a branch leaves behind: the latest setting of each kind wins. */
+export interface BranchState {
+  model?: { provider: string; id: string };
+  thinkingLevel?: string;
+  approvalMode?: string;
+  name?: string;
+  /** The first user message's text, for a default name. */
+  firstUserText?: string;
+}
+
+export function branchState(branch: readonly TranscriptEntry[]): BranchState {
+  const state: BranchState = {};
+  for (const entry of branch) {
+    switch (entry.type) {
+      case "model_change":
+        state.model = { provider: String(entry.provider), id: String(entry.modelId) };
+        break;
+      case "thinking_level_change":
+        state.thinkingLevel = String(entry.thinkingLevel);
+        break;
+      case "approval_mode":
+        state.approvalMode = String(entry.mode);
+        break;
+      case "thread_name":
+        state.name = String(entry.name);
+        break;
+      case "message": {
+        const message = entry.message as AgentMessage;
+        if (state.firstUserText === undefined && message.role === "user") {
+          const content = message.content;
+          state.firstUserText = typeof content === "string" ? content : content.find((c) => c.type === "text")?.text ?? "";
+        }
+        break;
+      }
+    }
+  }
+  return state;
+}
+
+/**
+ * The messages the model sees for a branch: after the latest compaction,
+ * its summary followed by the messages it kept; otherwise every message.
+ * Failed and interrupted replies stay in the transcript but not here.
+ */
+export function contextMessages(branch: readonly TranscriptEntry[]): { messages: AgentMessage[]; entryIds: string[] } {
+  let start = 0;
+  let summary: { summary: string; timestamp: number } | undefined;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i]!;
+    if (entry.type !== "compaction") continue;
+    summary = { summary: String(entry.summary), timestamp: entry.timestamp };
+    const kept = branch.findIndex((e) => e.id === entry.firstKeptEntryId);
+    start = kept === -1 ? i + 1 : kept;
+    break;
+  }
+  const messages: AgentMessage[] = [];
+  const entryIds: string[] = [];
+  if (summary) {
+    messages.push({ role: "compactionSummary", summary: summary.summary, timestamp: summary.timestamp });
+    entryIds.push("");
+  }
+  for (const entry of branch.slice(start)) {
+    if (entry.type === "message") {
+      const message = entry.message as AgentMessage;
+      // A failed or interrupted reply carries nothing the model should build on; providers refuse some of them.
+      if (message.role === "assistant" && (message.stopReason === "error" || message.stopReason === "aborted")) continue;
+      messages.push(message);
+      entryIds.push(entry.id);
+    } else if (entry.type === "custom_message") {
+      messages.push({
+        role: "custom",
+        customType: String(entry.customType),
+        content: entry.content as never,
+        display: entry.display !== false,
+        details: entry.details,
+        timestamp: entry.timestamp,
+      });
+      entryIds.push(entry.id);
+    }
+  }
+  return { messages, entryIds };
+}

@@ -1,0 +1,91 @@
+import type { Message } from "@mariozechner/pi-ai";
+import type { Agent } from "@mariozechner/pi-agent-core";
+import { classifyError, isTransient, type TurnError } from "./error-kind.js";
+import { shouldCompact } from "./compaction.js";
+import type { ActiveTurn, AgentSession, RetrySettings } from "./session.js";
+
+export interface TurnLoopContext {
+  session: AgentSession;
+  agent: Agent;
+  turn: ActiveTurn;
+  message: Message;
+}
+
+/** Exponential backoff, capped. */
+export function retryDelay(settings: RetrySettings, attempt: number): number {
+  return Math.min(settings.maxRetryDelayMs, settings.baseDelayMs * 2 ** (attempt - 1));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function lastAssistantError(agent: Agent): string | undefined {
+  const last = agent.state.messages[agent.state.messages.length - 1];
+  if (last?.role !== "assistant" || last.stopReason !== "error") return undefined;
+  return last.errorMessage ?? "the model request failed";
+}
+
+/** Drops the failed reply from the live context so the next attempt continues from the input. */
+function dropFailedReply(agent: Agent): void {
+  agent.state.messages = agent.state.messages.slice(0, -1);
+}
+
+/**
+ * One turn's agent runs: compaction first when the context is too full, the
+ * prompt, then as many continuations as retries, overflow recovery and
+ * undelivered steers need. Returns the turn's error, if it failed.
+ */
+export async function runTurnLoop({ session, agent, turn, message }: TurnLoopContext): Promise<TurnError | undefined> {
+  const signal = turn.controller.signal;
+  const model = agent.state.model;
+  if (shouldCompact(session.usage.contextTokens, model.contextWindow, session.settings.compaction)) {
+    await session.compactionFor("threshold", agent, signal);
+  }
+  if (turn.interrupted) return undefined;
+  await agent.prompt(message);
+  let attempt = 0;
+  let recoveredOverflow = false;
+  for (;;) {
+    if (turn.interrupted || session.fatal) return session.fatal ? { message: session.fatal.message, kind: "other" } : undefined;
+    const failure = lastAssistantError(agent);
+    if (failure !== undefined) {
+      const kind = classifyError(failure);
+      if (kind === "contextOverflow" && !recoveredOverflow && session.settings.compaction.enabled) {
+        recoveredOverflow = true;
+        dropFailedReply(agent);
+        const compacted = await session.compactionFor("overflow", agent, signal);
+        if (!compacted || turn.interrupted) return turn.interrupted ? undefined : { message: failure, kind };
+        await agent.continue();
+        continue;
+      }
+      const retry = session.settings.retry;
+      if (isTransient(kind) && retry.enabled && attempt < retry.maxRetries) {
+        attempt++;
+        const delayMs = retryDelay(retry, attempt);
+        session.emit({ type: "retry", turnId: turn.turnId, attempt, maxAttempts: retry.maxRetries, delayMs, error: { message: failure, kind } });
+        await sleep(delayMs, signal);
+        if (turn.interrupted) return undefined;
+        dropFailedReply(agent);
+        await agent.continue();
+        continue;
+      }
+      return { message: failure, kind };
+    }
+    if (session.hasPendingSteers) {
+      // A steer accepted as the run was ending still belongs to this turn.
+      await agent.continue();
+      continue;
+    }
+    return undefined;
+  }
+}

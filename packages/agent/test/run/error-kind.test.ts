@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { boundErrorMessage, classifyError, isTransient } from "../../src/run/error-kind.js";
+
+test("provider error texts are classified", () => {
+  const cases: [string, string][] = [
+    ["401 Invalid API key", "auth"],
+    ["403 Forbidden", "auth"],
+    ["invalid x-api-key", "auth"],
+    ["429 Rate limit reached for gpt-5", "rateLimit"],
+    ["You exceeded your current quota", "rateLimit"],
+    ["400 This model's maximum context length is 128000 tokens", "contextOverflow"],
+    ["prompt is too long: 210000 tokens > 200000 maximum", "contextOverflow"],
+    ["Connection error.", "network"],
+    ["fetch failed", "network"],
+    ["Request timed out.", "network"],
+    ["model stream stalled: no data for 300 s", "network"],
+    ["500 Internal Server Error", "provider"],
+    ["529 Overloaded", "provider"],
+    ["503 Service Unavailable", "provider"],
+    ["something odd happened", "other"],
+  ];
+  for (const [message, kind] of cases) assert.equal(classifyError(message), kind, message);
+});
+
+test("only rate limits, network and provider errors are retried", () => {
+  assert.deepEqual(
+    (["auth", "rateLimit", "contextOverflow", "network", "provider", "other"] as const).filter(isTransient),
+    ["rateLimit", "network", "provider"],
+  );
+});
+
+test("messages are bounded to 2,000 characters", () => {
+  assert.equal(boundErrorMessage("x".repeat(5000)).length, 2000);
+  assert.equal(boundErrorMessage("short"), "short");
+});

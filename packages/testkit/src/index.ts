@@ -1,0 +1,8 @@
+export {
+  ScriptedModelServer,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedError,
+  type ScriptedReply,
+  type ScriptedResponse,
+} from "./scripted-model.js";
