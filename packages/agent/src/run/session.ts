@@ -8,6 +8,7 @@ import { runCompaction } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
 import { toLlmMessages, userMessage } from "./messages.js";
+export { userMessage };
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
 import { branchState, contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
@@ -45,6 +46,14 @@ export type AfterToolCall = (
   signal: AbortSignal | undefined,
 ) => Promise<AfterToolCallResult | undefined>;
 
+/** Extension points around a turn; the thread runtime wires extensions into them. */
+export interface SessionHooks {
+  /** After the turn started and before the first model request: may add messages and replace the system prompt for this turn. */
+  beforeAgentStart?(input: { prompt: string; images: ImageContent[]; systemPrompt: string }): Promise<{ messages: AgentMessage[]; systemPrompt?: string }>;
+  /** Every low-level agent event, awaited in order (the agent waits for it). */
+  onAgentEvent?(event: AgentEvent): void | Promise<void>;
+}
+
 export interface AgentSessionOptions {
   threadId: string;
   cwd: string;
@@ -58,6 +67,7 @@ export interface AgentSessionOptions {
   defaultThinkingLevel?: ModelThinkingLevel;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
+  hooks?: SessionHooks;
 }
 
 export interface TurnInput {
@@ -251,7 +261,10 @@ export class AgentSession {
         return after ? after({ toolCallId: toolCall.id, toolName: toolCall.name, args, result, isError }, signal) : undefined;
       },
     });
-    agent.subscribe((event) => this.onAgentEvent(event));
+    agent.subscribe((event) => {
+      this.onAgentEvent(event);
+      return this.options.hooks?.onAgentEvent?.(event);
+    });
     return agent;
   }
 
@@ -284,7 +297,10 @@ export class AgentSession {
   }
 
   private recordMessage(turnId: string, message: AgentMessage): void {
-    const entry = this.appendSafely({ type: "message", message });
+    const entry =
+      message.role === "custom"
+        ? this.appendSafely({ type: "custom_message", customType: message.customType, content: message.content, display: message.display, ...(message.details === undefined ? {} : { details: message.details }) })
+        : this.appendSafely({ type: "message", message });
     const steer = this.steers.indexOf(message);
     if (steer !== -1) {
       this.steers.splice(steer, 1);
@@ -334,7 +350,7 @@ export class AgentSession {
     this.emit({ type: "turn_start", turnId: turn.turnId, startedAt: turn.startedAt });
     let error: TurnError | undefined;
     try {
-      error = await runTurnLoop({ session: this, agent, turn, message: userMessage(input.text, input.images) });
+      error = await runTurnLoop({ session: this, agent, turn, input, hooks: this.options.hooks });
     } catch (thrown) {
       error = { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" };
     }
@@ -388,6 +404,11 @@ export class AgentSession {
     if (this.active) throw new TurnInProgressError(this.active.turnId);
     const agent = await this.prepare();
     return runCompaction({ session: this, agent, reason: "manual", signal });
+  }
+
+  /** The system prompt as configured (a turn may replace it for itself). */
+  get baseSystemPrompt(): string {
+    return this.systemPrompt;
   }
 
   /** @internal */

@@ -1,14 +1,15 @@
-import type { Message } from "@mariozechner/pi-ai";
-import type { Agent } from "@mariozechner/pi-agent-core";
+import type { Agent, AgentMessage } from "@mariozechner/pi-agent-core";
 import { classifyError, isTransient, type TurnError } from "./error-kind.js";
 import { shouldCompact } from "./compaction.js";
-import type { ActiveTurn, AgentSession, RetrySettings } from "./session.js";
+import { userMessage } from "./messages.js";
+import type { ActiveTurn, AgentSession, RetrySettings, SessionHooks, TurnInput } from "./session.js";
 
 export interface TurnLoopContext {
   session: AgentSession;
   agent: Agent;
   turn: ActiveTurn;
-  message: Message;
+  input: TurnInput;
+  hooks?: SessionHooks;
 }
 
 /** Exponential backoff, capped. */
@@ -45,14 +46,22 @@ function dropFailedReply(agent: Agent): void {
  * prompt, then as many continuations as retries, overflow recovery and
  * undelivered steers need. Returns the turn's error, if it failed.
  */
-export async function runTurnLoop({ session, agent, turn, message }: TurnLoopContext): Promise<TurnError | undefined> {
+export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLoopContext): Promise<TurnError | undefined> {
   const signal = turn.controller.signal;
   const model = agent.state.model;
   if (shouldCompact(session.usage.contextTokens, model.contextWindow, session.settings.compaction)) {
     await session.compactionFor("threshold", agent, signal);
   }
   if (turn.interrupted) return undefined;
-  await agent.prompt(message);
+  const prompt: AgentMessage[] = [userMessage(input.text, input.images)];
+  agent.state.systemPrompt = session.baseSystemPrompt;
+  if (hooks?.beforeAgentStart) {
+    const extra = await hooks.beforeAgentStart({ prompt: input.text, images: input.images ?? [], systemPrompt: session.baseSystemPrompt });
+    if (turn.interrupted) return undefined;
+    prompt.push(...extra.messages);
+    if (extra.systemPrompt !== undefined) agent.state.systemPrompt = extra.systemPrompt;
+  }
+  await agent.prompt(prompt);
   let attempt = 0;
   let recoveredOverflow = false;
   for (;;) {

@@ -1,0 +1,320 @@
+import { basename, dirname } from "node:path";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
+import type { ModelRegistry } from "../models/registry.js";
+import { execProgram } from "./exec.js";
+import { providerFromDefinition } from "./provider.js";
+import type {
+  ExtensionAPI,
+  ExtensionCommand,
+  ExtensionContext,
+  ExtensionEventName,
+  ExtensionEvents,
+  ExtensionFactory,
+  ExtensionHandler,
+  ExtensionMessageInput,
+  ExtensionMode,
+  ExtensionResults,
+  ExtensionToolDefinition,
+  ExtensionUI,
+  ExtensionWarning,
+} from "./types.js";
+
+const LOAD_TIMEOUT_MS = 10_000;
+
+export interface ExtensionSpec {
+  /** An absolute path to a module; for a built-in, its name. */
+  path: string;
+  /** Built-ins come as code, not files, and are never listed as resources. */
+  factory?: ExtensionFactory;
+  builtin?: boolean;
+}
+
+/** What the host needs from the thread it serves. */
+export interface ExtensionHostDeps {
+  threadId: string;
+  cwd: string;
+  mode: ExtensionMode;
+  hasUI: boolean;
+  ui: ExtensionUI;
+  registry: ModelRegistry;
+  model(): Model<Api> | undefined;
+  turnSignal(): AbortSignal | undefined;
+  abort(): void;
+  isIdle(): boolean;
+  appendEntry(customType: string, data: unknown): void;
+  sendMessage(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
+  /** A failure after loading: the thread reports it as a `warning`. */
+  warn(warning: ExtensionWarning): void;
+  /** Tools or commands changed after loading (an extension registered one late). */
+  changed?(): void;
+  log?(line: string): void;
+  env?: NodeJS.ProcessEnv;
+  /** How long an extension's factory may take; 10 s by default. */
+  loadTimeoutMs?: number;
+}
+
+interface Instance {
+  spec: ExtensionSpec;
+  handlers: Map<ExtensionEventName, ExtensionHandler<ExtensionEventName>[]>;
+  tools: Map<string, ExtensionToolDefinition>;
+  commands: Map<string, ExtensionCommand>;
+  providers: string[];
+  active: boolean;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Waits for a handler, unless the turn is interrupted first: an interrupt never waits on an extension. */
+function untilAborted<T>(value: T | Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!(value instanceof Promise) || !signal) return Promise.resolve(value);
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    value.then(
+      (result) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * One thread's extensions: each loaded as its own instance (no module cache
+ * shared with other threads), their handlers, tools, commands and
+ * providers. An extension that throws - at load, in a handler, in a command
+ * - becomes a warning naming its path; the thread goes on.
+ */
+export class ExtensionHost {
+  private instances: Instance[] = [];
+  private jiti: { import(id: string): Promise<unknown> } | undefined;
+
+  constructor(private readonly deps: ExtensionHostDeps) {}
+
+  /** Loads extensions in order; returns the warnings of those that failed to load. */
+  async load(specs: ExtensionSpec[]): Promise<ExtensionWarning[]> {
+    const warnings: ExtensionWarning[] = [];
+    for (const spec of specs) {
+      const instance: Instance = { spec, handlers: new Map(), tools: new Map(), commands: new Map(), providers: [], active: true };
+      try {
+        const factory = spec.factory ?? (await this.importFactory(spec.path));
+        await this.runFactory(factory, instance);
+        this.instances.push(instance);
+      } catch (error) {
+        instance.active = false;
+        this.dropProviders(instance);
+        warnings.push({ message: `extension failed to load: ${describe(error)}`, source: "extension", path: spec.path });
+      }
+    }
+    return warnings;
+  }
+
+  private async importFactory(path: string): Promise<ExtensionFactory> {
+    if (!this.jiti) {
+      const { createJiti } = await import("jiti");
+      // No module cache: every thread evaluates its own copy of each extension.
+      this.jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true });
+    }
+    const loaded = (await this.jiti.import(path)) as { default?: unknown } | ((...args: unknown[]) => unknown);
+    const factory = typeof loaded === "function" ? loaded : loaded?.default;
+    if (typeof factory !== "function") throw new Error("the module has no default export function");
+    return factory as ExtensionFactory;
+  }
+
+  private async runFactory(factory: ExtensionFactory, instance: Instance): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = this.deps.loadTimeoutMs ?? LOAD_TIMEOUT_MS;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not finish loading within ${limit} ms`)), limit);
+    });
+    try {
+      await Promise.race([Promise.resolve(factory(this.apiFor(instance))), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private apiFor(instance: Instance): ExtensionAPI {
+    const deps = this.deps;
+    const host = this;
+    const changed = () => {
+      if (instance.active) deps.changed?.();
+    };
+    return {
+      cwd: deps.cwd,
+      mode: deps.mode,
+      on(event, handler) {
+        const list = instance.handlers.get(event) ?? [];
+        list.push(handler as unknown as ExtensionHandler<ExtensionEventName>);
+        instance.handlers.set(event, list);
+      },
+      registerTool(tool) {
+        if (!tool || typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
+          throw new Error(`registerTool needs a name of letters, digits, _ or - (1-64 characters)`);
+        }
+        if (typeof tool.execute !== "function") throw new Error(`tool ${tool.name} has no execute function`);
+        if (tool.parameters === null || typeof tool.parameters !== "object") throw new Error(`tool ${tool.name} needs a JSON Schema as parameters`);
+        instance.tools.set(tool.name, tool);
+        changed();
+      },
+      registerCommand(name, command) {
+        if (!/^[a-zA-Z0-9][a-zA-Z0-9:_-]{0,63}$/.test(name)) throw new Error(`invalid command name ${JSON.stringify(name)}`);
+        if (typeof command?.handler !== "function") throw new Error(`command ${name} has no handler`);
+        instance.commands.set(name, command);
+        changed();
+      },
+      registerProvider(name, definition) {
+        const provider = providerFromDefinition(name, definition, deps.env ?? process.env);
+        deps.registry.registerProvider(host.ownerOf(instance), provider);
+        if (!instance.providers.includes(name)) instance.providers.push(name);
+      },
+      sendMessage(message, options = {}) {
+        deps.sendMessage(message, options);
+      },
+      appendEntry(customType, data) {
+        deps.appendEntry(customType, data);
+      },
+      exec(command, args = [], options = {}) {
+        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env: deps.env });
+      },
+    };
+  }
+
+  private ownerOf(instance: Instance): string {
+    return `extension:${this.deps.threadId}:${instance.spec.path}`;
+  }
+
+  private dropProviders(instance: Instance): void {
+    if (instance.providers.length > 0) this.deps.registry.unregisterProvider(this.ownerOf(instance));
+  }
+
+  /** The context handlers see, built fresh so it reflects the thread now. */
+  context(): ExtensionContext {
+    const deps = this.deps;
+    return {
+      threadId: deps.threadId,
+      cwd: deps.cwd,
+      mode: deps.mode,
+      hasUI: deps.hasUI,
+      ui: deps.ui,
+      get model() {
+        return deps.model();
+      },
+      get signal() {
+        return deps.turnSignal();
+      },
+      abort: () => deps.abort(),
+      isIdle: () => deps.isIdle(),
+    };
+  }
+
+  /**
+   * Runs every handler of an event in load order and returns their results.
+   * A failing handler is reported and skipped; `stop` ends the run early (a
+   * block, a handled input).
+   */
+  async emit<E extends ExtensionEventName>(
+    event: E,
+    payload: ExtensionEvents[E],
+    stop?: (result: ExtensionResults[E]) => boolean,
+    signal?: AbortSignal,
+  ): Promise<ExtensionResults[E][]> {
+    const results: ExtensionResults[E][] = [];
+    const ctx = this.context();
+    const abortOn = signal ?? ctx.signal;
+    for (const instance of this.instances) {
+      if (!instance.active) continue;
+      for (const handler of instance.handlers.get(event) ?? []) {
+        let result: ExtensionResults[E] | undefined;
+        try {
+          const typed = handler as unknown as ExtensionHandler<E>;
+          result = (await untilAborted(typed(payload, ctx), abortOn)) as ExtensionResults[E] | undefined;
+        } catch (error) {
+          this.deps.warn({ message: `${event} handler failed: ${describe(error)}`, source: "extension", path: instance.spec.path });
+          continue;
+        }
+        if (result === undefined || result === null) continue;
+        results.push(result);
+        if (stop?.(result)) return results;
+      }
+    }
+    return results;
+  }
+
+  /** Registered tools, wrapped for the agent; a later extension's tool of the same name wins. */
+  tools(): AgentTool[] {
+    const byName = new Map<string, { tool: ExtensionToolDefinition; instance: Instance }>();
+    for (const instance of this.instances) {
+      if (!instance.active) continue;
+      for (const tool of instance.tools.values()) byName.set(tool.name, { tool, instance });
+    }
+    return [...byName.values()].map(({ tool }) => this.wrapTool(tool));
+  }
+
+  private wrapTool(tool: ExtensionToolDefinition): AgentTool {
+    return {
+      name: tool.name,
+      label: tool.label ?? tool.name,
+      description: tool.description,
+      parameters: tool.parameters as AgentTool["parameters"],
+      execute: async (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate, this.context()),
+    };
+  }
+
+  commands(): { name: string; description: string; path: string }[] {
+    const byName = new Map<string, { name: string; description: string; path: string }>();
+    for (const instance of this.instances) {
+      if (!instance.active) continue;
+      for (const [name, command] of instance.commands) byName.set(name, { name, description: command.description ?? "", path: instance.spec.path });
+    }
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Runs an extension command; false when no extension registered it. */
+  async runCommand(name: string, args: string): Promise<boolean> {
+    let found: { command: ExtensionCommand; instance: Instance } | undefined;
+    for (const instance of this.instances) {
+      const command = instance.active ? instance.commands.get(name) : undefined;
+      if (command) found = { command, instance };
+    }
+    if (!found) return false;
+    try {
+      await found.command.handler(args, this.context());
+    } catch (error) {
+      this.deps.warn({ message: `command /${name} failed: ${describe(error)}`, source: "extension", path: found.instance.spec.path });
+    }
+    return true;
+  }
+
+  /** Paths of the loaded (non built-in) extensions. */
+  loadedPaths(): string[] {
+    return this.instances.filter((i) => i.active && !i.spec.builtin).map((i) => i.spec.path);
+  }
+
+  /** Sends session_shutdown to every extension and forgets them; safe to call twice. */
+  async dispose(reason: ExtensionEvents["session_shutdown"]["reason"]): Promise<void> {
+    const instances = this.instances;
+    if (instances.length === 0) return;
+    await this.emit("session_shutdown", { reason });
+    for (const instance of instances) {
+      instance.active = false;
+      this.dropProviders(instance);
+    }
+    this.instances = [];
+    this.jiti = undefined;
+  }
+}
+
+/** A display name for an extension: its file name, or its folder for an index file. */
+export function extensionName(path: string): string {
+  const file = basename(path).replace(/\.(?:[cm]?[jt]s|tsx)$/, "");
+  return file === "index" ? basename(dirname(path)) : file;
+}

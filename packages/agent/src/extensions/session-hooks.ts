@@ -1,0 +1,124 @@
+import type { AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
+import type { TextContent, ImageContent } from "@mariozechner/pi-ai";
+import type { AfterToolCall, BeforeToolCall, SessionHooks } from "../run/session.js";
+import type { ExtensionHost } from "./host.js";
+
+/** Where extension events plug into a thread's agent run. */
+export interface ExtensionRunHooks {
+  beforeToolCall: BeforeToolCall;
+  afterToolCall: AfterToolCall;
+  hooks: SessionHooks;
+}
+
+function toExtensionMessage(input: { customType: string; content: string | (TextContent | ImageContent)[]; display?: boolean; details?: unknown }): AgentMessage {
+  return {
+    role: "custom",
+    customType: input.customType,
+    content: input.content,
+    display: input.display !== false,
+    ...(input.details === undefined ? {} : { details: input.details }),
+    timestamp: Date.now(),
+  };
+}
+
+/**
+ * Connects an extension host to a session: `tool_call` handlers may change
+ * a call's input or block it (the block reason reaches the model as the
+ * tool's error), `tool_result` handlers may patch results,
+ * `before_agent_start` may add messages and replace the system prompt for
+ * the turn, and the agent's lifecycle reaches the matching events.
+ */
+export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
+  let turnIndex = 0;
+  return {
+    beforeToolCall: async (call, signal) => {
+      const input = (call.args ?? {}) as Record<string, unknown>;
+      const results = await host.emit("tool_call", { toolCallId: call.toolCallId, toolName: call.toolName, input }, (r) => r?.block === true, signal);
+      if (signal?.aborted) return { block: true, reason: "the turn was interrupted" };
+      const block = results.find((r) => r?.block === true);
+      if (!block) return undefined;
+      return { block: true, reason: block.reason ?? `blocked by an extension` };
+    },
+    afterToolCall: async (call, signal) => {
+      let content = call.result.content as (TextContent | ImageContent)[];
+      let details = call.result.details;
+      let isError = call.isError;
+      let patched = false;
+      const payload = { toolCallId: call.toolCallId, toolName: call.toolName, input: (call.args ?? {}) as Record<string, unknown>, content, details, isError };
+      for (const result of await host.emit("tool_result", payload, undefined, signal)) {
+        if (!result) continue;
+        if (Array.isArray(result.content)) (content = result.content), (patched = true);
+        if ("details" in result) (details = result.details), (patched = true);
+        if (typeof result.isError === "boolean") (isError = result.isError), (patched = true);
+      }
+      return patched ? { content, details, isError } : undefined;
+    },
+    hooks: {
+      beforeAgentStart: async ({ prompt, images, systemPrompt }) => {
+        let current = systemPrompt;
+        const messages: AgentMessage[] = [];
+        for (const result of await host.emit("before_agent_start", { prompt, images, systemPrompt })) {
+          if (!result) continue;
+          if (typeof result.systemPrompt === "string") current = result.systemPrompt;
+          if (result.message) messages.push(toExtensionMessage(result.message));
+        }
+        return current === systemPrompt ? { messages } : { messages, systemPrompt: current };
+      },
+      onAgentEvent: async (event: AgentEvent) => {
+        switch (event.type) {
+          case "agent_start":
+            turnIndex = 0;
+            await host.emit("agent_start", {});
+            break;
+          case "agent_end":
+            await host.emit("agent_end", { messages: event.messages });
+            break;
+          case "turn_start":
+            await host.emit("turn_start", { turnIndex });
+            break;
+          case "turn_end":
+            await host.emit("turn_end", { turnIndex: turnIndex++, message: event.message, toolResults: event.toolResults });
+            break;
+          case "message_start":
+            await host.emit("message_start", { message: event.message });
+            break;
+          case "message_end":
+            await host.emit("message_end", { message: event.message });
+            break;
+          default:
+            break;
+        }
+      },
+    },
+  };
+}
+
+export { toExtensionMessage };
+
+/**
+ * Runs the `input` handlers over user input: each may let it continue,
+ * transform it (later handlers see the new text) or handle it, which ends
+ * the input without a turn.
+ */
+export async function runInputHooks(
+  host: ExtensionHost,
+  input: { text: string; images: ImageContent[]; source: "user" | "queue" | "extension" },
+  signal?: AbortSignal,
+): Promise<{ action: "continue"; text: string; images: ImageContent[] } | { action: "handled" }> {
+  let text = input.text;
+  let images = input.images;
+  const results = await host.emit(
+    "input",
+    { text, images, source: input.source },
+    (result) => {
+      if (result?.action === "transform") {
+        text = result.text;
+        images = result.images ?? images;
+      }
+      return result?.action === "handled";
+    },
+    signal,
+  );
+  if (results.some((r) => r?.action === "handled")) return { action: "handled" };
+  return { action: "continue", text, images };
+}

@@ -1,0 +1,180 @@
+import type { Api, ImageContent, Model, TextContent } from "@mariozechner/pi-ai";
+import type { AgentMessage, AgentToolResult, AgentToolUpdateCallback } from "@mariozechner/pi-agent-core";
+
+/** Where an extension runs: a desktop app over the app server, a terminal, or nothing interactive. */
+export type ExtensionMode = "desktop" | "terminal" | "headless";
+
+export type NotifyLevel = "info" | "warning" | "error";
+export type WidgetPlacement = "aboveEditor" | "belowEditor";
+
+export interface DialogOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * What an extension may show or ask. The host supplies it: the app server's
+ * dialogs and widgets for desktop threads, a silent one for headless runs.
+ * Terminal-only methods (custom components, header, footer, editor access)
+ * do nothing outside a terminal.
+ */
+export interface ExtensionUI {
+  select(title: string, options: string[], opts?: DialogOptions): Promise<string | undefined>;
+  confirm(title: string, message: string, opts?: DialogOptions): Promise<boolean>;
+  input(title: string, placeholder?: string, opts?: DialogOptions): Promise<string | undefined>;
+  editor(title: string, prefill?: string, opts?: DialogOptions): Promise<string | undefined>;
+  notify(message: string, level?: NotifyLevel): void;
+  setStatus(key: string, text: string | undefined): void;
+  /** Lines, or a declarative view (data, never HTML); undefined removes the widget. */
+  setWidget(key: string, content: string[] | object | undefined, options?: { placement?: WidgetPlacement }): void;
+  setTitle(title: string | undefined): void;
+  setWorkingMessage(message?: string): void;
+  setWorkingVisible(visible: boolean): void;
+  onViewEvent(handler: (event: { widgetKey: string; id: string; value?: string | boolean }) => void | Promise<void>): () => void;
+  custom(...args: unknown[]): Promise<unknown>;
+  setHeader(...args: unknown[]): void;
+  setFooter(...args: unknown[]): void;
+  setEditorText(text: string): void;
+  getEditorText(): string;
+  pasteToEditor(text: string): void;
+}
+
+/** What every handler, command and tool of an extension gets about its thread. */
+export interface ExtensionContext {
+  readonly threadId: string;
+  readonly cwd: string;
+  readonly mode: ExtensionMode;
+  readonly hasUI: boolean;
+  readonly ui: ExtensionUI;
+  /** The thread's model, when one is chosen. */
+  readonly model: Model<Api> | undefined;
+  /** The running turn's signal; undefined between turns. */
+  readonly signal: AbortSignal | undefined;
+  /** Interrupts the running turn, if any. */
+  abort(): void;
+  isIdle(): boolean;
+}
+
+export type InputResult =
+  | { action: "continue" }
+  | { action: "transform"; text: string; images?: ImageContent[] }
+  | { action: "handled" };
+
+export interface ExtensionEvents {
+  session_start: { reason: "startup" | "reload" | "resume" | "fork" };
+  session_shutdown: { reason: "unload" | "reload" | "shutdown" };
+  /** User input before it becomes a turn: continue, transform it, or handle it yourself. */
+  input: { text: string; images: ImageContent[]; source: "user" | "queue" | "extension" };
+  before_agent_start: { prompt: string; images: ImageContent[]; systemPrompt: string };
+  agent_start: Record<string, never>;
+  agent_end: { messages: AgentMessage[] };
+  turn_start: { turnIndex: number };
+  turn_end: { turnIndex: number; message: AgentMessage; toolResults: AgentMessage[] };
+  message_start: { message: AgentMessage };
+  message_end: { message: AgentMessage };
+  /** Before a tool runs; `input` may be changed in place. Return a block to stop it. */
+  tool_call: { toolCallId: string; toolName: string; input: Record<string, unknown> };
+  tool_result: {
+    toolCallId: string;
+    toolName: string;
+    input: Record<string, unknown>;
+    content: (TextContent | ImageContent)[];
+    details: unknown;
+    isError: boolean;
+  };
+}
+
+export interface ExtensionResults {
+  session_start: void;
+  session_shutdown: void;
+  input: InputResult | void;
+  before_agent_start: { message?: ExtensionMessageInput; systemPrompt?: string } | void;
+  agent_start: void;
+  agent_end: void;
+  turn_start: void;
+  turn_end: void;
+  message_start: void;
+  message_end: void;
+  tool_call: { block: true; reason?: string } | void;
+  tool_result: { content?: (TextContent | ImageContent)[]; details?: unknown; isError?: boolean } | void;
+}
+
+export type ExtensionEventName = keyof ExtensionEvents;
+export type ExtensionHandler<E extends ExtensionEventName> = (
+  event: ExtensionEvents[E],
+  ctx: ExtensionContext,
+) => ExtensionResults[E] | Promise<ExtensionResults[E]>;
+
+export interface ExtensionMessageInput {
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  /** Shown in the transcript (default true). */
+  display?: boolean;
+  details?: unknown;
+}
+
+export interface ExtensionToolDefinition {
+  name: string;
+  label?: string;
+  description: string;
+  /** JSON Schema of the arguments: a TypeBox schema or a plain object written by hand. */
+  parameters: object;
+  execute(
+    toolCallId: string,
+    params: any,
+    signal: AbortSignal | undefined,
+    onUpdate: AgentToolUpdateCallback | undefined,
+    ctx: ExtensionContext,
+  ): Promise<AgentToolResult<unknown>> | AgentToolResult<unknown>;
+}
+
+export interface ExtensionCommand {
+  description?: string;
+  handler(args: string, ctx: ExtensionContext): void | Promise<void>;
+}
+
+export interface ProviderDefinition {
+  baseUrl: string;
+  api?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  models: {
+    id: string;
+    name?: string;
+    reasoning?: boolean;
+    input?: ("text" | "image")[];
+    contextWindow?: number;
+    maxTokens?: number;
+    cost?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number };
+  }[];
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+}
+
+/** The object an extension's default export receives. */
+export interface ExtensionAPI {
+  on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): void;
+  registerTool(tool: ExtensionToolDefinition): void;
+  registerCommand(name: string, command: ExtensionCommand): void;
+  registerProvider(name: string, provider: ProviderDefinition): void;
+  /** Adds a message to the conversation: now if idle, into the running turn otherwise. */
+  sendMessage(message: ExtensionMessageInput, options?: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
+  /** Stores extension state in the session file (never sent to the model). */
+  appendEntry(customType: string, data?: unknown): void;
+  exec(command: string, args?: string[], options?: { cwd?: string; timeout?: number; signal?: AbortSignal }): Promise<ExecResult>;
+  readonly cwd: string;
+  readonly mode: ExtensionMode;
+}
+
+export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
+
+export interface ExtensionWarning {
+  message: string;
+  source: "extension";
+  path?: string;
+}

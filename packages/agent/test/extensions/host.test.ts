@@ -1,0 +1,328 @@
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { ExtensionHost, type ExtensionHostDeps } from "../../src/extensions/host.js";
+import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-hooks.js";
+import { silentUI } from "../../src/extensions/silent-ui.js";
+import type { ExtensionWarning } from "../../src/extensions/types.js";
+import { runEnv, type RunEnv } from "../support/env.js";
+
+let env: RunEnv;
+let dir: string;
+let n = 0;
+before(async () => {
+  env = await runEnv();
+  dir = join(env.dir, "extensions");
+  mkdirSync(dir, { recursive: true });
+});
+after(() => env.close());
+
+/** Writes an extension file and returns its path. */
+function extension(source: string, name = `ext${n++}.ts`): string {
+  const path = join(dir, name);
+  writeFileSync(path, source);
+  return path;
+}
+
+function makeHost(overrides: Partial<ExtensionHostDeps> = {}) {
+  const warnings: ExtensionWarning[] = [];
+  const entries: { customType: string; data: unknown }[] = [];
+  const sent: unknown[] = [];
+  const host = new ExtensionHost({
+    threadId: `t${n++}`,
+    cwd: env.cwd,
+    mode: "headless",
+    hasUI: false,
+    ui: silentUI(),
+    registry: env.registry,
+    model: () => undefined,
+    turnSignal: () => undefined,
+    abort: () => undefined,
+    isIdle: () => true,
+    appendEntry: (customType, data) => entries.push({ customType, data }),
+    sendMessage: (message, options) => sent.push({ message, options }),
+    warn: (warning) => warnings.push(warning),
+    ...overrides,
+  });
+  return { host, warnings, entries, sent };
+}
+
+/** A session whose tools and hooks come from the host, as a thread wires them. */
+function sessionWith(host: ExtensionHost) {
+  const hooks = extensionRunHooks(host);
+  return env.session({ tools: host.tools(), beforeToolCall: hooks.beforeToolCall, afterToolCall: hooks.afterToolCall, hooks: hooks.hooks });
+}
+
+describe("loading", () => {
+  test("a TypeScript extension registers a tool that the model calls", async () => {
+    const path = extension(`
+      import type { ExtensionAPI } from "whatever-types-are-erased";
+      interface Args { who: string }
+      export default function (kc: ExtensionAPI) {
+        kc.registerTool({
+          name: "greet",
+          description: "Greets someone",
+          parameters: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+          async execute(_id: string, params: Args) {
+            return { content: [{ type: "text", text: "hello " + params.who }], details: { greeted: params.who } };
+          },
+        });
+      }
+    `);
+    const { host, warnings } = makeHost();
+    assert.deepEqual(await host.load([{ path }]), []);
+    assert.deepEqual(warnings, []);
+    const { session } = sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "greet", arguments: { who: "ada" } }] }, { text: "done" });
+    const before = env.model.requests.length;
+    assert.equal((await session.runTurn({ text: "greet ada" })).status, "completed");
+    assert.ok(env.model.requests[before]!.body.tools.some((t: { function: { name: string } }) => t.function.name === "greet"));
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /hello ada/);
+  });
+
+  test("plain JavaScript under a .ts name loads, and a folder's index.ts too", async () => {
+    const js = extension(`module.exports = function (kc) { kc.registerCommand("hi", { description: "says hi", handler: () => {} }); };`);
+    mkdirSync(join(dir, "folder-ext"), { recursive: true });
+    const index = join(dir, "folder-ext", "index.ts");
+    writeFileSync(index, `export default (kc: any) => kc.registerCommand("folder", { handler: () => {} });`);
+    const { host } = makeHost();
+    assert.deepEqual(await host.load([{ path: js }, { path: index }]), []);
+    assert.deepEqual(host.commands().map((c) => c.name), ["folder", "hi"]);
+  });
+
+  test("a throw at load, a missing default export and a hanging factory are warnings; the rest loads", async () => {
+    const throws = extension(`export default function () { throw new Error("boom at load"); }`);
+    const noDefault = extension(`export const x = 1;`);
+    const syntax = extension(`export default function ( {`);
+    const hangs = extension(`export default function () { return new Promise(() => {}); }`);
+    const good = extension(`export default (kc: any) => kc.registerCommand("good", { handler: () => {} });`);
+    const { host } = makeHost({ loadTimeoutMs: 200 });
+    const warnings = await host.load([{ path: throws }, { path: noDefault }, { path: syntax }, { path: hangs }, { path: good }]);
+    assert.deepEqual(warnings.map((w) => w.path), [throws, noDefault, syntax, hangs]);
+    assert.match(warnings[0]!.message, /boom at load/);
+    assert.match(warnings[1]!.message, /no default export/);
+    assert.match(warnings[3]!.message, /within 200 ms/);
+    assert.ok(warnings.every((w) => w.source === "extension"));
+    assert.deepEqual(host.commands().map((c) => c.name), ["good"]);
+  });
+
+  test("each thread gets its own instance of an extension", async () => {
+    const path = extension(`
+      let count = 0;
+      export default function (kc: any) {
+        count++;
+        kc.registerCommand("count", { description: String(count), handler: () => {} });
+      }
+    `);
+    const a = makeHost();
+    const b = makeHost();
+    await a.host.load([{ path }]);
+    await b.host.load([{ path }]);
+    assert.equal(a.host.commands()[0]!.description, "1");
+    assert.equal(b.host.commands()[0]!.description, "1", "module state is not shared between threads");
+  });
+});
+
+describe("events", () => {
+  test("tool_call can block: the tool never runs and the reason reaches the model", async () => {
+    const marker = join(env.dir, "ran.txt");
+    const path = extension(`
+      import { writeFileSync } from "node:fs";
+      export default function (kc: any) {
+        kc.registerTool({ name: "danger", description: "d", parameters: { type: "object", properties: {} },
+          async execute() { writeFileSync(${JSON.stringify(marker)}, "ran"); return { content: [{ type: "text", text: "ran" }], details: {} }; } });
+        kc.on("tool_call", (event: any) => event.toolName === "danger" ? { block: true, reason: "not on a Friday" } : undefined);
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    const { session } = sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "danger", arguments: {} }] }, { text: "ok" });
+    const before = env.model.requests.length;
+    await session.runTurn({ text: "do it" });
+    const { existsSync } = await import("node:fs");
+    assert.equal(existsSync(marker), false);
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /not on a Friday/);
+  });
+
+  test("tool_call may change the input; tool_result may patch the result", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.registerTool({ name: "echo", description: "e", parameters: { type: "object", properties: { text: { type: "string" } } },
+          async execute(_id: string, params: any) { return { content: [{ type: "text", text: "echo " + params.text }], details: {} }; } });
+        kc.on("tool_call", (event: any) => { event.input.text = event.input.text.toUpperCase(); });
+        kc.on("tool_result", (event: any) => ({ content: [{ type: "text", text: event.content[0].text + " (checked)" }] }));
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    const { session } = sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "echo", arguments: { text: "quiet" } }] }, { text: "ok" });
+    const before = env.model.requests.length;
+    await session.runTurn({ text: "x" });
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /echo QUIET \(checked\)/);
+  });
+
+  test("a throwing handler and a throwing tool leave the thread working", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.on("message_end", () => { throw new Error("handler exploded"); });
+        kc.on("agent_start", async () => { await Promise.reject(new Error("async explosion")); });
+        kc.registerTool({ name: "broken", description: "b", parameters: { type: "object", properties: {} },
+          async execute() { throw new Error("tool exploded"); } });
+      }
+    `);
+    const { host, warnings } = makeHost();
+    await host.load([{ path }]);
+    const { session, events } = sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "broken", arguments: {} }] }, { text: "still here" });
+    const before = env.model.requests.length;
+    const result = await session.runTurn({ text: "x" });
+    assert.equal(result.status, "completed");
+    const toolEnd = events.find((e) => e.type === "tool_end");
+    assert.ok(toolEnd && toolEnd.type === "tool_end" && toolEnd.isError);
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /tool exploded/);
+    assert.ok(warnings.some((w) => /handler exploded/.test(w.message) && w.path === path));
+    assert.ok(warnings.some((w) => /async explosion/.test(w.message)));
+  });
+
+  test("before_agent_start replaces the system prompt for the turn and adds a message", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.on("before_agent_start", (event: any) => ({
+          systemPrompt: event.systemPrompt + "\\nAlways answer in French.",
+          message: { customType: "reminder", content: "Remember the style guide." },
+        }));
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    const { session, transcript } = sessionWith(host);
+    env.model.enqueue({ text: "oui" });
+    await session.runTurn({ text: "hello" });
+    const body = env.model.requests.at(-1)!.body;
+    assert.match(body.messages[0].content, /Always answer in French/);
+    assert.match(JSON.stringify(body.messages), /Remember the style guide/);
+    assert.equal(transcript.ofType("custom_message").length, 1);
+  });
+
+  test("a hanging handler does not hold an interrupt", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.on("tool_call", () => new Promise(() => {}));
+        kc.registerTool({ name: "t", description: "t", parameters: { type: "object", properties: {} },
+          async execute() { return { content: [{ type: "text", text: "x" }], details: {} }; } });
+      }
+    `);
+    let signal: AbortSignal | undefined;
+    const { host } = makeHost({ turnSignal: () => signal });
+    await host.load([{ path }]);
+    const { session, events } = sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "t", arguments: {} }] });
+    const running = session.runTurn({ text: "x" });
+    while (!events.some((e) => e.type === "tool_start")) await new Promise((resolve) => setTimeout(resolve, 5));
+    signal = session.runningTurn!.controller.signal;
+    const started = Date.now();
+    session.abort();
+    assert.equal((await running).status, "interrupted");
+    assert.ok(Date.now() - started < 1000);
+  });
+});
+
+describe("the API", () => {
+  test("commands run; a throwing command is a warning", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.registerCommand("note", { handler: (args: string) => { kc.appendEntry("notes", { args }); } });
+        kc.registerCommand("fail", { handler: () => { throw new Error("command broke"); } });
+      }
+    `);
+    const { host, entries, warnings } = makeHost();
+    await host.load([{ path }]);
+    assert.equal(await host.runCommand("note", "buy milk"), true);
+    assert.deepEqual(entries, [{ customType: "notes", data: { args: "buy milk" } }]);
+    assert.equal(await host.runCommand("fail", ""), true);
+    assert.match(warnings[0]!.message, /command \/fail failed: command broke/);
+    assert.equal(await host.runCommand("unknown", ""), false);
+  });
+
+  test("registerProvider adds models to the registry until the extension is disposed", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.registerProvider("ext-llm", { baseUrl: "http://127.0.0.1:9/v1", apiKey: "k", models: [{ id: "m1", reasoning: true }] });
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    const found = await env.registry.find({ provider: "ext-llm", id: "m1" });
+    assert.equal(found?.reasoning, true);
+    assert.ok((await env.registry.list()).some((m) => m.provider === "ext-llm" && m.source === "extension"));
+    await host.dispose("unload");
+    assert.equal(await env.registry.find({ provider: "ext-llm", id: "m1" }), undefined);
+  });
+
+  test("sendMessage goes to the thread; exec runs a program with an argument array", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.registerCommand("run", { handler: async () => {
+          const result = await kc.exec("sh", ["-c", "echo $0-out; echo err >&2; exit 3", "arg"]);
+          kc.sendMessage({ customType: "exec", content: JSON.stringify(result) }, { triggerTurn: true });
+        } });
+      }
+    `);
+    const { host, sent } = makeHost();
+    await host.load([{ path }]);
+    await host.runCommand("run", "");
+    const [{ message, options }] = sent as [{ message: { content: string }; options: unknown }];
+    const result = JSON.parse(message.content);
+    assert.deepEqual([result.stdout, result.stderr, result.code], ["arg-out\n", "err\n", 3]);
+    assert.deepEqual(options, { triggerTurn: true });
+  });
+
+  test("dispose sends session_shutdown once and forgets the extensions", async () => {
+    const marker = join(env.dir, `shutdown-${n}.txt`);
+    const path = extension(`
+      import { appendFileSync } from "node:fs";
+      export default function (kc: any) {
+        kc.on("session_shutdown", (event: any) => appendFileSync(${JSON.stringify(marker)}, event.reason + "\\n"));
+        kc.registerCommand("x", { handler: () => {} });
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    await host.dispose("reload");
+    await host.dispose("reload");
+    const { readFileSync } = await import("node:fs");
+    assert.equal(readFileSync(marker, "utf8"), "reload\n");
+    assert.deepEqual(host.commands(), []);
+    assert.deepEqual(host.tools(), []);
+  });
+
+  test("invalid registrations fail the load with a clear warning", async () => {
+    const path = extension(`export default (kc: any) => kc.registerTool({ name: "bad name!", description: "x", parameters: {}, execute() {} });`);
+    const { host } = makeHost();
+    const warnings = await host.load([{ path }]);
+    assert.match(warnings[0]!.message, /registerTool needs a name/);
+  });
+});
+
+describe("input", () => {
+  test("handlers transform input in order, and a handled input stops there", async () => {
+    const path = extension(`
+      export default function (kc: any) {
+        kc.on("input", (event: any) => ({ action: "transform", text: event.text.replace("colour", "color") }));
+        kc.on("input", (event: any) => event.text.startsWith("!") ? { action: "handled" } : undefined);
+        kc.on("input", (event: any) => ({ action: "transform", text: event.text + " please" }));
+      }
+    `);
+    const { host } = makeHost();
+    await host.load([{ path }]);
+    assert.deepEqual(await runInputHooks(host, { text: "pick a colour", images: [], source: "user" }), {
+      action: "continue",
+      text: "pick a color please",
+      images: [],
+    });
+    assert.deepEqual(await runInputHooks(host, { text: "!shell", images: [], source: "user" }), { action: "handled" });
+  });
+});
