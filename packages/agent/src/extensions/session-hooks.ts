@@ -105,20 +105,20 @@ export async function runInputHooks(
   input: { text: string; images: ImageContent[]; source: "user" | "queue" | "extension" },
   signal?: AbortSignal,
 ): Promise<{ action: "continue"; text: string; images: ImageContent[] } | { action: "handled" }> {
-  let text = input.text;
-  let images = input.images;
+  // One payload object: a transform rewrites it, so later handlers see the new input.
+  const payload = { text: input.text, images: input.images, source: input.source };
   const results = await host.emit(
     "input",
-    { text, images, source: input.source },
+    payload,
     (result) => {
       if (result?.action === "transform") {
-        text = result.text;
-        images = result.images ?? images;
+        payload.text = result.text;
+        payload.images = result.images ?? payload.images;
       }
       return result?.action === "handled";
     },
     signal,
   );
   if (results.some((r) => r?.action === "handled")) return { action: "handled" };
-  return { action: "continue", text, images };
+  return { action: "continue", text: payload.text, images: payload.images };
 }
