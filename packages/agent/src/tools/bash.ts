@@ -66,10 +66,11 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
         maxSpillBytes: MAX_SPILL_BYTES,
       });
       const updates = throttledUpdates(output, onUpdate, options.updateIntervalMs ?? 100);
+      const shell = await shellPath(env);
       let result: GroupRunResult;
       try {
         result = await runInProcessGroup({
-          file: await shellPath(env),
+          file: shell,
           // One pipe for both streams keeps their interleaving; on the same line so bash's line numbers hold.
           args: ["-c", `exec 2>&1; ${params.command}`],
           cwd: ctx.cwd,
@@ -80,6 +81,8 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
           killGraceMs: options.killGraceMs ?? 2000,
           onOutput: updates.schedule,
         });
+      } catch (error) {
+        throw new ToolError("ioError", `Cannot run ${shell}: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         updates.cancel();
         await output.close();

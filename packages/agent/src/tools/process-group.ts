@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
 import type { OutputCollector } from "./output-collector.js";
 
 export interface GroupRunOptions {
@@ -12,7 +13,7 @@ export interface GroupRunOptions {
   timeoutMs?: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs: number;
-  /** Called (throttled by the caller) whenever output arrives. */
+  /** Called whenever output arrives (the caller throttles). */
   onOutput?: () => void;
 }
 
@@ -31,88 +32,99 @@ const PIPE_GRACE_MS = 250;
 
 /**
  * Runs a command as the leader of a new process group with stdin on
- * /dev/null and stdout and stderr merged into `output`. Abort and timeout
- * send SIGTERM to the whole group, then SIGKILL after the grace period, so
+ * /dev/null, its stdout and stderr going to `output`. Abort and timeout send
+ * SIGTERM to the whole group, then SIGKILL after the grace period, so
  * background children die with it.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.file, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const streams = [child.stdout, child.stderr];
-    let timedOut = false;
-    let aborted = false;
-    let killed = false;
-    let settled = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let pipeTimer: NodeJS.Timeout | undefined;
-    let paused = false;
+  return new Promise((resolve, reject) => new GroupRun(options, resolve, reject).start());
+}
 
-    const killGroup = (): void => {
-      if (killed || child.pid === undefined) return;
-      killed = true;
-      signalGroup(child.pid, "SIGTERM");
-      const pid = child.pid;
-      // Not cleared on exit: a child that ignores SIGTERM may outlive the leader.
-      setTimeout(() => signalGroup(pid, "SIGKILL"), options.killGraceMs);
-    };
-    const onAbort = (): void => {
-      aborted = true;
-      killGroup();
-    };
-    const timeout =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            killGroup();
-          }, options.timeoutMs);
+class GroupRun {
+  private readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  private timedOut = false;
+  private aborted = false;
+  private killed = false;
+  private settled = false;
+  private paused = false;
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private timeout: NodeJS.Timeout | undefined;
+  private pipeTimer: NodeJS.Timeout | undefined;
+  private readonly onAbort = (): void => {
+    this.aborted = true;
+    this.killGroup();
+  };
 
-    const finish = (error?: Error): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timeout);
-      clearTimeout(pipeTimer);
-      options.signal?.removeEventListener("abort", onAbort);
-      for (const stream of streams) stream.destroy();
-      if (error !== undefined) reject(error);
-      else resolve({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, aborted });
-    };
+  constructor(
+    private readonly options: GroupRunOptions,
+    private readonly resolve: (result: GroupRunResult) => void,
+    private readonly reject: (error: Error) => void,
+  ) {
+    this.child = spawn(options.file, options.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  }
 
-    const onData = (chunk: Buffer): void => {
-      if (!options.output.append(chunk) && !paused) {
-        paused = true;
-        for (const stream of streams) stream.pause();
-        options.output.onDrain(() => {
-          paused = false;
-          for (const stream of streams) stream.resume();
-        });
-      }
-      options.onOutput?.();
-    };
-    for (const stream of streams) stream.on("data", onData);
-
-    child.once("error", (error) => finish(error));
-    // Output still queued behind a slow spill file is not lost to the grace period.
-    const finishUnlessPaused = (): void => {
-      if (paused) pipeTimer = setTimeout(finishUnlessPaused, PIPE_GRACE_MS);
-      else finish();
-    };
+  start(): void {
+    const { child, options } = this;
+    for (const stream of [child.stdout, child.stderr]) stream.on("data", (chunk: Buffer) => this.onData(chunk));
+    child.once("error", (error) => this.finish(error));
     child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      pipeTimer = setTimeout(finishUnlessPaused, PIPE_GRACE_MS);
+      this.exit = { code, signal };
+      this.pipeTimer = setTimeout(() => this.finishUnlessPaused(), PIPE_GRACE_MS);
     });
     child.once("close", (code, signal) => {
-      exit ??= { code, signal };
-      finish();
+      this.exit ??= { code, signal };
+      this.finish();
     });
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener("abort", onAbort, { once: true });
-  });
+    if (options.timeoutMs !== undefined) {
+      this.timeout = setTimeout(() => {
+        this.timedOut = true;
+        this.killGroup();
+      }, options.timeoutMs);
+    }
+    if (options.signal?.aborted) this.onAbort();
+    else options.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  private onData(chunk: Buffer): void {
+    if (!this.options.output.append(chunk) && !this.paused) {
+      this.paused = true;
+      this.child.stdout.pause();
+      this.child.stderr.pause();
+      this.options.output.onDrain(() => {
+        this.paused = false;
+        this.child.stdout.resume();
+        this.child.stderr.resume();
+      });
+    }
+    this.options.onOutput?.();
+  }
+
+  /** Output still queued behind a slow spill file is not lost to the grace period. */
+  private finishUnlessPaused(): void {
+    if (this.paused) this.pipeTimer = setTimeout(() => this.finishUnlessPaused(), PIPE_GRACE_MS);
+    else this.finish();
+  }
+
+  private killGroup(): void {
+    const pid = this.child.pid;
+    if (this.killed || pid === undefined) return;
+    this.killed = true;
+    signalGroup(pid, "SIGTERM");
+    // Not cleared on exit: a child that ignores SIGTERM may outlive the leader.
+    setTimeout(() => signalGroup(pid, "SIGKILL"), this.options.killGraceMs);
+  }
+
+  private finish(error?: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timeout);
+    clearTimeout(this.pipeTimer);
+    this.options.signal?.removeEventListener("abort", this.onAbort);
+    this.child.stdout.destroy();
+    this.child.stderr.destroy();
+    if (error !== undefined) this.reject(error);
+    else this.resolve({ exitCode: this.exit?.code ?? null, signal: this.exit?.signal ?? null, timedOut: this.timedOut, aborted: this.aborted });
+  }
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
