@@ -1,3 +1,5 @@
+import { diffLines, EQUAL, DELETE, INSERT, type Op } from "./line-diff.js";
+
 /** One file a tool changed, as reported in a tool result's `details.fileChanges`. */
 export interface FileChange {
   /** Relative to the thread's cwd when inside it, else absolute. */
@@ -8,19 +10,6 @@ export interface FileChange {
 }
 
 const CONTEXT_LINES = 3;
-/** Myers costs (lines x edit distance); past this budget a block is replaced whole, still a valid diff. */
-const WORK_BUDGET = 50_000_000;
-const MAX_EDIT_DISTANCE = 4000;
-
-const EQUAL = 0;
-const DELETE = 1;
-const INSERT = 2;
-type OpKind = typeof EQUAL | typeof DELETE | typeof INSERT;
-
-interface Op {
-  kind: OpKind;
-  line: string;
-}
 
 /**
  * A unified diff from `oldText` to `newText`, in the form `git diff` and
@@ -51,109 +40,6 @@ function splitLines(text: string): string[] {
     start = end;
   }
   return lines;
-}
-
-/** The edit script from `a` to `b`; within each changed block deletions come before insertions. */
-function diffLines(a: readonly string[], b: readonly string[]): Op[] {
-  let prefix = 0;
-  while (prefix < a.length && prefix < b.length && a[prefix] === b[prefix]) prefix++;
-  let suffix = 0;
-  while (suffix < a.length - prefix && suffix < b.length - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++;
-  const ops: Op[] = a.slice(0, prefix).map((line) => ({ kind: EQUAL, line }));
-  const aMid = a.slice(prefix, a.length - suffix);
-  const bMid = b.slice(prefix, b.length - suffix);
-  ops.push(...middleOps(aMid, bMid));
-  for (const line of a.slice(a.length - suffix)) ops.push({ kind: EQUAL, line });
-  return deletionsFirst(ops);
-}
-
-function middleOps(a: readonly string[], b: readonly string[]): Op[] {
-  const ids = new Map<string, number>();
-  const intern = (line: string): number => {
-    let id = ids.get(line);
-    if (id === undefined) ids.set(line, (id = ids.size));
-    return id;
-  };
-  const aIds = Int32Array.from(a, intern);
-  const bIds = Int32Array.from(b, intern);
-  const maxD = Math.min(MAX_EDIT_DISTANCE, Math.floor(WORK_BUDGET / (a.length + b.length + 1)));
-  const trace = myersTrace(aIds, bIds, maxD);
-  if (trace === undefined) {
-    return [...a.map((line): Op => ({ kind: DELETE, line })), ...b.map((line): Op => ({ kind: INSERT, line }))];
-  }
-  return backtrack(trace, a, b);
-}
-
-/**
- * Forward Myers search. `trace[d]` holds the furthest x for each diagonal k
- * in [-d, d] before round d (index k + d). Undefined when the edit distance
- * exceeds `maxD`.
- */
-function myersTrace(a: Int32Array, b: Int32Array, maxD: number): Int32Array[] | undefined {
-  const n = a.length;
-  const m = b.length;
-  const offset = n + m + 1;
-  const v = new Int32Array(2 * offset + 1);
-  const trace: Int32Array[] = [];
-  for (let d = 0; d <= Math.min(n + m, maxD); d++) {
-    trace.push(v.slice(offset - d, offset + d + 1));
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      v[offset + k] = x;
-      if (x >= n && y >= m) return trace;
-    }
-  }
-  return undefined;
-}
-
-function backtrack(trace: Int32Array[], a: readonly string[], b: readonly string[]): Op[] {
-  const reversed: Op[] = [];
-  let x = a.length;
-  let y = b.length;
-  for (let d = trace.length - 1; d >= 0; d--) {
-    let prevX = 0;
-    let prevY = 0;
-    if (d > 0) {
-      const v = trace[d]!;
-      const k = x - y;
-      const down = k === -d || (k !== d && v[k - 1 + d]! < v[k + 1 + d]!);
-      const prevK = down ? k + 1 : k - 1;
-      prevX = v[prevK + d]!;
-      prevY = prevX - prevK;
-    }
-    while (x > prevX && y > prevY) {
-      x--;
-      y--;
-      reversed.push({ kind: EQUAL, line: a[x]! });
-    }
-    if (d > 0) {
-      if (x === prevX) reversed.push({ kind: INSERT, line: b[--y]! });
-      else reversed.push({ kind: DELETE, line: a[--x]! });
-    }
-  }
-  return reversed.reverse();
-}
-
-function deletionsFirst(ops: Op[]): Op[] {
-  const out: Op[] = [];
-  let i = 0;
-  while (i < ops.length) {
-    if (ops[i]!.kind === EQUAL) {
-      out.push(ops[i++]!);
-      continue;
-    }
-    let end = i;
-    while (end < ops.length && ops[end]!.kind !== EQUAL) end++;
-    const block = ops.slice(i, end);
-    out.push(...block.filter((op) => op.kind === DELETE), ...block.filter((op) => op.kind === INSERT));
-    i = end;
-  }
-  return out;
 }
 
 function renderHunks(ops: readonly Op[]): string {

@@ -29,6 +29,7 @@ export interface GroupRunResult {
  * inherited the pipes would otherwise hold the call open until it ends.
  */
 const PIPE_GRACE_MS = 250;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Runs a command as the leader of a new process group with stdin on
@@ -75,7 +76,8 @@ class GroupRun {
       this.exit ??= { code, signal };
       this.finish();
     });
-    if (options.timeoutMs !== undefined) {
+    // Longer than a timer can wait (about 24.8 days) is no limit at all.
+    if (options.timeoutMs !== undefined && options.timeoutMs <= MAX_TIMER_MS) {
       this.timeout = setTimeout(() => {
         this.timedOut = true;
         this.killGroup();

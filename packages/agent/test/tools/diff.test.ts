@@ -117,7 +117,17 @@ test("a large rewrite beyond the search budget still gives a diff that applies",
   const before = lines(30_000);
   const after = before.replace(/line (\d*7)\n/g, "seven $1\n");
   const diff = unifiedDiff(before, after, "f.txt");
+  // Split at unique lines, the diff holds just the 3,000 changed lines instead of replacing the file whole.
+  const changedLines = diff.split("\n").filter((line) => /^[-+](?![-+]{2} )/.test(line)).length;
+  assert.equal(changedLines, 2 * 3000);
   assert.equal(await applyWith("git", dir, before, diff), after);
+});
+
+test("a large change without unique lines falls back to replacing the block, and still applies", async (t) => {
+  const dir = await tempDir(t);
+  const before = "x\ny\n".repeat(20_000);
+  const after = "y\nx\nx\n".repeat(12_000);
+  assert.equal(await applyWith("git", dir, before, unifiedDiff(before, after, "f.txt")), after);
 });
 
 test("CRLF lines are diffed with their carriage returns, as git does", async (t) => {
