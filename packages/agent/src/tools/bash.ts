@@ -1,0 +1,138 @@
+import type { AgentTool, AgentToolUpdateCallback } from "@mariozechner/pi-agent-core";
+import { existsSync } from "node:fs";
+import { stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { Type, type Static } from "typebox";
+import { findExecutable } from "../util/executable.js";
+import { toolEnv, type ToolContext } from "./context.js";
+import { throwIfAborted, ToolError } from "./errors.js";
+import { MAX_OUTPUT_BYTES } from "./format.js";
+import { OutputCollector } from "./output-collector.js";
+import { runInProcessGroup, type GroupRunResult } from "./process-group.js";
+
+const HEAD_BYTES = 20 * 1024;
+const TAIL_BYTES = MAX_OUTPUT_BYTES - HEAD_BYTES;
+const MAX_SPILL_BYTES = 256 * 1024 * 1024;
+
+const bashParameters = Type.Object({
+  command: Type.String({ description: "The command line, run with bash -c." }),
+  timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Seconds after which the command is killed (default: no limit)." })),
+});
+
+export type BashParams = Static<typeof bashParameters>;
+
+export interface BashDetails {
+  /** Null while running, and when a signal ended the command. */
+  exitCode: number | null;
+  signal?: string;
+  timedOut?: boolean;
+  aborted?: boolean;
+  truncated?: boolean;
+  fullOutputPath?: string;
+}
+
+export interface BashToolOptions {
+  /** Between SIGTERM and SIGKILL when a command is stopped (default 2000 ms). */
+  killGraceMs?: number;
+  /** Least time between two streamed updates (default 100 ms). */
+  updateIntervalMs?: number;
+  /** Where large outputs are saved whole (default: the OS temporary directory). */
+  spillDir?: string;
+}
+
+const DESCRIPTION = `Run a shell command with bash -c in the working directory, stdin empty. \
+Returns stdout and stderr together; a non-zero exit code makes the call fail, with the output. \
+Output over ${MAX_OUTPUT_BYTES / 1024} KiB keeps its first ${HEAD_BYTES / 1024} KiB and last ${TAIL_BYTES / 1024} KiB, \
+and the whole output is saved to a file whose path is given. \
+Each call starts a new shell: cd and exported variables do not carry over. \
+Set timeout (seconds) for commands that might not end; a timeout or an interrupt kills the command and everything it started. \
+Do not start interactive programs. Start long-lived background processes with their output redirected (cmd > log 2>&1 &).`;
+
+export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}): AgentTool<typeof bashParameters, BashDetails> {
+  return {
+    name: "bash",
+    label: "Bash",
+    description: DESCRIPTION,
+    parameters: bashParameters,
+    executionMode: "parallel",
+    execute: async (_toolCallId, params, signal, onUpdate) => {
+      throwIfAborted(signal);
+      await requireDirectory(ctx.cwd);
+      const env = toolEnv(ctx);
+      const output = new OutputCollector({
+        headBytes: HEAD_BYTES,
+        tailBytes: TAIL_BYTES,
+        spillDir: options.spillDir ?? tmpdir(),
+        maxSpillBytes: MAX_SPILL_BYTES,
+      });
+      const updates = throttledUpdates(output, onUpdate, options.updateIntervalMs ?? 100);
+      const shell = await shellPath(env);
+      let result: GroupRunResult;
+      try {
+        result = await runInProcessGroup({
+          file: shell,
+          // One pipe for both streams keeps their interleaving; on the same line so bash's line numbers hold.
+          args: ["-c", `exec 2>&1; ${params.command}`],
+          cwd: ctx.cwd,
+          env,
+          output,
+          ...(signal ? { signal } : {}),
+          ...(params.timeout !== undefined ? { timeoutMs: Math.ceil(params.timeout * 1000) } : {}),
+          killGraceMs: options.killGraceMs ?? 2000,
+          onOutput: updates.schedule,
+        });
+      } catch (error) {
+        throw new ToolError("ioError", `Cannot run ${shell}: ${error instanceof Error ? error.message : String(error)}`);
+      } finally {
+        updates.cancel();
+        await output.close();
+      }
+      return finishResult(result, output, params);
+    },
+  };
+}
+
+async function requireDirectory(cwd: string): Promise<void> {
+  const info = await stat(cwd).catch(() => undefined);
+  if (!info?.isDirectory()) throw new ToolError("notFound", `The working directory ${cwd} does not exist.`);
+}
+
+/** bash from the thread's PATH, then the usual place, then the user's shell. */
+async function shellPath(env: NodeJS.ProcessEnv): Promise<string> {
+  const found = await findExecutable(["bash"], env);
+  if (found !== undefined) return found;
+  if (existsSync("/bin/bash")) return "/bin/bash";
+  return env.SHELL ?? "/bin/sh";
+}
+
+function throttledUpdates(output: OutputCollector, onUpdate: AgentToolUpdateCallback<BashDetails> | undefined, intervalMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const emit = (): void => {
+    timer = undefined;
+    onUpdate?.({ content: [{ type: "text", text: output.render().text }], details: { exitCode: null } });
+  };
+  return {
+    schedule: (): void => {
+      if (onUpdate !== undefined && timer === undefined) timer = setTimeout(emit, intervalMs);
+    },
+    cancel: (): void => clearTimeout(timer),
+  };
+}
+
+function finishResult(result: GroupRunResult, output: OutputCollector, params: BashParams) {
+  const rendered = output.render();
+  const details: BashDetails = { exitCode: result.exitCode };
+  if (result.signal !== null) details.signal = result.signal;
+  if (result.timedOut) details.timedOut = true;
+  if (result.aborted) details.aborted = true;
+  if (rendered.truncated) details.truncated = true;
+  if (rendered.fullOutputPath !== undefined) details.fullOutputPath = rendered.fullOutputPath;
+  const text = rendered.text === "" ? "(no output)" : rendered.text.replace(/\n$/, "");
+  if (result.timedOut) {
+    throw new ToolError("timedOut", `${text}\n\n[Command timed out after ${params.timeout} s and was killed.]`, { ...details });
+  }
+  if (result.aborted) throw new ToolError("aborted", `${text}\n\n[Command aborted and killed.]`, { ...details });
+  if (result.exitCode === 0) return { content: [{ type: "text" as const, text }], details };
+  const ending = result.exitCode === null ? `killed by signal ${result.signal ?? "unknown"}` : `exited with code ${result.exitCode}`;
+  throw new ToolError("commandFailed", `${text}\n\n[Command ${ending}.]`, { ...details });
+}

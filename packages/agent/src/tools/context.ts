@@ -1,0 +1,32 @@
+import { homedir } from "node:os";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { ToolError } from "./errors.js";
+
+/** What the tools of one thread share. */
+export interface ToolContext {
+  /** The thread's working directory; relative paths resolve against it. */
+  cwd: string;
+  /** Environment for child processes and for finding rg and fd; defaults to process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {
+  return ctx.env ?? process.env;
+}
+
+/** Resolves a path the model gave: `~` is the home directory, relative is against the thread's cwd. */
+export function resolveToolPath(ctx: ToolContext, path: string): string {
+  if (path.length === 0) throw new ToolError("invalidArgument", "The path is empty.");
+  if (path.includes("\0")) throw new ToolError("invalidArgument", "The path contains a NUL character.");
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
+  return isAbsolute(path) ? resolve(path) : resolve(ctx.cwd, path);
+}
+
+/** A path as the user sees it: relative to the cwd when inside it, else absolute. */
+export function displayPath(ctx: ToolContext, absolutePath: string): string {
+  const rel = relative(resolve(ctx.cwd), absolutePath);
+  if (rel === "") return ".";
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return absolutePath;
+  return rel;
+}

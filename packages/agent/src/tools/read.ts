@@ -1,0 +1,123 @@
+import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { open, stat } from "node:fs/promises";
+import { Type, type Static } from "typebox";
+import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
+import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
+import { formatBytes, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./format.js";
+import { IMAGE_SNIFF_BYTES, imageMimeType, type ImageMimeType } from "./image.js";
+import { readTextWindow } from "./text-window.js";
+
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const readParameters = Type.Object({
+  path: Type.String({ description: "File to read: relative to the working directory, absolute, or starting with ~/." }),
+  offset: Type.Optional(Type.Integer({ minimum: 1, description: "1-based line number to start at (default 1)." })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: `Most lines to return (default and maximum ${MAX_OUTPUT_LINES}).` })),
+});
+
+export type ReadParams = Static<typeof readParameters>;
+
+export interface ReadDetails {
+  path: string;
+  /** Set for images. */
+  mimeType?: ImageMimeType;
+  /** For text: the lines shown and the file's line count. */
+  startLine?: number;
+  endLine?: number;
+  totalLines?: number;
+  truncated?: boolean;
+  /** The offset that continues where this read stopped. */
+  nextOffset?: number;
+}
+
+const DESCRIPTION = `Read a file. Text comes back as its lines, at most ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KiB per call; \
+when more remain, a notice at the end gives the offset to continue from. Lines longer than ${MAX_LINE_CHARS} characters are cut. \
+Use offset and limit to read a part of a large file. PNG, JPEG, GIF and WebP images come back as images. \
+Other binary files and directories are refused (use ls for directories).`;
+
+export function createReadTool(ctx: ToolContext): AgentTool<typeof readParameters, ReadDetails> {
+  return {
+    name: "read",
+    label: "Read",
+    description: DESCRIPTION,
+    parameters: readParameters,
+    executionMode: "parallel",
+    execute: async (_toolCallId, params, signal) => {
+      throwIfAborted(signal);
+      const absolute = resolveToolPath(ctx, params.path);
+      const shown = displayPath(ctx, absolute);
+      try {
+        const size = await fileSize(absolute, shown);
+        const mimeType = await sniffImage(absolute);
+        if (mimeType !== undefined) return await readImage(absolute, shown, size, mimeType);
+        return await readText(absolute, shown, params, signal);
+      } catch (error) {
+        throw fileSystemError(error, shown, "read");
+      }
+    },
+  };
+}
+
+async function fileSize(absolute: string, shown: string): Promise<number> {
+  let info;
+  try {
+    info = await stat(absolute);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError("notFound", `File not found: ${shown}`);
+    throw error;
+  }
+  if (info.isDirectory()) throw new ToolError("notAFile", `${shown} is a directory, not a file. Use ls to list it.`);
+  if (!info.isFile()) throw new ToolError("notAFile", `${shown} is not a regular file.`);
+  return info.size;
+}
+
+async function sniffImage(absolute: string): Promise<ImageMimeType | undefined> {
+  const handle = await open(absolute, "r");
+  try {
+    const head = Buffer.alloc(IMAGE_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, IMAGE_SNIFF_BYTES, 0);
+    return imageMimeType(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readImage(absolute: string, shown: string, size: number, mimeType: ImageMimeType) {
+  if (size > MAX_IMAGE_BYTES) {
+    throw new ToolError("tooLarge", `${shown} is a ${formatBytes(size)} image; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be read.`);
+  }
+  const handle = await open(absolute, "r");
+  const data = await handle.readFile().finally(() => handle.close());
+  const content: (TextContent | ImageContent)[] = [
+    { type: "text", text: `Read image ${shown} (${mimeType}, ${formatBytes(data.length)}).` },
+    { type: "image", data: data.toString("base64"), mimeType },
+  ];
+  return { content, details: { path: shown, mimeType } };
+}
+
+async function readText(absolute: string, shown: string, params: ReadParams, signal: AbortSignal | undefined) {
+  const offset = params.offset ?? 1;
+  const maxLines = Math.min(params.limit ?? MAX_OUTPUT_LINES, MAX_OUTPUT_LINES);
+  const window = await readTextWindow(absolute, { offset, maxLines, maxBytes: MAX_OUTPUT_BYTES }, signal);
+  if (window.totalLines === 0 && offset === 1) {
+    return { content: [{ type: "text" as const, text: "(empty file)" }], details: { path: shown, totalLines: 0 } };
+  }
+  if (offset > window.totalLines) {
+    throw new ToolError("invalidArgument", `Offset ${offset} is past the end of ${shown}, which has ${window.totalLines} lines.`);
+  }
+  const endLine = offset + window.lines.length - 1;
+  const details: ReadDetails = { path: shown, startLine: offset, endLine, totalLines: window.totalLines };
+  let text = window.lines.join("\n");
+  if (endLine < window.totalLines) {
+    details.nextOffset = endLine + 1;
+    details.truncated = params.limit === undefined || window.lines.length < params.limit;
+    const why = window.stoppedByBytes ? ` (${MAX_OUTPUT_BYTES / 1024} KiB output limit)` : "";
+    text += `\n\n[Showing lines ${offset}-${endLine} of ${window.totalLines}${why}. Use offset=${endLine + 1} to continue.]`;
+  }
+  if (window.cutLines > 0) {
+    text += `\n\n[${window.cutLines} line(s) longer than ${MAX_LINE_CHARS} characters were cut; use bash (for example cut -c or head -c) to see them whole.]`;
+  }
+  return { content: [{ type: "text" as const, text }], details };
+}

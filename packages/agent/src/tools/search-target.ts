@@ -1,0 +1,27 @@
+import { stat } from "node:fs/promises";
+import { basename, dirname } from "node:path";
+import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
+import { errnoCode, ToolError } from "./errors.js";
+
+/** Where a search runs: `dir` as the child's cwd, and the one file to search when the path named a file. */
+export interface SearchTarget {
+  dir: string;
+  file?: string;
+  shown: string;
+}
+
+export async function searchTarget(ctx: ToolContext, path: string | undefined, allowFile: boolean): Promise<SearchTarget> {
+  const absolute = resolveToolPath(ctx, path ?? ".");
+  const shown = displayPath(ctx, absolute);
+  let info;
+  try {
+    info = await stat(absolute);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError("notFound", `Path not found: ${shown}`);
+    throw new ToolError("ioError", `Cannot access ${shown}: ${(error as Error).message}`);
+  }
+  if (info.isDirectory()) return { dir: absolute, shown };
+  if (!allowFile) throw new ToolError("notADirectory", `${shown} is not a directory.`);
+  return { dir: dirname(absolute), file: basename(absolute), shown };
+}
