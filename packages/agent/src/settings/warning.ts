@@ -1,0 +1,16 @@
+/**
+ * A problem worth showing to the user that does not stop the work: a settings
+ * file that does not parse, a setting of the wrong type, project resources
+ * skipped until the project is trusted. The same object travels in
+ * `thread/start` warnings, `warning` notifications and `config/read` errors.
+ */
+export interface Warning {
+  message: string;
+  source: "settings" | "extension" | "trust" | "server";
+  /** The file the warning is about, when there is one. */
+  path?: string;
+  /** One-based. */
+  line?: number;
+  /** One-based, in UTF-16 code units like most editors count. */
+  column?: number;
+}
