@@ -19,9 +19,17 @@ function collect(dir, out) {
   return out;
 }
 
+/** A compiled test whose source was deleted or moved is stale output, not a test. */
+function hasSource(file) {
+  const rel = relative(root, file).split("/");
+  const pkg = rel.indexOf("dist");
+  return existsSync(join(root, ...rel.slice(0, pkg), ...rel.slice(pkg + 1)).replace(/\.js$/, ".ts"));
+}
+
 const filters = process.argv.slice(2);
 const files = readdirSync(join(root, "packages"))
   .flatMap((pkg) => collect(join(root, "packages", pkg, "dist", "test"), []))
+  .filter(hasSource)
   .filter((file) => filters.length === 0 || filters.some((f) => relative(root, file).includes(f)))
   .sort();
 if (files.length === 0) {

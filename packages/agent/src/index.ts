@@ -1,2 +1,61 @@
+export type { Warning } from "./warning.js";
+
 export { FileLock, LockHeldError, type LockHolder } from "./fs/file-lock.js";
-export { writeFileAtomic, type AtomicWriteOptions } from "./fs/atomic-write.js";
+export { writeFileAtomic, writeFileAtomicAsync, type AtomicWriteOptions } from "./fs/atomic-write.js";
+export { withFileLock } from "./fs/file-queue.js";
+
+export { loadEngine, warmEngine, engineIfLoaded, type Engine } from "./models/engine.js";
+export { ModelError, type ModelErrorCode } from "./models/errors.js";
+export { ModelRegistry, type ModelRef, type ModelSummary, type ModelSource } from "./models/registry.js";
+export { AuthStore, type Credential } from "./models/auth-store.js";
+export { readModelsFile, type CustomProvider, type ModelsFileWarning } from "./models/models-json.js";
+
+export {
+  AgentSession,
+  DEFAULT_RUN_SETTINGS,
+  TurnInProgressError,
+  usageFromBranch,
+  type AgentSessionOptions,
+  type AfterToolCall,
+  type BeforeToolCall,
+  type RetrySettings,
+  type RunSettings,
+  type SessionHooks,
+  type ToolCallInfo,
+  type TurnInput,
+  type TurnResult,
+} from "./run/session.js";
+export type { SessionEvent, SessionListener, CompactionReason } from "./run/events.js";
+export { classifyError, isTransient, boundErrorMessage, type ErrorKind, type TurnError } from "./run/error-kind.js";
+export { branchState, contextMessages, type Transcript, type TranscriptEntry, type TurnStatus, type BranchState } from "./run/transcript.js";
+export { buildSystemPrompt, collectContextFiles, type ContextFile } from "./run/system-prompt.js";
+export { emptyUsage, type TokenUsage } from "./run/usage.js";
+export { textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "./run/messages.js";
+export { DEFAULT_COMPACTION, type CompactionSettings } from "./run/compaction.js";
+
+export * from "./tools/index.js";
+
+export { ExtensionHost, extensionName, type ExtensionHostDeps, type ExtensionSpec } from "./extensions/host.js";
+export { extensionRunHooks, runInputHooks, type ExtensionRunHooks } from "./extensions/session-hooks.js";
+export { silentUI } from "./extensions/silent-ui.js";
+export type * from "./extensions/types.js";
+
+export * from "./settings/read.js";
+export * from "./settings/write.js";
+export * from "./settings/store.js";
+export * from "./settings/errors.js";
+export * from "./settings/scope.js";
+export {
+  SETTINGS_CATALOGUE,
+  CATALOGUE_ENTRIES,
+  settingsDefaults,
+  THINKING_LEVELS,
+  APPROVAL_MODES,
+  type EffectiveSettings,
+  type ThinkingLevel,
+  type ApprovalMode,
+} from "./settings/catalogue.js";
+export { SETTING_MIGRATIONS } from "./settings/migrations.js";
+export * from "./trust/store.js";
+export * from "./trust/resources.js";
+export * from "./trust/errors.js";

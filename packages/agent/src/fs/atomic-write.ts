@@ -1,13 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { chmod, lstat, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its own unless `keepExistingMode` is false. */
   mode?: number;
   keepExistingMode?: boolean;
-  /** fsync the data and the directory, so the new content survives a power loss. */
+  /** fsync the directory too, so the rename itself survives a power loss. The data is always fsynced. */
   durable?: boolean;
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+function tempBeside(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
 function fsyncDirectory(dir: string): void {
@@ -22,36 +32,50 @@ function fsyncDirectory(dir: string): void {
   }
 }
 
+/** A symlink is written through, so the link stays a link; a dangling one is written at its own path. */
+function followSync(path: string): string {
+  try {
+    if (lstatSync(path).isSymbolicLink()) return realpathSync(path);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  return path;
+}
+
+function modeSync(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Replaces a file's content all at once: readers see the old file or the new
  * one, never a mix, and a failure (disk full, a crash) leaves the old file
  * whole. The temporary file sits beside the target so the rename stays on
- * one filesystem.
+ * one filesystem; an existing file keeps its permission bits.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
-  let mode = options.mode ?? 0o644;
-  if (options.keepExistingMode !== false) {
-    try {
-      mode = statSync(path).mode & 0o7777;
-    } catch {
-      // A new file.
-    }
-  }
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const target = followSync(path);
+  const existing = options.keepExistingMode === false ? undefined : modeSync(target);
+  const mode = existing ?? options.mode ?? 0o644;
+  const temp = tempBeside(target);
   const fd = openSync(temp, "wx", mode);
+  let closed = false;
   try {
     const buffer = typeof data === "string" ? Buffer.from(data) : data;
     let written = 0;
     while (written < buffer.length) written += writeSync(fd, buffer, written, buffer.length - written);
-    if (options.durable) fsyncSync(fd);
+    fsyncSync(fd);
     closeSync(fd);
-    renameSync(temp, path);
+    closed = true;
+    // open() applied the umask; the intended bits win.
+    chmodSync(temp, mode);
+    renameSync(temp, target);
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // Already closed.
-    }
+    if (!closed) closeSync(fd);
     try {
       unlinkSync(temp);
     } catch {
@@ -59,5 +83,40 @@ export function writeFileAtomic(path: string, data: string | Uint8Array, options
     }
     throw error;
   }
-  if (options.durable) fsyncDirectory(dirname(path));
+  if (options.durable) fsyncDirectory(dirname(target));
+}
+
+/** The same as writeFileAtomic, without blocking the event loop: for large files such as a tool's writes. */
+export async function writeFileAtomicAsync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  let target = path;
+  try {
+    if ((await lstat(path)).isSymbolicLink()) target = await realpath(path);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+  let existing: number | undefined;
+  if (options.keepExistingMode !== false) {
+    try {
+      existing = (await stat(target)).mode & 0o7777;
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+  const mode = existing ?? options.mode ?? 0o644;
+  const temp = tempBeside(target);
+  try {
+    const handle = await open(temp, "wx", mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await chmod(temp, mode);
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  if (options.durable) fsyncDirectory(dirname(target));
 }

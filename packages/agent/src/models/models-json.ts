@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
-import { parseJson } from "../util/json-file.js";
+import { parseJsonText } from "../fs/json-text.js";
 
 export interface ModelsFileWarning {
   message: string;
@@ -124,9 +124,9 @@ export function readModelsFile(agentDir: string, env: NodeJS.ProcessEnv): Models
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { providers: [], warnings: [] };
     return { providers: [], warnings: [{ path, message: `cannot read models.json: ${(error as Error).message}` }] };
   }
-  const parsed = parseJson(text);
-  if ("failure" in parsed) {
-    const { message, line, column } = parsed.failure;
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    const { message, line, column } = parsed.error;
     return { providers: [], warnings: [{ path, message: `models.json is not valid JSON: ${message}`, ...(line ? { line, column } : {}) }] };
   }
   const warnings: ModelsFileWarning[] = [];

@@ -1,7 +1,7 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { readFile } from "node:fs/promises";
 import { Type, type Static } from "typebox";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 import { unifiedDiff, type FileChange } from "./diff.js";
 import { findReplacement } from "./edit-match.js";

@@ -2,7 +2,7 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { mkdir, readFile, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
-import { writeFileAtomic } from "../util/atomic-write.js";
+import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 import { unifiedDiff, type FileChange } from "./diff.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";

@@ -2,11 +2,11 @@ import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
-import { withFileLock } from "../settings/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget } from "../settings/json-file.js";
+import { withFileLock } from "../fs/file-queue.js";
+import { formatJson, readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
 import { isPlainObject, type SettingsObject, setOwn } from "../settings/keys.js";
 import type { TrustDecision, TrustLookup } from "../settings/scope.js";
-import type { Warning } from "../settings/warning.js";
+import type { Warning } from "../warning.js";
 import { TrustError } from "./errors.js";
 import { needsTrust, type ProjectResource } from "./resources.js";
 

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after } from "node:test";
-import { sha256Hex } from "../../src/settings/json-file.js";
+import { sha256Hex } from "../../src/fs/json-file.js";
 
 /** A fresh temp folder per test file, removed when the file's tests end. */
 export function tempRoot(name: string): () => string {

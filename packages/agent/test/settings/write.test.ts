@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSy
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SettingsError } from "../../src/settings/errors.js";
-import { sha256Hex } from "../../src/settings/json-file.js";
+import { sha256Hex } from "../../src/fs/json-file.js";
 import { readSettings } from "../../src/settings/read.js";
 import { SettingsStore } from "../../src/settings/store.js";
 import { updateSettings, writeSetting } from "../../src/settings/write.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { lineColumn, parseJsonText } from "../../src/settings/json-text.js";
+import { lineColumn, parseJsonText } from "../../src/fs/json-text.js";
 
 function errorOf(text: string) {
   const parsed = parseJsonText(text);
