@@ -45,6 +45,7 @@ export const SETTINGS_CATALOGUE = {
       maxRetries: leaf(count, 3, "How many times one request is retried before the turn fails."),
       baseDelayMs: leaf(count, 2000, "Wait before the first retry; each later retry doubles it."),
       maxRetryDelayMs: leaf(count, 60000, "Upper bound of one wait; when a provider asks to wait longer, the request fails instead of waiting."),
+      streamIdleTimeoutMs: leaf(count, 300000, "A model reply that sends nothing for this long is treated as a network failure (and retried)."),
     },
   },
   compaction: {

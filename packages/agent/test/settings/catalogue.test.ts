@@ -22,7 +22,7 @@ describe("settings catalogue", () => {
   test("the catalogue has the settings the spec and the architecture name", () => {
     const required = [
       "sessionDir", "defaultProvider", "defaultModel", "defaultThinkingLevel", "defaultApprovalMode", "theme",
-      "retry.provider.enabled", "retry.provider.maxRetries", "retry.provider.baseDelayMs", "retry.provider.maxRetryDelayMs",
+      "retry.provider.enabled", "retry.provider.maxRetries", "retry.provider.baseDelayMs", "retry.provider.maxRetryDelayMs", "retry.provider.streamIdleTimeoutMs",
       "compaction.enabled", "compaction.reserveTokens", "compaction.keepRecentTokens", "defaultTools",
       "extensions", "skills", "prompts", "themes", "worktrees.root", "worktrees.keep", "worktrees.branchPrefix", "shellPath",
     ];
