@@ -9,6 +9,7 @@ export interface CompactionOutcome {
   summary: string;
   entryId: string;
   tokensBefore: number;
+  timestamp: number;
 }
 
 /**
@@ -53,7 +54,7 @@ export async function runCompaction(options: {
     if (billed) usage = addReply(usage, { usage: billed } as never);
     const { contextTokens: _dropped, ...rest } = usage;
     session.addUsage(rest);
-    const result = { summary, entryId: entry.id, tokensBefore: plan.tokensBefore };
+    const result = { summary, entryId: entry.id, tokensBefore: plan.tokensBefore, timestamp: entry.timestamp };
     session.emit({ type: "compaction_end", turnId, reason, result });
     return result;
   } catch (error) {

@@ -14,8 +14,8 @@ export type SessionEvent =
   | { type: "turn_start"; turnId: string; startedAt: number }
   | { type: "message_start"; turnId: string; message: AgentMessage }
   | { type: "message_update"; turnId: string; message: AssistantMessage; event: AssistantMessageEvent }
-  /** A finished message, as appended to the transcript under `entryId`. */
-  | { type: "message_end"; turnId: string; message: AgentMessage; entryId: string }
+  /** A finished message, as appended to the transcript under `entryId` at `entryTimestamp`. */
+  | { type: "message_end"; turnId: string; message: AgentMessage; entryId: string; entryTimestamp: number }
   | { type: "tool_start"; turnId: string; toolCallId: string; toolName: string; args: unknown }
   | { type: "tool_update"; turnId: string; toolCallId: string; toolName: string; partial: unknown }
   | { type: "tool_end"; turnId: string; toolCallId: string; toolName: string; result: unknown; isError: boolean }
@@ -26,7 +26,7 @@ export type SessionEvent =
       type: "compaction_end";
       turnId?: string;
       reason: CompactionReason;
-      result?: { summary: string; entryId: string; tokensBefore: number };
+      result?: { summary: string; entryId: string; tokensBefore: number; timestamp: number };
       error?: string;
       aborted?: boolean;
     }

@@ -306,7 +306,7 @@ export class AgentSession {
       this.steers.splice(steer, 1);
       this.emit({ type: "steering_changed", turnId, pending: this.pendingSteers() });
     }
-    this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "" });
+    this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "", entryTimestamp: entry?.timestamp ?? Date.now() });
     if (message.role === "assistant") {
       this.tokenUsage = addReply(this.tokenUsage, message);
       this.emit({ type: "usage", turnId, usage: this.tokenUsage });
@@ -314,7 +314,7 @@ export class AgentSession {
   }
 
   /** @internal Appends, turning a failure to write into a fatal stop of the thread. */
-  appendSafely(entry: { type: string; [field: string]: unknown }, durable = false): { id: string } | undefined {
+  appendSafely(entry: { type: string; [field: string]: unknown }, durable = false): { id: string; timestamp: number } | undefined {
     if (this.fatalError) return undefined;
     try {
       return this.transcript.append(entry, { durable });

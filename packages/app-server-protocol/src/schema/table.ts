@@ -1,4 +1,6 @@
 import { lifecycle } from "./lifecycle.js";
+import { threads } from "./threads.js";
+import { turns } from "./turns.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -8,6 +10,8 @@ import { lifecycle } from "./lifecycle.js";
 export const protocol = {
   clientRequests: {
     ...lifecycle.clientRequests,
+    ...threads.clientRequests,
+    ...turns.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -15,6 +19,8 @@ export const protocol = {
   serverRequests: {},
   serverNotifications: {
     ...lifecycle.serverNotifications,
+    ...threads.serverNotifications,
+    ...turns.serverNotifications,
   },
 } as const;
 

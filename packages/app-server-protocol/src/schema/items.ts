@@ -1,0 +1,102 @@
+import { Type, type TSchema } from "typebox";
+import { Closed } from "./common.js";
+
+const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
+
+/** Fields every item has; `index`, times and contents may change until item/completed. */
+function item<T extends Record<string, TSchema>>(type: string, fields: T, description: string) {
+  return Type.Object(
+    {
+      id: Type.String({ description: "A durable ordinal within the turn, or a tool call's own id." }),
+      type: Type.Literal(type),
+      index: Type.Optional(Type.Integer({ minimum: 0, description: "Top-level position in the turn; order by its latest value." })),
+      parentItemId: Type.Optional(Type.String({ description: "The tool call a nested call belongs to; nested calls have no index." })),
+      startedAt: Type.Optional(Millis),
+      completedAt: Type.Optional(Millis),
+      ...fields,
+    },
+    { ...Closed, description },
+  );
+}
+
+export const ImageRef = Type.Object(
+  {
+    mimeType: Type.String(),
+    data: Type.Optional(Type.String({ description: "Base64 bytes." })),
+    path: Type.Optional(Type.String()),
+  },
+  { ...Closed, $id: "ImageRef" },
+);
+
+export const FileChange = Type.Object(
+  {
+    path: Type.String(),
+    kind: Type.Union([Type.Literal("add"), Type.Literal("modify"), Type.Literal("delete")]),
+    diff: Type.Optional(Type.String({ description: "A unified diff of the change." })),
+  },
+  { ...Closed, $id: "FileChange" },
+);
+
+export const PayloadRef = Type.Object(
+  { id: Type.String(), bytes: Type.Integer({ minimum: 0 }) },
+  { ...Closed, $id: "PayloadRef", description: "An immutable large value; read it with payload/read." },
+);
+
+export const ToolCallStatus = Type.Union(
+  [Type.Literal("inProgress"), Type.Literal("completed"), Type.Literal("failed"), Type.Literal("declined")],
+  { $id: "ToolCallStatus" },
+);
+
+export const UserMessageItem = item(
+  "userMessage",
+  {
+    text: Type.String(),
+    images: Type.Optional(Type.Array(ImageRef)),
+    comments: Type.Optional(Type.Array(Type.Unknown())),
+    clientMessageId: Type.Optional(Type.String()),
+  },
+  "What the user sent (after extensions transformed it).",
+);
+
+export const AgentMessageItem = item("agentMessage", { text: Type.String() }, "The model's answer text.");
+export const ReasoningItem = item("reasoning", { text: Type.String() }, "The model's reasoning text.");
+
+export const ToolCallItem = item(
+  "toolCall",
+  {
+    name: Type.String(),
+    input: Type.Optional(Type.Unknown()),
+    inputRef: Type.Optional(PayloadRef),
+    output: Type.Optional(Type.String()),
+    outputRef: Type.Optional(PayloadRef),
+    status: ToolCallStatus,
+    fileChanges: Type.Optional(Type.Array(FileChange)),
+    view: Type.Optional(Type.Unknown()),
+  },
+  "A tool call; its id is the call id.",
+);
+
+export const CompactionItem = item("compaction", { summary: Type.String() }, "Older history was summarized.");
+
+export const ExtensionMessageItem = item(
+  "extensionMessage",
+  { text: Type.String(), customType: Type.Optional(Type.String()), view: Type.Optional(Type.Unknown()) },
+  "A message an extension added to the conversation.",
+);
+
+/** A whole item moved out of line because it is over the inline limit. */
+export const ItemReference = Type.Object(
+  {
+    id: Type.String(),
+    type: Type.String(),
+    index: Type.Optional(Type.Integer({ minimum: 0 })),
+    payloadRef: PayloadRef,
+  },
+  { ...Closed, description: "An item too large to send inline; payload/read returns it as JSON." },
+);
+
+export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem, ToolCallItem, CompactionItem, ExtensionMessageItem], {
+  $id: "Item",
+});
+
+export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem" });

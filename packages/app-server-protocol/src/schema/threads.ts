@@ -1,0 +1,240 @@
+import { Type } from "typebox";
+import { Closed, EmptyObject, Warning } from "./common.js";
+import { notification, request } from "./define.js";
+import { HistoryItem, Item } from "./items.js";
+
+const IsoTime = Type.String({ description: "ISO 8601 time." });
+const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
+const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+
+export const ThinkingLevel = Type.Union(
+  ["off", "minimal", "low", "medium", "high", "xhigh"].map((level) => Type.Literal(level)),
+  { $id: "ThinkingLevel" },
+);
+
+export const ApprovalMode = Type.Union([Type.Literal("ask"), Type.Literal("autoEdit"), Type.Literal("fullAccess")], {
+  $id: "ApprovalMode",
+});
+
+export const ModelRef = Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }, { ...Closed, $id: "ModelRef" });
+
+export const ThreadStatus = Type.Union(
+  [
+    Type.Object({ type: Type.Literal("notLoaded") }, Closed),
+    Type.Object({ type: Type.Literal("idle") }, Closed),
+    Type.Object(
+      { type: Type.Literal("active"), waitingOn: Type.Array(Type.Union([Type.Literal("approval"), Type.Literal("dialog")])) },
+      Closed,
+    ),
+    Type.Object({ type: Type.Literal("systemError"), message: Type.String() }, Closed),
+  ],
+  { $id: "ThreadStatus" },
+);
+
+export const Workspace = Type.Object(
+  {
+    mode: Type.Union([Type.Literal("local"), Type.Literal("worktree")]),
+    path: Type.Optional(Type.String()),
+    baseRef: Type.Optional(Type.String()),
+    branch: Type.Optional(Type.String()),
+  },
+  { ...Closed, $id: "Workspace" },
+);
+
+export const Thread = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    cwd: Type.String(),
+    createdAt: IsoTime,
+    updatedAt: IsoTime,
+    forkedFromId: Type.Optional(Type.String({ description: "The parent's header id." })),
+    sessionFile: Type.Optional(Type.String({ description: "The session file's path, once saved." })),
+    status: ThreadStatus,
+    workspace: Workspace,
+    model: Type.Union([ModelRef, Type.Null()], { description: "Null until a usable model is chosen." }),
+    thinkingLevel: ThinkingLevel,
+    approvalMode: ApprovalMode,
+  },
+  { ...Closed, $id: "Thread" },
+);
+
+export const TurnError = Type.Object(
+  {
+    message: Type.String({ description: "At most 2,000 characters in summaries; full payloads keep it whole." }),
+    kind: Type.Union(["auth", "rateLimit", "contextOverflow", "network", "provider", "other"].map((kind) => Type.Literal(kind))),
+  },
+  { ...Closed, $id: "TurnError" },
+);
+
+export const FileTotals = Type.Object(
+  { path: Type.String(), additions: Type.Integer({ minimum: 0 }), deletions: Type.Integer({ minimum: 0 }) },
+  { ...Closed, $id: "FileTotals" },
+);
+
+export const Turn = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Union([Type.Literal("inProgress"), Type.Literal("completed"), Type.Literal("failed"), Type.Literal("interrupted")]),
+    startedAt: Millis,
+    completedAt: Type.Optional(Millis),
+    error: Type.Optional(TurnError),
+    files: Type.Optional(Type.Array(FileTotals)),
+    items: Type.Optional(Type.Array(HistoryItem, { description: "Only in history, never in turn notifications." })),
+  },
+  { ...Closed, $id: "Turn" },
+);
+
+export const TokenUsage = Type.Object(
+  {
+    input: Type.Integer({ minimum: 0 }),
+    output: Type.Integer({ minimum: 0 }),
+    cacheRead: Type.Integer({ minimum: 0 }),
+    cacheWrite: Type.Integer({ minimum: 0 }),
+    cost: Type.Number({ minimum: 0, description: "Dollars, cumulative." }),
+    contextTokens: Type.Optional(Type.Integer({ minimum: 0, description: "Absent when the current context is unknown." })),
+    contextWindow: Type.Integer({ minimum: 0 }),
+  },
+  { ...Closed, $id: "TokenUsage" },
+);
+
+const Widget = Type.Object(
+  {
+    key: Type.String(),
+    placement: Type.Union([Type.Literal("aboveEditor"), Type.Literal("belowEditor")]),
+    lines: Type.Optional(Type.Array(Type.String())),
+    view: Type.Optional(Type.Unknown()),
+  },
+  Closed,
+);
+
+export const ThreadUi = Type.Object(
+  {
+    statuses: Type.Array(Type.Object({ key: Type.String(), text: Type.String() }, Closed)),
+    title: Type.Optional(Type.String()),
+    workingMessage: Type.Optional(Type.String()),
+    workingVisible: Type.Boolean(),
+    widgets: Type.Array(Widget),
+  },
+  { ...Closed, $id: "ThreadUi", description: "The thread's extension UI as it stands when the response is written." },
+);
+
+export const QueueSnapshot = Type.Object(
+  {
+    steering: Type.Array(Type.String()),
+    followUp: Type.Array(
+      Type.Object({ id: Type.String(), text: Type.String(), attachments: Type.Optional(Type.Integer({ minimum: 1 })) }, Closed),
+    ),
+  },
+  { ...Closed, $id: "QueueSnapshot" },
+);
+
+const ThreadCreated = Type.Object({ thread: Thread, warnings: Type.Array(Warning), ui: ThreadUi }, Closed);
+
+const ModelSummary = Type.Object(
+  {
+    provider: Type.String(),
+    id: Type.String(),
+    name: Type.String(),
+    reasoning: Type.Boolean(),
+    thinkingLevels: Type.Array(ThinkingLevel, { minItems: 1 }),
+    contextWindow: Type.Integer({ minimum: 0 }),
+    maxTokens: Type.Integer({ minimum: 0 }),
+    input: Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")])),
+    cost: Type.Object(
+      { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), cacheRead: Type.Number({ minimum: 0 }), cacheWrite: Type.Number({ minimum: 0 }) },
+      { ...Closed, description: "Dollars per million tokens." },
+    ),
+    available: Type.Boolean({ description: "A credential for the provider is present." }),
+    source: Type.Union([Type.Literal("builtin"), Type.Literal("custom"), Type.Literal("extension")]),
+  },
+  { ...Closed, $id: "ModelSummary" },
+);
+
+export const threads = {
+  clientRequests: {
+    "thread/start": request({
+      params: Type.Object(
+        {
+          cwd: Type.String({ minLength: 1, maxLength: 4096, description: "An existing directory: the project." }),
+          approvalMode: Type.Optional(ApprovalMode),
+          model: Type.Optional(ModelRef),
+          thinkingLevel: Type.Optional(ThinkingLevel),
+        },
+        Closed,
+      ),
+      result: ThreadCreated,
+      doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller.",
+    }),
+    "thread/resume": request({
+      params: Type.Object({ threadId: ThreadId, cursor: Type.Optional(Type.String({ maxLength: 4096 })) }, Closed),
+      result: Type.Object(
+        {
+          thread: Thread,
+          turns: Type.Array(Turn),
+          nextCursor: Type.Optional(Type.String()),
+          runningTurn: Type.Optional(Turn),
+          queue: QueueSnapshot,
+          usage: TokenUsage,
+          warnings: Type.Array(Warning),
+          ui: ThreadUi,
+        },
+        Closed,
+      ),
+      errors: ["threadNotFound", "threadLockedElsewhere", "invalidCursor", "archiveConflict"],
+      doc: "Loads and owns a thread and subscribes in the same step as it builds the answer: the first history page and live snapshots.",
+    }),
+    "thread/fork": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: ThreadCreated,
+      errors: ["threadNotFound"],
+      doc: 'Copies a thread\'s history into a new thread named "<name> (fork)", loads it and subscribes the caller.',
+    }),
+    "thread/unsubscribe": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: Type.Object({ status: Type.Union([Type.Literal("unsubscribed"), Type.Literal("notSubscribed")]) }, Closed),
+      doc: "Stops this connection's thread notifications.",
+    }),
+    "thread/name/set": request({
+      params: Type.Object({ threadId: ThreadId, name: Type.String({ minLength: 1, maxLength: 200 }) }, Closed),
+      result: EmptyObject,
+      errors: ["threadNotFound"],
+      doc: "Renames a loaded thread; every connection gets thread/name/updated.",
+    }),
+    "thread/settings/update": request({
+      params: Type.Object(
+        { threadId: ThreadId, model: Type.Optional(ModelRef), thinkingLevel: Type.Optional(ThinkingLevel), approvalMode: Type.Optional(ApprovalMode) },
+        Closed,
+      ),
+      result: Type.Object({ thread: Thread }, Closed),
+      errors: ["threadNotFound", "turnInProgress"],
+      doc: "Changes a loaded thread's model, thinking level or approval mode for its next turns.",
+    }),
+    "model/list": request({
+      params: EmptyObject,
+      result: Type.Object({ models: Type.Array(ModelSummary) }, Closed),
+      doc: "Every model the server knows, with thinking levels, context window, prices and whether credentials are present.",
+    }),
+  },
+  serverNotifications: {
+    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start or fork); to every connection." }),
+    "thread/status/changed": notification({
+      params: Type.Object({ threadId: Type.String(), status: ThreadStatus }, Closed),
+      doc: "A thread's status changed; to every connection.",
+    }),
+    "thread/name/updated": notification({
+      params: Type.Object({ threadId: Type.String(), name: Type.String() }, Closed),
+      doc: "A thread was renamed; to every connection.",
+    }),
+    "thread/tokenUsage/updated": notification({
+      params: Type.Object({ threadId: Type.String(), turnId: Type.Optional(Type.String()), usage: TokenUsage }, Closed),
+      doc: "After every finalized assistant reply (and compaction billing); to subscribers.",
+    }),
+    warning: notification({
+      params: Type.Object({ threadId: Type.Optional(Type.String()), warning: Warning }, Closed),
+      doc: "A problem that did not stop the work, such as an extension's failure; to subscribers.",
+    }),
+  },
+} as const;
+
+export { Item };

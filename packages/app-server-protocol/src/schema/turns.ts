@@ -1,0 +1,100 @@
+import { Type } from "typebox";
+import { Closed } from "./common.js";
+import { notification, request } from "./define.js";
+import { Item } from "./items.js";
+import { Turn, TurnError } from "./threads.js";
+
+const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+
+export const ImageInput = Type.Union(
+  [
+    Type.Object(
+      {
+        mimeType: Type.Union(["image/png", "image/jpeg", "image/gif", "image/webp"].map((m) => Type.Literal(m))),
+        data: Type.String({ minLength: 1, maxLength: 28_000_000, description: "Base64, at most 20 MiB decoded." }),
+      },
+      Closed,
+    ),
+    Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: "Absolute path to a PNG, JPEG, GIF or WebP file of at most 20 MiB." }) }, Closed),
+  ],
+  { $id: "ImageInput" },
+);
+
+const ClientMessageId = Type.String({ minLength: 1, maxLength: 128 });
+
+const TurnParams = { threadId: Type.String({ minLength: 1, maxLength: 128 }) };
+const ItemParams = { threadId: Type.String(), turnId: Type.String() };
+
+export const turns = {
+  clientRequests: {
+    "turn/start": request({
+      params: Type.Object(
+        {
+          threadId: ThreadId,
+          text: Type.String({ maxLength: 1_000_000 }),
+          requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          clientMessageId: Type.Optional(ClientMessageId),
+          images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+        },
+        Closed,
+      ),
+      result: Type.Object(
+        {
+          status: Type.Union([Type.Literal("started"), Type.Literal("handled"), Type.Literal("cancelled")]),
+          threadId: Type.String(),
+          requestId: Type.Optional(Type.String()),
+        },
+        Closed,
+      ),
+      errors: ["threadNotFound", "turnInProgress", "authRequired"],
+      doc: "Starts a turn without waiting for it: started, handled (an extension consumed the input) or cancelled.",
+    }),
+  },
+  serverNotifications: {
+    "turn/started": notification({
+      params: Type.Object({ ...TurnParams, turn: Turn, requestId: Type.Optional(Type.String()) }, Closed),
+      doc: "A turn began; to subscribers.",
+    }),
+    "turn/completed": notification({
+      params: Type.Object({ ...TurnParams, turn: Turn }, Closed),
+      doc: "A turn ended (completed, failed or interrupted); a summary without items; to subscribers.",
+    }),
+    "thread/turn/completed": notification({
+      params: Type.Object({ ...TurnParams, turn: Turn }, Closed),
+      doc: "The same outcome, for sidebars; to every connection.",
+    }),
+    "turn/retrying": notification({
+      params: Type.Object(
+        {
+          ...ItemParams,
+          attempt: Type.Integer({ minimum: 1 }),
+          maxAttempts: Type.Integer({ minimum: 1 }),
+          delayMs: Type.Integer({ minimum: 0 }),
+          error: TurnError,
+        },
+        Closed,
+      ),
+      doc: "A transient provider error; the turn retries after delayMs; to subscribers.",
+    }),
+    "item/started": notification({
+      params: Type.Object({ ...ItemParams, item: Item }, Closed),
+      doc: "An item began; its times and contents are provisional.",
+    }),
+    "item/completed": notification({
+      params: Type.Object({ ...ItemParams, item: Item }, Closed),
+      doc: "An item's final times, text, fileChanges and index: replace what streamed.",
+    }),
+    "item/removed": notification({
+      params: Type.Object({ ...ItemParams, itemId: Type.String() }, Closed),
+      doc: "An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped).",
+    }),
+    "item/agentMessage/delta": notification({
+      params: Type.Object({ ...ItemParams, itemId: Type.String(), delta: Type.String() }, Closed),
+      doc: "More answer text.",
+    }),
+    "item/reasoning/delta": notification({
+      params: Type.Object({ ...ItemParams, itemId: Type.String(), delta: Type.String() }, Closed),
+      doc: "More reasoning text.",
+    }),
+  },
+} as const;
