@@ -1,6 +1,6 @@
 import type { Candidate } from "./discover.js";
 import { readSkillHeader, isValidCommandName } from "./skills.js";
-import { readPromptDescription } from "./templates.js";
+import { readPromptHeader } from "./templates.js";
 import { RESOURCE_TYPES, type Resource, type ResourceWarning } from "./types.js";
 
 /**
@@ -28,8 +28,9 @@ export function describeResources(candidates: readonly Candidate[], warnings: Re
         if (header.description) resource.description = header.description;
         if (resource.enabled) for (const message of header.problems) warnings.push({ message, source: "settings", path: resource.path });
       } else if (resource.type === "prompts") {
-        const description = readPromptDescription(resource.path);
-        if (description) resource.description = description;
+        const header = readPromptHeader(resource.path);
+        if (header.description) resource.description = header.description;
+        if (resource.enabled) for (const message of header.problems) warnings.push({ message, source: "settings", path: resource.path });
         if (resource.enabled && !isValidCommandName(resource.name)) {
           warnings.push({ message: `prompt template "${resource.name}" cannot be typed as a command (spaces or over 64 characters); rename the file`, source: "settings", path: resource.path });
         }

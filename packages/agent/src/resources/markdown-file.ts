@@ -29,7 +29,7 @@ export function firstLineSummary(body: string, max = 100): string | undefined {
   const line = body
     .split("\n")
     .map((l) => l.replace(/^#+\s*/, "").trim())
-    .find((l) => l !== "");
+    .find((l) => l !== "" && l !== "---");
   if (line === undefined) return undefined;
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

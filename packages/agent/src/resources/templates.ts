@@ -91,10 +91,11 @@ function describe(attributes: Record<string, string>, body: string): string | un
   return attributes.description?.trim() || firstLineSummary(body);
 }
 
-/** The description shown for `/name`: frontmatter `description`, else the first line. */
-export function readPromptDescription(path: string): string | undefined {
-  const { attributes, body } = readMarkdownHeader(path);
-  return describe(attributes, body);
+/** The description shown for `/name` (frontmatter `description`, else the first line), and header problems. */
+export function readPromptHeader(path: string): { description?: string; problems: string[] } {
+  const { attributes, body, problems } = readMarkdownHeader(path);
+  const description = describe(attributes, body);
+  return { ...(description ? { description } : {}), problems };
 }
 
 export function loadPromptTemplate(path: string): PromptTemplate {

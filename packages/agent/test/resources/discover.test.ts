@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { discoverResources, type DiscoverOptions } from "../../src/resources/discover.js";
@@ -120,6 +121,31 @@ test("symlinks are followed once: a loop ends and a linked file counts once", ()
   }
 });
 
+test("a branching symlink loop is walked once, not to the folder limit", () => {
+  const box = sandbox();
+  try {
+    box.write({ "skills/x/a": { link: "." }, "skills/x/b": { link: "." }, "skills/x/c": { link: ".." }, "skills/x/d": { link: "../x" }, "skills/y/SKILL.md": skillFile("y", "d") }, box.agentDir);
+    const { resources, warnings } = discover(box);
+    assert.deepEqual(resources.map((r) => r.path), [join(box.agentDir, "skills/y/SKILL.md")]);
+    assert.deepEqual(warnings, []);
+  } finally {
+    box.close();
+  }
+});
+
+test("a skills folder with too many folders is cut short with a warning", () => {
+  const box = sandbox();
+  try {
+    box.write({ "skills/000/SKILL.md": skillFile("first", "d") }, box.agentDir);
+    for (let i = 1; i <= 2100; i++) mkdirSync(join(box.agentDir, "skills", String(i).padStart(4, "0")));
+    const { resources, warnings } = discover(box);
+    assert.deepEqual(resources.map((r) => r.name), ["first"]);
+    assert.deepEqual(warnings, [{ message: "stopped looking for skills after 2000 folders", source: "settings", path: join(box.agentDir, "skills") }]);
+  } finally {
+    box.close();
+  }
+});
+
 test("skill nesting is bounded in depth", () => {
   const box = sandbox();
   try {
@@ -185,6 +211,21 @@ test("skills: frontmatter name wins, a bad name falls back to the folder, a miss
       "a disabled skill is not nagged about",
     );
     assert.equal(warnings[1]!.path, join(box.agentDir, "skills/folder-c/SKILL.md"));
+  } finally {
+    box.close();
+  }
+});
+
+test("prompt templates: bad frontmatter and names that cannot be typed are reported", () => {
+  const box = sandbox();
+  try {
+    box.write({ "prompts/open.md": "---\ndescription: never closed\n", "prompts/two words.md": "x" }, box.agentDir);
+    const { resources, warnings } = discover(box);
+    assert.deepEqual(resources.map((r) => `${r.name}:${r.description}`), ["open:description: never closed", "two words:x"]);
+    assert.deepEqual(warnings.map((w) => w.message), [
+      "frontmatter starts with --- but is never closed",
+      `prompt template "two words" cannot be typed as a command (spaces or over 64 characters); rename the file`,
+    ]);
   } finally {
     box.close();
   }
