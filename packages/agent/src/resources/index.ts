@@ -1,0 +1,10 @@
+export { RESOURCE_TYPES, ResourceError, type PackageEntry, type Resource, type ResourceErrorCode, type ResourceOrigin, type ResourceScope, type ResourceSettings, type ResourceType, type ResourceWarning, type ScopedSettings } from "./types.js";
+export { discoverResources, type DiscoverOptions, type DiscoveryResult, type SkippedProject } from "./discover.js";
+export { PROJECT_CONFIG_DIR, projectBase, projectResourcePaths, scopeBase } from "./layout.js";
+export { planResourceToggle, type ResourceTogglePlan, type ToggleRequest } from "./toggle.js";
+export { parseFrontmatter, type Frontmatter } from "./frontmatter.js";
+export { loadSkill, readSkillHeader, renderSkillsSection, skillCommandMessage, type Skill, type SkillHeader } from "./skills.js";
+export { expandPromptTemplate, loadPromptTemplate, parseSlashInput, splitArgs, type PromptTemplate, type SlashInput } from "./templates.js";
+export { expandSlashInput, listCommands, SKILL_COMMAND_PREFIX, type CommandInfo, type SlashExpansion } from "./commands.js";
+export { resourceRank } from "./describe.js";
+export { globToRegExp } from "./glob.js";
