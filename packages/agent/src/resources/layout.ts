@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { PROJECT_CONFIG_DIR } from "../settings/scope.js";
 import { RESOURCE_TYPES } from "./types.js";
 
-/** The project's own folder of KnightCode files, beside its code. */
-export const PROJECT_CONFIG_DIR = ".knightcode";
+export { PROJECT_CONFIG_DIR };
 
 export function projectBase(cwd: string): string {
   return join(cwd, PROJECT_CONFIG_DIR);

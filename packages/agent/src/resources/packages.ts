@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseJson } from "../util/json-file.js";
+import { parseJsonText } from "../fs/json-text.js";
 import { PathPattern, globToRegExp, hasGlobChars } from "./glob.js";
 import { realPathOf, relativeInside } from "./paths.js";
 import { SKILL_FILE, resourcesAtPath, scanTypeFolder, type FoundFile, type ScanOutcome } from "./scan.js";
@@ -37,9 +37,9 @@ function readManifest(root: string, problems: PackageContents["problems"]): Reco
   } catch {
     return undefined;
   }
-  const parsed = parseJson(text);
-  if ("failure" in parsed) {
-    problems.push({ message: `package.json is not valid JSON (${parsed.failure.message}); using the conventional folders`, path: file });
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    problems.push({ message: `package.json is not valid JSON (${parsed.error.message}); using the conventional folders`, path: file });
     return undefined;
   }
   const manifest = (parsed.value as Record<string, unknown> | null)?.[MANIFEST_KEY];
