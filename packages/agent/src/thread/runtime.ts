@@ -1,0 +1,237 @@
+import type { ImageContent, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
+import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
+import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../extensions/types.js";
+import type { ModelRef, ModelRegistry } from "../models/registry.js";
+import { expandSlashInput, listCommands, type CommandInfo } from "../resources/commands.js";
+import { discoverResources } from "../resources/discover.js";
+import { renderSkillsSection } from "../resources/skills.js";
+import { parseSlashInput } from "../resources/templates.js";
+import type { Resource, ResourceSettings } from "../resources/types.js";
+import { AgentSession, type BeforeToolCall, type RunSettings } from "../run/session.js";
+import { buildSystemPrompt } from "../run/system-prompt.js";
+import type { Transcript } from "../run/transcript.js";
+import type { EffectiveSettings } from "../settings/catalogue.js";
+import { readSettings, type SettingsSnapshot } from "../settings/read.js";
+import type { SettingsObject } from "../settings/keys.js";
+import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserAnswers } from "../tools/index.js";
+import type { TrustStore } from "../trust/store.js";
+import { untrustedResourcesWarning } from "../trust/resources.js";
+import type { Warning } from "../warning.js";
+import { selectTools } from "./tool-selection.js";
+
+/** What every thread of a process shares. */
+export interface ThreadEnvironment {
+  agentDir: string;
+  registry: ModelRegistry;
+  trust: TrustStore;
+  /** `-e` paths: explicitly trusted, loaded in every thread. */
+  extensionPaths: readonly string[];
+  builtinExtensions?: readonly ExtensionSpec[];
+  env: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface ThreadRuntimeOptions {
+  environment: ThreadEnvironment;
+  threadId: string;
+  cwd: string;
+  transcript: Transcript;
+  mode: ExtensionMode;
+  hasUI: boolean;
+  ui: ExtensionUI;
+  /** Problems after loading (an extension's handler failed): the thread reports them to its subscribers. */
+  onWarning(warning: Warning): void;
+  /** An extension asked to add a message (and maybe start a turn); the thread decides how. */
+  onSendMessage?(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
+  /** Tools or commands changed after loading. */
+  onChanged?(): void;
+  /** The approval gate, run after extensions' tool_call handlers. */
+  approvalGate?: BeforeToolCall;
+  askUser?: (questions: unknown, signal?: AbortSignal) => Promise<AskUserAnswers | undefined>;
+  submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
+}
+
+export type InputOutcome = { action: "handled" } | { action: "continue"; text: string; images: ImageContent[] };
+
+function runSettingsFrom(effective: EffectiveSettings): RunSettings {
+  const retry = effective.retry.provider;
+  return {
+    retry: { enabled: retry.enabled, maxRetries: retry.maxRetries, baseDelayMs: retry.baseDelayMs, maxRetryDelayMs: retry.maxRetryDelayMs },
+    compaction: { ...effective.compaction },
+    streamIdleTimeoutMs: retry.streamIdleTimeoutMs,
+  };
+}
+
+function resourceSettings(settings: SettingsObject | undefined): ResourceSettings | undefined {
+  if (!settings) return undefined;
+  const pick = (key: string) => (Array.isArray(settings[key]) ? (settings[key] as never) : undefined);
+  return { extensions: pick("extensions"), skills: pick("skills"), prompts: pick("prompts"), themes: pick("themes"), packages: pick("packages") };
+}
+
+/**
+ * One thread's agent, composed: settings and project trust for its cwd, the
+ * resources they allow, its extension host, its tools and the AgentSession
+ * that runs its turns. Knows nothing of JSON-RPC; the server wraps it.
+ */
+export class ThreadRuntime {
+  readonly session: AgentSession;
+  readonly host: ExtensionHost;
+  private resourceList: Resource[] = [];
+  private snapshot: SettingsSnapshot;
+
+  private constructor(
+    private readonly options: ThreadRuntimeOptions,
+    snapshot: SettingsSnapshot,
+    host: ExtensionHost,
+    session: AgentSession,
+  ) {
+    this.snapshot = snapshot;
+    this.host = host;
+    this.session = session;
+  }
+
+  /** Loads everything a thread needs; the warnings are for the answer that opened the thread. */
+  static async create(options: ThreadRuntimeOptions): Promise<{ runtime: ThreadRuntime; warnings: Warning[] }> {
+    const { environment: env, cwd } = options;
+    const trust = env.trust.decisionFor(cwd);
+    const snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
+    const warnings: Warning[] = [...snapshot.errors];
+    let session!: AgentSession;
+    const host = new ExtensionHost({
+      threadId: options.threadId,
+      cwd,
+      mode: options.mode,
+      hasUI: options.hasUI,
+      ui: options.ui,
+      registry: env.registry,
+      env: env.env,
+      model: () => session?.model,
+      turnSignal: () => session?.runningTurn?.controller.signal,
+      abort: () => session?.abort(),
+      isIdle: () => !session?.runningTurn,
+      appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
+      sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
+      warn: (warning) => options.onWarning(warning),
+      changed: () => options.onChanged?.(),
+      log: env.log,
+    });
+    const effective = snapshot.effective;
+    const hooks = extensionRunHooks(host);
+    const gate = options.approvalGate;
+    session = new AgentSession({
+      threadId: options.threadId,
+      cwd,
+      transcript: options.transcript,
+      registry: env.registry,
+      systemPrompt: "",
+      tools: [],
+      settings: runSettingsFrom(effective),
+      defaultModel: { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined },
+      defaultThinkingLevel: effective.defaultThinkingLevel as ModelThinkingLevel,
+      // Extensions see (and may change or block) a call before the approval gate asks the user about it.
+      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? (gate ? gate(call, signal) : undefined),
+      afterToolCall: hooks.afterToolCall,
+      hooks: hooks.hooks,
+    });
+    const runtime = new ThreadRuntime(options, snapshot, host, session);
+    warnings.push(...(await runtime.loadResources(trust === true)));
+    return { runtime, warnings };
+  }
+
+  private async loadResources(trusted: boolean): Promise<Warning[]> {
+    const { environment: env, cwd } = this.options;
+    const warnings: Warning[] = [];
+    const scopes = this.snapshot.scopes;
+    const discovery = discoverResources({
+      agentDir: env.agentDir,
+      cwd,
+      projectTrusted: trusted,
+      settings: { global: resourceSettings(scopes.global.settings), project: trusted ? resourceSettings(scopes.project?.settings) : undefined },
+      cliExtensions: [...env.extensionPaths],
+      builtinNames: (env.builtinExtensions ?? []).map((b) => b.path),
+    });
+    this.resourceList = discovery.resources;
+    warnings.push(...discovery.warnings);
+    if (discovery.skipped && env.trust.decisionFor(cwd) === null) warnings.push(untrustedResourcesWarning(cwd, discovery.skipped.paths));
+    const specs: ExtensionSpec[] = [
+      ...(env.builtinExtensions ?? []),
+      ...discovery.resources.filter((r) => r.type === "extensions" && r.enabled).map((r) => ({ path: r.path })),
+    ];
+    warnings.push(...(await this.host.load(specs)));
+    this.refreshToolsAndPrompt();
+    return warnings;
+  }
+
+  /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
+  refreshToolsAndPrompt(): void {
+    const { cwd, environment: env } = this.options;
+    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env })];
+    if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
+    if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
+    const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
+    const skills = this.resourceList
+      .filter((r) => r.type === "skills" && r.enabled && !r.shadowedBy)
+      .map((r) => ({ name: r.name, description: r.description, path: r.path }));
+    const skillsSection = renderSkillsSection(skills);
+    this.session.setTools(tools);
+    this.session.setSystemPrompt(
+      buildSystemPrompt({ cwd, agentDir: env.agentDir, tools, appendix: skillsSection === "" ? [] : [skillsSection] }),
+    );
+  }
+
+  get settings(): SettingsSnapshot {
+    return this.snapshot;
+  }
+
+  get resources(): readonly Resource[] {
+    return this.resourceList;
+  }
+
+  /** Extension commands, prompt templates and skills, as `/` commands without the slash. */
+  commands(): CommandInfo[] {
+    return listCommands(this.resourceList, this.host.commands());
+  }
+
+  /**
+   * What user input becomes: an extension command (handled), then the input
+   * handlers (continue, transform or handle), then a prompt template or
+   * skill expansion. Aborting the signal stops waiting for handlers.
+   */
+  async processInput(text: string, images: ImageContent[], source: "user" | "queue" | "extension", signal?: AbortSignal): Promise<InputOutcome> {
+    const slash = parseSlashInput(text);
+    if (slash && (await this.host.runCommand(slash.name, slash.args))) return { action: "handled" };
+    const hooked = await runInputHooks(this.host, { text, images, source }, signal);
+    if (hooked.action === "handled") return hooked;
+    const expanded = expandSlashInput(hooked.text, this.resourceList);
+    return { action: "continue", text: expanded?.message ?? hooked.text, images: hooked.images };
+  }
+
+  /** Applies a thread's own model/thinking-level choice (thread/start, settings/update). */
+  async choose(options: { model?: ModelRef; thinkingLevel?: ModelThinkingLevel }): Promise<void> {
+    if (options.model) await this.session.setModel(options.model);
+    if (options.thinkingLevel) await this.session.setThinkingLevel(options.thinkingLevel);
+  }
+
+  /** `/reload`: every extension is shut down and loaded anew, with fresh settings and resources. */
+  async reload(): Promise<Warning[]> {
+    await this.host.dispose("reload");
+    const { environment: env, cwd } = this.options;
+    const trust = env.trust.decisionFor(cwd);
+    this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
+    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true))];
+    await this.host.emit("session_start", { reason: "reload" });
+    return warnings;
+  }
+
+  async start(reason: "startup" | "resume" | "fork"): Promise<void> {
+    await this.host.emit("session_start", { reason });
+  }
+
+  async dispose(reason: "unload" | "shutdown"): Promise<void> {
+    this.session.dispose();
+    await this.host.dispose(reason);
+  }
+}
+
