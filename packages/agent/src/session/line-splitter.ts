@@ -5,6 +5,11 @@ export const HEAD_BYTES = 512;
 
 const LF = 0x0a;
 
+/**
+ * One line, seen through a view that is reused for every line (the scan
+ * visits hundreds of thousands of lines; allocating per line would dominate
+ * it). Valid only during the callback.
+ */
 export interface LineView {
   /** Byte offset of the line in the file. */
   offset: number;
@@ -12,10 +17,12 @@ export interface LineView {
   length: number;
   /** Whether an LF ends it; only the file's last line can lack one. */
   terminated: boolean;
-  /** The first HEAD_BYTES bytes (fewer for a short line). Valid only during the callback. */
-  head: Buffer;
-  /** The whole line when it sits in one read chunk; undefined for a line that spans chunks. Valid only during the callback. */
-  whole: Buffer | undefined;
+  /** bytes[start, headEnd) is the line's first HEAD_BYTES bytes (fewer for a short line). */
+  bytes: Buffer;
+  start: number;
+  headEnd: number;
+  /** bytes[start, start + length) holds the whole line; false for a long line spanning read chunks. */
+  whole: boolean;
   /** The last byte that is not JSON whitespace, or -1 for a blank line. */
   lastSignificant: number;
 }
@@ -45,6 +52,18 @@ class OpenLine {
     if (take > 0) this.headLength += buf.copy(this.head, this.headLength, start, start + take);
     this.lastSignificant = lastSignificantIn(buf, start, end, this.lastSignificant);
   }
+
+  close(view: LineView, endOffset: number, terminated: boolean): LineView {
+    view.offset = this.offset;
+    view.length = endOffset - this.offset;
+    view.terminated = terminated;
+    view.bytes = this.head;
+    view.start = 0;
+    view.headEnd = this.headLength;
+    view.whole = view.length === this.headLength;
+    view.lastSignificant = this.lastSignificant;
+    return view;
+  }
 }
 
 /**
@@ -52,30 +71,37 @@ class OpenLine {
  * reading `chunkSize` bytes at a time. Splitting happens on LF bytes only:
  * U+2028 and U+2029 are legal inside JSON strings, so readline's notion of a
  * line does not apply. Memory stays at one chunk whatever the line lengths.
+ * Returns the bytes read (less than `size` if the file shrank meanwhile).
  */
 export async function forEachLine(file: FileHandle, size: number, chunkSize: number, onLine: (line: LineView) => void): Promise<number> {
   const buffer = Buffer.allocUnsafe(chunkSize);
+  const view: LineView = { offset: 0, length: 0, terminated: false, bytes: buffer, start: 0, headEnd: 0, whole: false, lastSignificant: -1 };
   let position = 0;
   let open: OpenLine | undefined;
   while (position < size) {
     const { bytesRead } = await file.read(buffer, 0, Math.min(chunkSize, size - position), position);
-    if (bytesRead === 0) break; // The file shrank while we read it.
-    const chunk = buffer.subarray(0, bytesRead);
+    if (bytesRead === 0) break;
+    const atEnd = position + bytesRead >= size;
     let start = 0;
     while (start < bytesRead) {
-      const lf = chunk.indexOf(LF, start);
+      let lf = buffer.indexOf(LF, start);
+      if (lf >= bytesRead) lf = -1;
       const end = lf === -1 ? bytesRead : lf;
-      const atEnd = position + bytesRead >= size;
       if (open === undefined && (lf !== -1 || atEnd)) {
-        const whole = chunk.subarray(start, end);
-        const head = end - start > HEAD_BYTES ? chunk.subarray(start, start + HEAD_BYTES) : whole;
-        const terminated = lf !== -1;
-        onLine({ offset: position + start, length: end - start, terminated, head, whole, lastSignificant: lastSignificantIn(chunk, start, end, -1) });
+        view.offset = position + start;
+        view.length = end - start;
+        view.terminated = lf !== -1;
+        view.bytes = buffer;
+        view.start = start;
+        view.headEnd = Math.min(end, start + HEAD_BYTES);
+        view.whole = true;
+        view.lastSignificant = lastSignificantIn(buffer, start, end, -1);
+        onLine(view);
       } else {
         open ??= new OpenLine(position + start);
-        open.add(chunk, start, end);
+        open.add(buffer, start, end);
         if (lf !== -1) {
-          onLine(closeLine(open, position + lf, true));
+          onLine(open.close(view, position + lf, true));
           open = undefined;
         }
       }
@@ -84,12 +110,6 @@ export async function forEachLine(file: FileHandle, size: number, chunkSize: num
     }
     position += bytesRead;
   }
-  if (open !== undefined) onLine(closeLine(open, position, false));
+  if (open !== undefined) onLine(open.close(view, position, false));
   return position;
-}
-
-function closeLine(open: OpenLine, endOffset: number, terminated: boolean): LineView {
-  const length = endOffset - open.offset;
-  const head = open.head.subarray(0, open.headLength);
-  return { offset: open.offset, length, terminated, head, whole: length === open.headLength ? head : undefined, lastSignificant: open.lastSignificant };
 }

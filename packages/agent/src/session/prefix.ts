@@ -17,21 +17,35 @@ const PARENT_KEY = Buffer.from('","parentId":');
 const NULL = Buffer.from("null");
 const TIMESTAMP_KEY = Buffer.from(',"timestamp":');
 
-/** Position after `literal` when `buf` holds it at `at`, else -1. */
-function expect(buf: Buffer, at: number, literal: Buffer): number {
-  if (at < 0 || at + literal.length > buf.length) return -1;
+const KNOWN_TYPES = [
+  "message",
+  "turn_start",
+  "turn_end",
+  "model_change",
+  "thinking_level_change",
+  "approval_mode",
+  "thread_name",
+  "compaction",
+  "label",
+  "custom",
+  "custom_message",
+].map((name) => ({ name, bytes: Buffer.from(name) }));
+
+/** Position after `literal` when `buf` holds it at `at` (before `end`), else -1. */
+function expect(buf: Buffer, at: number, end: number, literal: Buffer): number {
+  if (at < 0 || at + literal.length > end) return -1;
   for (let i = 0; i < literal.length; i++) if (buf[at + i] !== literal[i]) return -1;
   return at + literal.length;
 }
 
 /**
- * End (the closing quote) of a string of printable ASCII without escapes
- * starting at `at`, else -1. Anything fancier goes the slow way through
- * JSON.parse, so no escape handling is needed here.
+ * End (the closing quote) of a non-empty string of printable ASCII without
+ * escapes starting at `at`, else -1. Anything fancier goes the slow way
+ * through JSON.parse, so no escape handling is needed here.
  */
-function simpleStringEnd(buf: Buffer, at: number): number {
+function simpleStringEnd(buf: Buffer, at: number, end: number): number {
   if (at < 0) return -1;
-  for (let i = at; i < buf.length; i++) {
+  for (let i = at; i < end; i++) {
     const byte = buf[i]!;
     if (byte === QUOTE) return i > at ? i : -1;
     if (byte < 0x20 || byte > 0x7e || byte === BACKSLASH) return -1;
@@ -39,51 +53,65 @@ function simpleStringEnd(buf: Buffer, at: number): number {
   return -1;
 }
 
-/** Digits of a non-negative integer up to 2^53 at `at`; returns [value, end] or undefined. */
-function readInteger(buf: Buffer, at: number): [number, number] | undefined {
-  let value = 0;
+function sameBytes(buf: Buffer, at: number, end: number, text: Buffer): boolean {
+  if (end - at !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (buf[at + i] !== text[i]) return false;
+  return true;
+}
+
+function sameAsString(buf: Buffer, at: number, end: number, text: string | null): text is string {
+  if (text === null || end - at !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (buf[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Known type names come back as shared constants, so a big index holds no copies of them. */
+function typeName(buf: Buffer, at: number, end: number): string {
+  for (const known of KNOWN_TYPES) if (sameBytes(buf, at, end, known.bytes)) return known.name;
+  return buf.toString("latin1", at, end);
+}
+
+/** Digits of a non-negative integer below 10^15 at `at`; the end, or -1. */
+function integerEnd(buf: Buffer, at: number, end: number): number {
   let i = at;
-  for (; i < buf.length && i - at < 16; i++) {
-    const digit = buf[i]! - 0x30;
-    if (digit < 0 || digit > 9) break;
-    value = value * 10 + digit;
-  }
-  if (i === at || (buf[at] === 0x30 && i - at > 1)) return undefined;
-  return [value, i];
+  while (i < end && i - at < 16 && buf[i]! >= 0x30 && buf[i]! <= 0x39) i++;
+  if (i === at || i - at > 15 || (buf[at] === 0x30 && i - at > 1)) return -1;
+  return i;
 }
 
 /**
- * Reads `{"type":"…","id":"…","parentId":…,"timestamp":N` as the writer lays
- * it out, followed by `,` or `}`. Returns undefined when the line is laid out
- * any other way; the caller then parses it whole.
+ * Reads `{"type":"…","id":"…","parentId":…,"timestamp":N` from buf[at, end)
+ * as the writer lays it out, followed by `,` or `}`, into `out`. Returns false
+ * when the line is laid out any other way; the caller then parses it whole.
+ * `previousId` is usually the parent: matching it reuses its string.
  */
-export function readEntryPrefix(head: Buffer): EntryPrefix | undefined {
-  let at = expect(head, 0, OPEN_TYPE);
-  const typeEnd = simpleStringEnd(head, at);
-  if (typeEnd < 0) return undefined;
-  const type = head.toString("latin1", at, typeEnd);
-  at = expect(head, typeEnd, ID_KEY);
-  const idEnd = simpleStringEnd(head, at);
-  if (idEnd < 0) return undefined;
-  const id = head.toString("latin1", at, idEnd);
-  at = expect(head, idEnd, PARENT_KEY);
-  let parentId: string | null = null;
-  const afterNull = expect(head, at, NULL);
-  if (afterNull >= 0) {
-    at = afterNull;
-  } else {
-    if (at < 0 || head[at] !== QUOTE) return undefined;
-    const parentEnd = simpleStringEnd(head, at + 1);
-    if (parentEnd < 0) return undefined;
-    parentId = head.toString("latin1", at + 1, parentEnd);
-    at = parentEnd + 1;
+export function readEntryPrefix(buf: Buffer, at: number, end: number, previousId: string | null, out: EntryPrefix): boolean {
+  const typeStart = expect(buf, at, end, OPEN_TYPE);
+  const typeEnd = simpleStringEnd(buf, typeStart, end);
+  const idStart = expect(buf, typeEnd, end, ID_KEY);
+  const idEnd = simpleStringEnd(buf, idStart, end);
+  const parentKeyEnd = expect(buf, idEnd, end, PARENT_KEY);
+  if (parentKeyEnd < 0) return false;
+  let cursor = expect(buf, parentKeyEnd, end, NULL);
+  let parentStart = -1;
+  let parentEnd = -1;
+  if (cursor < 0) {
+    if (buf[parentKeyEnd] !== QUOTE) return false;
+    parentStart = parentKeyEnd + 1;
+    parentEnd = simpleStringEnd(buf, parentStart, end);
+    if (parentEnd < 0) return false;
+    cursor = parentEnd + 1;
   }
-  at = expect(head, at, TIMESTAMP_KEY);
-  if (at < 0) return undefined;
-  const timestamp = readInteger(head, at);
-  if (timestamp === undefined) return undefined;
-  const next = head[timestamp[1]];
-  if (next !== COMMA && next !== CLOSE) return undefined;
-  if (type === "session") return undefined;
-  return { type, id, parentId, timestamp: timestamp[0] };
+  const digits = expect(buf, cursor, end, TIMESTAMP_KEY);
+  const digitsEnd = digits < 0 ? -1 : integerEnd(buf, digits, end);
+  if (digitsEnd < 0 || digitsEnd >= end || (buf[digitsEnd] !== COMMA && buf[digitsEnd] !== CLOSE)) return false;
+  out.type = typeName(buf, typeStart, typeEnd);
+  if (out.type === "session") return false;
+  out.id = buf.toString("latin1", idStart, idEnd);
+  if (parentStart < 0) out.parentId = null;
+  else out.parentId = sameAsString(buf, parentStart, parentEnd, previousId) ? previousId : buf.toString("latin1", parentStart, parentEnd);
+  let timestamp = 0;
+  for (let i = digits; i < digitsEnd; i++) timestamp = timestamp * 10 + buf[i]! - 0x30;
+  out.timestamp = timestamp;
+  return true;
 }

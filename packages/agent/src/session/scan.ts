@@ -2,7 +2,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { errnoCode, SessionFileError } from "./errors.js";
 import { parseEntryLine, SESSION_FORMAT_VERSION, toHeader, type SessionHeader } from "./format.js";
 import { forEachLine, type LineView } from "./line-splitter.js";
-import { readEntryPrefix } from "./prefix.js";
+import { readEntryPrefix, type EntryPrefix } from "./prefix.js";
 
 /** Where an entry sits in its file, and the keys that place it in the tree. */
 export interface EntryRef {
@@ -35,6 +35,7 @@ export type SessionIssueKind =
 
 export interface SessionIssue {
   kind: SessionIssueKind;
+  /** 1-based; 0 when the reader did not count lines (a backward page read). */
   line: number;
   offset: number;
   message: string;
@@ -69,18 +70,18 @@ const CLOSE_BRACE = 0x7d;
 const MAX_HEADER_BYTES = 64 * 1024;
 
 /** A line that is not an entry, or one to parse whole once the pass is over. */
-interface LineNote {
-  line: number;
-  offset: number;
-  length: number;
-  terminated: boolean;
-  problem: "corrupt" | "torn" | "parseLater";
-  message: string;
+class LineNote {
+  constructor(
+    readonly line: number,
+    readonly offset: number,
+    readonly length: number,
+    readonly terminated: boolean,
+    readonly problem: "corrupt" | "torn" | "parseLater",
+    readonly message: string,
+  ) {}
 }
 
 type LineRecord = EntryRef | LineNote;
-
-const isNote = (record: LineRecord): record is LineNote => "problem" in record;
 
 export function notASessionFile(path: string, why: string): SessionFileError {
   return new SessionFileError("notASessionFile", `${path} is not a session file: ${why}`, { path });
@@ -113,27 +114,23 @@ function fromParsed(text: string, line: number, offset: number, length: number, 
     const { type, id, parentId, timestamp } = parsed.entry;
     return { type, id, parentId, timestamp, offset, length, line };
   }
-  return { line, offset, length, terminated, problem: terminated ? "corrupt" : "torn", message: parsed.reason };
+  return new LineNote(line, offset, length, terminated, terminated ? "corrupt" : "torn", parsed.reason);
 }
 
 /** Pass 1: one record per non-blank line, reading only the fixed prefix of all but the last. */
-function classify(view: LineView, line: number, isLast: boolean): LineRecord | undefined {
+function classify(view: LineView, line: number, isLast: boolean, previousId: string | null, prefix: EntryPrefix): LineRecord | undefined {
   const { offset, length, terminated } = view;
-  if (view.lastSignificant === -1) {
-    return terminated ? undefined : { line, offset, length, terminated, problem: "torn", message: "blank unterminated tail" };
-  }
+  if (view.lastSignificant === -1) return terminated ? undefined : new LineNote(line, offset, length, false, "torn", "blank unterminated tail");
+  const text = () => view.bytes.toString("utf8", view.start, view.start + length);
   if (isLast) {
     // The last line is the one a crash tears: check all of it.
-    if (view.whole === undefined) return { line, offset, length, terminated, problem: "parseLater", message: "" };
-    return fromParsed(view.whole.toString("utf8"), line, offset, length, terminated);
+    return view.whole ? fromParsed(text(), line, offset, length, terminated) : new LineNote(line, offset, length, terminated, "parseLater", "");
   }
-  const prefix = readEntryPrefix(view.head);
-  if (prefix !== undefined) {
-    if (view.lastSignificant !== CLOSE_BRACE) return { line, offset, length, terminated, problem: "corrupt", message: "line does not end its JSON object" };
-    return { ...prefix, offset, length, line };
+  if (readEntryPrefix(view.bytes, view.start, view.headEnd, previousId, prefix)) {
+    if (view.lastSignificant !== CLOSE_BRACE) return new LineNote(line, offset, length, true, "corrupt", "line does not end its JSON object");
+    return { type: prefix.type, id: prefix.id, parentId: prefix.parentId, timestamp: prefix.timestamp, offset, length, line };
   }
-  if (view.whole === undefined) return { line, offset, length, terminated, problem: "parseLater", message: "" };
-  return fromParsed(view.whole.toString("utf8"), line, offset, length, true);
+  return view.whole ? fromParsed(text(), line, offset, length, true) : new LineNote(line, offset, length, true, "parseLater", "");
 }
 
 /** Reads and checks line 1 alone, reading more only for an unusually long header. */
@@ -160,7 +157,7 @@ function link(records: LineRecord[], issues: SessionIssue[]): Pick<SessionIndex,
   const byId = new Map<string, EntryRef>();
   let previous: EntryRef | undefined;
   for (const record of records) {
-    if (isNote(record)) {
+    if (record instanceof LineNote) {
       const kind = record.problem === "torn" ? "torn" : "corrupt";
       issues.push({ kind, line: record.line, offset: record.offset, message: record.message });
       continue;
@@ -170,7 +167,8 @@ function link(records: LineRecord[], issues: SessionIssue[]): Pick<SessionIndex,
       issues.push({ kind: "duplicateId", line, offset, entryId: id, message: `id ${id} is already used by line ${byId.get(id)!.line}` });
       continue;
     }
-    if (record.parentId !== null) {
+    // Usually the parent is the line before, whose id string the prefix reader already reused.
+    if (record.parentId !== null && record.parentId !== previous?.id) {
       const parent = byId.get(record.parentId);
       if (parent === undefined) {
         const message = `parent ${record.parentId} is not in the file; attached to ${previous?.id ?? "the root"}`;
@@ -201,16 +199,21 @@ export async function scanSession(path: string, options: ScanOptions = {}): Prom
     let lineNumber = 0;
     const records: LineRecord[] = [];
     let lastTerminated = true;
+    let previousId: string | null = null;
+    const prefix: EntryPrefix = { type: "", id: "", parentId: null, timestamp: 0 };
     const scanned = await forEachLine(file, size, options.chunkSize ?? 1024 * 1024, (view) => {
       lineNumber++;
       const isLast = view.offset + view.length + (view.terminated ? 1 : 0) >= size;
       if (isLast) lastTerminated = view.terminated || view.lastSignificant === -1;
       if (lineNumber === 1) return;
-      const record = classify(view, lineNumber, isLast);
-      if (record !== undefined) records.push(record);
+      const record = classify(view, lineNumber, isLast, previousId, prefix);
+      if (record === undefined) return;
+      records.push(record);
+      if (!(record instanceof LineNote)) previousId = record.id;
     });
-    for (const [i, record] of records.entries()) {
-      if (!isNote(record) || record.problem !== "parseLater") continue;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
+      if (!(record instanceof LineNote) || record.problem !== "parseLater") continue;
       const text = await readLine(file, record.offset, record.length);
       records[i] = fromParsed(text, record.line, record.offset, record.length, record.terminated);
     }
@@ -219,7 +222,7 @@ export async function scanSession(path: string, options: ScanOptions = {}): Prom
       issues.push({ kind: "newerVersion", line: 1, offset: 0, message: `format version ${header.version} is newer than ${SESSION_FORMAT_VERSION}` });
     }
     const tail = records.at(-1);
-    const tornTail = tail !== undefined && isNote(tail) && tail.problem === "torn" ? tail : undefined;
+    const tornTail = tail instanceof LineNote && tail.problem === "torn" ? tail : undefined;
     return {
       header,
       ...link(records, issues),
