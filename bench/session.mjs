@@ -22,6 +22,16 @@ function memory() {
   return { peakRssMiB: +(kib("VmHWM") / 1024).toFixed(1), rssMiB: +(kib("VmRSS") / 1024).toFixed(1) };
 }
 
+/** Wall and CPU time (user + system, all threads) of what runs between start and stop. */
+function timer() {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { ms: +(performance.now() - wall).toFixed(1), cpuMs: +((used.user + used.system) / 1000).toFixed(1) };
+  };
+}
+
 function mulberry32(seed) {
   let state = seed >>> 0;
   return () => {
@@ -40,9 +50,14 @@ function* turns(seed) {
   const random = mulberry32(seed);
   const text = (min, max) => {
     const target = min + Math.floor(random() * (max - min));
-    let out = "";
-    while (out.length < target) out += `${WORDS[Math.floor(random() * WORDS.length)]}${random() < 0.08 ? ".\n" : " "}`;
-    return out;
+    const parts = [];
+    for (let length = 0; length < target; ) {
+      const part = `${WORDS[Math.floor(random() * WORDS.length)]}${random() < 0.08 ? ".\n" : " "}`;
+      parts.push(part);
+      length += part.length;
+    }
+    // Joined, not concatenated: a flat string, as one parsed from a provider's reply would be.
+    return parts.join("");
   };
   const usage = { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 2300, cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
   const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: Date.now() });
@@ -61,36 +76,44 @@ function* turns(seed) {
   }
 }
 
+/** The entries to append, made before the clock starts; "turn_end" stands for a turn end whose turnId is known only once written. */
+function plannedEntries(target, withTurns) {
+  const planned = [];
+  for (const turn of turns(7)) {
+    for (const entry of turn.entries) if (withTurns || entry.type !== "turn_start") planned.push(entry);
+    if (withTurns) planned.push(turn.turnEnd);
+    if (planned.length >= target) return planned.slice(0, target);
+  }
+}
+
 async function appendScenario({ entries: target, withTurns }) {
   const { SessionFile } = await import(new URL("session-file.js", dist));
   const dir = mkdtempSync(join(tmpdir(), "kc-bench-session-"));
+  const planned = plannedEntries(target, withTurns);
   const before = memory();
   const file = await SessionFile.create({ dir, cwd: dir });
-  let entries = 0;
+  let turnId;
   let durable = 0;
   let turnCount = 0;
-  const start = performance.now();
-  for (const turn of turns(7)) {
-    let turnId;
-    for (const entry of turn.entries) {
-      if (!withTurns && entry.type === "turn_start") continue;
-      const stored = file.append(entry);
-      turnId ??= stored.id;
-      if (++entries === target) break;
-    }
-    if (withTurns && entries < target) {
-      file.append({ ...turn.turnEnd, turnId });
-      entries++;
+  const stop = timer();
+  for (const entry of planned) {
+    if (entry.type === "turn_end") {
+      file.append({ ...entry, turnId });
       durable++;
+      continue;
     }
-    turnCount++;
-    if (entries >= target) break;
+    const stored = file.append(entry);
+    if (entry.type === "turn_start") {
+      turnId = stored.id;
+      turnCount++;
+    }
   }
-  const ms = performance.now() - start;
+  const time = stop();
   file.close();
   const bytes = statSync(file.path).size;
   rmSync(dir, { recursive: true, force: true });
-  return { entries, turns: turnCount, durableAppends: durable, bytes, ms: +ms.toFixed(0), entriesPerSec: Math.round(entries / (ms / 1000)), baseRssMiB: before.peakRssMiB, ...memory() };
+  const rate = Math.round(planned.length / (time.ms / 1000));
+  return { entries: planned.length, turns: turnCount, durableAppends: durable, bytes, ...time, entriesPerSec: rate, baseRssMiB: before.peakRssMiB, ...memory() };
 }
 
 /** Writes a transcript directly (no fsync) until it reaches `mb` MiB or `turnTarget` turns. */
@@ -128,30 +151,28 @@ async function generateScenario({ path, mb, turnTarget }) {
 async function scanScenario({ path }) {
   const { scanSession } = await import(new URL("scan.js", dist));
   const before = memory();
-  const start = performance.now();
+  const stop = timer();
   const index = await scanSession(path);
-  const ms = performance.now() - start;
-  return { ms: +ms.toFixed(1), entries: index.refs.length, issues: index.issues.length, baseRssMiB: before.peakRssMiB, ...memory() };
+  return { ...stop(), entries: index.refs.length, issues: index.issues.length, baseRssMiB: before.peakRssMiB, ...memory() };
 }
 
 async function readScenario({ path }) {
   const { readSession } = await import(new URL("read.js", dist));
   const before = memory();
-  const start = performance.now();
+  const stop = timer();
   const snapshot = await readSession(path);
-  const ms = performance.now() - start;
-  return { ms: +ms.toFixed(1), branchEntries: snapshot.entries.length, issues: snapshot.issues.length, baseRssMiB: before.peakRssMiB, ...memory() };
+  return { ...stop(), branchEntries: snapshot.entries.length, issues: snapshot.issues.length, baseRssMiB: before.peakRssMiB, ...memory() };
 }
 
 async function ownerScenario({ path }) {
   const { SessionFile } = await import(new URL("session-file.js", dist));
   const before = memory();
-  const start = performance.now();
+  const stop = timer();
   const file = await SessionFile.open(path);
-  const ms = performance.now() - start;
+  const time = stop();
   const branchEntries = file.branch().length;
   file.close();
-  return { ms: +ms.toFixed(1), branchEntries, baseRssMiB: before.peakRssMiB, ...memory() };
+  return { ...time, branchEntries, baseRssMiB: before.peakRssMiB, ...memory() };
 }
 
 /** What thread/read will do: index the file, walk the branch back 50 turns, parse only those. */
@@ -159,6 +180,7 @@ async function pageScenario({ path }) {
   const { scanSession } = await import(new URL("scan.js", dist));
   const { branchPath, readEntries } = await import(new URL("read.js", dist));
   const before = memory();
+  const stop = timer();
   const start = performance.now();
   const index = await scanSession(path);
   const scanned = performance.now();
@@ -166,9 +188,8 @@ async function pageScenario({ path }) {
   let from = branch.length;
   for (let turnsSeen = 0; from > 0 && turnsSeen < 50; ) if (branch[--from].type === "turn_start") turnsSeen++;
   const page = await readEntries(path, branch.slice(from));
-  const ms = performance.now() - start;
   return {
-    ms: +ms.toFixed(1),
+    ...stop(),
     scanMs: +(scanned - start).toFixed(1),
     pageReadMs: +(performance.now() - scanned).toFixed(1),
     entriesInPage: page.entries.length,
@@ -181,13 +202,13 @@ async function pageScenario({ path }) {
 async function tailPageScenario({ path }) {
   const { readBranchPage } = await import(new URL("read-page.js", dist));
   const before = memory();
-  const start = performance.now();
+  const stop = timer();
   const page = await readBranchPage(path, { turns: 50 });
-  const ms = performance.now() - start;
+  const time = stop();
   const second = performance.now();
   const older = await readBranchPage(path, { turns: 50, cursor: page.next });
   return {
-    ms: +ms.toFixed(1),
+    ...time,
     readFrom: page.readFrom,
     entriesInPage: page.entries.length,
     nextPageMs: +(performance.now() - second).toFixed(1),
@@ -223,7 +244,13 @@ function median(values) {
 function repeated(name, params, runs) {
   const samples = Array.from({ length: runs }, () => inChild(name, params));
   const last = samples.at(-1);
-  return { ...last, ms: median(samples.map((s) => s.ms)), msRuns: samples.map((s) => s.ms), peakRssMiB: Math.max(...samples.map((s) => s.peakRssMiB)) };
+  return {
+    ...last,
+    ms: median(samples.map((s) => s.ms)),
+    cpuMs: median(samples.map((s) => s.cpuMs)),
+    msRuns: samples.map((s) => s.ms),
+    peakRssMiB: Math.max(...samples.map((s) => s.peakRssMiB)),
+  };
 }
 
 async function main() {
@@ -246,7 +273,7 @@ async function main() {
       cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
       loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
       append: {
-        note: "turn_end entries are always fsynced; messagesOnly has no turn markers, so no fsync",
+        note: "entries are made before the clock starts; turn_end entries are always fsynced; messagesOnly has no turn markers, so no fsync; the owner keeps the branch it wrote in memory, hence the RSS",
         withTurns: inChild("append", { entries, withTurns: true }),
         messagesOnly: inChild("append", { entries, withTurns: false }),
       },
