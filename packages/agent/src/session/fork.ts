@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { join, resolve } from "node:path";
 import { SessionFileError } from "./errors.js";
 import { SESSION_FORMAT_VERSION, serializeEntry, serializeHeader, type SessionEntry, type SessionHeader } from "./format.js";
-import { sessionFileName } from "./paths.js";
+import { assertThreadId, sessionFileName } from "./paths.js";
 import { ensureDirectory, publishExclusive } from "./publish.js";
 import { branchPath, readEntries } from "./read.js";
 import { scanSession, type EntryRef, type SessionIssue } from "./scan.js";
@@ -40,6 +40,8 @@ const BATCH = 512;
  * appears whole or not at all; open it with SessionFile.open to own it.
  */
 export async function forkSession(options: ForkOptions): Promise<ForkResult> {
+  const id = options.id ?? randomUUID();
+  assertThreadId(id);
   const source = resolve(options.source);
   const index = await scanSession(source);
   const leaf = options.upToEntryId ?? index.leafId;
@@ -48,7 +50,6 @@ export async function forkSession(options: ForkOptions): Promise<ForkResult> {
   }
   const branch = branchPath(index.byId, leaf);
   const now = options.now ?? Date.now;
-  const id = options.id ?? randomUUID();
   const header: SessionHeader = {
     type: "session",
     version: SESSION_FORMAT_VERSION,

@@ -81,6 +81,13 @@ export function projectFolderName(cwd: string): string {
   return `${slug || "root"}-${hash}`;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A new thread's id must be a UUID; existing files may carry any safe id. */
+export function assertThreadId(id: string): void {
+  if (!UUID.test(id)) throw new TypeError(`a thread id must be a UUID, not ${JSON.stringify(id)}`);
+}
+
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 export function isSafeSessionId(id: string): boolean {

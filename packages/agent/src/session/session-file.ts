@@ -15,7 +15,7 @@ import {
   type SessionEntry,
   type SessionHeader,
 } from "./format.js";
-import { sessionFileName } from "./paths.js";
+import { assertThreadId, sessionFileName } from "./paths.js";
 import { ensureDirectory, publishBytesExclusive } from "./publish.js";
 import { branchPath, readEntries, readEntriesSync, type ReadEntriesResult } from "./read.js";
 import { notASessionFile, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
@@ -39,8 +39,6 @@ export interface AppendOptions {
   /** fsync before returning. turn_end entries are always durable. */
   durable?: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const idPool = Buffer.alloc(6 * 512);
 let idPoolAt = idPool.length;
@@ -125,7 +123,7 @@ export class SessionFile {
   /** Creates the folder and a new transcript holding only its header, durably, and owns it. */
   static async create(options: CreateSessionOptions): Promise<SessionFile> {
     const id = options.id ?? randomUUID();
-    if (!UUID.test(id)) throw new TypeError(`a thread id must be a UUID, not ${JSON.stringify(id)}`);
+    assertThreadId(id);
     const now = options.now ?? Date.now;
     const header: SessionHeader = { type: "session", version: SESSION_FORMAT_VERSION, id, cwd: resolve(options.cwd), createdAt: new Date(now()).toISOString() };
     if (options.forkedFromId !== undefined) header.forkedFromId = options.forkedFromId;
@@ -163,7 +161,8 @@ export class SessionFile {
       const identity = fstatSync(fd);
       refuseHardLinks(absolute, identity);
       const index = await scanSession(realPath);
-      if (fstatSync(fd).size !== index.size) {
+      const now = statSync(realPath);
+      if (fstatSync(fd).size !== index.size || now.ino !== identity.ino || now.dev !== identity.dev) {
         throw new SessionFileError("ownershipLost", `${absolute} changed on disk while it loaded`, { path: absolute });
       }
       const torn = index.goodSize < index.size ? { offset: index.goodSize, end: index.size, line: index.lineCount + 1 } : undefined;

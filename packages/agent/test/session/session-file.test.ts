@@ -30,10 +30,12 @@ describe("SessionFile", () => {
     assert.deepEqual(again.branch(), []);
     again.close();
     await rejectsWithCode(SessionFile.create({ dir: nested, cwd: "/p", id: file.header.id, now }), "alreadyExists");
+    await assert.rejects(SessionFile.create({ dir: nested, cwd: "/p", id: "../../escape" }), TypeError);
   });
 
   test("branch, leaf and setLeaf", async () => {
     const file = await SessionFile.create({ dir, cwd: "/p" });
+    assert.equal(file.isOwned(), true);
     const a1 = file.append(say("a1"));
     const a2 = file.append(say("a2"));
     const a3 = file.append(say("a3"));
