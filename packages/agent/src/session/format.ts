@@ -1,0 +1,207 @@
+import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
+
+/** The format version this code writes. Later versions only add kinds and fields. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/** Line 1 of every transcript. */
+export interface SessionHeader {
+  type: "session";
+  version: number;
+  /** The thread id, a UUID v4. */
+  id: string;
+  cwd: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** The header id of the transcript this one was forked from. */
+  forkedFromId?: string;
+}
+
+/** The four keys every entry starts with, in this order on disk. */
+export interface EntryBase<T extends string> {
+  type: T;
+  /** Unique within the file. */
+  id: string;
+  parentId: string | null;
+  /** Unix milliseconds. */
+  timestamp: number;
+}
+
+export interface MessageEntry extends EntryBase<"message"> {
+  message: Message;
+}
+
+/** Its `id` is the turn id. */
+export type TurnStartEntry = EntryBase<"turn_start">;
+
+export type TurnStatus = "completed" | "failed" | "interrupted";
+
+export interface TurnEndEntry extends EntryBase<"turn_end"> {
+  turnId: string;
+  status: TurnStatus;
+  error?: { message: string; kind: string };
+  files?: Array<{ path: string; additions: number; deletions: number }>;
+}
+
+export interface ModelChangeEntry extends EntryBase<"model_change"> {
+  provider: string;
+  modelId: string;
+}
+
+export interface ThinkingLevelChangeEntry extends EntryBase<"thinking_level_change"> {
+  /** Kept as a string: the levels a model accepts are the model catalogue's business. */
+  thinkingLevel: string;
+}
+
+export interface ApprovalModeEntry extends EntryBase<"approval_mode"> {
+  /** Validated by the server, not here. */
+  mode: string;
+}
+
+export interface ThreadNameEntry extends EntryBase<"thread_name"> {
+  name: string;
+}
+
+export interface CompactionEntry extends EntryBase<"compaction"> {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
+}
+
+export interface LabelEntry extends EntryBase<"label"> {
+  targetId: string;
+  /** Absent: the target's label is removed. */
+  label?: string;
+}
+
+/** Extension state; never sent to the model. */
+export interface CustomEntry extends EntryBase<"custom"> {
+  customType: string;
+  data: unknown;
+}
+
+/** A message an extension adds to the model's context. */
+export interface CustomMessageEntry extends EntryBase<"custom_message"> {
+  customType: string;
+  content: string | Array<TextContent | ImageContent>;
+  display: boolean;
+  details?: unknown;
+}
+
+export type KnownEntry =
+  | MessageEntry
+  | TurnStartEntry
+  | TurnEndEntry
+  | ModelChangeEntry
+  | ThinkingLevelChangeEntry
+  | ApprovalModeEntry
+  | ThreadNameEntry
+  | CompactionEntry
+  | LabelEntry
+  | CustomEntry
+  | CustomMessageEntry;
+
+export type KnownEntryType = KnownEntry["type"];
+
+/** A kind written by a newer version: kept and passed through as it is. */
+export interface UnknownEntry extends EntryBase<string> {
+  readonly [field: string]: unknown;
+}
+
+export type SessionEntry = KnownEntry | UnknownEntry;
+
+type WithoutBase<T> = T extends unknown ? Omit<T, "id" | "parentId" | "timestamp"> & { timestamp?: number } : never;
+
+/** What a writer hands to `append`: the entry without the keys the file assigns. */
+export type NewEntry = WithoutBase<KnownEntry>;
+
+export type EntryOfType<T extends string> = Extract<KnownEntry, { type: T }>;
+
+type FieldCheck = (entry: Record<string, unknown>) => string | undefined;
+
+const isString = (value: unknown): value is string => typeof value === "string";
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function requireStrings(...fields: string[]): FieldCheck {
+  return (entry) => fields.find((field) => !isString(entry[field]));
+}
+
+/** The fields each known kind must carry; a check answers the first bad field. */
+const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
+  message: (e) => (isObject(e.message) && isString(e.message.role) ? undefined : "message"),
+  turn_start: () => undefined,
+  turn_end: (e) => {
+    if (!isString(e.turnId)) return "turnId";
+    if (e.status !== "completed" && e.status !== "failed" && e.status !== "interrupted") return "status";
+    if (e.error !== undefined && !(isObject(e.error) && isString(e.error.message))) return "error";
+    return e.files !== undefined && !Array.isArray(e.files) ? "files" : undefined;
+  },
+  model_change: requireStrings("provider", "modelId"),
+  thinking_level_change: requireStrings("thinkingLevel"),
+  approval_mode: requireStrings("mode"),
+  thread_name: requireStrings("name"),
+  compaction: (e) => requireStrings("summary", "firstKeptEntryId")(e) ?? (typeof e.tokensBefore === "number" ? undefined : "tokensBefore"),
+  label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),
+  custom: requireStrings("customType"),
+  custom_message: (e) => {
+    if (!isString(e.customType)) return "customType";
+    if (!isString(e.content) && !Array.isArray(e.content)) return "content";
+    return typeof e.display === "boolean" ? undefined : "display";
+  },
+};
+
+export function isKnownEntry(entry: SessionEntry): entry is KnownEntry {
+  return Object.hasOwn(KIND_CHECKS, entry.type);
+}
+
+/** A parsed line, or why it is not a usable entry. */
+export type EntryParse = { ok: true; entry: SessionEntry } | { ok: false; reason: string };
+
+/** Checks a parsed JSON value: the four common keys, then the fields its kind requires. */
+export function toEntry(value: unknown): EntryParse {
+  if (!isObject(value)) return { ok: false, reason: "not a JSON object" };
+  if (!isString(value.type) || value.type === "" || value.type === "session") return { ok: false, reason: "bad type" };
+  if (!isString(value.id) || value.id === "") return { ok: false, reason: "bad id" };
+  if (value.parentId !== null && !isString(value.parentId)) return { ok: false, reason: "bad parentId" };
+  if (typeof value.timestamp !== "number" || !Number.isFinite(value.timestamp)) return { ok: false, reason: "bad timestamp" };
+  const check = Object.hasOwn(KIND_CHECKS, value.type) ? KIND_CHECKS[value.type as KnownEntryType] : undefined;
+  const badField = check?.(value);
+  if (badField !== undefined) return { ok: false, reason: `malformed ${value.type} entry: bad ${badField}` };
+  return { ok: true, entry: value as unknown as SessionEntry };
+}
+
+export function parseEntryLine(text: string): EntryParse {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, reason: `not JSON (${(error as Error).message})` };
+  }
+  return toEntry(value);
+}
+
+/** The header, or undefined when the value is not one. */
+export function toHeader(value: unknown): SessionHeader | undefined {
+  if (!isObject(value) || value.type !== "session") return undefined;
+  if (!Number.isInteger(value.version) || (value.version as number) < 1) return undefined;
+  if (!isString(value.id) || value.id === "" || !isString(value.cwd) || !isString(value.createdAt)) return undefined;
+  if (value.forkedFromId !== undefined && !isString(value.forkedFromId)) return undefined;
+  return value as unknown as SessionHeader;
+}
+
+export function serializeHeader(header: SessionHeader): string {
+  const { type, version, id, cwd, createdAt, forkedFromId, ...rest } = header;
+  return JSON.stringify({ type, version, id, cwd, createdAt, ...(forkedFromId === undefined ? {} : { forkedFromId }), ...rest });
+}
+
+/**
+ * One line without its LF. The four common keys are written by hand so they
+ * lead the line in a fixed order whatever the object's own key order (an
+ * integer-like key would otherwise jump ahead of them).
+ */
+export function serializeEntry(entry: SessionEntry): string {
+  const { type, id, parentId, timestamp, ...rest } = entry as EntryBase<string> & Record<string, unknown>;
+  const head = `{"type":${JSON.stringify(type)},"id":${JSON.stringify(id)},"parentId":${JSON.stringify(parentId)},"timestamp":${JSON.stringify(timestamp)}`;
+  const body = JSON.stringify(rest);
+  return body === "{}" ? `${head}}` : `${head},${body.slice(1)}`;
+}

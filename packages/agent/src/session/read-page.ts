@@ -1,0 +1,216 @@
+import type { FileHandle } from "node:fs/promises";
+import { SessionFileError } from "./errors.js";
+import { parseEntryLine, type SessionEntry, type SessionHeader } from "./format.js";
+import { HEAD_BYTES } from "./line-splitter.js";
+import { readEntryPrefix, type EntryPrefix } from "./prefix.js";
+import { branchPath, readEntries } from "./read.js";
+import { openForReading, readHeaderFrom, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
+
+/** Where an older page continues: the entry wanted next, and the offset of its child, which appends cannot move. */
+export interface BranchCursor {
+  id: string;
+  before: number;
+}
+
+export interface BranchPageOptions {
+  /** Turns per page: a page reaches back to its `turns`-th turn_start entry. */
+  turns: number;
+  /** Continue from an earlier page; start at the file's leaf otherwise. */
+  cursor?: BranchCursor;
+  /** Read size; small values exercise chunk boundaries in tests. */
+  chunkSize?: number;
+}
+
+export interface BranchPage {
+  header: SessionHeader;
+  /** A stretch of the branch, oldest first. */
+  entries: SessionEntry[];
+  /** Present while older entries remain. */
+  next: BranchCursor | undefined;
+  issues: SessionIssue[];
+  /** "end": read backwards from the end of the file; "index": from the full index, because of damage on the way. */
+  readFrom: "end" | "index";
+}
+
+const LF = 0x0a;
+const CLOSE_BRACE = 0x7d;
+
+/** The backward walk met something only the full index settles: a corrupt line, a missing parent, an odd cursor. */
+class NeedsFullIndex extends Error {}
+
+/** One chunk read backwards: file bytes [start, start + end) sit in buffer[0, end). */
+interface Chunk {
+  file: FileHandle;
+  buffer: Buffer;
+  start: number;
+  end: number;
+}
+
+async function readAt(file: FileHandle, offset: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  let read = 0;
+  while (read < length) {
+    const { bytesRead } = await file.read(buffer, read, length - read, offset + read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+  }
+  return buffer.subarray(0, read);
+}
+
+/** Bytes [offset, offset + length) of the file, from the chunk when they lie in it. */
+async function bytesAt(chunk: Chunk, offset: number, length: number): Promise<Buffer> {
+  const at = offset - chunk.start;
+  if (at >= 0 && at + length <= chunk.end) return chunk.buffer.subarray(at, at + length);
+  return readAt(chunk.file, offset, length);
+}
+
+function lastSignificant(bytes: Buffer): number {
+  for (let i = bytes.length - 1; i >= 0; i--) if (bytes[i] !== 0x20 && bytes[i] !== 0x09 && bytes[i] !== 0x0d) return bytes[i]!;
+  return -1;
+}
+
+type Line = { id: string; entry?: SessionEntry } | "blank" | "corrupt";
+
+/** What a line is, from its prefix when it can be (as the forward scan does), else parsed whole. */
+async function identify(chunk: Chunk, offset: number, length: number, parseWhole: boolean, prefix: EntryPrefix): Promise<Line> {
+  if (length === 0) return "blank";
+  if (!parseWhole) {
+    const head = await bytesAt(chunk, offset, Math.min(length, HEAD_BYTES));
+    if (readEntryPrefix(head, 0, head.length, null, prefix)) {
+      const tail = await bytesAt(chunk, offset + length - Math.min(length, 64), Math.min(length, 64));
+      return lastSignificant(tail) === CLOSE_BRACE ? { id: prefix.id } : "corrupt";
+    }
+  }
+  const text = (await bytesAt(chunk, offset, length)).toString("utf8");
+  if (text.trim() === "") return "blank";
+  const parsed = parseEntryLine(text);
+  return parsed.ok ? { id: parsed.entry.id, entry: parsed.entry } : "corrupt";
+}
+
+interface Walk {
+  options: BranchPageOptions;
+  size: number;
+  issues: SessionIssue[];
+  found: Array<{ entry: SessionEntry; offset: number }>;
+  turns: number;
+  /** The id looked for; undefined until the leaf is found, null past the root. */
+  wanted: string | null | undefined;
+  /** No line seen yet while reading from the file's end: that line is checked whole, for a torn tail. */
+  atTail: boolean;
+  prefix: EntryPrefix;
+}
+
+/** Handles one line met walking back; true when the page is complete. */
+async function visit(walk: Walk, chunk: Chunk, offset: number, length: number): Promise<boolean> {
+  const line = await identify(chunk, offset, length, walk.atTail, walk.prefix);
+  if (line === "blank") return false;
+  const tail = walk.atTail;
+  walk.atTail = false;
+  if (line === "corrupt") {
+    if (!tail || offset + length !== walk.size) throw new NeedsFullIndex();
+    walk.issues.push({ kind: "torn", line: 0, offset, message: "the last line stops short" });
+    return false;
+  }
+  if (walk.wanted !== undefined && line.id !== walk.wanted) return false;
+  let entry = line.entry;
+  if (entry === undefined) {
+    const parsed = parseEntryLine((await bytesAt(chunk, offset, length)).toString("utf8"));
+    if (!parsed.ok || parsed.entry.id !== line.id) throw new NeedsFullIndex();
+    entry = parsed.entry;
+  }
+  walk.found.push({ entry, offset });
+  if (entry.type === "turn_start") walk.turns++;
+  walk.wanted = entry.parentId;
+  return walk.wanted === null || walk.turns >= walk.options.turns;
+}
+
+/**
+ * Walks the file backwards from its end (or the cursor), following parent
+ * ids and parsing only entries on the branch: a newest page costs the bytes
+ * of its turns, not the file. Parents always precede children in a
+ * transcript, so one backward pass finds them.
+ */
+async function pageBackward(file: FileHandle, size: number, walk: Walk): Promise<void> {
+  const { cursor } = walk.options;
+  const chunkSize = walk.options.chunkSize ?? 256 * 1024;
+  const chunk: Chunk = { file, buffer: Buffer.allocUnsafe(chunkSize), start: 0, end: 0 };
+  let lineEnd = cursor?.before ?? size;
+  for (let pos = lineEnd; pos > 0; pos = chunk.start) {
+    chunk.start = Math.max(0, pos - chunkSize);
+    chunk.end = (await file.read(chunk.buffer, 0, pos - chunk.start, chunk.start)).bytesRead;
+    if (chunk.end !== pos - chunk.start) throw new NeedsFullIndex();
+    for (let searchEnd = chunk.end; searchEnd > 0; ) {
+      const lf = chunk.buffer.lastIndexOf(LF, searchEnd - 1);
+      if (lf === -1) break;
+      const lineStart = chunk.start + lf + 1;
+      if (await visit(walk, chunk, lineStart, lineEnd - lineStart)) return;
+      lineEnd = chunk.start + lf;
+      searchEnd = lf;
+    }
+  }
+  // Only the header is left: a pending parent is missing from the file.
+  if (walk.wanted !== undefined || walk.found.length > 0) throw new NeedsFullIndex();
+}
+
+/** A cursor must name the parent of the entry starting exactly at `before`. */
+async function checkCursor(file: FileHandle, cursor: BranchCursor, size: number): Promise<void> {
+  if (!Number.isSafeInteger(cursor.before) || cursor.before < 1 || cursor.before >= size) throw new NeedsFullIndex();
+  const head = await readAt(file, cursor.before - 1, HEAD_BYTES + 1);
+  const prefix: EntryPrefix = { type: "", id: "", parentId: null, timestamp: 0 };
+  if (head[0] !== LF || !readEntryPrefix(head, 1, head.length, null, prefix) || prefix.parentId !== cursor.id) throw new NeedsFullIndex();
+}
+
+function badCursor(path: string, cursor: BranchCursor): SessionFileError {
+  return new SessionFileError("notFound", `${path} has no branch entry ${cursor.id} before byte ${cursor.before}`, { path, entryId: cursor.id });
+}
+
+/** The same page from the full index: slower, but it settles every repair the forward scan makes. Exported for tests. */
+export async function pageFromIndex(path: string, options: BranchPageOptions): Promise<BranchPage> {
+  const index = await scanSession(path, options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize });
+  const { cursor } = options;
+  if (cursor !== undefined) {
+    const child = index.refs.find((ref) => ref.offset === cursor.before);
+    if (child === undefined || child.parentId !== cursor.id) throw badCursor(path, cursor);
+  }
+  const branch = branchPath(index.byId, cursor === undefined ? index.leafId : cursor.id);
+  let from = branch.length;
+  for (let turns = 0; from > 0 && turns < options.turns; ) if (branch[--from]!.type === "turn_start") turns++;
+  const refs: EntryRef[] = branch.slice(from);
+  const read = await readEntries(path, refs);
+  const first = refs[0];
+  const next = first !== undefined && first.parentId !== null ? { id: first.parentId, before: first.offset } : undefined;
+  const entries = read.entries.filter((entry): entry is SessionEntry => entry !== undefined);
+  return { header: index.header, entries, next, issues: [...index.issues, ...read.issues], readFrom: "index" };
+}
+
+/**
+ * One page of the current branch, for thread/read: pages go from newest to
+ * oldest, entries within a page oldest first. A page reaches back to its
+ * `turns`-th turn_start (the oldest page also holds what precedes the first
+ * turn). Well-formed files are read backwards from the end, so the cost
+ * follows the page, not the file; a file with damage on the way is paged from
+ * the full index instead, with the same result. A cursor that does not fit
+ * the file is "notFound". Never locks or writes.
+ */
+export async function readBranchPage(path: string, options: BranchPageOptions): Promise<BranchPage> {
+  if (!Number.isInteger(options.turns) || options.turns < 1) throw new RangeError(`turns must be a positive integer, not ${options.turns}`);
+  const file = await openForReading(path);
+  try {
+    const header = await readHeaderFrom(file, path);
+    const size = (await file.stat()).size;
+    const prefix: EntryPrefix = { type: "", id: "", parentId: null, timestamp: 0 };
+    const walk: Walk = { options, size, issues: [], found: [], turns: 0, wanted: options.cursor?.id, atTail: options.cursor === undefined, prefix };
+    try {
+      if (options.cursor !== undefined) await checkCursor(file, options.cursor, size);
+      await pageBackward(file, size, walk);
+      const oldest = walk.found.at(-1);
+      const next = oldest !== undefined && oldest.entry.parentId !== null ? { id: oldest.entry.parentId, before: oldest.offset } : undefined;
+      return { header, entries: walk.found.reverse().map((f) => f.entry), next, issues: walk.issues, readFrom: "end" };
+    } catch (error) {
+      if (!(error instanceof NeedsFullIndex)) throw error;
+    }
+  } finally {
+    await file.close();
+  }
+  return pageFromIndex(path, options);
+}

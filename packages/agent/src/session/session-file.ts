@@ -1,0 +1,362 @@
+import { randomFillSync, randomUUID } from "node:crypto";
+import { closeSync, constants, fdatasyncSync, fstatSync, openSync, realpathSync, statSync, type Stats } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { FileLock, LockHeldError } from "../fs/file-lock.js";
+import { LineAppender } from "./appender.js";
+import { errnoCode, SessionFileError } from "./errors.js";
+import {
+  SESSION_FORMAT_VERSION,
+  serializeEntry,
+  serializeHeader,
+  toEntry,
+  type EntryOfType,
+  type NewEntry,
+  type SessionEntry,
+  type SessionHeader,
+} from "./format.js";
+import { assertThreadId, sessionFileName } from "./paths.js";
+import { ensureDirectory, publishBytesExclusive } from "./publish.js";
+import { branchPath, readEntries, readEntriesSync, type ReadEntriesResult } from "./read.js";
+import { notASessionFile, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
+
+export interface SessionFileOptions {
+  /** Clock for header and entry times (Unix ms). */
+  now?: () => number;
+  /** How often a non-durable append re-reads the lock; durable appends always do. */
+  ownershipCheckMs?: number;
+}
+
+export interface CreateSessionOptions extends SessionFileOptions {
+  dir: string;
+  cwd: string;
+  /** The thread id (a UUID); a new one by default. */
+  id?: string;
+  forkedFromId?: string;
+}
+
+export interface AppendOptions {
+  /** fsync before returning. turn_end entries are always durable. */
+  durable?: boolean;
+}
+
+const idPool = Buffer.alloc(6 * 512);
+let idPoolAt = idPool.length;
+
+/** 12 hex characters; drawn from a pooled buffer because appends are frequent. */
+function randomEntryId(): string {
+  if (idPoolAt >= idPool.length) {
+    randomFillSync(idPool);
+    idPoolAt = 0;
+  }
+  idPoolAt += 6;
+  return idPool.toString("hex", idPoolAt - 6, idPoolAt);
+}
+
+function takeLock(path: string, realPath: string): FileLock {
+  try {
+    return FileLock.acquire(`${realPath}.lock`, "session");
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw error;
+    const who = error.holder ? `process ${error.holder.pid} on ${error.holder.host}` : "another process";
+    throw new SessionFileError("lockedElsewhere", `${path} is owned by ${who}`, { path, holder: error.holder, cause: error });
+  }
+}
+
+function refuseHardLinks(path: string, stats: Stats): void {
+  if (stats.nlink > 1) {
+    throw new SessionFileError("hardLinked", `${path} has ${stats.nlink} hard links; a transcript must have one name to be owned safely`, { path });
+  }
+}
+
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") throw new SessionFileError("notFound", `${path} does not exist`, { path, cause: error });
+    throw error;
+  }
+}
+
+function openForAppend(realPath: string): number {
+  return openSync(realPath, constants.O_RDWR | constants.O_APPEND);
+}
+
+interface Parts {
+  path: string;
+  realPath: string;
+  header: SessionHeader;
+  lock: FileLock;
+  fd: number;
+  identity: Stats;
+  appender: LineAppender;
+  refs: EntryRef[];
+  byId: Map<string, EntryRef>;
+  leafId: string | null;
+  branchRefs: EntryRef[];
+  branchEntries: Array<SessionEntry | undefined>;
+  issues: SessionIssue[];
+  lineCount: number;
+}
+
+/**
+ * The owner of one transcript: holds its lock, appends whole lines, and keeps
+ * the index and the current branch in memory. One process owns a file at a
+ * time; readers (readSession, scanSession, readEntries) need no ownership.
+ */
+export class SessionFile {
+  private state: "open" | "lost" | "closed" = "open";
+  private lostReason = "";
+  private lastOwnershipCheck = performance.now();
+  private dense: SessionEntry[] | undefined;
+  private readonly now: () => number;
+  private readonly checkEveryMs: number;
+
+  private constructor(
+    private readonly parts: Parts,
+    options: SessionFileOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    this.checkEveryMs = options.ownershipCheckMs ?? 250;
+  }
+
+  /** Creates the folder and a new transcript holding only its header, durably, and owns it. */
+  static async create(options: CreateSessionOptions): Promise<SessionFile> {
+    const id = options.id ?? randomUUID();
+    assertThreadId(id);
+    const now = options.now ?? Date.now;
+    const header: SessionHeader = { type: "session", version: SESSION_FORMAT_VERSION, id, cwd: resolve(options.cwd), createdAt: new Date(now()).toISOString() };
+    if (options.forkedFromId !== undefined) header.forkedFromId = options.forkedFromId;
+    const dir = resolve(options.dir);
+    ensureDirectory(dir);
+    const path = join(dir, sessionFileName(header.createdAt, id));
+    const realPath = join(realpathSync(dir), basename(path));
+    const lock = takeLock(path, realPath);
+    let fd: number | undefined;
+    try {
+      publishBytesExclusive(realPath, Buffer.from(`${serializeHeader(header)}\n`));
+      fd = openForAppend(realPath);
+      const identity = fstatSync(fd);
+      const appender = new LineAppender(fd, realPath, identity.size, undefined, false);
+      const parts: Parts = { path, realPath, header, lock, fd, identity, appender, refs: [], byId: new Map(), leafId: null, branchRefs: [], branchEntries: [], issues: [], lineCount: 1 };
+      return new SessionFile(parts, options);
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      lock.release();
+      throw error;
+    }
+  }
+
+  /** Owns an existing transcript and loads its index and current branch. */
+  static async open(path: string, options: SessionFileOptions = {}): Promise<SessionFile> {
+    const absolute = resolve(path);
+    const realPath = realPathOf(absolute);
+    const stats = statSync(realPath);
+    if (!stats.isFile()) throw notASessionFile(absolute, "not a regular file");
+    refuseHardLinks(absolute, stats);
+    const lock = takeLock(absolute, realPath);
+    let fd: number | undefined;
+    try {
+      fd = openForAppend(realPath);
+      const identity = fstatSync(fd);
+      refuseHardLinks(absolute, identity);
+      const index = await scanSession(realPath);
+      const now = statSync(realPath);
+      if (fstatSync(fd).size !== index.size || now.ino !== identity.ino || now.dev !== identity.dev) {
+        throw new SessionFileError("ownershipLost", `${absolute} changed on disk while it loaded`, { path: absolute });
+      }
+      const torn = index.goodSize < index.size ? { offset: index.goodSize, end: index.size, line: index.lineCount + 1 } : undefined;
+      const appender = new LineAppender(fd, realPath, index.size, torn, index.missingFinalNewline);
+      const branchRefs = branchPath(index.byId, index.leafId);
+      const loaded = await readEntries(realPath, branchRefs);
+      const issues = [...index.issues, ...loaded.issues];
+      const { header, refs, byId, leafId, lineCount } = index;
+      const parts: Parts = { path: absolute, realPath, header, lock, fd, identity, appender, refs, byId, leafId, branchRefs, branchEntries: loaded.entries, issues, lineCount };
+      return new SessionFile(parts, options);
+    } catch (error) {
+      if (fd !== undefined) closeSync(fd);
+      lock.release();
+      throw error;
+    }
+  }
+
+  /** The path as given (absolute). */
+  get path(): string {
+    return this.parts.path;
+  }
+
+  /** The resolved path: the lock sits beside it, so every alias shares one lock. */
+  get realPath(): string {
+    return this.parts.realPath;
+  }
+
+  get header(): SessionHeader {
+    return this.parts.header;
+  }
+
+  /** The entry the next append attaches to; null before the first entry. */
+  get leafId(): string | null {
+    return this.parts.leafId;
+  }
+
+  /** What loading found, and tails moved aside since. */
+  get issues(): readonly SessionIssue[] {
+    return this.parts.issues;
+  }
+
+  /** The latest entry time, or the header's creation time for a thread without entries. */
+  get updatedAt(): number {
+    return this.parts.refs.at(-1)?.timestamp ?? Date.parse(this.parts.header.createdAt);
+  }
+
+  /** The current branch, root first; entries that could not be read are left out (see `issues`). */
+  branch(): readonly SessionEntry[] {
+    this.dense ??= this.parts.branchEntries.filter((entry): entry is SessionEntry => entry !== undefined);
+    return this.dense;
+  }
+
+  /** Every usable entry's place in the file, in file order: what history paging works from. */
+  refs(): readonly EntryRef[] {
+    return this.parts.refs;
+  }
+
+  entryRef(id: string): EntryRef | undefined {
+    return this.parts.byId.get(id);
+  }
+
+  /** Reads entries of this file by their refs, through the owner's descriptor. */
+  read(refs: readonly EntryRef[]): ReadEntriesResult {
+    this.assertNotClosed();
+    return readEntriesSync(this.parts.fd, refs);
+  }
+
+  /** Whether this object still owns the file: open, lock ours, and the path still names our file. */
+  isOwned(): boolean {
+    if (this.state !== "open") return false;
+    try {
+      return this.parts.lock.isStillHeld() && fstatSync(this.parts.fd).nlink > 0 && this.pathStillOurs();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Appends one entry under the current leaf and makes it the leaf. The line
+   * reaches the file whole or not at all ("writeFailed"); an ownership problem
+   * stops all further writes ("ownershipLost").
+   */
+  append<E extends NewEntry>(entry: E, options: AppendOptions = {}): EntryOfType<E["type"]> {
+    this.assertWritable();
+    const durable = options.durable === true || entry.type === "turn_end";
+    const { appender } = this.parts;
+    appender.settle();
+    this.verifyOwnership(durable);
+    if (appender.needsRepair) {
+      const issue = appender.repairTail();
+      if (issue !== undefined) this.parts.issues.push(issue);
+    }
+    const stored = this.complete(entry);
+    const line = serializeEntry(stored);
+    const { offset, length } = appender.appendLine(line, durable);
+    const ref: EntryRef = { type: stored.type, id: stored.id, parentId: stored.parentId, timestamp: stored.timestamp, offset, length, line: ++this.parts.lineCount };
+    this.parts.refs.push(ref);
+    this.parts.byId.set(ref.id, ref);
+    this.parts.branchRefs.push(ref);
+    this.parts.branchEntries.push(stored);
+    this.dense?.push(stored);
+    this.parts.leafId = ref.id;
+    return stored as EntryOfType<E["type"]>;
+  }
+
+  /**
+   * Moves the leaf, so the next append starts a new branch from `entryId`
+   * (null: a new root). Nothing is written until then: on disk the leaf stays
+   * the last entry.
+   */
+  setLeaf(entryId: string | null): void {
+    this.assertNotClosed();
+    const { parts } = this;
+    if (entryId === parts.leafId) return;
+    if (entryId !== null && !parts.byId.has(entryId)) {
+      throw new SessionFileError("notFound", `no entry ${entryId} in ${parts.path}`, { path: parts.path, entryId });
+    }
+    const path = branchPath(parts.byId, entryId);
+    let shared = 0;
+    while (shared < path.length && shared < parts.branchRefs.length && path[shared] === parts.branchRefs[shared]) shared++;
+    const loaded = readEntriesSync(parts.fd, path.slice(shared));
+    parts.issues.push(...loaded.issues);
+    parts.branchRefs = path;
+    parts.branchEntries = [...parts.branchEntries.slice(0, shared), ...loaded.entries];
+    parts.leafId = entryId;
+    this.dense = undefined;
+  }
+
+  /** fsyncs what was appended so far. */
+  sync(): void {
+    this.assertWritable();
+    this.parts.appender.sync();
+  }
+
+  /** Syncs, releases the lock and the descriptor. Idempotent. */
+  close(): void {
+    if (this.state === "closed") return;
+    const wasOwned = this.state === "open";
+    this.state = "closed";
+    try {
+      if (wasOwned) fdatasyncSync(this.parts.fd);
+    } catch {
+      // Nothing more can be done for those bytes here; the lock still goes.
+    }
+    closeSync(this.parts.fd);
+    this.parts.lock.release();
+  }
+
+  private complete(entry: NewEntry): SessionEntry {
+    const { type, timestamp, ...fields } = entry as NewEntry & { id?: unknown; parentId?: unknown };
+    delete fields.id;
+    delete fields.parentId;
+    let id = randomEntryId();
+    while (this.parts.byId.has(id)) id = randomEntryId();
+    const stored = { type, id, parentId: this.parts.leafId, timestamp: timestamp ?? this.now(), ...fields };
+    const checked = toEntry(stored);
+    if (!checked.ok) throw new TypeError(`refusing to write a ${type} entry: ${checked.reason}`);
+    return checked.entry;
+  }
+
+  private assertNotClosed(): void {
+    if (this.state === "closed") throw new SessionFileError("closed", `${this.parts.path} was closed`, { path: this.parts.path });
+  }
+
+  private assertWritable(): void {
+    this.assertNotClosed();
+    if (this.state === "lost") throw new SessionFileError("ownershipLost", `${this.parts.path}: ${this.lostReason}`, { path: this.parts.path });
+  }
+
+  private pathStillOurs(): boolean {
+    try {
+      const now = statSync(this.parts.realPath);
+      return now.ino === this.parts.identity.ino && now.dev === this.parts.identity.dev;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Cheap checks every append; the lock file is re-read at most every `ownershipCheckMs`, and before every durable append. */
+  private verifyOwnership(force: boolean): void {
+    const stats = fstatSync(this.parts.fd);
+    if (stats.nlink === 0) this.lose("the file was deleted");
+    if (stats.size !== this.parts.appender.size) this.lose(`the file was changed by another writer (${stats.size} bytes, expected ${this.parts.appender.size})`);
+    const clock = performance.now();
+    if (!force && clock - this.lastOwnershipCheck < this.checkEveryMs) return;
+    this.lastOwnershipCheck = clock;
+    if (!this.parts.lock.isStillHeld()) this.lose("its lock was removed or taken by another process");
+    if (!this.pathStillOurs()) this.lose("its path now names another file");
+  }
+
+  private lose(reason: string): never {
+    this.state = "lost";
+    this.lostReason = `ownership lost: ${reason}`;
+    this.parts.lock.release();
+    throw new SessionFileError("ownershipLost", `${this.parts.path}: ${this.lostReason}`, { path: this.parts.path });
+  }
+}
