@@ -91,3 +91,4 @@ export {
   type Skill,
   type CommandInfo,
 } from "./resources/index.js";
+export * from "./session/index.js";
