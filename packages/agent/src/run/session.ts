@@ -10,7 +10,7 @@ import type { CompactionReason, SessionEvent, SessionListener } from "./events.j
 import { toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
-import { branchState, contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
+import { branchState, contextMessages, type Transcript, type TranscriptEntry, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
 import { addReply, emptyUsage, type TokenUsage } from "./usage.js";
 
@@ -317,7 +317,7 @@ export class AgentSession {
   appendSafely(entry: { type: string; [field: string]: unknown }, durable = false): { id: string; timestamp: number } | undefined {
     if (this.fatalError) return undefined;
     try {
-      return this.transcript.append(entry, { durable });
+      return this.transcript.append(entry as never, { durable });
     } catch (error) {
       this.fatalError = error instanceof Error ? error : new Error(String(error));
       this.abort();
@@ -429,9 +429,10 @@ export class AgentSession {
 }
 
 /** Cumulative usage of a branch: every reply's, plus the summaries that compaction paid for. */
-export function usageFromBranch(branch: readonly { type: string; [k: string]: unknown }[], contextWindow: number): TokenUsage {
+export function usageFromBranch(branch: readonly TranscriptEntry[], contextWindow: number): TokenUsage {
   let usage = emptyUsage(contextWindow);
-  for (const entry of branch) {
+  for (const base of branch) {
+    const entry = base as unknown as Record<string, unknown>;
     if (entry.type === "message" && (entry.message as AgentMessage).role === "assistant") {
       usage = addReply(usage, entry.message as never);
     } else if (entry.type === "compaction" && entry.usage) {

@@ -11,12 +11,16 @@ export interface TranscriptEntry {
   id: string;
   parentId: string | null;
   timestamp: number;
-  [field: string]: unknown;
 }
 
 export interface Transcript {
-  append(entry: { type: string; [field: string]: unknown }, options?: { durable?: boolean }): TranscriptEntry;
+  append(entry: never, options?: { durable?: boolean }): TranscriptEntry;
   branch(): readonly TranscriptEntry[];
+}
+
+/** An entry's kind-specific fields; the run reads them by name. */
+function fields(entry: TranscriptEntry): Record<string, unknown> {
+  return entry as unknown as Record<string, unknown>;
 }
 
 export type TurnStatus = "completed" | "failed" | "interrupted";
@@ -40,7 +44,8 @@ export interface BranchState {
 
 export function branchState(branch: readonly TranscriptEntry[]): BranchState {
   const state: BranchState = {};
-  for (const entry of branch) {
+  for (const base of branch) {
+    const entry = fields(base);
     switch (entry.type) {
       case "model_change":
         state.model = { provider: String(entry.provider), id: String(entry.modelId) };
@@ -76,9 +81,9 @@ export function contextMessages(branch: readonly TranscriptEntry[]): { messages:
   let start = 0;
   let summary: { summary: string; timestamp: number } | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
-    const entry = branch[i]!;
+    const entry = fields(branch[i]!);
     if (entry.type !== "compaction") continue;
-    summary = { summary: String(entry.summary), timestamp: entry.timestamp };
+    summary = { summary: String(entry.summary), timestamp: Number(entry.timestamp) };
     const kept = branch.findIndex((e) => e.id === entry.firstKeptEntryId);
     start = kept === -1 ? i + 1 : kept;
     break;
@@ -89,7 +94,8 @@ export function contextMessages(branch: readonly TranscriptEntry[]): { messages:
     messages.push({ role: "compactionSummary", summary: summary.summary, timestamp: summary.timestamp });
     entryIds.push("");
   }
-  for (const entry of branch.slice(start)) {
+  for (const base of branch.slice(start)) {
+    const entry = fields(base) as Record<string, unknown> & TranscriptEntry;
     if (entry.type === "message") {
       const message = entry.message as AgentMessage;
       // A failed or interrupted reply carries nothing the model should build on; providers refuse some of them.

@@ -73,7 +73,7 @@ describe("loading", () => {
     const { host, warnings } = makeHost();
     assert.deepEqual(await host.load([{ path }]), []);
     assert.deepEqual(warnings, []);
-    const { session } = sessionWith(host);
+    const { session } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "greet", arguments: { who: "ada" } }] }, { text: "done" });
     const before = env.model.requests.length;
     assert.equal((await session.runTurn({ text: "greet ada" })).status, "completed");
@@ -137,7 +137,7 @@ describe("events", () => {
     `);
     const { host } = makeHost();
     await host.load([{ path }]);
-    const { session } = sessionWith(host);
+    const { session } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "danger", arguments: {} }] }, { text: "ok" });
     const before = env.model.requests.length;
     await session.runTurn({ text: "do it" });
@@ -157,7 +157,7 @@ describe("events", () => {
     `);
     const { host } = makeHost();
     await host.load([{ path }]);
-    const { session } = sessionWith(host);
+    const { session } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "echo", arguments: { text: "quiet" } }] }, { text: "ok" });
     const before = env.model.requests.length;
     await session.runTurn({ text: "x" });
@@ -175,7 +175,7 @@ describe("events", () => {
     `);
     const { host, warnings } = makeHost();
     await host.load([{ path }]);
-    const { session, events } = sessionWith(host);
+    const { session, events } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "broken", arguments: {} }] }, { text: "still here" });
     const before = env.model.requests.length;
     const result = await session.runTurn({ text: "x" });
@@ -198,7 +198,7 @@ describe("events", () => {
     `);
     const { host } = makeHost();
     await host.load([{ path }]);
-    const { session, transcript } = sessionWith(host);
+    const { session, transcript } = await sessionWith(host);
     env.model.enqueue({ text: "oui" });
     await session.runTurn({ text: "hello" });
     const body = env.model.requests.at(-1)!.body;
@@ -218,7 +218,7 @@ describe("events", () => {
     let signal: AbortSignal | undefined;
     const { host } = makeHost({ turnSignal: () => signal });
     await host.load([{ path }]);
-    const { session, events } = sessionWith(host);
+    const { session, events } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "t", arguments: {} }] });
     const running = session.runTurn({ text: "x" });
     while (!events.some((e) => e.type === "tool_start")) await new Promise((resolve) => setTimeout(resolve, 5));

@@ -10,7 +10,7 @@ test("a turn on pi-ai's faux provider: thinking, a tool call, its result and the
   try {
     env.registry.registerProvider("test", { name: "faux", baseUrl: "http://127.0.0.1:9/v1", api: faux.api, apiKey: "unused", models: faux.models });
     const calls: string[] = [];
-    const { session, transcript, events } = env.session({
+    const { session, transcript, events } = await env.session({
       defaultModel: { provider: "faux", id: "faux-1" },
       tools: [
         {

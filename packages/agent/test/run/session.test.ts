@@ -43,7 +43,7 @@ function lastUserText(body: Record<string, any>): string {
 
 describe("a plain text turn", () => {
   test("streams, persists durable start and end markers and reports usage", async () => {
-    const { session, transcript, events } = env.session();
+    const { session, transcript, events } = await env.session();
     env.model.enqueue({ text: ["Hel", "lo"], usage: { input: 40, output: 2 } });
     const result = await session.runTurn({ text: "say hello" });
     assert.equal(result.status, "completed");
@@ -61,6 +61,7 @@ describe("a plain text turn", () => {
       "turn_end",
     ]);
     assert.deepEqual(transcript.branch().map((e) => e.type), ["turn_start", "message", "message", "turn_end"]);
+    assert.equal(transcript.file.isOwned(), true);
     const [start] = transcript.ofType("turn_start");
     const [end] = transcript.ofType("turn_end");
     assert.equal(result.turnId, start!.id);
@@ -74,7 +75,7 @@ describe("a plain text turn", () => {
   });
 
   test("reasoning streams as thinking before the text", async () => {
-    const { session, events } = env.session({ defaultModel: { provider: "scripted", id: "scripted-reasoner" } });
+    const { session, events } = await env.session({ defaultModel: { provider: "scripted", id: "scripted-reasoner" } });
     env.model.enqueue({ reasoning: ["hmm ", "ok"], text: "done" });
     await session.runTurn({ text: "think" });
     const kinds = events.flatMap((e) => (e.type === "message_update" ? [e.event.type] : []));
@@ -85,7 +86,7 @@ describe("a plain text turn", () => {
   });
 
   test("a second start while one runs is refused", async () => {
-    const { session } = env.session();
+    const { session } = await env.session();
     let release!: () => void;
     env.model.enqueue({ text: ["a", "b"], pauseAfter: 1, gate: new Promise<void>((r) => (release = r)) });
     const running = session.runTurn({ text: "one" });
@@ -99,7 +100,7 @@ describe("a plain text turn", () => {
 describe("tools", () => {
   test("a tool call runs, its result is persisted and sent back to the model", async () => {
     const log: string[] = [];
-    const { session, transcript, events } = env.session({ tools: [echoTool(log)] });
+    const { session, transcript, events } = await env.session({ tools: [echoTool(log)] });
     env.model.enqueue({ toolCalls: [{ id: "call_1", name: "echo", arguments: { text: "hi" }, argumentChunks: 3 }] }, { text: "all done" });
     const before = env.model.requests.length;
     const result = await session.runTurn({ text: "use the tool" });
@@ -117,7 +118,7 @@ describe("tools", () => {
 
   test("a blocked call never runs and its reason reaches the model", async () => {
     const log: string[] = [];
-    const { session } = env.session({
+    const { session } = await env.session({
       tools: [echoTool(log)],
       beforeToolCall: async () => ({ block: true, reason: "Declined by the user: use the project-local file instead" }),
     });
@@ -131,7 +132,7 @@ describe("tools", () => {
 
 describe("errors and retries", () => {
   test("401 fails the turn as auth, without retrying", async () => {
-    const { session, transcript, events } = env.session();
+    const { session, transcript, events } = await env.session();
     const before = env.model.requests.length;
     env.model.enqueue({ status: 401, body: { error: { message: "Invalid API key" } } });
     const result = await session.runTurn({ text: "x" });
@@ -144,7 +145,7 @@ describe("errors and retries", () => {
   });
 
   test("429 and 500 are retried with backoff inside the same turn", async () => {
-    const { session, transcript, events } = env.session();
+    const { session, transcript, events } = await env.session();
     env.model.enqueue({ status: 429, body: { error: { message: "Rate limit reached" } } }, { status: 500, body: "upstream down" }, { text: "finally" });
     const result = await session.runTurn({ text: "x" });
     assert.equal(result.status, "completed");
@@ -155,7 +156,7 @@ describe("errors and retries", () => {
   });
 
   test("a transient error that outlasts the retries fails the turn", async () => {
-    const { session } = env.session();
+    const { session } = await env.session();
     for (let i = 0; i < 4; i++) env.model.enqueue({ status: 503, body: "Service Unavailable" });
     const result = await session.runTurn({ text: "x" });
     assert.equal(result.status, "failed");
@@ -163,7 +164,7 @@ describe("errors and retries", () => {
   });
 
   test("a broken stream is a network error and is retried", async () => {
-    const { session, events } = env.session();
+    const { session, events } = await env.session();
     env.model.enqueue({ text: ["a", "b", "c"], breakAfter: 2 }, { text: "whole" });
     const result = await session.runTurn({ text: "x" });
     assert.equal(result.status, "completed");
@@ -171,7 +172,7 @@ describe("errors and retries", () => {
   });
 
   test("a stalled stream fails after the idle timeout and is retried", async () => {
-    const { session, events } = env.session({ settings: { streamIdleTimeoutMs: 300 } });
+    const { session, events } = await env.session({ settings: { streamIdleTimeoutMs: 300 } });
     const before = env.model.requests.length;
     env.model.enqueue({ text: ["a", "b"], pauseAfter: 1 }, { text: "recovered" });
     const started = Date.now();
@@ -187,7 +188,7 @@ describe("errors and retries", () => {
 
 describe("interrupts", () => {
   test("aborting a streaming reply ends the turn interrupted and cancels the request", async () => {
-    const { session, transcript } = env.session();
+    const { session, transcript } = await env.session();
     const before = env.model.requests.length;
     env.model.enqueue({ text: ["partial", " more"], pauseAfter: 2 });
     const running = session.runTurn({ text: "x" });
@@ -203,7 +204,7 @@ describe("interrupts", () => {
   });
 
   test("aborting during a retry wait ends the turn at once", async () => {
-    const { session } = env.session({ settings: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 20_000, maxRetryDelayMs: 20_000 } } });
+    const { session } = await env.session({ settings: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 20_000, maxRetryDelayMs: 20_000 } } });
     env.model.enqueue({ status: 429, body: "slow down" });
     const running = session.runTurn({ text: "x" });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -215,7 +216,7 @@ describe("interrupts", () => {
   });
 
   test("aborting a running tool stops it", async () => {
-    const { session, events } = env.session({ tools: [echoTool()] });
+    const { session, events } = await env.session({ tools: [echoTool()] });
     env.model.enqueue({ toolCalls: [{ name: "echo", arguments: { text: "slow" } }] });
     const running = session.runTurn({ text: "x" });
     while (!events.some((e) => e.type === "tool_start")) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -229,7 +230,7 @@ describe("interrupts", () => {
 describe("steering", () => {
   test("a steer given while a tool runs reaches the model in the same turn", async () => {
     const own = await runEnv();
-    const { session, transcript, events } = own.session({ tools: [echoTool()] });
+    const { session, transcript, events } = await own.session({ tools: [echoTool()] });
     let release!: () => void;
     const before = 0;
     // Depending on when the steer lands it rides the second request or causes a third; both are this turn.
@@ -254,8 +255,8 @@ describe("steering", () => {
     await own.close();
   });
 
-  test("without a running turn there is nothing to steer", () => {
-    const { session } = env.session();
+  test("without a running turn there is nothing to steer", async () => {
+    const { session } = await env.session();
     assert.equal(session.steer("late"), false);
   });
 });
@@ -264,7 +265,7 @@ describe("compaction", () => {
   test("a context overflow compacts and continues in the same turn", async (t) => {
     const env = await runEnv();
     t.after(() => env.close());
-    const { session, transcript, events } = env.session();
+    const { session, transcript, events } = await env.session();
     env.model.enqueue({ text: "first answer" }, { text: "second answer" });
     await session.runTurn({ text: "one" });
     await session.runTurn({ text: "two" });
@@ -286,7 +287,7 @@ describe("compaction", () => {
   test("a context near the window is compacted before the next run", async () => {
     const small = await runEnv({ models: [{ id: "tiny", contextWindow: 4_000 }] });
     try {
-      const { session, events } = small.session({ settings: { compaction: { enabled: true, reserveTokens: 1_000, keepRecentTokens: 10 } } });
+      const { session, events } = await small.session({ settings: { compaction: { enabled: true, reserveTokens: 1_000, keepRecentTokens: 10 } } });
       small.model.enqueue({ text: "a", usage: { input: 3_500, output: 10 } }, { text: "summary of it" }, { text: "fresh" });
       await session.runTurn({ text: "fill the context" });
       assert.equal(session.usage.contextTokens, 3_510);
@@ -302,7 +303,7 @@ describe("compaction", () => {
   test("manual compaction between turns, and nothing to compact on an empty thread", async (t) => {
     const env = await runEnv();
     t.after(() => env.close());
-    const { session, transcript } = env.session();
+    const { session, transcript } = await env.session();
     assert.equal(await session.compact(), undefined);
     env.model.enqueue({ text: "one" }, { text: "two" }, { text: "the summary" });
     await session.runTurn({ text: "q1" });
@@ -320,7 +321,7 @@ describe("models", () => {
       const { writeFileSync } = await import("node:fs");
       const { join } = await import("node:path");
       writeFileSync(join(bare.agentDir, "models.json"), JSON.stringify({ providers: {} }));
-      const { session, transcript } = bare.session();
+      const { session, transcript } = await bare.session();
       const error = await session.runTurn({ text: "x" }).catch((e: unknown) => e);
       assert.ok(error instanceof ModelError);
       assert.equal(error.code, "noModel");
@@ -338,7 +339,7 @@ describe("models", () => {
       const json = keyless.model.modelsJson() as { providers: Record<string, Record<string, unknown>> };
       delete json.providers.scripted!.apiKey;
       writeFileSync(join(keyless.agentDir, "models.json"), JSON.stringify(json));
-      const { session } = keyless.session({ defaultModel: { provider: "scripted", id: "scripted-model" } });
+      const { session } = await keyless.session({ defaultModel: { provider: "scripted", id: "scripted-model" } });
       const error = await session.runTurn({ text: "x" }).catch((e: unknown) => e);
       assert.ok(error instanceof ModelError);
       assert.equal(error.code, "noCredentials");
@@ -348,7 +349,7 @@ describe("models", () => {
   });
 
   test("model and thinking level changes are validated and persisted", async () => {
-    const { session, transcript } = env.session();
+    const { session, transcript } = await env.session();
     await assert.rejects(session.setModel({ provider: "scripted", id: "nope" }), (e: unknown) => e instanceof ModelError && e.code === "modelNotFound");
     await session.setModel({ provider: "scripted", id: "scripted-model" });
     await assert.rejects(session.setThinkingLevel("high"), (e: unknown) => e instanceof ModelError && e.code === "invalidThinkingLevel");

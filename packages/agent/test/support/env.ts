@@ -5,30 +5,27 @@ import { ScriptedModelServer } from "@knightcode/testkit";
 import { ModelRegistry } from "../../src/models/registry.js";
 import { AgentSession, DEFAULT_RUN_SETTINGS, type AgentSessionOptions, type RunSettings } from "../../src/run/session.js";
 import type { SessionEvent } from "../../src/run/events.js";
-import type { Transcript, TranscriptEntry } from "../../src/run/transcript.js";
+import { SessionFile } from "../../src/session/session-file.js";
 
-/**
- * A transcript kept as JSONL lines in memory, for run tests that are about
- * the run, not the file format (the session file has its own tests).
- */
-export class LineTranscript implements Transcript {
-  readonly lines: string[] = [];
-  private entries: TranscriptEntry[] = [];
-  private next = 1;
+/** A real session file in the run's temp dir, with a helper to pick entries by kind. */
+export class TestTranscript {
+  private constructor(readonly file: SessionFile) {}
 
-  append(entry: { type: string; [field: string]: unknown }): TranscriptEntry {
-    const full = { ...entry, id: `e${this.next++}`, parentId: this.entries.at(-1)?.id ?? null, timestamp: Date.now() } as TranscriptEntry;
-    this.lines.push(JSON.stringify(full));
-    this.entries.push(JSON.parse(this.lines.at(-1)!) as TranscriptEntry);
-    return full;
+  static async create(dir: string, cwd: string): Promise<TestTranscript> {
+    return new TestTranscript(await SessionFile.create({ dir, cwd }));
   }
 
-  branch(): readonly TranscriptEntry[] {
-    return this.entries;
+  append(entry: never, options?: { durable?: boolean }) {
+    return this.file.append(entry, options);
   }
 
-  ofType(type: string): TranscriptEntry[] {
-    return this.entries.filter((e) => e.type === type);
+  branch() {
+    return this.file.branch();
+  }
+
+  // Tests read kind-specific fields freely.
+  ofType(type: string): Record<string, any>[] {
+    return this.file.branch().filter((e) => e.type === type) as unknown as Record<string, any>[];
   }
 }
 
@@ -38,7 +35,7 @@ export interface RunEnv {
   cwd: string;
   model: ScriptedModelServer;
   registry: ModelRegistry;
-  session(options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings> }): { session: AgentSession; transcript: LineTranscript; events: SessionEvent[] };
+  session(options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings> }): Promise<{ session: AgentSession; transcript: TestTranscript; events: SessionEvent[] }>;
   close(): Promise<void>;
 }
 
@@ -59,8 +56,8 @@ export async function runEnv(models?: Parameters<ScriptedModelServer["modelsJson
     cwd,
     model,
     registry,
-    session(options = {}) {
-      const transcript = (options.transcript as LineTranscript | undefined) ?? new LineTranscript();
+    async session(options = {}) {
+      const transcript = await TestTranscript.create(join(dir, "sessions"), cwd);
       const settings = { ...DEFAULT_RUN_SETTINGS, retry: FAST_RETRY, ...options.settings };
       const session = new AgentSession({
         threadId: "thread-1",
@@ -69,7 +66,7 @@ export async function runEnv(models?: Parameters<ScriptedModelServer["modelsJson
         systemPrompt: "You are a test agent.",
         tools: [],
         ...options,
-        transcript,
+        transcript: transcript.file,
         settings,
       });
       const events: SessionEvent[] = [];

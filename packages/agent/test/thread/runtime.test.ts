@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { silentUI } from "../../src/extensions/silent-ui.js";
+import { SessionFile } from "../../src/session/session-file.js";
+import { ThreadRuntime, type ThreadEnvironment } from "../../src/thread/runtime.js";
+import { resolveDefaultTools } from "../../src/thread/tool-selection.js";
+import { TrustStore } from "../../src/trust/store.js";
+import type { Warning } from "../../src/warning.js";
+import { runEnv, type RunEnv } from "../support/env.js";
+
+let env: RunEnv;
+let environment: ThreadEnvironment;
+let cliExtension: string;
+before(async () => {
+  env = await runEnv();
+  cliExtension = join(env.dir, "cli-ext.ts");
+  writeFileSync(cliExtension, `export default (kc: any) => kc.registerCommand("from-cli", { description: "cli", handler: () => {} });`);
+  environment = { agentDir: env.agentDir, registry: env.registry, trust: new TrustStore(env.agentDir), extensionPaths: [cliExtension], env: {} };
+});
+after(() => env.close());
+
+let n = 0;
+function project(files: Record<string, string>): string {
+  const dir = join(env.dir, `project-${n++}`);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function open(cwd: string) {
+  const transcript = await SessionFile.create({ dir: join(env.dir, "sessions"), cwd });
+  const later: Warning[] = [];
+  const { runtime, warnings } = await ThreadRuntime.create({
+    environment,
+    threadId: transcript.header.id,
+    cwd,
+    transcript,
+    mode: "headless",
+    hasUI: false,
+    ui: silentUI(),
+    onWarning: (w) => later.push(w),
+  });
+  return { runtime, warnings, later, transcript };
+}
+
+const projectFiles = {
+  ".knightcode/settings.json": JSON.stringify({ defaultTools: ["+grep"] }),
+  ".knightcode/extensions/local.ts": `export default (kc: any) => kc.registerCommand("local", { description: "project command", handler: () => {} });`,
+  ".knightcode/prompts/review.md": "---\ndescription: Review a file\n---\nReview $1 carefully.",
+  ".knightcode/skills/deploy/SKILL.md": "---\nname: deploy\ndescription: How to deploy this project\n---\nRun make deploy.",
+};
+
+describe("a thread in a project", () => {
+  test("an undecided project's resources are skipped with a trust warning; -e extensions still load", async () => {
+    const cwd = project(projectFiles);
+    const { runtime, warnings, transcript } = await open(cwd);
+    const trust = warnings.find((w) => w.source === "trust");
+    assert.ok(trust, JSON.stringify(warnings));
+    assert.match(trust.message, /settings\.json/);
+    assert.deepEqual(runtime.commands().map((c) => c.name), ["from-cli"]);
+    assert.equal((await runtime.session.resolveModel())?.provider, "scripted");
+    await runtime.dispose("unload");
+    transcript.close();
+  });
+
+  test("a trusted project brings its settings, extensions, templates and skills", async () => {
+    const cwd = project(projectFiles);
+    await environment.trust.set(cwd, true);
+    const { runtime, warnings, transcript } = await open(cwd);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(runtime.commands().map((c) => c.name).sort(), ["from-cli", "local", "review", "skill:deploy"]);
+    env.model.enqueue({ text: "ok" });
+    const before = env.model.requests.length;
+    assert.equal((await runtime.session.runTurn({ text: "hi" })).status, "completed");
+    const body = env.model.requests[before]!.body;
+    assert.match(body.messages[0].content, /<name>deploy<\/name>\s*<description>How to deploy this project<\/description>/);
+    assert.ok(body.tools.some((t: { function: { name: string } }) => t.function.name === "grep"), "project settings added grep");
+    assert.ok(!body.tools.some((t: { function: { name: string } }) => t.function.name === "ls"));
+    await runtime.dispose("unload");
+    transcript.close();
+    assert.match(readFileSync(transcript.path, "utf8"), /"turn_end"/);
+  });
+
+  test("input: extension commands are handled, templates and skills expand, the rest continues", async () => {
+    const cwd = project(projectFiles);
+    await environment.trust.set(cwd, true);
+    const { runtime, transcript } = await open(cwd);
+    assert.deepEqual(await runtime.processInput("/local now", [], "user"), { action: "handled" });
+    const review = await runtime.processInput("/review src/a.ts", [], "user");
+    assert.ok(review.action === "continue" && review.text === "Review src/a.ts carefully.");
+    const skill = await runtime.processInput("/skill:deploy staging", [], "user");
+    assert.ok(skill.action === "continue" && /make deploy/.test(skill.text) && /staging/.test(skill.text));
+    const plain = await runtime.processInput("just text", [], "user");
+    assert.deepEqual(plain, { action: "continue", text: "just text", images: [] });
+    await runtime.dispose("unload");
+    transcript.close();
+  });
+
+  test("reload shuts the extensions down and loads them again with fresh settings", async () => {
+    const marker = join(env.dir, `reload-${n}.log`);
+    const cwd = project({
+      ".knightcode/extensions/watch.ts": `
+        import { appendFileSync } from "node:fs";
+        export default (kc: any) => {
+          appendFileSync(${JSON.stringify(marker)}, "load\\n");
+          kc.on("session_shutdown", (e: any) => appendFileSync(${JSON.stringify(marker)}, "shutdown:" + e.reason + "\\n"));
+        };`,
+    });
+    await environment.trust.set(cwd, true);
+    const { runtime, transcript } = await open(cwd);
+    writeFileSync(join(cwd, ".knightcode", "settings.json"), JSON.stringify({ extensions: ["-extensions/watch.ts"] }));
+    await runtime.reload();
+    assert.equal(readFileSync(marker, "utf8"), "load\nshutdown:reload\n", "the disabled extension did not load again");
+    await runtime.dispose("unload");
+    transcript.close();
+  });
+});
+
+test("defaultTools: plain names choose the set, + adds, - removes", () => {
+  assert.deepEqual(resolveDefaultTools([]), ["read", "bash", "edit", "write"]);
+  assert.deepEqual(resolveDefaultTools(["+grep", "-bash"]), ["read", "edit", "write", "grep"]);
+  assert.deepEqual(resolveDefaultTools(["read", "ls"]), ["read", "ls"]);
+});
