@@ -1,4 +1,5 @@
 import { basename, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
@@ -63,6 +64,24 @@ interface Instance {
   active: boolean;
 }
 
+let aliases: Record<string, string> | undefined;
+
+/** Packages an extension can import from our installation: TypeBox for tool schemas. */
+function sharedModuleAliases(): Record<string, string> {
+  if (!aliases) {
+    const resolve = (id: string) => fileURLToPath(import.meta.resolve(id));
+    aliases = {};
+    for (const id of ["typebox", "typebox/value", "typebox/compile"]) {
+      try {
+        aliases[id] = resolve(id);
+      } catch {
+        // Not installed beside us: an extension importing it fails to load with a clear message.
+      }
+    }
+  }
+  return aliases;
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -121,7 +140,8 @@ export class ExtensionHost {
     if (!this.jiti) {
       const { createJiti } = await import("jiti");
       // No module cache: every thread evaluates its own copy of each extension.
-      this.jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true });
+      // Extensions may import the schema builder we use without installing it themselves.
+      this.jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, alias: sharedModuleAliases() });
     }
     const loaded = (await this.jiti.import(path)) as { default?: unknown } | ((...args: unknown[]) => unknown);
     const factory = typeof loaded === "function" ? loaded : loaded?.default;

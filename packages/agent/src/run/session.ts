@@ -119,7 +119,7 @@ export class AgentSession {
   private fatalError: Error | undefined;
   private systemPrompt: string;
   private tools: AgentTool[];
-  /** Steering messages accepted but not yet delivered, in order; delivery is noticed by identity. */
+  /** Steering and follow-up messages accepted but not yet delivered, in order; delivery is noticed by identity. */
   private steers: AgentMessage[] = [];
 
   constructor(private readonly options: AgentSessionOptions) {
@@ -356,7 +356,7 @@ export class AgentSession {
     }
     const status: TurnStatus = turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
-    agent.clearSteeringQueue();
+    agent.clearAllQueues();
     const dropped = this.steers.length > 0;
     this.steers = [];
     this.active = undefined;
@@ -376,6 +376,18 @@ export class AgentSession {
     this.steers.push(message);
     this.agent.steer(message);
     this.emit({ type: "steering_changed", turnId: this.active.turnId, pending: this.pendingSteers() });
+    return true;
+  }
+
+  /**
+   * Queues input for when the running turn's agent would otherwise stop:
+   * it still belongs to this turn. False when no turn runs.
+   */
+  followUp(text: string, images: ImageContent[] = []): boolean {
+    if (!this.active || !this.agent) return false;
+    const message = userMessage(text, images);
+    this.steers.push(message);
+    this.agent.followUp(message);
     return true;
   }
 

@@ -81,6 +81,29 @@ describe("loading", () => {
     assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /hello ada/);
   });
 
+  test("a tool whose parameters are a TypeBox schema, imported from our installation", async () => {
+    const path = extension(`
+      import { Type } from "typebox";
+      export default function (kc: any) {
+        kc.registerTool({
+          name: "add",
+          description: "Adds two numbers",
+          parameters: Type.Object({ a: Type.Number(), b: Type.Number() }),
+          async execute(_id: string, p: { a: number; b: number }) { return { content: [{ type: "text", text: String(p.a + p.b) }], details: {} }; },
+        });
+      }
+    `);
+    const { host } = makeHost();
+    assert.deepEqual(await host.load([{ path }]), []);
+    const { session } = await sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "add", arguments: { a: 2, b: 40 } }] }, { text: "42" });
+    const before = env.model.requests.length;
+    await session.runTurn({ text: "add" });
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /"42"|:\s*"42"|42/);
+    const tool = env.model.requests[before]!.body.tools.find((t: { function: { name: string } }) => t.function.name === "add");
+    assert.equal(tool.function.parameters.properties.a.type, "number");
+  });
+
   test("plain JavaScript under a .ts name loads, and a folder's index.ts too", async () => {
     const js = extension(`module.exports = function (kc) { kc.registerCommand("hi", { description: "says hi", handler: () => {} }); };`);
     mkdirSync(join(dir, "folder-ext"), { recursive: true });

@@ -255,6 +255,25 @@ describe("steering", () => {
     await own.close();
   });
 
+  test("a follow-up waits until the agent would stop, then runs in the same turn", async () => {
+    const own = await runEnv();
+    try {
+      const { session, transcript } = await own.session();
+      let release!: () => void;
+      own.model.enqueue({ text: ["first"], pauseAfter: 1, gate: new Promise<void>((r) => (release = r)) }, { text: "second" });
+      const running = session.runTurn({ text: "go" });
+      await own.model.waitForRequests(1);
+      assert.equal(session.followUp("and then this"), true);
+      release();
+      assert.equal((await running).status, "completed");
+      assert.equal(own.model.requests.length, 2);
+      assert.match(JSON.stringify(own.model.requests[1]!.body.messages), /and then this/);
+      assert.equal(transcript.ofType("turn_start").length, 1);
+    } finally {
+      await own.close();
+    }
+  });
+
   test("without a running turn there is nothing to steer", async () => {
     const { session } = await env.session();
     assert.equal(session.steer("late"), false);
