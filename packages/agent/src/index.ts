@@ -92,3 +92,5 @@ export {
   type CommandInfo,
 } from "./resources/index.js";
 export * from "./session/index.js";
+export { ThreadRuntime, type ThreadEnvironment, type ThreadRuntimeOptions, type InputOutcome } from "./thread/runtime.js";
+export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "./thread/tool-selection.js";

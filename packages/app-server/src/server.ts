@@ -7,9 +7,12 @@ import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
 import { shutdownConnections, type ShutdownTimings } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
+import { ThreadManager } from "./threads/manager.js";
 
 export interface AppServerOptions {
   context: ServerContext;
+  /** The threads: a host that embeds the server creates it (and awaits closeAll on shutdown). */
+  threads?: ThreadManager;
   handlers?: HandlerTable;
   schema?: ProtocolSchema;
 }
@@ -23,6 +26,7 @@ const MAX_ERROR_MESSAGE = 2000;
  */
 export class AppServer {
   readonly context: ServerContext;
+  readonly threads: ThreadManager;
   private readonly handlers: HandlerTable;
   private readonly schema: ProtocolSchema;
   private readonly liveConnections = new Set<Connection>();
@@ -31,6 +35,8 @@ export class AppServer {
 
   constructor(options: AppServerOptions) {
     this.context = options.context;
+    this.threads = options.threads ?? new ThreadManager(options.context);
+    this.threads.attach(this);
     this.handlers = options.handlers ?? defaultHandlers;
     this.schema = options.schema ?? ProtocolSchema.load();
   }
@@ -69,7 +75,7 @@ export class AppServer {
   }
 
   threadCounts(): { loaded: number; loading: number } {
-    return { loaded: 0, loading: 0 };
+    return this.threads.counts();
   }
 
   /**
@@ -81,7 +87,7 @@ export class AppServer {
       this.context.log.info(`shutting down: ${reason}`);
       for (const stop of this.inputStoppers.splice(0)) stop();
       for (const connection of this.liveConnections) connection.transport.stopInput();
-      await shutdownConnections([...this.liveConnections], this.context, timings);
+      await shutdownConnections([...this.liveConnections], this.context, this.threads, timings);
     })();
     return this.shutdownPromise;
   }

@@ -71,8 +71,11 @@ export interface AgentSessionOptions {
 }
 
 export interface TurnInput {
-  text: string;
+  /** The user's text; absent for a turn an extension's message starts. */
+  text?: string;
   images?: ImageContent[];
+  /** Messages sent after the text (an extension's message that triggers the turn). */
+  messages?: AgentMessage[];
 }
 
 export interface TurnResult {
@@ -388,6 +391,17 @@ export class AgentSession {
     const message = userMessage(text, images);
     this.steers.push(message);
     this.agent.followUp(message);
+    return true;
+  }
+
+  /**
+   * Adds a message to the context between turns: saved now, sent with the
+   * next request. False while a turn runs (steer or follow up instead).
+   */
+  addMessage(message: AgentMessage): boolean {
+    if (this.active) return false;
+    this.recordMessage("", message);
+    this.agent?.state.messages.push(message);
     return true;
   }
 

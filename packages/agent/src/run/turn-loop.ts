@@ -53,10 +53,10 @@ export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLo
     await session.compactionFor("threshold", agent, signal);
   }
   if (turn.interrupted) return undefined;
-  const prompt: AgentMessage[] = [userMessage(input.text, input.images)];
+  const prompt: AgentMessage[] = [...(input.text !== undefined ? [userMessage(input.text, input.images)] : []), ...(input.messages ?? [])];
   agent.state.systemPrompt = session.baseSystemPrompt;
   if (hooks?.beforeAgentStart) {
-    const extra = await hooks.beforeAgentStart({ prompt: input.text, images: input.images ?? [], systemPrompt: session.baseSystemPrompt });
+    const extra = await hooks.beforeAgentStart({ prompt: input.text ?? "", images: input.images ?? [], systemPrompt: session.baseSystemPrompt });
     if (turn.interrupted) return undefined;
     prompt.push(...extra.messages);
     if (extra.systemPrompt !== undefined) agent.state.systemPrompt = extra.systemPrompt;

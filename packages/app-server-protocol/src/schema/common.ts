@@ -12,6 +12,7 @@ export const RequestId = Type.Union([Type.String(), Type.Number()], {
   description: "A request id: a string or a finite number, echoed unchanged in the response.",
 });
 
+// Built from the list the runtime uses; its static type is the ErrorCode union of errors.ts, not this schema's.
 export const ErrorCodeSchema = Type.Union(
   ERROR_CODES.map((code) => Type.Literal(code)),
   { $id: "ErrorCode", description: "The spec's error name, as a string." },

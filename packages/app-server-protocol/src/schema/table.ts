@@ -1,6 +1,7 @@
 import { lifecycle } from "./lifecycle.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
+import { ui } from "./ui.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -21,6 +22,7 @@ export const protocol = {
     ...lifecycle.serverNotifications,
     ...threads.serverNotifications,
     ...turns.serverNotifications,
+    ...ui.serverNotifications,
   },
 } as const;
 

@@ -8,7 +8,7 @@ const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
 
 export const ThinkingLevel = Type.Union(
-  ["off", "minimal", "low", "medium", "high", "xhigh"].map((level) => Type.Literal(level)),
+  [Type.Literal("off"), Type.Literal("minimal"), Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("xhigh")],
   { $id: "ThinkingLevel" },
 );
 
@@ -62,7 +62,14 @@ export const Thread = Type.Object(
 export const TurnError = Type.Object(
   {
     message: Type.String({ description: "At most 2,000 characters in summaries; full payloads keep it whole." }),
-    kind: Type.Union(["auth", "rateLimit", "contextOverflow", "network", "provider", "other"].map((kind) => Type.Literal(kind))),
+    kind: Type.Union([
+      Type.Literal("auth"),
+      Type.Literal("rateLimit"),
+      Type.Literal("contextOverflow"),
+      Type.Literal("network"),
+      Type.Literal("provider"),
+      Type.Literal("other"),
+    ]),
   },
   { ...Closed, $id: "TurnError" },
 );

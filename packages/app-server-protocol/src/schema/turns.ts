@@ -10,7 +10,7 @@ export const ImageInput = Type.Union(
   [
     Type.Object(
       {
-        mimeType: Type.Union(["image/png", "image/jpeg", "image/gif", "image/webp"].map((m) => Type.Literal(m))),
+        mimeType: Type.Union([Type.Literal("image/png"), Type.Literal("image/jpeg"), Type.Literal("image/gif"), Type.Literal("image/webp")]),
         data: Type.String({ minLength: 1, maxLength: 28_000_000, description: "Base64, at most 20 MiB decoded." }),
       },
       Closed,

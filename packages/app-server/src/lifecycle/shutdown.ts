@@ -24,6 +24,7 @@ function delay(ms: number): { promise: Promise<void>; cancel(): void } {
 export async function shutdownConnections(
   connections: Connection[],
   context: ServerContext,
+  threads: { closeAll(): Promise<void> },
   timings: Partial<ShutdownTimings> = {},
 ): Promise<void> {
   const { answerDeadlineMs, drainDeadlineMs } = { ...DEFAULT_SHUTDOWN_TIMINGS, ...timings };
@@ -45,8 +46,10 @@ export async function shutdownConnections(
     }
   }
 
+  // Every thread unloads: running turns stop, extensions shut down, session locks are released.
+  const unloaded = threads.closeAll().catch((error: unknown) => context.log.error("closing threads failed", error));
   const drainDeadline = delay(drainDeadlineMs - elapsed());
-  await Promise.race([Promise.all(connections.map((c) => c.transport.flush())), drainDeadline.promise]);
+  await Promise.race([Promise.all([unloaded, ...connections.map((c) => c.transport.flush())]), drainDeadline.promise]);
   drainDeadline.cancel();
   for (const connection of connections) connection.close();
 }

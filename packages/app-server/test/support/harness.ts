@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,6 +15,7 @@ import type {
   ServerNotificationMethod,
   ServerNotificationParams,
 } from "@knightcode/app-server-protocol";
+import type { ScriptedModelServer } from "@knightcode/testkit";
 import { ProtocolValidator } from "./schema.js";
 
 export const BIN = fileURLToPath(new URL("../../../../cli/bin/knightcode.js", import.meta.url));
@@ -144,6 +145,10 @@ export class TestClient {
 }
 
 export interface SpawnOptions {
+  /** A scripted model server to point the agent dir's models.json at. */
+  model?: ScriptedModelServer;
+  /** Other models.json content (wins over `model`). */
+  modelsJson?: unknown;
   args?: string[];
   env?: Record<string, string | undefined>;
   /** Reuse a home (and agent dir) from an earlier server, e.g. to resume its threads. */
@@ -166,6 +171,8 @@ export class TestServer {
     this.home = options.home ?? mkdtempSync(join(tmpdir(), "kc-test-home-"));
     this.agentDir = join(this.home, ".knightcode", "agent");
     mkdirSync(this.agentDir, { recursive: true });
+    const modelsJson = options.modelsJson ?? options.model?.modelsJson();
+    if (modelsJson !== undefined) writeFileSync(join(this.agentDir, "models.json"), JSON.stringify(modelsJson));
     const env: NodeJS.ProcessEnv = { ...process.env, HOME: this.home, KNIGHTCODE_CODING_AGENT_DIR: this.agentDir };
     delete env.KNIGHTCODE_APP_SERVER_TOKEN;
     delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
@@ -195,6 +202,17 @@ export class TestServer {
   /** Resolves with a stderr line matching `pattern`. */
   waitForStderr(pattern: RegExp, timeoutMs = DEFAULT_WAIT_MS): Promise<RegExpMatchArray> {
     return waitUntil(`stderr matching ${pattern}`, () => this.stderrText.match(pattern) ?? undefined, timeoutMs);
+  }
+
+  /** A new project folder inside this server's home, with the given files. */
+  project(files: Record<string, string> = {}, name = `project-${Math.random().toString(36).slice(2, 8)}`): string {
+    const dir = join(this.home, name);
+    mkdirSync(dir, { recursive: true });
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(dir, path, ".."), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    return dir;
   }
 
   /** A second connection over the `--listen` WebSocket. */

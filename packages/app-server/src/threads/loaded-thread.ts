@@ -1,0 +1,326 @@
+import type { ImageContent } from "@mariozechner/pi-ai";
+import {
+  boundErrorMessage,
+  branchState,
+  type SessionEvent,
+  type SessionFile,
+  type ThreadRuntime,
+  type TokenUsage,
+  type Warning,
+} from "@knightcode/agent";
+import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
+import type { Logger } from "../log.js";
+import { rpcError } from "../rpc/errors.js";
+import type { Connection } from "../rpc/connection.js";
+import { LiveTurnItems } from "../turns/live-items.js";
+import type { Item } from "../turns/item-shapes.js";
+import type { UiBridge } from "../ui/bridge.js";
+import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
+
+export interface Broadcaster {
+  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+}
+
+export interface TurnSummary {
+  id: string;
+  status: "inProgress" | "completed" | "failed" | "interrupted";
+  startedAt: number;
+  completedAt?: number;
+  error?: { message: string; kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other" };
+  items?: Item[];
+}
+
+interface RunningTurn {
+  turnId: string;
+  startedAt: number;
+  requestId?: string;
+  items: LiveTurnItems;
+}
+
+export interface Admission {
+  cancelled: boolean;
+  controller: AbortController;
+  readonly signal: AbortSignal;
+}
+
+interface PendingStart {
+  requestId?: string;
+  clientMessageId?: string;
+  started(turnId: string): void;
+}
+
+export interface LoadedThreadOptions {
+  file: SessionFile;
+  runtime: ThreadRuntime;
+  ui: UiBridge;
+  warnings: Warning[];
+  broadcaster: Broadcaster;
+  log: Logger;
+  defaultApprovalMode: ApprovalMode;
+  /** The thread can no longer write its file: the manager closes it. */
+  onFatal(thread: LoadedThread, error: Error): void;
+}
+
+/**
+ * A thread loaded in this process: its runtime, its subscribers and its
+ * live state (status, the running turn's items). Session events become
+ * protocol notifications here: turn and item notifications to subscribers,
+ * sidebar notifications to every connection.
+ */
+export class LoadedThread {
+  readonly id: string;
+  readonly file: SessionFile;
+  readonly runtime: ThreadRuntime;
+  readonly ui: UiBridge;
+  readonly loadWarnings: Warning[];
+  private readonly subscribers = new Set<Connection>();
+  private statusValue: ThreadStatus = { type: "idle" };
+  private running: RunningTurn | undefined;
+  private pendingStart: PendingStart | undefined;
+  private admission: Admission | undefined;
+  private approval: ApprovalMode;
+  private nameValue: string;
+  private explicitName = false;
+  private closed = false;
+  /** The connection that most recently started work here: approvals ask it first. */
+  lastInitiator: Connection | undefined;
+
+  constructor(private readonly options: LoadedThreadOptions) {
+    this.file = options.file;
+    this.id = options.file.header.id;
+    this.runtime = options.runtime;
+    this.ui = options.ui;
+    this.loadWarnings = options.warnings;
+    const state = branchState(this.file.branch());
+    this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
+    this.explicitName = state.name !== undefined;
+    this.nameValue = state.name ?? derivedName(state.firstUserText);
+    this.runtime.session.subscribe((event) => this.onSessionEvent(event));
+  }
+
+  get status(): ThreadStatus {
+    return this.statusValue;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  get name(): string {
+    return this.nameValue;
+  }
+
+  get approvalMode(): ApprovalMode {
+    return this.approval;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined || this.pendingStart !== undefined || this.admission !== undefined;
+  }
+
+  get runningTurnId(): string | undefined {
+    return this.running?.turnId;
+  }
+
+  get usage(): TokenUsage {
+    return this.runtime.session.usage;
+  }
+
+  get hasSubscribers(): boolean {
+    return this.subscribers.size > 0;
+  }
+
+  thread(): ThreadObject {
+    const session = this.runtime.session;
+    const header = this.file.header;
+    const model = session.model;
+    return {
+      id: this.id,
+      name: this.nameValue,
+      cwd: header.cwd,
+      createdAt: header.createdAt,
+      updatedAt: isoTime(this.file.updatedAt),
+      ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
+      sessionFile: this.file.path,
+      status: this.statusValue,
+      workspace: { mode: "local" },
+      model: model ? { provider: model.provider, id: model.id } : null,
+      thinkingLevel: (model && !model.reasoning ? "off" : session.thinkingLevel) as ThreadObject["thinkingLevel"],
+      approvalMode: this.approval,
+    };
+  }
+
+  /** The running turn as it stands: for thread/resume's `runningTurn`. */
+  runningTurn(): TurnSummary | undefined {
+    const running = this.running;
+    if (!running) return undefined;
+    return { id: running.turnId, status: "inProgress", startedAt: running.startedAt, items: running.items.snapshot() };
+  }
+
+  subscribe(connection: Connection): void {
+    if (this.closed || connection.state === "closed") return;
+    this.subscribers.add(connection);
+    void connection.closed.then(() => this.subscribers.delete(connection));
+  }
+
+  unsubscribe(connection: Connection): boolean {
+    return this.subscribers.delete(connection);
+  }
+
+  isSubscribed(connection: Connection): boolean {
+    return this.subscribers.has(connection);
+  }
+
+  /** A notification to this thread's subscribers. */
+  send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+    for (const connection of this.subscribers) connection.notify(method, params);
+  }
+
+  private setStatus(status: ThreadStatus): void {
+    if (JSON.stringify(status) === JSON.stringify(this.statusValue)) return;
+    this.statusValue = status;
+    this.options.broadcaster.broadcast("thread/status/changed", { threadId: this.id, status });
+  }
+
+  /** A warning after load (an extension failed): to subscribers. */
+  warn(warning: Warning): void {
+    this.send("warning", { threadId: this.id, warning });
+  }
+
+  setName(name: string): void {
+    this.runtime.session.appendSafely({ type: "thread_name", name });
+    this.explicitName = true;
+    this.updateName(name);
+  }
+
+  private updateName(name: string): void {
+    if (name === this.nameValue) return;
+    this.nameValue = name;
+    this.options.broadcaster.broadcast("thread/name/updated", { threadId: this.id, name });
+  }
+
+  setApprovalMode(mode: ApprovalMode): void {
+    this.runtime.session.appendSafely({ type: "approval_mode", mode });
+    this.approval = mode;
+  }
+
+  /**
+   * Holds admission while a start runs its input hooks: no other start gets
+   * in meanwhile (turnInProgress), and an interrupt cancels it.
+   */
+  async admit<T>(work: (admission: Admission) => Promise<T>): Promise<T> {
+    if (this.isRunning || this.admission) throw rpcError("turnInProgress", `thread ${this.id} is busy with another start`);
+    const admission: Admission = { cancelled: false, controller: new AbortController(), get signal() { return this.controller.signal; } };
+    this.admission = admission;
+    try {
+      return await work(admission);
+    } finally {
+      if (this.admission === admission) this.admission = undefined;
+    }
+  }
+
+  /**
+   * Starts the turn and resolves with its id once the start entry is
+   * written; rejects when the run fails before starting (no model).
+   */
+  beginTurn(input: { text?: string; images?: ImageContent[]; messages?: never[] }, start: { requestId?: string; clientMessageId?: string }): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      this.pendingStart = { ...start, started: resolve };
+      this.runtime.session
+        .runTurn(input)
+        .catch((error: unknown) => {
+          if (this.pendingStart) reject(error);
+          else this.options.log.error(`thread ${this.id}: turn failed outside its run`, error);
+        })
+        .finally(() => {
+          this.pendingStart = undefined;
+        });
+    });
+  }
+
+  private onSessionEvent(event: SessionEvent): void {
+    const running = this.running;
+    switch (event.type) {
+      case "turn_start":
+        this.onTurnStart(event.turnId, event.startedAt);
+        return;
+      case "turn_end":
+        this.onTurnEnd(event);
+        return;
+      case "usage":
+        this.send("thread/tokenUsage/updated", { threadId: this.id, ...(event.turnId ? { turnId: event.turnId } : {}), usage: event.usage });
+        return;
+      case "retry":
+        this.send("turn/retrying", {
+          threadId: this.id,
+          turnId: event.turnId,
+          attempt: event.attempt,
+          maxAttempts: event.maxAttempts,
+          delayMs: event.delayMs,
+          error: { message: boundErrorMessage(event.error.message), kind: event.error.kind },
+        });
+        return;
+      case "fatal":
+        this.fail(event.error);
+        return;
+      case "message_end":
+        if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {
+          this.updateName(derivedName(branchState(this.file.branch()).firstUserText));
+        }
+        break;
+      default:
+        break;
+    }
+    running?.items.handle(event);
+  }
+
+  private onTurnStart(turnId: string, startedAt: number): void {
+    const pending = this.pendingStart;
+    this.pendingStart = undefined;
+    const send = (method: ServerNotificationMethod, params: Record<string, unknown>) =>
+      this.send(method as never, { threadId: this.id, turnId, ...params } as never);
+    const items = new LiveTurnItems(
+      turnId,
+      {
+        started: (item) => send("item/started", { item }),
+        completed: (item) => send("item/completed", { item }),
+        removed: (itemId) => send("item/removed", { itemId }),
+        agentDelta: (itemId, delta) => send("item/agentMessage/delta", { itemId, delta }),
+        reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { itemId, delta }),
+      },
+      pending?.clientMessageId,
+    );
+    this.running = { turnId, startedAt, items, ...(pending?.requestId ? { requestId: pending.requestId } : {}) };
+    this.setStatus({ type: "active", waitingOn: [] });
+    this.send("turn/started", {
+      threadId: this.id,
+      turn: { id: turnId, status: "inProgress", startedAt },
+      ...(pending?.requestId ? { requestId: pending.requestId } : {}),
+    });
+    pending?.started(turnId);
+  }
+
+  private onTurnEnd(event: Extract<SessionEvent, { type: "turn_end" }>): void {
+    const turn: TurnSummary = { id: event.turnId, status: event.status, startedAt: event.startedAt, completedAt: event.completedAt };
+    if (event.status === "failed" && event.error) turn.error = { message: boundErrorMessage(event.error.message), kind: event.error.kind };
+    this.running = undefined;
+    this.send("turn/completed", { threadId: this.id, turn });
+    this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
+    if (!this.closed && this.statusValue.type !== "systemError") this.setStatus({ type: "idle" });
+  }
+
+  /** Ownership or the disk failed: stop writing, say so, and let the manager close the thread. */
+  private fail(error: Error): void {
+    if (this.closed) return;
+    const message = `the thread stopped: ${error.message}`;
+    this.send("error", { message, kind: "threadFailed", threadId: this.id });
+    this.setStatus({ type: "systemError", message });
+    this.options.onFatal(this, error);
+  }
+
+  /** Marks the thread closed; the manager disposes the runtime and the file. */
+  markClosed(): void {
+    this.closed = true;
+    this.subscribers.clear();
+  }
+}

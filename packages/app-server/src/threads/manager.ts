@@ -1,0 +1,275 @@
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import {
+  ModelRegistry,
+  SessionFile,
+  SessionFileError,
+  ThreadRuntime,
+  TrustStore,
+  branchState,
+  forkSession,
+  readSessionHeader,
+  readSettings,
+  resolveSessionDir,
+  warmEngine,
+  type ThreadEnvironment,
+  type Warning,
+} from "@knightcode/agent";
+import type { ServerContext } from "../context.js";
+import { rpcError } from "../rpc/errors.js";
+import { UiBridge } from "../ui/bridge.js";
+import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
+import { derivedName, validApprovalMode, type ApprovalMode } from "./thread-object.js";
+
+/**
+ * Every thread this process has loaded, and the shared pieces they run on:
+ * one model registry, one trust store. Loads, creates and forks threads;
+ * closes them on unload or shutdown, releasing their session locks.
+ */
+export class ThreadManager {
+  private readonly loaded = new Map<string, LoadedThread>();
+  private readonly loading = new Map<string, Promise<LoadedThread>>();
+  private readonly knownPaths = new Map<string, string>();
+  private environmentValue: ThreadEnvironment | undefined;
+  private broadcaster: Broadcaster = { broadcast: () => undefined };
+  private closing: Promise<void> | undefined;
+
+  constructor(readonly context: ServerContext) {}
+
+  /** The server that owns this manager sends sidebar notifications through it. */
+  attach(broadcaster: Broadcaster): void {
+    this.broadcaster = broadcaster;
+  }
+
+  get environment(): ThreadEnvironment {
+    this.environmentValue ??= {
+      agentDir: this.context.agentDir,
+      registry: new ModelRegistry(this.context.agentDir, this.context.env),
+      trust: new TrustStore(this.context.agentDir),
+      extensionPaths: this.context.extensionPaths,
+      env: this.context.env,
+      log: (line) => this.context.log.info(line),
+    };
+    return this.environmentValue;
+  }
+
+  get registry(): ModelRegistry {
+    return this.environment.registry;
+  }
+
+  counts(): { loaded: number; loading: number } {
+    return { loaded: this.loaded.size, loading: this.loading.size };
+  }
+
+  get(threadId: string): LoadedThread | undefined {
+    return this.loaded.get(threadId);
+  }
+
+  /** A loaded thread or threadNotFound. */
+  require(threadId: string): LoadedThread {
+    const thread = this.loaded.get(threadId);
+    if (!thread) throw rpcError("threadNotFound", `thread ${threadId} is not loaded`);
+    return thread;
+  }
+
+  /** Where new sessions of a project go: --session-dir, the environment, the sessionDir setting, or one folder per project. */
+  sessionDirFor(cwd: string): string {
+    const global = readSettings({ agentDir: this.context.agentDir }).scopes.global.settings;
+    const configured = typeof global.sessionDir === "string" ? global.sessionDir : undefined;
+    return resolveSessionDir({ override: this.context.sessionDir, env: this.context.env, settingsSessionDir: configured, agentDir: this.context.agentDir, cwd }).dir;
+  }
+
+  /** The model a new thread in `cwd` would start with, if any is usable. */
+  async defaultModel(cwd: string) {
+    const effective = readSettings({ agentDir: this.context.agentDir, cwd, trust: this.environment.trust.decisionFor(cwd) }).effective;
+    try {
+      return await this.registry.resolve(undefined, { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private defaultApprovalMode(): ApprovalMode {
+    if (this.context.terminal) return "fullAccess";
+    const settings = readSettings({ agentDir: this.context.agentDir }).effective;
+    return validApprovalMode(settings.defaultApprovalMode);
+  }
+
+  /** Creates a thread: its session file exists from this moment on. */
+  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void): Promise<LoadedThread> {
+    warmEngine();
+    const file = await SessionFile.create({ dir: this.sessionDirFor(cwd), cwd });
+    this.knownPaths.set(file.header.id, file.path);
+    const thread = await this.open(file, "startup");
+    await setup(thread);
+    this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
+    return thread;
+  }
+
+  /** Loads a thread from its session file (once, however many ask at the same time). */
+  async load(threadId: string): Promise<LoadedThread> {
+    const existing = this.loaded.get(threadId);
+    if (existing) return existing;
+    let pending = this.loading.get(threadId);
+    if (!pending) {
+      pending = (async () => {
+        const path = this.locate(threadId);
+        if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
+        warmEngine();
+        let file: SessionFile;
+        try {
+          file = await SessionFile.open(path);
+        } catch (error) {
+          throw sessionError(error, threadId);
+        }
+        return this.open(file, "resume");
+      })().finally(() => this.loading.delete(threadId));
+      this.loading.set(threadId, pending);
+    }
+    return pending;
+  }
+
+  /** Copies a thread's history into a new thread named "<name> (fork)". */
+  async fork(threadId: string): Promise<LoadedThread> {
+    const source = this.loaded.get(threadId);
+    const path = source?.file.path ?? this.locate(threadId);
+    if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
+    let sourceName = source?.name;
+    const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
+    const forked = await forkSession({ source: path, dir: this.sessionDirFor(cwd), cwd });
+    const file = await SessionFile.open(forked.path);
+    if (sourceName === undefined) {
+      const state = branchState(file.branch());
+      sourceName = state.name ?? derivedName(state.firstUserText);
+    }
+    file.append({ type: "thread_name", name: `${sourceName} (fork)` });
+    this.knownPaths.set(file.header.id, file.path);
+    const thread = await this.open(file, "fork");
+    this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
+    return thread;
+  }
+
+  private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
+    const id = file.header.id;
+    const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
+    let thread: LoadedThread | undefined;
+    const ui = new UiBridge({
+      threadId: id,
+      send: (method, params) => thread?.send(method, params as never),
+      warn: (warning) => thread?.warn(warning),
+      log: (line) => log.info(line),
+    });
+    let runtime: ThreadRuntime;
+    let warnings: Warning[];
+    try {
+      ({ runtime, warnings } = await ThreadRuntime.create({
+        environment: this.environment,
+        threadId: id,
+        cwd: file.header.cwd,
+        transcript: file,
+        mode: "desktop",
+        hasUI: true,
+        ui,
+        onWarning: (warning) => thread?.warn(warning),
+      }));
+    } catch (error) {
+      file.close();
+      throw error;
+    }
+    thread = new LoadedThread({
+      file,
+      runtime,
+      ui,
+      warnings,
+      broadcaster: this.broadcaster,
+      log,
+      defaultApprovalMode: this.defaultApprovalMode(),
+      onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
+    });
+    this.loaded.set(id, thread);
+    await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
+    await runtime.start(reason);
+    return thread;
+  }
+
+  /** Finds a thread's session file: known paths first, then the session folders by file name. */
+  locate(threadId: string): string | undefined {
+    if (!/^[0-9a-zA-Z-]{1,128}$/.test(threadId)) return undefined;
+    const known = this.knownPaths.get(threadId);
+    if (known) return known;
+    const suffix = `_${threadId}.jsonl`;
+    for (const dir of this.sessionRoots()) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      const match = names.find((name) => name.endsWith(suffix));
+      if (match) {
+        const path = join(dir, match);
+        this.knownPaths.set(threadId, path);
+        return path;
+      }
+    }
+    return undefined;
+  }
+
+  /** Every folder that may hold session files: the configured ones and each per-project folder. */
+  private sessionRoots(): string[] {
+    const roots = new Set<string>();
+    const env = this.context.env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
+    if (this.context.sessionDir) roots.add(this.context.sessionDir);
+    if (env) roots.add(env);
+    const global = readSettings({ agentDir: this.context.agentDir }).scopes.global.settings;
+    if (typeof global.sessionDir === "string") roots.add(global.sessionDir);
+    const perProject = join(this.context.agentDir, "sessions");
+    try {
+      for (const name of readdirSync(perProject)) {
+        const dir = join(perProject, name);
+        if (statSync(dir).isDirectory()) roots.add(dir);
+      }
+    } catch {
+      // No sessions yet.
+    }
+    return [...roots];
+  }
+
+  /** Unloads a thread: extensions shut down, the session lock released. */
+  async close(thread: LoadedThread, reason: "unload" | "shutdown"): Promise<void> {
+    if (thread.isClosed) return;
+    thread.markClosed();
+    if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
+    try {
+      await thread.runtime.dispose(reason);
+    } finally {
+      thread.file.close();
+    }
+  }
+
+  /** Closes every thread; safe to call twice. */
+  closeAll(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.loading.values()]);
+      await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown").catch(() => undefined)));
+    })();
+    return this.closing;
+  }
+}
+
+/** Maps a session file failure to the protocol's error. */
+export function sessionError(error: unknown, threadId: string): Error {
+  if (!(error instanceof SessionFileError)) return error as Error;
+  switch (error.code) {
+    case "lockedElsewhere":
+      return rpcError("threadLockedElsewhere", `thread ${threadId} is open in another process${error.holder ? ` (pid ${error.holder.pid})` : ""}`, {
+        ...(error.holder ? { pid: error.holder.pid, host: error.holder.host } : {}),
+      });
+    case "hardLinked":
+      return rpcError("archiveConflict", `the session file of thread ${threadId} has other hard links; refusing to own it`, { paths: [error.path] });
+    case "notFound":
+      return rpcError("threadNotFound", `no saved thread ${threadId}`);
+    default:
+      return error;
+  }
+}

@@ -1,0 +1,183 @@
+import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { SessionEvent } from "@knightcode/agent";
+import { contentText, ordinalId, toolOutput, userItem, type Item } from "./item-shapes.js";
+
+/** Where a turn's item notifications go. */
+export interface ItemSink {
+  started(item: Item): void;
+  completed(item: Item): void;
+  removed(itemId: string): void;
+  agentDelta(itemId: string, delta: string): void;
+  reasoningDelta(itemId: string, delta: string): void;
+}
+
+interface StreamingPart {
+  item: Item & { text: string };
+}
+
+/**
+ * Turns one running turn's session events into items, numbering them the
+ * same way history does (see history/turns.ts): non-tool items take the next
+ * ordinal, every top-level item the next index, in the order they start.
+ * Keeps the items so far for a live snapshot of the turn.
+ */
+export class LiveTurnItems {
+  private ordinal = 0;
+  private index = 0;
+  private readonly items = new Map<string, Item>();
+  private reasoning: StreamingPart | undefined;
+  private answer: StreamingPart | undefined;
+  /** When the assistant message that asked for tools was saved: their start time. */
+  private callsStartedAt = 0;
+  private firstUser = true;
+
+  constructor(
+    readonly turnId: string,
+    private readonly sink: ItemSink,
+    private readonly clientMessageId?: string,
+  ) {}
+
+  /** Items so far, in index order: the running turn's live snapshot. */
+  snapshot(): Item[] {
+    return [...this.items.values()].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  }
+
+  handle(event: SessionEvent): void {
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "assistant") this.reasoning = this.answer = undefined;
+        break;
+      case "message_update":
+        this.onUpdate(event);
+        break;
+      case "message_end":
+        this.onMessageEnd(event.message, event.entryTimestamp);
+        break;
+      case "tool_start":
+        this.start({
+          id: event.toolCallId,
+          type: "toolCall",
+          index: this.index++,
+          startedAt: this.callsStartedAt || Date.now(),
+          name: event.toolName,
+          input: event.args,
+          status: "inProgress",
+        } as Item);
+        break;
+      case "compaction_end":
+        if (event.result) {
+          const item = { id: this.nextId(), type: "compaction", index: this.index++, completedAt: event.result.timestamp, summary: event.result.summary } as Item;
+          this.start(item);
+          this.complete(item);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+  private nextId(): string {
+    return ordinalId(this.turnId, this.ordinal++);
+  }
+
+  private start(item: Item): void {
+    this.items.set(item.id, item);
+    this.sink.started(item);
+  }
+
+  private complete(item: Item): void {
+    this.items.set(item.id, item);
+    this.sink.completed(item);
+  }
+
+  private onUpdate(event: Extract<SessionEvent, { type: "message_update" }>): void {
+    const update = event.event;
+    const startedAt = event.message.timestamp;
+    if (update.type === "thinking_start" || update.type === "thinking_delta") {
+      this.reasoning ??= this.openPart("reasoning", startedAt);
+      if (update.type === "thinking_delta" && update.delta) {
+        this.reasoning.item.text += update.delta;
+        this.sink.reasoningDelta(this.reasoning.item.id, update.delta);
+      }
+    } else if (update.type === "text_start" || update.type === "text_delta") {
+      this.answer ??= this.openPart("agentMessage", startedAt);
+      if (update.type === "text_delta" && update.delta) {
+        this.answer.item.text += update.delta;
+        this.sink.agentDelta(this.answer.item.id, update.delta);
+      }
+    }
+  }
+
+  private openPart(type: "reasoning" | "agentMessage", startedAt: number): StreamingPart {
+    const item = { id: this.nextId(), type, index: this.index++, startedAt, text: "" } as Item & { text: string };
+    this.start(item);
+    return { item };
+  }
+
+  private onMessageEnd(message: AgentMessage, completedAt: number): void {
+    switch (message.role) {
+      case "user": {
+        const item = userItem(this.nextId(), this.index++, message, completedAt, this.firstUser ? this.clientMessageId : undefined);
+        this.firstUser = false;
+        this.start(item);
+        this.complete(item);
+        break;
+      }
+      case "assistant":
+        this.finishAssistant(message, completedAt);
+        break;
+      case "toolResult":
+        this.finishTool(message);
+        break;
+      case "custom": {
+        if (message.display === false) break;
+        const item = { id: this.nextId(), type: "extensionMessage", index: this.index++, completedAt, text: contentText(message.content), customType: message.customType } as Item;
+        this.start(item);
+        this.complete(item);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /** Final content decides: parts that never streamed appear now; a failed reply's parts are withdrawn. */
+  private finishAssistant(message: AssistantMessage, completedAt: number): void {
+    for (const block of message.content) {
+      if (block.type === "thinking") this.reasoning ??= this.openPart("reasoning", message.timestamp);
+      else if (block.type === "text") this.answer ??= this.openPart("agentMessage", message.timestamp);
+    }
+    const parts = [this.reasoning, this.answer].filter((p): p is StreamingPart => p !== undefined);
+    if (message.stopReason === "error") {
+      for (const part of parts) {
+        this.items.delete(part.item.id);
+        this.sink.removed(part.item.id);
+      }
+    } else {
+      const texts = {
+        reasoning: message.content.flatMap((b) => (b.type === "thinking" ? [b.thinking] : [])).join("\n"),
+        agentMessage: message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n"),
+      };
+      for (const part of parts) {
+        const type = part.item.type as "reasoning" | "agentMessage";
+        this.complete({ ...part.item, text: texts[type], startedAt: message.timestamp, completedAt } as Item);
+      }
+    }
+    this.reasoning = this.answer = undefined;
+    this.callsStartedAt = completedAt;
+  }
+
+  private finishTool(message: ToolResultMessage): void {
+    const started = this.items.get(message.toolCallId);
+    if (!started) return;
+    const { output, fileChanges } = toolOutput(message);
+    this.complete({
+      ...started,
+      status: message.isError ? "failed" : "completed",
+      output,
+      ...(fileChanges && !message.isError ? { fileChanges } : {}),
+      completedAt: message.timestamp,
+    } as Item);
+  }
+}
