@@ -25,6 +25,17 @@ await build({
   // Our own workspace packages are bundled; everything from the registry stays external.
   plugins: [
     {
+      // V8 parses a JSON string much faster than the same data as a JavaScript literal.
+      name: "json-as-parse",
+      setup(b) {
+        b.onLoad({ filter: /\.json$/ }, async (args) => {
+          const { readFile } = await import("node:fs/promises");
+          const text = await readFile(args.path, "utf8");
+          return { contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))});`, loader: "js" };
+        });
+      },
+    },
+    {
       name: "external-registry-packages",
       setup(b) {
         b.onResolve({ filter: /^[^./]/ }, (args) =>

@@ -1,22 +1,35 @@
-import type { HandlerTable } from "./rpc/handler.js";
+import type { ClientRequestMethod } from "@knightcode/app-server-protocol";
+import type { Handler, HandlerTable } from "./rpc/handler.js";
 import { diagnostics } from "./lifecycle/diagnostics.js";
 import { initialize } from "./lifecycle/initialize.js";
-import { listModels } from "./models/list.js";
-import { forkThread, setThreadName, unsubscribeThread, updateThreadSettings } from "./threads/manage.js";
-import { resumeThread } from "./threads/resume.js";
-import { startThread } from "./threads/start.js";
-import { startTurn } from "./turns/start.js";
+import type { ThreadHandler } from "./threads/thread-handler.js";
+
+type ThreadModule = typeof import("./threads/handlers.js");
+
+let threadModule: Promise<ThreadModule> | undefined;
+
+/**
+ * A handler from the thread layer. The layer (the agent, its tools, TypeBox)
+ * is not loaded until a request needs it, so the handshake never waits for it.
+ */
+function fromThreads<M extends ClientRequestMethod>(pick: (module: ThreadModule) => ThreadHandler<M>): Handler<M> {
+  return async (params, ctx) => {
+    threadModule ??= import("./threads/handlers.js");
+    const [module, threads] = await Promise.all([threadModule, ctx.server.threads()]);
+    return pick(module)(params, ctx, threads);
+  };
+}
 
 /** Every client request's handler, by method. */
 export const handlers: HandlerTable = {
   initialize,
   "server/diagnostics": diagnostics,
-  "thread/start": startThread,
-  "thread/resume": resumeThread,
-  "thread/fork": forkThread,
-  "thread/unsubscribe": unsubscribeThread,
-  "thread/name/set": setThreadName,
-  "thread/settings/update": updateThreadSettings,
-  "model/list": listModels,
-  "turn/start": startTurn,
+  "thread/start": fromThreads((m) => m.startThread),
+  "thread/resume": fromThreads((m) => m.resumeThread),
+  "thread/fork": fromThreads((m) => m.forkThread),
+  "thread/unsubscribe": fromThreads((m) => m.unsubscribeThread),
+  "thread/name/set": fromThreads((m) => m.setThreadName),
+  "thread/settings/update": fromThreads((m) => m.updateThreadSettings),
+  "model/list": fromThreads((m) => m.listModels),
+  "turn/start": fromThreads((m) => m.startTurn),
 };

@@ -9,3 +9,5 @@ export { DEFAULT_SHUTDOWN_TIMINGS, type ShutdownTimings } from "./lifecycle/shut
 export { SERVER_NAME, serverVersion } from "./version.js";
 export type { Connection } from "./rpc/connection.js";
 export type { Handler, HandlerTable, RequestContext } from "./rpc/handler.js";
+export { ThreadManager } from "./threads/manager.js";
+export { LoadedThread } from "./threads/loaded-thread.js";

@@ -7,7 +7,7 @@ import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
 import { shutdownConnections, type ShutdownTimings } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
-import { ThreadManager } from "./threads/manager.js";
+import type { ThreadManager } from "./threads/manager.js";
 
 export interface AppServerOptions {
   context: ServerContext;
@@ -18,6 +18,7 @@ export interface AppServerOptions {
 }
 
 const MAX_ERROR_MESSAGE = 2000;
+const WARM_UP_DELAY_MS = 250;
 
 /**
  * Connections and dispatch over one shared context. Each request is checked
@@ -26,7 +27,8 @@ const MAX_ERROR_MESSAGE = 2000;
  */
 export class AppServer {
   readonly context: ServerContext;
-  readonly threads: ThreadManager;
+  private threadManager: ThreadManager | undefined;
+  private threadManagerLoading: Promise<ThreadManager> | undefined;
   private readonly handlers: HandlerTable;
   private readonly schema: ProtocolSchema;
   private readonly liveConnections = new Set<Connection>();
@@ -35,8 +37,7 @@ export class AppServer {
 
   constructor(options: AppServerOptions) {
     this.context = options.context;
-    this.threads = options.threads ?? new ThreadManager(options.context);
-    this.threads.attach(this);
+    if (options.threads) this.adoptThreads(options.threads);
     this.handlers = options.handlers ?? defaultHandlers;
     this.schema = options.schema ?? ProtocolSchema.load();
   }
@@ -56,6 +57,7 @@ export class AppServer {
       {
         onRequest: (conn, request) => this.dispatch(conn, request),
         onClosed: (conn) => this.liveConnections.delete(conn),
+        onReady: () => this.scheduleWarmUp(),
       },
       this.context.log,
     );
@@ -74,8 +76,47 @@ export class AppServer {
     for (const connection of this.liveConnections) connection.notify(method, params);
   }
 
+  private adoptThreads(manager: ThreadManager): ThreadManager {
+    manager.attach(this);
+    this.threadManager = manager;
+    return manager;
+  }
+
+  /**
+   * The thread manager. The agent layer it stands on is loaded on first use,
+   * never before the handshake; a host that embeds the server may pass its own.
+   */
+  threads(): Promise<ThreadManager> {
+    if (this.threadManager) return Promise.resolve(this.threadManager);
+    this.threadManagerLoading ??= import("./threads/manager.js").then(({ ThreadManager }) => this.adoptThreads(new ThreadManager(this.context)));
+    return this.threadManagerLoading;
+  }
+
+  /** The thread manager if it exists yet; nothing is loaded to answer. */
+  get loadedThreads(): ThreadManager | undefined {
+    return this.threadManager;
+  }
+
   threadCounts(): { loaded: number; loading: number } {
-    return this.threads.counts();
+    return this.threadManager?.counts() ?? { loaded: 0, loading: 0 };
+  }
+
+  private warmUpScheduled = false;
+
+  /** Shortly after the first handshake, the thread layer loads in the background: the handshake itself never waits for it. */
+  private scheduleWarmUp(): void {
+    if (this.warmUpScheduled) return;
+    this.warmUpScheduled = true;
+    setTimeout(() => {
+      if (!this.shutdownPromise) this.warmUp();
+    }, WARM_UP_DELAY_MS).unref();
+  }
+
+  /** Loads the thread layer in the background so the first thread does not wait for it. */
+  warmUp(): void {
+    this.threads()
+      .then((manager) => manager.warm())
+      .catch((error: unknown) => this.context.log.warn("warming the thread layer failed", error));
   }
 
   /**
@@ -87,7 +128,8 @@ export class AppServer {
       this.context.log.info(`shutting down: ${reason}`);
       for (const stop of this.inputStoppers.splice(0)) stop();
       for (const connection of this.liveConnections) connection.transport.stopInput();
-      await shutdownConnections([...this.liveConnections], this.context, this.threads, timings);
+      const threads = { closeAll: () => this.threadManagerLoading?.then((m) => m.closeAll()) ?? this.threadManager?.closeAll() ?? Promise.resolve() };
+      await shutdownConnections([...this.liveConnections], this.context, threads, timings);
     })();
     return this.shutdownPromise;
   }

@@ -1,6 +1,6 @@
-import type { Handler } from "../rpc/handler.js";
+import type { ThreadHandler } from "../threads/thread-handler.js";
 
-export const listModels: Handler<"model/list"> = async (_params, ctx) => {
-  const models = await ctx.server.threads.registry.list();
+export const listModels: ThreadHandler<"model/list"> = async (_params, ctx, threads) => {
+  const models = await threads.registry.list();
   return { models };
 };

@@ -24,6 +24,8 @@ interface PendingServerRequest {
 export interface ConnectionHooks {
   onRequest(connection: Connection, request: Extract<Incoming, { type: "request" }>): void;
   onClosed(connection: Connection): void;
+  /** The handshake finished. */
+  onReady?(connection: Connection): void;
 }
 
 let nextConnectionId = 1;
@@ -167,7 +169,10 @@ export class Connection {
 
   private receiveNotification(method: string): void {
     if (method === "initialized") {
-      if (this.currentState === "initializing") this.currentState = "ready";
+      if (this.currentState === "initializing") {
+        this.currentState = "ready";
+        this.hooks.onReady?.(this);
+      }
       else if (this.currentState === "new") this.notifyError("initialized arrived before the initialize request", "notInitialized");
       return;
     }

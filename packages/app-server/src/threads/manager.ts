@@ -36,6 +36,11 @@ export class ThreadManager {
 
   constructor(readonly context: ServerContext) {}
 
+  /** Loads the model layer ahead of the first turn. */
+  warm(): void {
+    warmEngine();
+  }
+
   /** The server that owns this manager sends sidebar notifications through it. */
   attach(broadcaster: Broadcaster): void {
     this.broadcaster = broadcaster;

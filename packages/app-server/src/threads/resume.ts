@@ -1,5 +1,5 @@
 import { readBranchPage, SessionFileError } from "@knightcode/agent";
-import type { Handler } from "../rpc/handler.js";
+import type { ThreadHandler } from "./thread-handler.js";
 import { rpcError } from "../rpc/errors.js";
 import { decodeCursor, encodeCursor } from "../history/cursor.js";
 import { turnsFromEntries } from "../history/turns.js";
@@ -8,8 +8,7 @@ import { threadCreated } from "./start.js";
 
 export const PAGE_TURNS = 50;
 
-export const resumeThread: Handler<"thread/resume"> = async (params, ctx) => {
-  const threads = ctx.server.threads;
+export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, threads) => {
   const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, params.threadId);
   const thread = await threads.load(params.threadId);
   let page;

@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { ModelError } from "@knightcode/agent";
-import type { Handler } from "../rpc/handler.js";
+import type { ThreadHandler } from "./thread-handler.js";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "./loaded-thread.js";
 
@@ -29,9 +29,8 @@ export function threadCreated(thread: LoadedThread) {
   return { thread: thread.thread(), warnings: thread.loadWarnings, ui: thread.ui.snapshot() };
 }
 
-export const startThread: Handler<"thread/start"> = async (params, ctx) => {
+export const startThread: ThreadHandler<"thread/start"> = async (params, ctx, threads) => {
   const cwd = requireDirectory(params.cwd);
-  const threads = ctx.server.threads;
   // A bad model or level is refused before anything is written.
   const model = params.model ? await threads.registry.find(params.model) : params.thinkingLevel ? await threads.defaultModel(cwd) : undefined;
   if (params.model && !model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`);

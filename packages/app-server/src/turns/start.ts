@@ -1,10 +1,10 @@
-import type { Handler } from "../rpc/handler.js";
+import type { ThreadHandler } from "../threads/thread-handler.js";
 import { rpcError } from "../rpc/errors.js";
 import { modelError } from "../threads/start.js";
 import { resolveImages } from "./images.js";
 
-export const startTurn: Handler<"turn/start"> = async (params, ctx) => {
-  const thread = ctx.server.threads.require(params.threadId);
+export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, threads) => {
+  const thread = threads.require(params.threadId);
   const answer = (status: "started" | "handled" | "cancelled") => ({
     status,
     threadId: thread.id,
