@@ -13,17 +13,15 @@ const ClientInfo = Type.Object(
   Closed,
 );
 
-const ClientCapabilities = Type.Object(
-  {
-    optOutNotifications: Type.Optional(
-      Type.Array(Type.String({ maxLength: 256 }), {
-        maxItems: MAX_OPT_OUT_NOTIFICATIONS,
-        description: "Notification methods this connection does not want. Unknown names are tolerated.",
-      }),
-    ),
-  },
-  Closed,
-);
+// Open: a capability this server does not know is ignored, so a newer client still connects.
+const ClientCapabilities = Type.Object({
+  optOutNotifications: Type.Optional(
+    Type.Array(Type.String({ maxLength: 256 }), {
+      maxItems: MAX_OPT_OUT_NOTIFICATIONS,
+      description: "Notification methods this connection does not want. Unknown names are tolerated.",
+    }),
+  ),
+});
 
 const InitializeParams = Type.Object(
   {
