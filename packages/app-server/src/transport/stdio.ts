@@ -3,6 +3,9 @@ import { LineFramer, decodeUtf8 } from "@knightcode/app-server-client/framing";
 import type { ProtocolOutput } from "../stdout-guard.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
 
+/** A batch this large is written at once rather than at the end of the event-loop turn. */
+const BATCH_LIMIT = 256 * 1024;
+
 export interface StdioTransportOptions {
   input: Readable;
   output: ProtocolOutput;
@@ -23,6 +26,10 @@ export class StdioTransport implements ServerTransport {
   private readonly maxPendingOutputBytes: number;
   private inputStopped = false;
   private closed = false;
+  /** Messages sent in this turn of the event loop, written out together: one write instead of one per message. */
+  private batch: string[] = [];
+  private batchBytes = 0;
+  private flushScheduled = false;
 
   constructor(private readonly options: StdioTransportOptions) {
     this.maxPendingOutputBytes = options.maxPendingOutputBytes ?? MAX_PENDING_OUTPUT_BYTES;
@@ -48,7 +55,22 @@ export class StdioTransport implements ServerTransport {
 
   send(text: string): void {
     if (this.closed) return;
-    this.options.output.write(text + "\n");
+    this.batch.push(text);
+    this.batchBytes += text.length + 1;
+    if (this.batchBytes >= BATCH_LIMIT) this.writeBatch();
+    else if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.writeBatch());
+    }
+  }
+
+  private writeBatch(): void {
+    this.flushScheduled = false;
+    if (this.batch.length === 0 || this.closed) return;
+    const chunk = this.batch.join("\n") + "\n";
+    this.batch = [];
+    this.batchBytes = 0;
+    this.options.output.write(chunk);
     if (this.options.output.stream.writableLength > this.maxPendingOutputBytes) {
       this.close(new Error(`more than ${this.maxPendingOutputBytes} bytes of output left unread`));
     }
@@ -78,6 +100,7 @@ export class StdioTransport implements ServerTransport {
   }
 
   flush(): Promise<void> {
+    this.writeBatch();
     if (this.closed || this.options.output.stream.writableLength === 0) return Promise.resolve();
     // Writes complete in order, so an empty write's callback means everything before it is out.
     return new Promise((resolve) => {
