@@ -54,6 +54,15 @@ const ours = run("knightcode", "unshare", [
   "--set", `KNIGHTCODE_BIN=${join(repo, "packages", "cli", "bin", "knightcode.js")}`,
   "--set", `NODE_BIN=${process.execPath}`,
 ]);
+function installCodex() {
+  // The harness installs Codex itself, but its lookup fails under `set -e` before the first install.
+  if (existsSync(join(benchDir, "node_modules", "@openai", "codex"))) return;
+  if (!existsSync(join(benchDir, "package.json"))) writeFileSync(join(benchDir, "package.json"), "{}\n");
+  const npm = spawnSync("npm", ["i", "--no-audit", "--no-fund", "@openai/codex@0.169.0"], { cwd: benchDir, stdio: ["ignore", "ignore", "inherit"] });
+  if (npm.status !== 0) throw new Error("could not install @openai/codex@0.169.0");
+}
+
+if (withCodex) installCodex();
 const codex = withCodex ? run("codex", "bash", ["run-codex-bench.sh"]) : undefined;
 
 const pick = (r) => {

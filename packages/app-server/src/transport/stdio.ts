@@ -57,15 +57,22 @@ export class StdioTransport implements ServerTransport {
     if (this.closed) return;
     this.batch.push(text);
     this.batchBytes += text.length + 1;
-    if (this.batchBytes >= BATCH_LIMIT) this.writeBatch();
-    else if (!this.flushScheduled) {
+    if (!this.flushScheduled) {
+      // The first message of a quiet moment goes out at once; what follows in the same turn of the event loop waits for one write.
       this.flushScheduled = true;
+      this.writeOut();
       setImmediate(() => this.writeBatch());
+    } else if (this.batchBytes >= BATCH_LIMIT) {
+      this.writeOut();
     }
   }
 
   private writeBatch(): void {
     this.flushScheduled = false;
+    this.writeOut();
+  }
+
+  private writeOut(): void {
     if (this.batch.length === 0 || this.closed) return;
     const chunk = this.batch.join("\n") + "\n";
     this.batch = [];
@@ -100,7 +107,7 @@ export class StdioTransport implements ServerTransport {
   }
 
   flush(): Promise<void> {
-    this.writeBatch();
+    this.writeOut();
     if (this.closed || this.options.output.stream.writableLength === 0) return Promise.resolve();
     // Writes complete in order, so an empty write's callback means everything before it is out.
     return new Promise((resolve) => {
