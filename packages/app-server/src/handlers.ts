@@ -32,4 +32,9 @@ export const handlers: HandlerTable = {
   "thread/settings/update": fromThreads((m) => m.updateThreadSettings),
   "model/list": fromThreads((m) => m.listModels),
   "turn/start": fromThreads((m) => m.startTurn),
+  "turn/steer": fromThreads((m) => m.steerTurn),
+  "turn/queue/add": fromThreads((m) => m.addToQueue),
+  "turn/queue/remove": fromThreads((m) => m.removeFromQueue),
+  "turn/interrupt": fromThreads((m) => m.interruptTurn),
+  "thread/compact/start": fromThreads((m) => m.startCompaction),
 };

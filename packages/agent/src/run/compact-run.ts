@@ -12,11 +12,13 @@ export interface CompactionOutcome {
   timestamp: number;
 }
 
+export type CompactionResult = ({ ok: true } & CompactionOutcome) | { ok: false; error: string; aborted: boolean };
+
 /**
  * Summarizes the older part of the context with the thread's model, records
  * a compaction entry and replaces the live context with the summary and the
- * kept messages. Undefined when there was nothing to compact, it failed or it
- * was aborted (the event says which); the transcript is untouched then.
+ * kept messages. When there was nothing to compact, or it failed or was
+ * aborted, the result says why and the transcript is untouched.
  */
 export async function runCompaction(options: {
   session: AgentSession;
@@ -24,14 +26,15 @@ export async function runCompaction(options: {
   reason: CompactionReason;
   signal?: AbortSignal;
   turnId?: string;
-}): Promise<CompactionOutcome | undefined> {
+}): Promise<CompactionResult> {
   const { session, agent, reason, signal, turnId } = options;
   const { messages, entryIds } = contextMessages(session.transcript.branch());
   const plan = planCompaction(messages, session.settings.compaction.keepRecentTokens);
   session.emit({ type: "compaction_start", turnId, reason });
   if (!plan) {
-    session.emit({ type: "compaction_end", turnId, reason, error: "nothing to compact yet" });
-    return undefined;
+    const error = "there is nothing to compact yet";
+    session.emit({ type: "compaction_end", turnId, reason, error });
+    return { ok: false, error, aborted: false };
   }
   // Keeping nothing points past the last entry: the summary alone carries the context on.
   const firstKeptEntryId = entryIds[plan.keepFrom];
@@ -56,10 +59,11 @@ export async function runCompaction(options: {
     session.addUsage(rest);
     const result = { summary, entryId: entry.id, tokensBefore: plan.tokensBefore, timestamp: entry.timestamp };
     session.emit({ type: "compaction_end", turnId, reason, result });
-    return result;
+    return { ok: true, ...result };
   } catch (error) {
     const aborted = signal?.aborted === true;
-    session.emit({ type: "compaction_end", turnId, reason, error: error instanceof Error ? error.message : String(error), aborted });
-    return undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    session.emit({ type: "compaction_end", turnId, reason, error: message, aborted });
+    return { ok: false, error: message, aborted };
   }
 }

@@ -4,7 +4,7 @@ import { loadEngine, type Engine } from "../models/engine.js";
 import { ModelError } from "../models/errors.js";
 import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
-import { runCompaction } from "./compact-run.js";
+import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
 import { toLlmMessages, userMessage } from "./messages.js";
@@ -73,6 +73,8 @@ export interface AgentSessionOptions {
 export interface TurnInput {
   /** The user's text; absent for a turn an extension's message starts. */
   text?: string;
+  /** A turn that only compacts the history (manual compaction). */
+  compactOnly?: boolean;
   images?: ImageContent[];
   /** Messages sent after the text (an extension's message that triggers the turn). */
   messages?: AgentMessage[];
@@ -98,6 +100,8 @@ export interface ActiveTurn {
   startedAt: number;
   controller: AbortController;
   interrupted: boolean;
+  /** The turn decided to end: input can no longer join it. */
+  settling: boolean;
 }
 
 /**
@@ -348,7 +352,7 @@ export class AgentSession {
     if (this.active) throw new TurnInProgressError((this.active as ActiveTurn).turnId);
     const start = this.appendSafely({ type: "turn_start" });
     if (!start) throw this.fatalError ?? new Error("could not start the turn");
-    const turn: ActiveTurn = { turnId: start.id, startedAt: Date.now(), controller: new AbortController(), interrupted: false };
+    const turn: ActiveTurn = { turnId: start.id, startedAt: Date.now(), controller: new AbortController(), interrupted: false, settling: false };
     this.active = turn;
     this.emit({ type: "turn_start", turnId: turn.turnId, startedAt: turn.startedAt });
     let error: TurnError | undefined;
@@ -374,7 +378,7 @@ export class AgentSession {
 
   /** Hands input to the running turn; false when no turn runs. */
   steer(text: string, images: ImageContent[] = []): boolean {
-    if (!this.active || !this.agent) return false;
+    if (!this.active || this.active.settling || this.active.interrupted || !this.agent) return false;
     const message = userMessage(text, images);
     this.steers.push(message);
     this.agent.steer(message);
@@ -387,7 +391,7 @@ export class AgentSession {
    * it still belongs to this turn. False when no turn runs.
    */
   followUp(text: string, images: ImageContent[] = []): boolean {
-    if (!this.active || !this.agent) return false;
+    if (!this.active || this.active.settling || this.active.interrupted || !this.agent) return false;
     const message = userMessage(text, images);
     this.steers.push(message);
     this.agent.followUp(message);
@@ -425,8 +429,8 @@ export class AgentSession {
     this.agent?.abort();
   }
 
-  /** Manual compaction between turns. */
-  async compact(signal?: AbortSignal): Promise<{ summary: string; entryId: string; tokensBefore: number } | undefined> {
+  /** Manual compaction outside a turn; the server runs it as a turn of its own (runTurn with compactOnly). */
+  async compact(signal?: AbortSignal): Promise<CompactionResult> {
     if (this.active) throw new TurnInProgressError(this.active.turnId);
     const agent = await this.prepare();
     return runCompaction({ session: this, agent, reason: "manual", signal });

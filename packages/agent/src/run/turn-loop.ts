@@ -46,18 +46,34 @@ function dropFailedReply(agent: Agent): void {
  * prompt, then as many continuations as retries, overflow recovery and
  * undelivered steers need. Returns the turn's error, if it failed.
  */
-export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLoopContext): Promise<TurnError | undefined> {
+export async function runTurnLoop(context: TurnLoopContext): Promise<TurnError | undefined> {
+  const { session, agent, turn, input } = context;
+  if (input.compactOnly) {
+    const result = await session.compactionFor("manual", agent, turn.controller.signal);
+    turn.settling = true;
+    return result.ok || turn.interrupted ? undefined : { message: result.error, kind: "other" };
+  }
+  return runAgentTurn(context);
+}
+
+/** Marks the turn as ending, in the same step as the decision: no input can slip in after it. */
+function settle(turn: TurnLoopContext["turn"], error?: TurnError): TurnError | undefined {
+  turn.settling = true;
+  return error;
+}
+
+async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopContext): Promise<TurnError | undefined> {
   const signal = turn.controller.signal;
   const model = agent.state.model;
   if (shouldCompact(session.usage.contextTokens, model.contextWindow, session.settings.compaction)) {
     await session.compactionFor("threshold", agent, signal);
   }
-  if (turn.interrupted) return undefined;
+  if (turn.interrupted) return settle(turn);
   const prompt: AgentMessage[] = [...(input.text !== undefined ? [userMessage(input.text, input.images)] : []), ...(input.messages ?? [])];
   agent.state.systemPrompt = session.baseSystemPrompt;
   if (hooks?.beforeAgentStart) {
     const extra = await hooks.beforeAgentStart({ prompt: input.text ?? "", images: input.images ?? [], systemPrompt: session.baseSystemPrompt });
-    if (turn.interrupted) return undefined;
+    if (turn.interrupted) return settle(turn);
     prompt.push(...extra.messages);
     if (extra.systemPrompt !== undefined) agent.state.systemPrompt = extra.systemPrompt;
   }
@@ -65,7 +81,7 @@ export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLo
   let attempt = 0;
   let recoveredOverflow = false;
   for (;;) {
-    if (turn.interrupted || session.fatal) return session.fatal ? { message: session.fatal.message, kind: "other" } : undefined;
+    if (turn.interrupted || session.fatal) return settle(turn, session.fatal ? { message: session.fatal.message, kind: "other" } : undefined);
     const failure = lastAssistantError(agent);
     if (failure !== undefined) {
       const kind = classifyError(failure);
@@ -73,7 +89,7 @@ export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLo
         recoveredOverflow = true;
         dropFailedReply(agent);
         const compacted = await session.compactionFor("overflow", agent, signal);
-        if (!compacted || turn.interrupted) return turn.interrupted ? undefined : { message: failure, kind };
+        if (!compacted.ok || turn.interrupted) return settle(turn, turn.interrupted ? undefined : { message: failure, kind });
         await agent.continue();
         continue;
       }
@@ -83,18 +99,18 @@ export async function runTurnLoop({ session, agent, turn, input, hooks }: TurnLo
         const delayMs = retryDelay(retry, attempt);
         session.emit({ type: "retry", turnId: turn.turnId, attempt, maxAttempts: retry.maxRetries, delayMs, error: { message: failure, kind } });
         await sleep(delayMs, signal);
-        if (turn.interrupted) return undefined;
+        if (turn.interrupted) return settle(turn);
         dropFailedReply(agent);
         await agent.continue();
         continue;
       }
-      return { message: failure, kind };
+      return settle(turn, { message: failure, kind });
     }
     if (session.hasPendingSteers) {
       // A steer accepted as the run was ending still belongs to this turn.
       await agent.continue();
       continue;
     }
-    return undefined;
+    return settle(turn);
   }
 }

@@ -323,13 +323,28 @@ describe("compaction", () => {
     const env = await runEnv();
     t.after(() => env.close());
     const { session, transcript } = await env.session();
-    assert.equal(await session.compact(), undefined);
+    assert.deepEqual(await session.compact(), { ok: false, error: "there is nothing to compact yet", aborted: false });
     env.model.enqueue({ text: "one" }, { text: "two" }, { text: "the summary" });
     await session.runTurn({ text: "q1" });
     await session.runTurn({ text: "q2" });
     const result = await session.compact();
-    assert.equal(result?.summary, "the summary");
+    assert.ok(result.ok && result.summary === "the summary");
     assert.equal(transcript.ofType("compaction").length, 1);
+  });
+
+  test("a compaction turn: durable markers around the summary, failed when there is nothing to compact", async (t) => {
+    const env = await runEnv();
+    t.after(() => env.close());
+    const { session, transcript } = await env.session();
+    const empty = await session.runTurn({ compactOnly: true });
+    assert.deepEqual([empty.status, empty.error?.message], ["failed", "there is nothing to compact yet"]);
+    env.model.enqueue({ text: "one" }, { text: "two" }, { text: "summary" });
+    await session.runTurn({ text: "q1" });
+    await session.runTurn({ text: "q2" });
+    assert.equal(env.model.requests.length, 2);
+    const compacted = await session.runTurn({ compactOnly: true });
+    assert.equal(compacted.status, "completed");
+    assert.deepEqual(transcript.branch().slice(-3).map((e) => e.type), ["turn_start", "compaction", "turn_end"]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { lifecycle } from "./lifecycle.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
+import { turnControl } from "./turn-control.js";
 import { ui } from "./ui.js";
 
 /**
@@ -13,6 +14,7 @@ export const protocol = {
     ...lifecycle.clientRequests,
     ...threads.clientRequests,
     ...turns.clientRequests,
+    ...turnControl.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -22,6 +24,7 @@ export const protocol = {
     ...lifecycle.serverNotifications,
     ...threads.serverNotifications,
     ...turns.serverNotifications,
+    ...turnControl.serverNotifications,
     ...ui.serverNotifications,
   },
 } as const;

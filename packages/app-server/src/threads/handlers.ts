@@ -4,3 +4,4 @@ export { forkThread, setThreadName, unsubscribeThread, updateThreadSettings } fr
 export { resumeThread } from "./resume.js";
 export { startThread } from "./start.js";
 export { startTurn } from "../turns/start.js";
+export { addToQueue, interruptTurn, removeFromQueue, startCompaction, steerTurn } from "../turns/control.js";

@@ -1,4 +1,3 @@
-import type { ImageContent } from "@mariozechner/pi-ai";
 import {
   boundErrorMessage,
   branchState,
@@ -10,11 +9,11 @@ import {
 } from "@knightcode/agent";
 import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
-import { rpcError } from "../rpc/errors.js";
 import type { Connection } from "../rpc/connection.js";
 import { LiveTurnItems } from "../turns/live-items.js";
 import type { Item } from "../turns/item-shapes.js";
 import type { UiBridge } from "../ui/bridge.js";
+import { TurnControl } from "./turn-control.js";
 import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
 
 export interface Broadcaster {
@@ -37,17 +36,6 @@ interface RunningTurn {
   items: LiveTurnItems;
 }
 
-export interface Admission {
-  cancelled: boolean;
-  controller: AbortController;
-  readonly signal: AbortSignal;
-}
-
-interface PendingStart {
-  requestId?: string;
-  clientMessageId?: string;
-  started(turnId: string): void;
-}
 
 export interface LoadedThreadOptions {
   file: SessionFile;
@@ -59,6 +47,7 @@ export interface LoadedThreadOptions {
   defaultApprovalMode: ApprovalMode;
   /** The thread can no longer write its file: the manager closes it. */
   onFatal(thread: LoadedThread, error: Error): void;
+  modelError(error: unknown): Error;
 }
 
 /**
@@ -73,11 +62,11 @@ export class LoadedThread {
   readonly runtime: ThreadRuntime;
   readonly ui: UiBridge;
   readonly loadWarnings: Warning[];
+  readonly log: Logger;
   private readonly subscribers = new Set<Connection>();
   private statusValue: ThreadStatus = { type: "idle" };
   private running: RunningTurn | undefined;
-  private pendingStart: PendingStart | undefined;
-  private admission: Admission | undefined;
+  readonly turns: TurnControl;
   private approval: ApprovalMode;
   private nameValue: string;
   private explicitName = false;
@@ -91,10 +80,20 @@ export class LoadedThread {
     this.runtime = options.runtime;
     this.ui = options.ui;
     this.loadWarnings = options.warnings;
+    this.log = options.log;
     const state = branchState(this.file.branch());
     this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
     this.explicitName = state.name !== undefined;
     this.nameValue = state.name ?? derivedName(state.firstUserText);
+    this.turns = new TurnControl({
+      id: this.id,
+      runtime: this.runtime,
+      log: options.log,
+      subscribe: (connection) => this.subscribe(connection),
+      queueChanged: () => this.sendQueue(),
+      dropped: (message, clientMessageId) => this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
+      modelError: options.modelError,
+    });
     this.runtime.session.subscribe((event) => this.onSessionEvent(event));
   }
 
@@ -114,8 +113,9 @@ export class LoadedThread {
     return this.approval;
   }
 
+  /** A start, a turn or its settlement holds the thread. */
   get isRunning(): boolean {
-    return this.running !== undefined || this.pendingStart !== undefined || this.admission !== undefined;
+    return this.turns.busy;
   }
 
   get runningTurnId(): string | undefined {
@@ -204,40 +204,6 @@ export class LoadedThread {
     this.approval = mode;
   }
 
-  /**
-   * Holds admission while a start runs its input hooks: no other start gets
-   * in meanwhile (turnInProgress), and an interrupt cancels it.
-   */
-  async admit<T>(work: (admission: Admission) => Promise<T>): Promise<T> {
-    if (this.isRunning || this.admission) throw rpcError("turnInProgress", `thread ${this.id} is busy with another start`);
-    const admission: Admission = { cancelled: false, controller: new AbortController(), get signal() { return this.controller.signal; } };
-    this.admission = admission;
-    try {
-      return await work(admission);
-    } finally {
-      if (this.admission === admission) this.admission = undefined;
-    }
-  }
-
-  /**
-   * Starts the turn and resolves with its id once the start entry is
-   * written; rejects when the run fails before starting (no model).
-   */
-  beginTurn(input: { text?: string; images?: ImageContent[]; messages?: never[] }, start: { requestId?: string; clientMessageId?: string }): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      this.pendingStart = { ...start, started: resolve };
-      this.runtime.session
-        .runTurn(input)
-        .catch((error: unknown) => {
-          if (this.pendingStart) reject(error);
-          else this.options.log.error(`thread ${this.id}: turn failed outside its run`, error);
-        })
-        .finally(() => {
-          this.pendingStart = undefined;
-        });
-    });
-  }
-
   private onSessionEvent(event: SessionEvent): void {
     const running = this.running;
     switch (event.type) {
@@ -263,6 +229,9 @@ export class LoadedThread {
       case "fatal":
         this.fail(event.error);
         return;
+      case "steering_changed":
+        this.sendQueue();
+        return;
       case "message_end":
         if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {
           this.updateName(derivedName(branchState(this.file.branch()).firstUserText));
@@ -274,9 +243,17 @@ export class LoadedThread {
     running?.items.handle(event);
   }
 
+  /** The steering and queued inputs as they stand. */
+  queue(): { steering: string[]; followUp: { id: string; text: string; attachments?: number }[] } {
+    return { steering: this.runtime.session.pendingSteers(), followUp: this.turns.queueSnapshot() };
+  }
+
+  private sendQueue(): void {
+    this.send("turn/queue/updated", { threadId: this.id, ...this.queue() });
+  }
+
   private onTurnStart(turnId: string, startedAt: number): void {
-    const pending = this.pendingStart;
-    this.pendingStart = undefined;
+    const pending = this.turns.onTurnStarted(turnId);
     const send = (method: ServerNotificationMethod, params: Record<string, unknown>) =>
       this.send(method as never, { threadId: this.id, turnId, ...params } as never);
     const items = new LiveTurnItems(
@@ -288,22 +265,22 @@ export class LoadedThread {
         agentDelta: (itemId, delta) => send("item/agentMessage/delta", { itemId, delta }),
         reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { itemId, delta }),
       },
-      pending?.clientMessageId,
+      pending.clientMessageId,
     );
-    this.running = { turnId, startedAt, items, ...(pending?.requestId ? { requestId: pending.requestId } : {}) };
+    this.running = { turnId, startedAt, items, ...(pending.requestId ? { requestId: pending.requestId } : {}) };
     this.setStatus({ type: "active", waitingOn: [] });
     this.send("turn/started", {
       threadId: this.id,
       turn: { id: turnId, status: "inProgress", startedAt },
-      ...(pending?.requestId ? { requestId: pending.requestId } : {}),
+      ...(pending.requestId ? { requestId: pending.requestId } : {}),
     });
-    pending?.started(turnId);
   }
 
   private onTurnEnd(event: Extract<SessionEvent, { type: "turn_end" }>): void {
     const turn: TurnSummary = { id: event.turnId, status: event.status, startedAt: event.startedAt, completedAt: event.completedAt };
     if (event.status === "failed" && event.error) turn.error = { message: boundErrorMessage(event.error.message), kind: event.error.kind };
     this.running = undefined;
+    this.turns.onTurnEnded(event.turnId);
     this.send("turn/completed", { threadId: this.id, turn });
     this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
     if (!this.closed && this.statusValue.type !== "systemError") this.setStatus({ type: "idle" });
@@ -321,6 +298,7 @@ export class LoadedThread {
   /** Marks the thread closed; the manager disposes the runtime and the file. */
   markClosed(): void {
     this.closed = true;
+    this.turns.close();
     this.subscribers.clear();
   }
 }

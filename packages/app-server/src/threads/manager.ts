@@ -20,6 +20,7 @@ import { rpcError } from "../rpc/errors.js";
 import { UiBridge } from "../ui/bridge.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { derivedName, validApprovalMode, type ApprovalMode } from "./thread-object.js";
+import { modelError } from "./model-error.js";
 
 /**
  * Every thread this process has loaded, and the shared pieces they run on:
@@ -190,6 +191,7 @@ export class ThreadManager {
       log,
       defaultApprovalMode: this.defaultApprovalMode(),
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
+      modelError,
     });
     this.loaded.set(id, thread);
     await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { ModelError } from "@knightcode/agent";
+import { modelError } from "./model-error.js";
 import type { ThreadHandler } from "./thread-handler.js";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "./loaded-thread.js";
@@ -18,12 +18,8 @@ export function requireDirectory(cwd: string, field = "params.cwd"): string {
   return resolve(cwd);
 }
 
-/** Maps a model problem to the protocol: a bad choice is invalidParams, a missing credential authRequired. */
-export function modelError(error: unknown): Error {
-  if (!(error instanceof ModelError)) return error as Error;
-  if (error.code === "noCredentials") return rpcError("authRequired", error.message, { provider: error.provider });
-  return rpcError("invalidParams", error.message, { reason: error.code });
-}
+
+export { modelError };
 
 export function threadCreated(thread: LoadedThread) {
   return { thread: thread.thread(), warnings: thread.loadWarnings, ui: thread.ui.snapshot() };

@@ -1,0 +1,71 @@
+import { Type } from "typebox";
+import { Closed } from "./common.js";
+import { notification, request } from "./define.js";
+import { QueueSnapshot } from "./threads.js";
+import { ImageInput } from "./turns.js";
+
+const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const TurnId = Type.String({ minLength: 1, maxLength: 128 });
+
+export const turnControl = {
+  clientRequests: {
+    "turn/steer": request({
+      params: Type.Object(
+        {
+          threadId: ThreadId,
+          text: Type.String({ maxLength: 1_000_000 }),
+          expectedTurnId: TurnId,
+          images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+        },
+        Closed,
+      ),
+      result: Type.Object(
+        {
+          status: Type.Union([Type.Literal("steered"), Type.Literal("handled")]),
+          turnId: Type.String(),
+        },
+        Closed,
+      ),
+      errors: ["threadNotFound", "turnMismatch"],
+      doc: "Hands input to the running turn, which must be expectedTurnId; a steer the turn ends before accepting answers invalidParams.",
+    }),
+    "turn/queue/add": request({
+      params: Type.Object(
+        {
+          threadId: ThreadId,
+          text: Type.String({ maxLength: 1_000_000 }),
+          clientMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+        },
+        Closed,
+      ),
+      result: Type.Object({ queueId: Type.String() }, Closed),
+      errors: ["threadNotFound"],
+      doc: "Queues input that starts a turn of its own once the thread is idle, oldest first; at once on an idle thread.",
+    }),
+    "turn/queue/remove": request({
+      params: Type.Object({ threadId: ThreadId, queueId: Type.String({ minLength: 1, maxLength: 128 }) }, Closed),
+      result: Type.Object({ removed: Type.Boolean({ description: "False: unknown, already started or already removed." }) }, Closed),
+      errors: ["threadNotFound"],
+      doc: "Takes a queued input back before it starts; saved history is not edited.",
+    }),
+    "turn/interrupt": request({
+      params: Type.Object({ threadId: ThreadId, turnId: Type.Optional(TurnId) }, Closed),
+      result: Type.Object({ interrupted: Type.Boolean({ description: "Whether a turn or a start was running to interrupt." }) }, Closed),
+      errors: ["threadNotFound", "turnMismatch"],
+      doc: "Stops the running turn (or the start waiting on its input hooks) and drops queued inputs; answers at once.",
+    }),
+    "thread/compact/start": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: Type.Object({ status: Type.Literal("started"), turnId: Type.String() }, Closed),
+      errors: ["threadNotFound", "turnInProgress"],
+      doc: "Summarizes older history now, as a turn of its own holding a compaction item.",
+    }),
+  },
+  serverNotifications: {
+    "turn/queue/updated": notification({
+      params: Type.Object({ threadId: Type.String(), steering: QueueSnapshot.properties.steering, followUp: QueueSnapshot.properties.followUp }, Closed),
+      doc: "Steers the agent has not delivered yet and the queued inputs, whenever either changes; to subscribers.",
+    }),
+  },
+} as const;
