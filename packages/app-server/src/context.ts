@@ -11,6 +11,8 @@ export interface ServerContextOptions {
   extensionPaths?: string[];
   /** Threads of a host that declares itself a terminal default to `fullAccess` approvals. */
   terminal?: boolean;
+  /** How long a thread without subscribers or work stays loaded; ten minutes, or `KNIGHTCODE_THREAD_IDLE_MS`. */
+  idleUnloadMs?: number;
   log?: Logger;
   env?: NodeJS.ProcessEnv;
 }
@@ -41,6 +43,7 @@ export class ServerContext {
   readonly sessionDir: string | undefined;
   readonly extensionPaths: readonly string[];
   readonly terminal: boolean;
+  readonly idleUnloadMs: number;
   readonly env: NodeJS.ProcessEnv;
   readonly counters: ServerCounters = {
     payloadFiles: 0,
@@ -59,6 +62,7 @@ export class ServerContext {
     this.sessionDir = options.sessionDir === undefined ? undefined : resolve(options.sessionDir);
     this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
     this.terminal = options.terminal ?? false;
+    this.idleUnloadMs = options.idleUnloadMs ?? positiveInteger(this.env.KNIGHTCODE_THREAD_IDLE_MS) ?? 10 * 60_000;
   }
 
   get isDisposed(): boolean {
@@ -87,4 +91,9 @@ export class ServerContext {
     })();
     return this.disposed;
   }
+}
+
+function positiveInteger(text: string | undefined): number | undefined {
+  if (text === undefined || !/^[1-9][0-9]{0,9}$/.test(text)) return undefined;
+  return Number(text);
 }

@@ -37,4 +37,6 @@ export const handlers: HandlerTable = {
   "turn/queue/remove": fromThreads((m) => m.removeFromQueue),
   "turn/interrupt": fromThreads((m) => m.interruptTurn),
   "thread/compact/start": fromThreads((m) => m.startCompaction),
+  "project/trust/read": fromThreads((m) => m.readProjectTrust),
+  "project/trust/set": fromThreads((m) => m.setProjectTrust),
 };

@@ -79,6 +79,8 @@ export class ThreadRuntime {
   readonly session: AgentSession;
   readonly host: ExtensionHost;
   private resourceList: Resource[] = [];
+  /** The active tools that are our own, not an extension's replacement. */
+  private builtinNames = new Set<string>();
   private snapshot: SettingsSnapshot;
 
   private constructor(
@@ -171,6 +173,7 @@ export class ThreadRuntime {
     if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
     if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
+    this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
     const skills = this.resourceList
       .filter((r) => r.type === "skills" && r.enabled && !r.shadowedBy)
       .map((r) => ({ name: r.name, description: r.description, path: r.path }));
@@ -179,6 +182,11 @@ export class ThreadRuntime {
     this.session.setSystemPrompt(
       buildSystemPrompt({ cwd, agentDir: env.agentDir, tools, appendix: skillsSection === "" ? [] : [skillsSection] }),
     );
+  }
+
+  /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */
+  isBuiltinTool(name: string): boolean {
+    return this.builtinNames.has(name);
   }
 
   get settings(): SettingsSnapshot {

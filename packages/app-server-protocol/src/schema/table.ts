@@ -3,6 +3,7 @@ import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { turnControl } from "./turn-control.js";
 import { ui } from "./ui.js";
+import { approvals } from "./approvals.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -15,11 +16,14 @@ export const protocol = {
     ...threads.clientRequests,
     ...turns.clientRequests,
     ...turnControl.clientRequests,
+    ...approvals.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
   },
-  serverRequests: {},
+  serverRequests: {
+    ...approvals.serverRequests,
+  },
   serverNotifications: {
     ...lifecycle.serverNotifications,
     ...threads.serverNotifications,

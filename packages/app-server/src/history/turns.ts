@@ -28,6 +28,7 @@ class TurnBuilder {
   private index = 0;
   readonly items: Item[] = [];
   private readonly results = new Map<string, { message: ToolResultMessage }>();
+  private readonly declined = new Set<string>();
 
   constructor(
     private readonly turnId: string,
@@ -36,6 +37,8 @@ class TurnBuilder {
     for (const entry of entries) {
       const message = (entry as unknown as Fields).message as AgentMessage | undefined;
       if (entry.type === "message" && message?.role === "toolResult") this.results.set(message.toolCallId, { message });
+      const fields = entry as unknown as Fields;
+      if (entry.type === "approval" && (fields.decision === "decline" || fields.decision === "cancel")) this.declined.add(String(fields.toolCallId));
     }
   }
 
@@ -102,7 +105,7 @@ class TurnBuilder {
         completedAt: result.timestamp,
         name: block.name,
         input: block.arguments,
-        status: result.isError ? "failed" : "completed",
+        status: this.declined.has(block.id) ? "declined" : result.isError ? "failed" : "completed",
         output,
         ...(fileChanges && !result.isError ? { fileChanges } : {}),
       } as Item);

@@ -5,3 +5,4 @@ export { resumeThread } from "./resume.js";
 export { startThread } from "./start.js";
 export { startTurn } from "../turns/start.js";
 export { addToQueue, interruptTurn, removeFromQueue, startCompaction, steerTurn } from "../turns/control.js";
+export { readProjectTrust, setProjectTrust } from "../approvals/trust.js";

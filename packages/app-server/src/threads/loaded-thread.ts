@@ -14,6 +14,7 @@ import { LiveTurnItems } from "../turns/live-items.js";
 import type { Item } from "../turns/item-shapes.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { TurnControl } from "./turn-control.js";
+import { ApprovalGate, type ShellAnalyzer } from "../approvals/gate.js";
 import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
 
 export interface Broadcaster {
@@ -48,6 +49,7 @@ export interface LoadedThreadOptions {
   /** The thread can no longer write its file: the manager closes it. */
   onFatal(thread: LoadedThread, error: Error): void;
   modelError(error: unknown): Error;
+  shell: ShellAnalyzer;
 }
 
 /**
@@ -67,6 +69,12 @@ export class LoadedThread {
   private statusValue: ThreadStatus = { type: "idle" };
   private running: RunningTurn | undefined;
   readonly turns: TurnControl;
+  readonly gate: ApprovalGate;
+  private approvalsOpen = 0;
+  /** When a subscriber or a turn last came or went: the idle clock starts there. */
+  private lastActivity = Date.now();
+  /** Requests working on the thread (opening, resuming): it is not idle while any does. */
+  private holds = 0;
   private approval: ApprovalMode;
   private nameValue: string;
   private explicitName = false;
@@ -94,7 +102,30 @@ export class LoadedThread {
       dropped: (message, clientMessageId) => this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
       modelError: options.modelError,
     });
+    this.gate = new ApprovalGate(
+      {
+        threadId: this.id,
+        cwd: this.file.header.cwd,
+        log: options.log,
+        approvalMode: () => this.approval,
+        isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
+        turnId: () => this.running?.turnId,
+        subscribers: () => [...this.subscribers],
+        lastInitiator: () => this.lastInitiator,
+        waiting: (open) => this.setWaiting(open),
+        record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
+        interruptTurn: () => this.turns.interrupt(),
+      },
+      options.shell,
+    );
     this.runtime.session.subscribe((event) => this.onSessionEvent(event));
+  }
+
+  private setWaiting(open: boolean): void {
+    this.approvalsOpen += open ? 1 : -1;
+    if (this.statusValue.type === "active" || this.running) {
+      this.setStatus({ type: "active", waitingOn: this.approvalsOpen > 0 ? ["approval"] : [] });
+    }
   }
 
   get status(): ThreadStatus {
@@ -130,6 +161,24 @@ export class LoadedThread {
     return this.subscribers.size > 0;
   }
 
+  /** Keeps the thread from unloading until the returned release is called (once). */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.lastActivity = Date.now();
+    };
+  }
+
+  /** Since when nobody watches and nothing runs or waits; undefined while anything does. */
+  idleSince(): number | undefined {
+    if (this.closed || this.holds > 0 || this.subscribers.size > 0 || this.isRunning || this.turns.queueSnapshot().length > 0) return undefined;
+    return this.lastActivity;
+  }
+
   thread(): ThreadObject {
     const session = this.runtime.session;
     const header = this.file.header;
@@ -158,13 +207,28 @@ export class LoadedThread {
   }
 
   subscribe(connection: Connection): void {
-    if (this.closed || connection.state === "closed") return;
+    if (this.closed || connection.state === "closed" || this.subscribers.has(connection)) return;
     this.subscribers.add(connection);
-    void connection.closed.then(() => this.subscribers.delete(connection));
+    this.lastActivity = Date.now();
+    void connection.closed.then(() => {
+      if (this.subscribers.delete(connection)) this.lastActivity = Date.now();
+      this.gate.subscriberLeft(connection);
+    });
+  }
+
+  /** A client resumed the thread: it subscribes, and an approval waiting on another client moves to it. */
+  resumedBy(connection: Connection): void {
+    this.subscribe(connection);
+    this.gate.subscriberResumed(connection);
   }
 
   unsubscribe(connection: Connection): boolean {
-    return this.subscribers.delete(connection);
+    const was = this.subscribers.delete(connection);
+    if (was) {
+      this.lastActivity = Date.now();
+      this.gate.subscriberLeft(connection);
+    }
+    return was;
   }
 
   isSubscribed(connection: Connection): boolean {
@@ -266,6 +330,7 @@ export class LoadedThread {
         reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { itemId, delta }),
       },
       pending.clientMessageId,
+      (callId) => this.gate.declined.has(callId),
     );
     this.running = { turnId, startedAt, items, ...(pending.requestId ? { requestId: pending.requestId } : {}) };
     this.setStatus({ type: "active", waitingOn: [] });
@@ -280,6 +345,7 @@ export class LoadedThread {
     const turn: TurnSummary = { id: event.turnId, status: event.status, startedAt: event.startedAt, completedAt: event.completedAt };
     if (event.status === "failed" && event.error) turn.error = { message: boundErrorMessage(event.error.message), kind: event.error.kind };
     this.running = undefined;
+    this.lastActivity = Date.now();
     this.turns.onTurnEnded(event.turnId);
     this.send("turn/completed", { threadId: this.id, turn });
     this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });

@@ -21,6 +21,7 @@ import { UiBridge } from "../ui/bridge.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { derivedName, validApprovalMode, type ApprovalMode } from "./thread-object.js";
 import { modelError } from "./model-error.js";
+import { shellAnalyzer } from "../approvals/shell.js";
 
 /**
  * Every thread this process has loaded, and the shared pieces they run on:
@@ -30,12 +31,37 @@ import { modelError } from "./model-error.js";
 export class ThreadManager {
   private readonly loaded = new Map<string, LoadedThread>();
   private readonly loading = new Map<string, Promise<LoadedThread>>();
+  /** Threads between unload and their released lock: a load waits for it. */
+  private readonly unloading = new Map<string, Promise<void>>();
   private readonly knownPaths = new Map<string, string>();
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   private closing: Promise<void> | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly context: ServerContext) {}
+
+  /** Checks now and then for threads nobody has watched or used for the idle time, and unloads them. */
+  private watchIdle(): void {
+    if (this.idleTimer || this.closing) return;
+    const every = Math.max(10, Math.min(30_000, Math.floor(this.context.idleUnloadMs / 4)));
+    this.idleTimer = setInterval(() => this.unloadIdle(), every);
+    this.idleTimer.unref();
+  }
+
+  private unloadIdle(): void {
+    const now = Date.now();
+    for (const thread of this.loaded.values()) {
+      const since = thread.idleSince();
+      if (since === undefined || now - since < this.context.idleUnloadMs) continue;
+      this.context.log.info(`thread ${thread.id} unloads after ${now - since} ms without subscribers or work`);
+      void this.close(thread, "unload").catch((error: unknown) => this.context.log.error(`unloading thread ${thread.id}`, error));
+    }
+    if (this.loaded.size === 0 && this.idleTimer) {
+      clearInterval(this.idleTimer);
+      this.idleTimer = undefined;
+    }
+  }
 
   /** Loads the model layer ahead of the first turn. */
   warm(): void {
@@ -95,10 +121,10 @@ export class ThreadManager {
     }
   }
 
-  private defaultApprovalMode(): ApprovalMode {
+  /** A terminal host's threads run everything; a desktop thread takes the settings it loaded (trusted project settings included). */
+  private defaultApprovalMode(runtime: ThreadRuntime): ApprovalMode {
     if (this.context.terminal) return "fullAccess";
-    const settings = readSettings({ agentDir: this.context.agentDir }).effective;
-    return validApprovalMode(settings.defaultApprovalMode);
+    return validApprovalMode(runtime.settings.effective.defaultApprovalMode);
   }
 
   /** Creates a thread: its session file exists from this moment on. */
@@ -107,9 +133,28 @@ export class ThreadManager {
     const file = await SessionFile.create({ dir: this.sessionDirFor(cwd), cwd });
     this.knownPaths.set(file.header.id, file.path);
     const thread = await this.open(file, "startup");
-    await setup(thread);
+    const release = thread.hold();
+    try {
+      await setup(thread);
+    } finally {
+      release();
+    }
     this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
     return thread;
+  }
+
+  /**
+   * Runs `use` on a loaded thread (loading it when needed), holding it
+   * loaded until `use` is done.
+   */
+  async using<T>(threadId: string, use: (thread: LoadedThread) => Promise<T> | T): Promise<T> {
+    const thread = await this.load(threadId);
+    const release = thread.hold();
+    try {
+      return await use(thread);
+    } finally {
+      release();
+    }
   }
 
   /** Loads a thread from its session file (once, however many ask at the same time). */
@@ -119,6 +164,7 @@ export class ThreadManager {
     let pending = this.loading.get(threadId);
     if (!pending) {
       pending = (async () => {
+        await this.unloading.get(threadId);
         const path = this.locate(threadId);
         if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
         warmEngine();
@@ -177,6 +223,7 @@ export class ThreadManager {
         hasUI: true,
         ui,
         onWarning: (warning) => thread?.warn(warning),
+        approvalGate: (call, signal) => (thread ? thread.gate.check(call, signal) : Promise.resolve(undefined)),
       }));
     } catch (error) {
       file.close();
@@ -189,13 +236,20 @@ export class ThreadManager {
       warnings,
       broadcaster: this.broadcaster,
       log,
-      defaultApprovalMode: this.defaultApprovalMode(),
+      defaultApprovalMode: this.defaultApprovalMode(runtime),
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
       modelError,
+      shell: shellAnalyzer,
     });
     this.loaded.set(id, thread);
-    await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
-    await runtime.start(reason);
+    this.watchIdle();
+    const release = thread.hold();
+    try {
+      await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
+      await runtime.start(reason);
+    } finally {
+      release();
+    }
     return thread;
   }
 
@@ -245,17 +299,33 @@ export class ThreadManager {
   /** Unloads a thread: extensions shut down, the session lock released. */
   async close(thread: LoadedThread, reason: "unload" | "shutdown"): Promise<void> {
     if (thread.isClosed) return;
+    const failed = thread.status.type === "systemError";
     thread.markClosed();
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
-    try {
-      await thread.runtime.dispose(reason);
-    } finally {
-      thread.file.close();
-    }
+    const released = (async () => {
+      try {
+        await thread.runtime.dispose(reason);
+      } finally {
+        thread.file.close();
+      }
+    })();
+    const settled = released.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.unloading.set(thread.id, settled);
+    void settled.then(() => {
+      if (this.unloading.get(thread.id) === settled) this.unloading.delete(thread.id);
+    });
+    await released;
+    // A failed thread keeps showing its systemError until it loads again.
+    if (reason === "unload" && !failed) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
 
   /** Closes every thread; safe to call twice. */
   closeAll(): Promise<void> {
+    if (this.idleTimer) clearInterval(this.idleTimer);
+    this.idleTimer = undefined;
     this.closing ??= (async () => {
       await Promise.allSettled([...this.loading.values()]);
       await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown").catch(() => undefined)));

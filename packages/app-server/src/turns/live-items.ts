@@ -36,6 +36,8 @@ export class LiveTurnItems {
     readonly turnId: string,
     private readonly sink: ItemSink,
     private readonly clientMessageId?: string,
+    /** Whether the user declined a call at the approval gate. */
+    private readonly isDeclined: (callId: string) => boolean = () => false,
   ) {}
 
   /** Items so far, in index order: the running turn's live snapshot. */
@@ -174,7 +176,7 @@ export class LiveTurnItems {
     const { output, fileChanges } = toolOutput(message);
     this.complete({
       ...started,
-      status: message.isError ? "failed" : "completed",
+      status: this.isDeclined(message.toolCallId) ? "declined" : message.isError ? "failed" : "completed",
       output,
       ...(fileChanges && !message.isError ? { fileChanges } : {}),
       completedAt: message.timestamp,

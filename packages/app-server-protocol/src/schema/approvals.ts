@@ -1,0 +1,58 @@
+import { Type } from "typebox";
+import { Closed, EmptyObject } from "./common.js";
+import { request } from "./define.js";
+import { PayloadRef } from "./items.js";
+
+export const ApprovalDecision = Type.Union(
+  [Type.Literal("accept"), Type.Literal("acceptForSession"), Type.Literal("acceptPrefixForSession"), Type.Literal("decline"), Type.Literal("cancel")],
+  { $id: "ApprovalDecision" },
+);
+
+const Cwd = Type.String({ minLength: 1, maxLength: 4096 });
+
+export const approvals = {
+  clientRequests: {
+    "project/trust/read": request({
+      params: Type.Object({ cwd: Cwd }, Closed),
+      result: Type.Object(
+        {
+          trusted: Type.Union([Type.Boolean(), Type.Null()], { description: "null: undecided." }),
+          needsTrust: Type.Boolean({ description: "The project has project-local resources that wait for a decision." }),
+        },
+        Closed,
+      ),
+      doc: "Reads the server-owned trust decision for a project folder.",
+    }),
+    "project/trust/set": request({
+      params: Type.Object({ cwd: Cwd, trusted: Type.Boolean() }, Closed),
+      result: EmptyObject,
+      doc: "Records a trust decision; later loads use it, loaded threads are not rebuilt.",
+    }),
+  },
+  serverRequests: {
+    "item/toolCall/requestApproval": request({
+      params: Type.Object(
+        {
+          threadId: Type.String(),
+          turnId: Type.String(),
+          itemId: Type.String({ description: "The tool call's item id (its call id)." }),
+          tool: Type.String(),
+          input: Type.Optional(Type.Unknown()),
+          inputRef: Type.Optional(PayloadRef),
+          decisions: Type.Array(ApprovalDecision, { minItems: 1, description: "The choices to render; anything else counts as decline." }),
+          reason: Type.Optional(Type.String({ description: "Why the gate asks, such as a write outside the workspace." })),
+          prefix: Type.Optional(Type.String({ description: "The shell command prefix acceptPrefixForSession would grant." })),
+        },
+        Closed,
+      ),
+      result: Type.Object(
+        {
+          decision: ApprovalDecision,
+          message: Type.Optional(Type.String({ maxLength: 4000, description: "A decline's reason for the agent." })),
+        },
+        Closed,
+      ),
+      doc: "Asks one subscriber whether a tool call may run; withdrawn with serverRequest/cancelled when it moves or ends.",
+    }),
+  },
+} as const;

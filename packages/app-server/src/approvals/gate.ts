@@ -1,0 +1,176 @@
+import type { ToolCallInfo } from "@knightcode/agent";
+import { AppServerError } from "@knightcode/app-server-client/errors";
+import type { Logger } from "../log.js";
+import type { Connection } from "../rpc/connection.js";
+import type { ApprovalMode } from "../threads/thread-object.js";
+import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
+
+/** Recognizes the shell commands a prefix grant can cover. */
+export interface ShellAnalyzer {
+  prefixOf(command: string, shell: "bash" | "powershell"): string[] | undefined;
+  format(prefix: string[]): string;
+}
+
+export interface GateHost {
+  readonly threadId: string;
+  readonly cwd: string;
+  readonly log: Logger;
+  approvalMode(): ApprovalMode;
+  /** Whether the active tool of this name is ours rather than an extension's. */
+  isBuiltinTool(name: string): boolean;
+  turnId(): string | undefined;
+  /** Open subscribers, oldest first. */
+  subscribers(): Connection[];
+  lastInitiator(): Connection | undefined;
+  /** An approval opened (true) or the last one closed (false): the thread's waitingOn. */
+  waiting(open: boolean): void;
+  record(entry: { toolCallId: string; tool: string; decision: Decision; message?: string }): void;
+  /** cancel stops the whole turn, as Escape does. */
+  interruptTurn(): void;
+}
+
+interface Outstanding {
+  target: Connection;
+  attempt: AbortController;
+  moveTo?: Connection;
+  moved: boolean;
+}
+
+const DECLINED = "The user declined this tool call.";
+const CANCELLED = "The user cancelled this tool call; the turn stops.";
+
+/**
+ * A thread's approval gate. Every grant means exactly what the user saw:
+ * session grants last for this load only, a shell grant covers only
+ * commands that independently yield the granted prefix, and anything but an
+ * offered decision is a decline. One subscriber is asked at a time: the
+ * most recent initiator first; the request moves when that subscriber leaves
+ * and is cancelled when nobody is left.
+ */
+export class ApprovalGate {
+  private readonly sessionTools = new Set<string>();
+  private readonly grantedPrefixes = new Map<string, string[][]>();
+  /** Requests on the wire now; the agent preflights calls one by one, but nothing here relies on it. */
+  private readonly outstanding = new Set<Outstanding>();
+  /** Calls the user declined or cancelled, for their items' status. */
+  readonly declined = new Set<string>();
+
+  constructor(
+    private readonly host: GateHost,
+    private readonly shell: ShellAnalyzer,
+  ) {}
+
+  check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
+    const builtin = this.host.isBuiltinTool(call.toolName);
+    const kind = classifyTool(call.toolName, builtin);
+    const { allow, reason } = verdict(this.host.approvalMode(), kind, call.args, this.host.cwd);
+    if (allow) return undefined;
+    const shellName = call.toolName === "powershell" ? "powershell" : "bash";
+    const command = (call.args as { command?: unknown } | null)?.command;
+    // Only our own shell tools run a command the way the prefix analysis reads it.
+    const prefix = kind === "shell" && builtin && typeof command === "string" ? this.shell.prefixOf(command, shellName) : undefined;
+    if (!reason) {
+      if (kind === "shell" && prefix && this.covered(shellName, prefix)) return undefined;
+      if (kind !== "shell" && this.sessionTools.has(call.toolName)) return undefined;
+    }
+    // An outside-workspace write is approved once at a time: a session grant must not stretch to it.
+    const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
+    const answer = await this.ask(
+      {
+        threadId: this.host.threadId,
+        turnId: this.host.turnId() ?? "",
+        itemId: call.toolCallId,
+        tool: call.toolName,
+        input: call.args,
+        decisions: offered,
+        ...(reason ? { reason } : {}),
+        ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: this.shell.format(prefix) } : {}),
+      },
+      signal,
+    );
+    const { decision, message } = answer === undefined ? { decision: "cancel" as const, message: undefined } : interpretAnswer(answer, offered);
+    this.host.record({ toolCallId: call.toolCallId, tool: call.toolName, decision, ...(message ? { message } : {}) });
+    switch (decision) {
+      case "accept":
+        return undefined;
+      case "acceptForSession":
+        this.sessionTools.add(call.toolName);
+        return undefined;
+      case "acceptPrefixForSession":
+        if (prefix) this.grantedPrefixes.set(shellName, [...(this.grantedPrefixes.get(shellName) ?? []), prefix]);
+        return undefined;
+      case "decline":
+        this.declined.add(call.toolCallId);
+        return { block: true, reason: message ? `${DECLINED} Their reason: ${message}` : DECLINED };
+      case "cancel":
+        this.declined.add(call.toolCallId);
+        if (!signal?.aborted) this.host.interruptTurn();
+        return { block: true, reason: CANCELLED };
+    }
+  };
+
+  private covered(shell: string, prefix: string[]): boolean {
+    return (this.grantedPrefixes.get(shell) ?? []).some((granted) => granted.length === prefix.length && granted.every((word, i) => word === prefix[i]));
+  }
+
+  /** Asks one subscriber at a time until one answers; undefined when nobody can (cancel). */
+  private async ask(params: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+    let preferred = this.host.lastInitiator();
+    this.host.waiting(true);
+    try {
+      for (;;) {
+        if (signal?.aborted) return undefined;
+        const target = this.pick(preferred);
+        if (!target) return undefined;
+        const outstanding: Outstanding = { target, attempt: new AbortController(), moved: false };
+        const onTurnAbort = () => outstanding.attempt.abort();
+        signal?.addEventListener("abort", onTurnAbort, { once: true });
+        this.outstanding.add(outstanding);
+        try {
+          return await target.request("item/toolCall/requestApproval", params as never, { signal: outstanding.attempt.signal });
+        } catch (error) {
+          if (signal?.aborted) return undefined;
+          if (outstanding.moved) {
+            preferred = outstanding.moveTo;
+            continue;
+          }
+          // The subscriber answered with an error: a decline, never a grant.
+          if (error instanceof AppServerError) return { decision: "decline" };
+          // Its connection closed under the request: ask someone else; anything stranger declines.
+          if (target.state !== "closed") return { decision: "decline" };
+          preferred = undefined;
+        } finally {
+          signal?.removeEventListener("abort", onTurnAbort);
+          this.outstanding.delete(outstanding);
+        }
+      }
+    } finally {
+      this.host.waiting(false);
+    }
+  }
+
+  private pick(preferred: Connection | undefined): Connection | undefined {
+    const open = this.host.subscribers().filter((c) => c.state !== "closed");
+    if (preferred && open.includes(preferred)) return preferred;
+    return open.at(-1);
+  }
+
+  /** A subscriber left (unsubscribed or disconnected): a request it holds moves on. */
+  subscriberLeft(connection: Connection): void {
+    for (const outstanding of this.outstanding) {
+      if (outstanding.target !== connection) continue;
+      outstanding.moved = true;
+      outstanding.attempt.abort();
+    }
+  }
+
+  /** A client resumed the thread: the outstanding request moves to it. */
+  subscriberResumed(connection: Connection): void {
+    for (const outstanding of this.outstanding) {
+      if (outstanding.target === connection) continue;
+      outstanding.moved = true;
+      outstanding.moveTo = connection;
+      outstanding.attempt.abort();
+    }
+  }
+}

@@ -1,0 +1,7 @@
+import type { ShellAnalyzer } from "./gate.js";
+
+/** Shell commands and the prefixes a grant may cover (see docs/shell-prefixes.md). */
+export const shellAnalyzer: ShellAnalyzer = {
+  prefixOf: () => undefined,
+  format: (prefix) => prefix.join(" "),
+};
