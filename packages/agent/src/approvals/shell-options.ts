@@ -35,11 +35,6 @@ export interface ArgRule {
   /** Free words (paths, refs, messages, test filters) may follow. */
   readonly positionals: boolean;
   readonly options: OptionRule;
-  /**
-   * Words after a lone `--` go to a script the prefix already names (npm's
-   * parser stops there), so they are not checked.
-   */
-  readonly passthrough?: boolean;
   /** A program-specific refusal, for example git's `ext::` transports. */
   readonly check?: (words: readonly ShellWord[]) => string | undefined;
 }
@@ -56,13 +51,10 @@ export function allow(exact: readonly string[], patterns: readonly RegExp[] = []
 
 /** Why the words after the prefix make the command unrecognized, or undefined when they are fine. */
 export function refuseArgs(rule: ArgRule, words: readonly ShellWord[], shownPrefix: string): string | undefined {
-  let afterDashDash = false;
+  // Words after a lone `--` are checked like the rest: for some programs they
+  // are still options (find), and a path that looks like an option costs a prompt, nothing more.
   for (const word of words) {
-    if (afterDashDash && rule.passthrough === true) break;
-    if (word.text === "--") {
-      afterDashDash = true;
-      continue;
-    }
+    if (word.text === "--") continue;
     if (isOption(word.text)) {
       const why = refuseOption(rule.options, word.text);
       if (why !== undefined) return `\`${shorten(word.text)}\` is refused after \`${shownPrefix}\`: ${why}`;

@@ -1,6 +1,6 @@
 import { isOption, refuseArgs, shorten } from "./shell-options.js";
 import { type CommandNode, entry, PROGRAMS } from "./shell-programs.js";
-import { refusalFor } from "./shell-refusals.js";
+import { refusalFor, runsOtherCode } from "./shell-refusals.js";
 import { type ShellWord, splitShellWords } from "./shell-words.js";
 
 export type ShellKind = "bash" | "powershell";
@@ -95,9 +95,9 @@ function delegate(tools: readonly string[], prefix: string[], rest: readonly She
   return inner.prefix === undefined ? inner : { prefix: [...prefix, ...inner.prefix] };
 }
 
-/** Script and target names may not be interpreters: yarn and pnpm run a binary when no script has the name. */
+/** Script and target names may not be interpreters or wrappers: yarn runs a binary when no script has the name. */
 function isProjectName(text: string): boolean {
-  return PROJECT_NAME.test(text) && refusalFor(text) === undefined;
+  return PROJECT_NAME.test(text) && !runsOtherCode(text);
 }
 
 function missingStep(node: CommandNode, shown: string, next: ShellWord | undefined): string {

@@ -76,9 +76,10 @@ const GIT: CommandNode = {
   },
 };
 
-// npm, pnpm and yarn read their configuration from options anywhere before
-// `--` (script-shell, prefix, node-options, userconfig...), so only a short
-// list of options is recognized.
+// npm, pnpm and yarn read their configuration from options anywhere on the
+// line (script-shell, prefix, node-options, userconfig...), so only a short
+// list of options is recognized. A script takes no further words: they would
+// reach whatever tool the script runs (`npm test -- --config=x.js` reaches jest).
 const PACKAGE_MANAGER_OPTIONS = allow(
   [
     "--silent", "-s", "--if-present", "--workspaces", "--ws", "--include-workspace-root", "--no-audit",
@@ -87,7 +88,7 @@ const PACKAGE_MANAGER_OPTIONS = allow(
   ],
   [/^--(workspace|filter)=[A-Za-z0-9@._/-]+$/],
 );
-const scriptArgs = anyArgs(PACKAGE_MANAGER_OPTIONS, { passthrough: true });
+const scriptArgs = bareArgs(PACKAGE_MANAGER_OPTIONS);
 const installArgs = bareArgs(PACKAGE_MANAGER_OPTIONS);
 const runScript: CommandNode = { args: installArgs, named: leaf(scriptArgs) };
 
@@ -124,19 +125,23 @@ const YARN: CommandNode = {
 };
 
 // cargo: --config can set a runner or linker, -Z unstable flags, -C and
-// --manifest-path point at another project.
-const CARGO_ARGS = anyArgs(deny(["config", "manifest-path", "lockfile-path"], "ZC"));
+// --manifest-path point at another project. Words after `--` go to rustc,
+// clippy or a test binary, whose options we do not check.
+const CARGO_ARGS = anyArgs(deny(["config", "manifest-path", "lockfile-path"], "ZC"), {
+  check: (words) => (words.some((word) => word.text === "--") ? "words after `--` go to another program" : undefined),
+});
 const CARGO: CommandNode = {
   subcommands: Object.fromEntries(
-    ["build", "check", "test", "clippy", "fmt", "doc", "bench", "tree", "metadata", "run", "clean"].map((sub) => [sub, leaf(CARGO_ARGS)]),
+    ["build", "check", "test", "clippy", "fmt", "doc", "bench", "tree", "metadata", "clean"].map((sub) => [sub, leaf(CARGO_ARGS)]),
   ),
 };
 
 // go: flags that name a program to run (exec, toolexec, vettool, the linker
-// through ldflags) or swap the source files (overlay, modfile, C).
+// through ldflags), swap the source files (overlay, modfile, C), hand words
+// to the test binary (args) or put an executable anywhere (o).
 const GO_ARGS = anyArgs({
   kind: "denySingleDash",
-  names: ["exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler"],
+  names: ["exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "args", "o"],
 });
 const GO: CommandNode = {
   subcommands: {
@@ -263,7 +268,7 @@ export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
   rg: leaf(anyArgs(deny(["pre", "hostname-bin"]))),
   find: leaf(anyArgs({ kind: "denySingleDash", names: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] })),
   sort: leaf(anyArgs(deny(["output", "compress-program"], "o"))),
-  tree: leaf(anyArgs(deny([], "o"))),
+  tree: leaf(anyArgs(deny([], "oR"))),
   file: leaf(anyArgs(deny(["compile"], "C"))),
   date: leaf(anyArgs(deny(["set"], "s"))),
 };

@@ -24,6 +24,11 @@ const KEYWORDS = ["if", "then", "else", "elif", "fi", "for", "while", "until", "
 
 const PYTHON = /^(python|pypy|pip)[0-9.]*$/;
 
+/** True for names that run code given to them: yarn runs a dependency's binary when no script has the name. */
+export function runsOtherCode(name: string): boolean {
+  return INTERPRETERS.includes(name) || PYTHON.test(name) || WRAPPERS.includes(name);
+}
+
 /** Why `name` can never start a granted prefix, or undefined when it is not one of these. */
 export function refusalFor(name: string): string | undefined {
   if (INTERPRETERS.includes(name) || PYTHON.test(name)) {

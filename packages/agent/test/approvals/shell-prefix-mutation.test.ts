@@ -57,6 +57,7 @@ test("seeded mutations of covered commands: covered only when they still analyze
   // The seed must exercise both outcomes, or the test proves nothing.
   assert.ok(refused > 2000, `only ${refused} mutants refused`);
   assert.ok(stillCovered > 100, `only ${stillCovered} mutants still covered`);
+  t.diagnostic(`${refused} refused, ${stillCovered} still covered, ${4000 - refused - stillCovered} with another prefix`);
 });
 
 /** Words to assemble commands from: programs, subcommands, options and metacharacters. */
@@ -85,4 +86,5 @@ test("seeded random word salad: every command that gets a prefix is one that bas
   }
   assert.deepEqual(problems, []);
   assert.ok(accepted > 50, `only ${accepted} generated commands got a prefix`);
+  t.diagnostic(`${accepted} of 6000 generated commands got a prefix`);
 });
