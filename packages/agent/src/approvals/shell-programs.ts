@@ -1,0 +1,283 @@
+import { allow, type ArgRule, deny, NO_OPTION_LIMITS } from "./shell-options.js";
+import type { ShellWord } from "./shell-words.js";
+
+/**
+ * One step of a recognized command form. The prefix grows by one word for
+ * each step taken; it may end only at a step with `args`.
+ */
+export interface CommandNode {
+  /** Fixed next words, each its own step. */
+  readonly subcommands?: Readonly<Record<string, CommandNode>>;
+  /** The next word is a name the project defines (an npm script, a make target); it joins the prefix. */
+  readonly named?: CommandNode;
+  /** The next word is another recognized program run through this one (npx); its prefix is appended. */
+  readonly delegate?: readonly string[];
+  /** Present when the prefix may end here: how the remaining words are checked. */
+  readonly args?: ArgRule;
+  /**
+   * Words the program reads as its own commands though we give them no
+   * prefix (vitest's init): refused anywhere after this step.
+   */
+  readonly reserved?: readonly string[];
+}
+
+const anyArgs = (options = NO_OPTION_LIMITS, more: Partial<ArgRule> = {}): ArgRule => ({ positionals: true, options, ...more });
+const bareArgs = (options = NO_OPTION_LIMITS): ArgRule => ({ positionals: false, options });
+const leaf = (args: ArgRule): CommandNode => ({ args });
+
+// git: options that run a program (upload-pack, exec, open-files-in-pager,
+// strategy), write a file anywhere (output) or use an external diff tool.
+const GIT_DENIED = ["exec", "upload-pack", "receive-pack", "output", "ext-diff", "open-files-in-pager", "strategy"];
+
+/** `ext::` and `fd::` remote helpers run commands; refuse any `::` rather than list helpers. */
+function noRemoteHelper(words: readonly ShellWord[]): string | undefined {
+  return words.some((word) => word.text.includes("::")) ? "`::` can name a remote helper that runs a command" : undefined;
+}
+
+const gitArgs = (short = "", positionals = true): ArgRule => ({
+  positionals,
+  options: deny(GIT_DENIED, short),
+  check: noRemoteHelper,
+});
+const git = (short = ""): CommandNode => leaf(gitArgs(short));
+
+const GIT: CommandNode = {
+  subcommands: {
+    status: git(),
+    diff: git(),
+    log: git(),
+    show: git(),
+    branch: git(),
+    tag: git(),
+    fetch: git(),
+    pull: git("s"),
+    add: git(),
+    commit: git(),
+    checkout: git(),
+    switch: git(),
+    restore: git(),
+    mv: git(),
+    rebase: git("xs"),
+    merge: git("s"),
+    "rev-parse": git(),
+    "ls-files": git(),
+    blame: git(),
+    grep: git("O"),
+    describe: git(),
+    shortlog: git(),
+    stash: {
+      args: gitArgs("", false),
+      subcommands: { list: git(), show: git(), push: git(), pop: git(), apply: git(), drop: git() },
+    },
+    remote: {
+      args: gitArgs("", false),
+      subcommands: { show: git(), "get-url": git(), add: git(), "set-url": git(), prune: git() },
+    },
+  },
+};
+
+// npm, pnpm and yarn read their configuration from options anywhere on the
+// line (script-shell, prefix, node-options, userconfig...), so only a short
+// list of options is recognized. A script takes no further words: they would
+// reach whatever tool the script runs (`npm test -- --config=x.js` reaches jest).
+const PACKAGE_MANAGER_OPTIONS = allow(
+  [
+    "--silent", "-s", "--if-present", "--workspaces", "--ws", "--include-workspace-root", "--no-audit",
+    "--no-fund", "--prefer-offline", "--ignore-scripts", "--legacy-peer-deps", "--json", "--long", "--all",
+    "--frozen-lockfile", "--immutable", "--recursive", "-r", "--omit=dev", "--include=dev",
+  ],
+  [/^--(workspace|filter)=[A-Za-z0-9@._/-]+$/],
+);
+const scriptArgs = bareArgs(PACKAGE_MANAGER_OPTIONS);
+const installArgs = bareArgs(PACKAGE_MANAGER_OPTIONS);
+const runScript: CommandNode = { args: installArgs, named: leaf(scriptArgs) };
+
+const NPM: CommandNode = {
+  subcommands: {
+    run: runScript,
+    "run-script": runScript,
+    test: leaf(scriptArgs),
+    start: leaf(scriptArgs),
+    install: leaf(installArgs),
+    i: leaf(installArgs),
+    ci: leaf(installArgs),
+    ls: leaf(anyArgs(PACKAGE_MANAGER_OPTIONS)),
+    outdated: leaf(anyArgs(PACKAGE_MANAGER_OPTIONS)),
+    audit: leaf(installArgs),
+  },
+};
+
+const PNPM: CommandNode = {
+  subcommands: {
+    run: runScript,
+    test: leaf(scriptArgs),
+    install: leaf(installArgs),
+    i: leaf(installArgs),
+    ls: leaf(anyArgs(PACKAGE_MANAGER_OPTIONS)),
+    outdated: leaf(anyArgs(PACKAGE_MANAGER_OPTIONS)),
+    audit: leaf(installArgs),
+  },
+};
+
+const YARN: CommandNode = {
+  args: installArgs,
+  subcommands: { install: leaf(installArgs), run: runScript, test: leaf(scriptArgs) },
+};
+
+// cargo: --config can set a runner or linker, -Z unstable flags, -C and
+// --manifest-path point at another project. Words after `--` go to rustc,
+// clippy or a test binary, whose options we do not check.
+const CARGO_ARGS = anyArgs(deny(["config", "manifest-path", "lockfile-path"], "ZC"), {
+  check: (words) => (words.some((word) => word.text === "--") ? "words after `--` go to another program" : undefined),
+});
+const CARGO: CommandNode = {
+  subcommands: Object.fromEntries(
+    ["build", "check", "test", "clippy", "fmt", "doc", "bench", "tree", "metadata", "clean"].map((sub) => [sub, leaf(CARGO_ARGS)]),
+  ),
+};
+
+// go: flags that name a program to run (exec, toolexec, vettool, the linker
+// through ldflags), swap the source files (overlay, modfile, C), hand words
+// to the test binary (args) or put an executable anywhere (o).
+const GO_ARGS = anyArgs({
+  kind: "denySingleDash",
+  names: ["exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "args", "o"],
+});
+const GO: CommandNode = {
+  subcommands: {
+    build: leaf(GO_ARGS),
+    test: leaf(GO_ARGS),
+    vet: leaf(GO_ARGS),
+    fmt: leaf(GO_ARGS),
+    list: leaf(GO_ARGS),
+    version: leaf(GO_ARGS),
+    mod: { subcommands: Object.fromEntries(["tidy", "download", "verify", "graph", "why"].map((sub) => [sub, leaf(GO_ARGS)])) },
+  },
+};
+
+// make: one target at most (a second would run too), no VAR=value (it can
+// replace SHELL or CC), no -f/-C/--eval.
+const MAKE_ARGS = bareArgs(allow(["-k", "-s", "--silent", "--keep-going"], [/^-j[0-9]+$/]));
+const MAKE: CommandNode = { args: MAKE_ARGS, named: leaf(MAKE_ARGS) };
+
+// Test runners and linters load configuration and plugins as code, from
+// options such as --config, --plugin or --reporter: only a few options.
+const JEST = leaf(
+  anyArgs(
+    allow([
+      "--ci", "--coverage", "--runInBand", "-i", "--verbose", "--silent", "--bail", "--passWithNoTests", "-u",
+      "--updateSnapshot", "--detectOpenHandles", "--forceExit", "--listTests", "-t", "--testNamePattern", "--json",
+      "--no-cache", "--onlyChanged", "-o", "--watchAll=false",
+    ]),
+  ),
+);
+const VITEST_ARGS = anyArgs(
+  allow(["--run", "--coverage", "--silent", "--passWithNoTests", "-u", "--update", "-t", "--testNamePattern", "--reporter=verbose", "--reporter=dot"]),
+);
+const VITEST: CommandNode = {
+  args: VITEST_ARGS,
+  reserved: ["watch", "dev", "init", "typecheck"],
+  subcommands: Object.fromEntries(["run", "bench", "list", "related"].map((sub) => [sub, leaf(VITEST_ARGS)])),
+};
+const ESLINT = leaf(
+  anyArgs(
+    allow([
+      "--fix", "--fix-dry-run", "--cache", "--quiet", "--max-warnings", "--no-error-on-unmatched-pattern",
+      "--report-unused-disable-directives", "--color", "--no-color", "--format=json", "--format=stylish",
+    ], [/^--max-warnings=[0-9]+$/]),
+  ),
+);
+const PRETTIER = leaf(anyArgs(allow(["--write", "-w", "--check", "-c", "--list-different", "-l", "--cache", "--no-color"])));
+// pytest: -p loads a plugin module, -c/-o/--config-file can add options from another file.
+const PYTEST = leaf(anyArgs(deny(["config-file", "override-ini", "rootdir", "confcutdir", "pyargs"], "pco")));
+
+// docker and kubectl: only reading subcommands, and no option that picks
+// another daemon, cluster, credential or config (kubeconfig exec plugins run commands).
+const DOCKER_ARGS = anyArgs(deny(["config", "context", "host", "tls", "tlscacert", "tlscert", "tlskey", "tlsverify"], "Hc"));
+const DOCKER: CommandNode = {
+  subcommands: {
+    ...Object.fromEntries(["ps", "images", "logs", "inspect", "version", "info"].map((sub) => [sub, leaf(DOCKER_ARGS)])),
+    compose: { subcommands: { ps: leaf(DOCKER_ARGS), logs: leaf(DOCKER_ARGS), ls: leaf(DOCKER_ARGS) } },
+  },
+};
+const KUBECTL_ARGS = anyArgs(
+  deny([
+    "kubeconfig", "as", "as-group", "as-uid", "token", "server", "user", "username", "password", "cluster", "context",
+    "certificate-authority", "client-certificate", "client-key", "insecure-skip-tls-verify",
+  ], "s"),
+);
+const KUBECTL: CommandNode = {
+  subcommands: Object.fromEntries(
+    ["get", "describe", "logs", "explain", "version", "api-resources", "top"].map((sub) => [sub, leaf(KUBECTL_ARGS)]),
+  ),
+};
+
+const readingPair = (...subs: string[]): CommandNode => ({ subcommands: Object.fromEntries(subs.map((sub) => [sub, leaf(anyArgs())])) });
+const GH: CommandNode = {
+  subcommands: {
+    pr: readingPair("list", "view", "status", "diff", "checks"),
+    issue: readingPair("list", "view", "status"),
+    repo: readingPair("view"),
+    run: readingPair("list", "view"),
+    release: readingPair("list", "view"),
+    workflow: readingPair("list", "view"),
+  },
+};
+
+/** Programs npx may run with a prefix: node tools whose own rules are in this table. */
+const NPX_TOOLS = ["tsc", "jest", "vitest", "eslint", "prettier"];
+
+const plain = leaf(anyArgs());
+
+/** Every recognized program. A program missing here gets no prefix. */
+export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
+  git: GIT,
+  npm: NPM,
+  pnpm: PNPM,
+  yarn: YARN,
+  npx: { delegate: NPX_TOOLS },
+  cargo: CARGO,
+  go: GO,
+  make: MAKE,
+  tsc: plain,
+  jest: JEST,
+  vitest: VITEST,
+  eslint: ESLINT,
+  prettier: PRETTIER,
+  pytest: PYTEST,
+  docker: DOCKER,
+  kubectl: KUBECTL,
+  gh: GH,
+  ls: plain,
+  cat: plain,
+  head: plain,
+  tail: plain,
+  wc: plain,
+  grep: plain,
+  du: plain,
+  df: plain,
+  stat: plain,
+  diff: plain,
+  which: plain,
+  basename: plain,
+  dirname: plain,
+  realpath: plain,
+  uname: plain,
+  whoami: plain,
+  jq: plain,
+  rg: leaf(anyArgs(deny(["pre", "hostname-bin"]))),
+  find: leaf(anyArgs({ kind: "denySingleDash", names: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] })),
+  sort: leaf(anyArgs(deny(["output", "compress-program"], "o"))),
+  tree: leaf(anyArgs(deny([], "oR"))),
+  file: leaf(anyArgs(deny(["compile"], "C"))),
+  date: leaf(anyArgs(deny(["set"], "s"))),
+};
+
+/** The own entry of `table` named `name`: never an inherited property such as `constructor`. */
+export function entry(table: Readonly<Record<string, CommandNode>> | undefined, name: string): CommandNode | undefined {
+  return table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
+export function recognizedPrograms(): string[] {
+  return Object.keys(PROGRAMS);
+}
