@@ -2,6 +2,7 @@ import type { ClientRequestMethod } from "@knightcode/app-server-protocol";
 import type { Handler, HandlerTable } from "./rpc/handler.js";
 import { diagnostics } from "./lifecycle/diagnostics.js";
 import { initialize } from "./lifecycle/initialize.js";
+import { readPayload } from "./payloads/read.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 
 type ThreadModule = typeof import("./threads/handlers.js");
@@ -32,4 +33,5 @@ export const handlers: HandlerTable = {
   "thread/settings/update": fromThreads((m) => m.updateThreadSettings),
   "model/list": fromThreads((m) => m.listModels),
   "turn/start": fromThreads((m) => m.startTurn),
+  "payload/read": readPayload,
 };

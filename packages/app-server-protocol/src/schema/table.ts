@@ -1,4 +1,5 @@
 import { lifecycle } from "./lifecycle.js";
+import { payloads } from "./payloads.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { ui } from "./ui.js";
@@ -13,6 +14,7 @@ export const protocol = {
     ...lifecycle.clientRequests,
     ...threads.clientRequests,
     ...turns.clientRequests,
+    ...payloads.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
