@@ -5,3 +5,16 @@ export { LineFramer, decodeUtf8, type LineFramerOptions } from "./framing.js";
 export { createMemoryTransportPair } from "./transports/memory.js";
 export { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
+export {
+  readPayload,
+  resolveItem,
+  resolveTurn,
+  PayloadReadError,
+  type PayloadReadErrorKind,
+  type PayloadRef,
+  type ReadPayloadOptions,
+  type ResolvedItem,
+  type ResolvedTurn,
+  type WireItem,
+  type WireTurn,
+} from "./payloads.js";

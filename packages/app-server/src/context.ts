@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";
+import { PayloadStore } from "./payloads/store.js";
 
 export interface ServerContextOptions {
   /** Where KnightCode keeps its settings, credentials and sessions; `KNIGHTCODE_CODING_AGENT_DIR` or `~/.knightcode/agent` by default. */
@@ -54,6 +55,7 @@ export class ServerContext {
   };
   private readonly disposers: Disposer[] = [];
   private disposed: Promise<void> | undefined;
+  private payloadStore: PayloadStore | undefined;
 
   constructor(options: ServerContextOptions = {}) {
     this.env = options.env ?? process.env;
@@ -63,6 +65,16 @@ export class ServerContext {
     this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
     this.terminal = options.terminal ?? false;
     this.idleUnloadMs = options.idleUnloadMs ?? positiveInteger(this.env.KNIGHTCODE_THREAD_IDLE_MS) ?? 10 * 60_000;
+  }
+
+  /** The large-value spool, created on first use and removed on dispose. */
+  get payloads(): PayloadStore {
+    if (!this.payloadStore) {
+      const store = new PayloadStore({ counters: this.counters, onError: (message, error) => this.log.warn(message, error) });
+      this.payloadStore = store;
+      this.onDispose(() => store.dispose());
+    }
+    return this.payloadStore;
   }
 
   get isDisposed(): boolean {

@@ -2,6 +2,7 @@ import type { ClientRequestMethod } from "@knightcode/app-server-protocol";
 import type { Handler, HandlerTable } from "./rpc/handler.js";
 import { diagnostics } from "./lifecycle/diagnostics.js";
 import { initialize } from "./lifecycle/initialize.js";
+import { readPayload } from "./payloads/read.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 
 type ThreadModule = typeof import("./threads/handlers.js");
@@ -39,4 +40,5 @@ export const handlers: HandlerTable = {
   "thread/compact/start": fromThreads((m) => m.startCompaction),
   "project/trust/read": fromThreads((m) => m.readProjectTrust),
   "project/trust/set": fromThreads((m) => m.setProjectTrust),
+  "payload/read": readPayload,
 };

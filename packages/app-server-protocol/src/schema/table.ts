@@ -1,4 +1,5 @@
 import { lifecycle } from "./lifecycle.js";
+import { payloads } from "./payloads.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { turnControl } from "./turn-control.js";
@@ -17,6 +18,7 @@ export const protocol = {
     ...turns.clientRequests,
     ...turnControl.clientRequests,
     ...approvals.clientRequests,
+    ...payloads.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

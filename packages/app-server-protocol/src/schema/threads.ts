@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { notification, request } from "./define.js";
-import { HistoryItem, Item } from "./items.js";
+import { HistoryItem, Item, PayloadRef } from "./items.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
@@ -88,6 +88,8 @@ export const Turn = Type.Object(
     error: Type.Optional(TurnError),
     files: Type.Optional(Type.Array(FileTotals)),
     items: Type.Optional(Type.Array(HistoryItem, { description: "Only in history, never in turn notifications." })),
+    // A turn over the inline limit: items left out, payload/read returns the whole turn as JSON.
+    payloadRef: Type.Optional(PayloadRef),
   },
   { ...Closed, $id: "Turn" },
 );

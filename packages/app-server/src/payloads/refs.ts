@@ -1,0 +1,146 @@
+import type { ClientRequestResult } from "@knightcode/app-server-protocol";
+import type { PayloadRef, PayloadSink } from "./store.js";
+
+/** A turn as history carries it; `payloadRef` replaces `items` when the turn is referenced whole. */
+export type WireTurn = ClientRequestResult<"thread/resume">["turns"][number];
+/** An item as history carries it: inline, or `{id, type, index?, payloadRef}`. */
+export type WireItem = NonNullable<WireTurn["items"]>[number];
+// The item schemas type `type` as a plain string, so a tool call is picked by the fields it moves.
+type ToolCall = WireItem & { input?: unknown; output?: string };
+
+/** The largest turn or item sent inline, as UTF-8 of its JSON. */
+export const INLINE_LIMIT = 64 * 1024;
+/**
+ * A tool call's `input` (as JSON) or `output` over this many bytes moves to
+ * `inputRef` / `outputRef` even when the item would fit inline: a history
+ * page of fifty turns stays light, and a client fetches a big output only
+ * when it shows it.
+ */
+export const FIELD_LIMIT = 16 * 1024;
+/** The most a history or list response may take, envelope included. */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+/**
+ * Left for what surrounds a page's entries in a plain page response: the
+ * echoed request id, `{"id":..,"result":{"turns":[..],"nextCursor":".."}}`
+ * and a cursor of a few hundred bytes. 16 KiB holds that with room to spare;
+ * a response with more beside the page (thread/resume's thread, queue and
+ * UI) takes its budget from `responseBudget` instead.
+ */
+export const ENVELOPE_RESERVE = 16 * 1024;
+export const PAGE_BUDGET = MAX_RESPONSE_BYTES - ENVELOPE_RESERVE;
+
+// Every id the store issues has this length, so a placeholder measures a reference exactly.
+const PLACEHOLDER: PayloadRef = { id: "0".repeat(32), bytes: 0 };
+
+export function jsonBytes(value: unknown): number {
+  const text = JSON.stringify(value);
+  return text === undefined ? 0 : Buffer.byteLength(text, "utf8");
+}
+
+/** The page budget left beside everything else a response carries (all its fields but the page). */
+export function responseBudget(otherFields: Record<string, unknown>): number {
+  return MAX_RESPONSE_BYTES - ENVELOPE_RESERVE - jsonBytes(otherFields);
+}
+
+function isReference(item: WireItem): boolean {
+  return "payloadRef" in item;
+}
+
+/**
+ * An item as it may travel: a tool call's large input or output moves to
+ * its own reference, and an item still over INLINE_LIMIT travels whole as
+ * `{id, type, index?, payloadRef}`, its payload the complete item (every
+ * field inline) as JSON. Whether the whole item goes is measured before
+ * anything is stored, so a value is never spooled twice.
+ */
+export function itemForWire(item: WireItem, store: PayloadSink): WireItem {
+  if (isReference(item)) return item;
+  const moves = item.type === "toolCall" ? largeFields(item as ToolCall) : {};
+  const slim = slimmed(item, moves, () => PLACEHOLDER);
+  if (jsonBytes(slim) > INLINE_LIMIT) return wholeItemReference(item, store);
+  if (moves.input === undefined && moves.output === undefined) return item;
+  return slimmed(item, moves, (value) => store.put(value));
+}
+
+interface Moves {
+  input?: string;
+  output?: string;
+}
+
+function largeFields(item: ToolCall): Moves {
+  const moves: Moves = {};
+  const input = item.input === undefined ? undefined : JSON.stringify(item.input);
+  if (input !== undefined && Buffer.byteLength(input, "utf8") > FIELD_LIMIT) moves.input = input;
+  if (item.output !== undefined && Buffer.byteLength(item.output, "utf8") > FIELD_LIMIT) moves.output = item.output;
+  return moves;
+}
+
+function slimmed(item: WireItem, moves: Moves, put: (value: string) => PayloadRef): WireItem {
+  if (moves.input === undefined && moves.output === undefined) return item;
+  const { input, output, ...rest } = item as ToolCall;
+  return {
+    ...rest,
+    ...(moves.input === undefined ? (input === undefined ? {} : { input }) : { inputRef: put(moves.input) }),
+    ...(moves.output === undefined ? (output === undefined ? {} : { output }) : { outputRef: put(moves.output) }),
+  } as WireItem;
+}
+
+function wholeItemReference(item: WireItem, store: PayloadSink): WireItem {
+  const payloadRef = store.put(JSON.stringify(item));
+  return { id: item.id, type: item.type, ...(item.index === undefined ? {} : { index: item.index }), payloadRef };
+}
+
+/**
+ * A turn as it may travel: its items through itemForWire, then, if the turn
+ * is still over INLINE_LIMIT, its summary (`id`, `status`, times, `error`,
+ * `files`) with `payloadRef` in place of `items`. The payload is the turn
+ * with its wire items, so it may hold item references of its own (a turn of
+ * many huge outputs never becomes one giant string). `files` is left out of
+ * the summary too when it alone would overflow; the payload keeps it.
+ */
+export function turnForWire(turn: WireTurn, store: PayloadSink): WireTurn {
+  if (turn.payloadRef) return turn;
+  const wire: WireTurn = turn.items === undefined ? turn : { ...turn, items: turn.items.map((item) => itemForWire(item, store)) };
+  if (jsonBytes(wire) <= INLINE_LIMIT) return wire;
+  const { items: _items, files, ...summary } = wire;
+  const withFiles = files === undefined ? summary : { ...summary, files };
+  const keepFiles = jsonBytes({ ...withFiles, payloadRef: PLACEHOLDER }) <= INLINE_LIMIT;
+  return { ...(keepFiles ? withFiles : summary), payloadRef: store.put(JSON.stringify(wire)) };
+}
+
+/**
+ * Cuts a history page (turns oldest first) to fit `maxBytes` as a JSON
+ * array, keeping the newest turns: pages run newest first, so the turns cut
+ * are the ones the next page would show anyway. `omitted` counts the oldest
+ * turns cut from the front; the caller anchors its cursor before the first
+ * turn kept. The newest turn always stays, so a page always moves on; after
+ * turnForWire no turn exceeds INLINE_LIMIT, well inside any page budget.
+ */
+export function boundPage<T>(turns: readonly T[], maxBytes: number = PAGE_BUDGET): { turns: T[]; omitted: number } {
+  let used = 2;
+  let start = turns.length;
+  while (start > 0) {
+    const cost = jsonBytes(turns[start - 1]) + (start === turns.length ? 0 : 1);
+    if (start < turns.length && used + cost > maxBytes) break;
+    used += cost;
+    start -= 1;
+  }
+  return { turns: turns.slice(start), omitted: start };
+}
+
+/**
+ * Cuts a listing (entries in the order shown) to fit `maxBytes` as a JSON
+ * array, keeping the first entries; the next page starts at
+ * `entries.length`. The first entry always stays.
+ */
+export function boundList<T>(entries: readonly T[], maxBytes: number = PAGE_BUDGET): { entries: T[]; omitted: number } {
+  let used = 2;
+  let end = 0;
+  while (end < entries.length) {
+    const cost = jsonBytes(entries[end]) + (end === 0 ? 0 : 1);
+    if (end > 0 && used + cost > maxBytes) break;
+    used += cost;
+    end += 1;
+  }
+  return { entries: entries.slice(0, end), omitted: entries.length - end };
+}
