@@ -59,6 +59,7 @@ export { SETTING_MIGRATIONS } from "./settings/migrations.js";
 export * from "./trust/store.js";
 export * from "./trust/resources.js";
 export * from "./trust/errors.js";
+export { analyzeShellCommand, formatPrefix, prefixCovers, MAX_ANALYZED_COMMAND_LENGTH, type ShellKind, type ShellPrefixAnalysis } from "./approvals/shell-prefix.js";
 export {
   RESOURCE_TYPES,
   ResourceError,

@@ -1,6 +1,8 @@
 import type { ToolCallInfo } from "@knightcode/agent";
 import { AppServerError } from "@knightcode/app-server-client/errors";
 import type { Logger } from "../log.js";
+import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
+import type { PayloadSink } from "../payloads/store.js";
 import type { Connection } from "../rpc/connection.js";
 import type { ApprovalMode } from "../threads/thread-object.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
@@ -25,6 +27,8 @@ export interface GateHost {
   /** An approval opened (true) or the last one closed (false): the thread's waitingOn. */
   waiting(open: boolean): void;
   record(entry: { toolCallId: string; tool: string; decision: Decision; message?: string }): void;
+  /** Where an input too large for the request line goes. */
+  payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
   interruptTurn(): void;
 }
@@ -81,7 +85,7 @@ export class ApprovalGate {
         turnId: this.host.turnId() ?? "",
         itemId: call.toolCallId,
         tool: call.toolName,
-        input: call.args,
+        ...this.inputForWire(call.args),
         decisions: offered,
         ...(reason ? { reason } : {}),
         ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: this.shell.format(prefix) } : {}),
@@ -108,6 +112,12 @@ export class ApprovalGate {
         return { block: true, reason: CANCELLED };
     }
   };
+
+  /** The call's input inline, or as a payload reference when it is large (a whole file to write). */
+  private inputForWire(input: unknown): { input: unknown } | { inputRef: { id: string; bytes: number } } {
+    if (jsonBytes(input) <= FIELD_LIMIT) return { input };
+    return { inputRef: this.host.payloads().put(JSON.stringify(input)) };
+  }
 
   private covered(shell: string, prefix: string[]): boolean {
     return (this.grantedPrefixes.get(shell) ?? []).some((granted) => granted.length === prefix.length && granted.every((word, i) => word === prefix[i]));

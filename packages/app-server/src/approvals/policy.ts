@@ -53,6 +53,20 @@ export function isInside(root: string, path: string): boolean {
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
+/**
+ * Folders whose files decide what later commands do: git runs hooks and
+ * configured programs (`core.fsmonitor`, `core.pager`) from `.git/`, and
+ * `.knightcode/` holds a project's settings and extensions. A write there
+ * can turn an approved `git status` into any command, so it is asked about
+ * on its own.
+ */
+const CONTROL_FOLDERS = [".git", ".knightcode"];
+
+function controlFolderOf(root: string, path: string): string | undefined {
+  const rel = relative(realTarget(resolve(root)), realTarget(path));
+  return rel.split(/[\\/]/).find((segment) => CONTROL_FOLDERS.includes(segment.toLowerCase()));
+}
+
 export interface GateVerdict {
   /** Run without asking. */
   allow: boolean;
@@ -62,7 +76,8 @@ export interface GateVerdict {
 
 /**
  * The approvals table: read-only tools always run; edits ask only in `ask`
- * (and a write outside the workspace asks in `autoEdit` too); shells and
+ * (and a write outside the workspace or into `.git/` or `.knightcode/` asks
+ * in `autoEdit` too, never covered by a session grant); shells and
  * every other tool ask in `ask` and `autoEdit`; `fullAccess` runs all.
  */
 export function verdict(mode: ApprovalMode, kind: ToolClass, input: unknown, workspace: string): GateVerdict {
@@ -71,6 +86,8 @@ export function verdict(mode: ApprovalMode, kind: ToolClass, input: unknown, wor
     const target = editTarget(input, workspace);
     const outside = target !== undefined && !isInside(workspace, target);
     if (outside) return { allow: false, reason: `writes outside the workspace: ${target}` };
+    const control = target === undefined ? undefined : controlFolderOf(workspace, target);
+    if (control) return { allow: false, reason: `writes into ${control}/, whose files can change what later commands run: ${target}` };
     return { allow: mode === "autoEdit" };
   }
   return { allow: false };

@@ -1,7 +1,8 @@
+import { analyzeShellCommand, formatPrefix } from "@knightcode/agent";
 import type { ShellAnalyzer } from "./gate.js";
 
 /** Shell commands and the prefixes a grant may cover (see docs/shell-prefixes.md). */
 export const shellAnalyzer: ShellAnalyzer = {
-  prefixOf: () => undefined,
-  format: (prefix) => prefix.join(" "),
+  prefixOf: (command, shell) => analyzeShellCommand(command, shell).prefix,
+  format: formatPrefix,
 };

@@ -15,6 +15,7 @@ import type { Item } from "../turns/item-shapes.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { TurnControl } from "./turn-control.js";
 import { ApprovalGate, type ShellAnalyzer } from "../approvals/gate.js";
+import type { PayloadSink } from "../payloads/store.js";
 import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
 
 export interface Broadcaster {
@@ -50,6 +51,7 @@ export interface LoadedThreadOptions {
   onFatal(thread: LoadedThread, error: Error): void;
   modelError(error: unknown): Error;
   shell: ShellAnalyzer;
+  payloads(): PayloadSink;
 }
 
 /**
@@ -115,6 +117,7 @@ export class LoadedThread {
         waiting: (open) => this.setWaiting(open),
         record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
         interruptTurn: () => this.turns.interrupt(),
+        payloads: () => options.payloads(),
       },
       options.shell,
     );

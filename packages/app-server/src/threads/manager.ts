@@ -240,6 +240,7 @@ export class ThreadManager {
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
       modelError,
       shell: shellAnalyzer,
+      payloads: () => this.context.payloads,
     });
     this.loaded.set(id, thread);
     this.watchIdle();

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RequestId, ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
-import { AppServerError } from "@knightcode/app-server-client";
+import { AppServerError, readPayload } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
@@ -213,6 +214,26 @@ describe("spec: Approvals (modes)", () => {
         ["active:", "active:approval", "active:", "idle"],
       );
       assert.equal(readFileSync(join(cwd, "req.txt"), "utf8"), "x");
+    } finally {
+      hold.off();
+    }
+  });
+
+  test("a large input travels as a payload reference that reads back to the exact input", async () => {
+    const thread = await newThread(server.main);
+    const content = "line of a big file é\n".repeat(2000);
+    const hold = holding(server.main);
+    try {
+      const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [call("write", { path: "big.txt", content })]);
+      await waitUntil("the approval request", () => hold.asked[0]);
+      const { params } = hold.asked[0]!;
+      assert.equal(params.input, undefined);
+      assert.ok(params.inputRef && params.inputRef.bytes > 16 * 1024);
+      const input = JSON.parse((await readPayload(server.main.client, params.inputRef)).toString("utf8"));
+      assert.deepEqual(input, { path: "big.txt", content });
+      hold.answer({ decision: "accept" });
+      await finish(server.main, turnId, modelMark);
+      assert.equal(readFileSync(join(cwd, "big.txt"), "utf8"), content);
     } finally {
       hold.off();
     }
@@ -436,6 +457,69 @@ describe("spec: Approvals (decisions)", () => {
       assert.equal(existsSync(join(cwd, "interrupted.txt")), false);
     } finally {
       hold.off();
+    }
+  });
+});
+
+describe("spec: Approvals (shell prefixes)", () => {
+  test("acceptPrefixForSession grants exactly the offered prefix, for this shell and this load", async () => {
+    const dir = server.project({ "tracked.txt": "t\n" });
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    const thread = await newThread(server.main, "ask", dir);
+    const { asked, off } = approver(server.main, (params) => {
+      if (params.prefix === "git status") return { decision: "acceptPrefixForSession" };
+      return { decision: "decline" };
+    });
+    const run = async (command: string) => {
+      const toolCall = call("bash", { command });
+      const before = asked.length;
+      const { items } = await toolTurn(server.main, thread.id, [toolCall]);
+      return { asked: asked.length > before ? asked.at(-1)!.params : undefined, status: items.find((i) => i.id === toolCall.id)?.status };
+    };
+    try {
+      const first = await run("git status");
+      assert.deepEqual(first.asked?.decisions, ["accept", "acceptPrefixForSession", "decline", "cancel"]);
+      assert.equal(first.asked?.prefix, "git status");
+      assert.equal(first.status, "completed");
+      const covered = await run("git status --short");
+      assert.equal(covered.asked, undefined, "git status --short yields exactly the granted prefix");
+      assert.equal(covered.status, "completed");
+      for (const command of ["git reset --hard", "git log --oneline", "git status; touch pwned.txt", "git status && touch pwned.txt", '"git" status', "git status $(touch pwned.txt)", "GIT_DIR=x git status", "git status > pwned.txt"]) {
+        const result = await run(command);
+        assert.ok(result.asked, `${command} is asked about`);
+        assert.equal(result.status, "declined", command);
+        if (!["git reset --hard", "git log --oneline"].includes(command)) {
+          assert.equal(result.asked!.prefix, undefined, `${command} gets no prefix`);
+          assert.equal(result.asked!.decisions.includes("acceptPrefixForSession"), false, command);
+        }
+      }
+      assert.equal(existsSync(join(dir, "pwned.txt")), false);
+      await unload(server.main, thread.id);
+      await server.main.request("thread/resume", { threadId: thread.id });
+      const afterUnload = await run("git status --short");
+      assert.ok(afterUnload.asked, "the grant ended with the load");
+    } finally {
+      off();
+    }
+  });
+
+  test("writes into .git/ or .knightcode/ ask even in autoEdit, and no session grant covers them", async () => {
+    const dir = server.project({ "x.txt": "x" });
+    execFileSync("git", ["init", "-q"], { cwd: dir });
+    const thread = await newThread(server.main, "autoEdit", dir);
+    const { asked, off } = approver(server.main, () => ({ decision: "decline" }));
+    try {
+      for (const path of [".git/config", ".git/hooks/pre-commit", ".knightcode/settings.json", "sub/.GIT/x"]) {
+        const toolCall = call("write", { path, content: "[core]\n\tfsmonitor = touch pwned\n" });
+        const { items } = await toolTurn(server.main, thread.id, [toolCall]);
+        assert.equal(items.find((i) => i.id === toolCall.id)?.status, "declined", path);
+        assert.match(asked.at(-1)!.params.reason ?? "", /can change what later commands run/, path);
+        assert.deepEqual(asked.at(-1)!.params.decisions, ["accept", "decline", "cancel"]);
+      }
+      await toolTurn(server.main, thread.id, [call("write", { path: "ok.txt", content: "fine" })]);
+      assert.equal(asked.length, 4, "an ordinary write runs without asking in autoEdit");
+    } finally {
+      off();
     }
   });
 });
