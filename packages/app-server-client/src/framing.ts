@@ -20,15 +20,16 @@ export class LineFramer {
 
   constructor(private readonly options: LineFramerOptions) {}
 
+  /** Takes the chunk: the caller must not change it afterwards (stream chunks never are). */
   push(chunk: Buffer): void {
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(LF, start);
       if (end === -1) {
-        this.append(chunk.subarray(start));
+        this.append(chunk.subarray(start), chunk.length);
         return;
       }
-      this.append(chunk.subarray(start, end));
+      this.append(chunk.subarray(start, end), chunk.length);
       this.finishLine();
       start = end + 1;
     }
@@ -39,7 +40,7 @@ export class LineFramer {
     if (this.buffered > 0 || this.skipped >= 0) this.finishLine();
   }
 
-  private append(part: Buffer): void {
+  private append(part: Buffer, chunkLength: number): void {
     if (part.length === 0) return;
     if (this.skipped >= 0) {
       this.skipped += part.length;
@@ -51,8 +52,8 @@ export class LineFramer {
       this.buffered = 0;
       return;
     }
-    // Copy: the caller may reuse its buffer once push returns.
-    this.chunks.push(Buffer.from(part));
+    // Most of a chunk is kept as it is; a small piece is copied so it does not pin the rest of its chunk.
+    this.chunks.push(part.length * 2 >= chunkLength ? part : Buffer.from(part));
     this.buffered += part.length;
   }
 
