@@ -14,6 +14,17 @@ import type {
 } from "@knightcode/app-server-protocol";
 import { AppServerError, ClientError } from "./errors.js";
 import type { MessageTransport } from "./transport.js";
+import {
+  readPayload,
+  resolveItem,
+  resolveTurn,
+  type PayloadRef,
+  type ReadPayloadOptions,
+  type ResolvedItem,
+  type ResolvedTurn,
+  type WireItem,
+  type WireTurn,
+} from "./payloads.js";
 import { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
 
@@ -161,6 +172,21 @@ export class AppServerClient {
     return () => {
       if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
     };
+  }
+
+  /** A large value's bytes, read chunk by chunk with `payload/read` until `eof`. */
+  readPayload(ref: string | PayloadRef, options?: ReadPayloadOptions): Promise<Buffer> {
+    return readPayload(this, ref, options);
+  }
+
+  /** An item with its payload references replaced by their values. */
+  resolveItem(item: WireItem, options?: ReadPayloadOptions): Promise<ResolvedItem> {
+    return resolveItem(this, item, options);
+  }
+
+  /** A turn (and its items) with payload references replaced by their values. */
+  resolveTurn(turn: WireTurn, options?: ReadPayloadOptions): Promise<ResolvedTurn> {
+    return resolveTurn(this, turn, options);
   }
 
   /** Sends one raw line, malformed or not: for tests and tools that probe the server. */

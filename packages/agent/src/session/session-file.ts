@@ -341,6 +341,23 @@ export class SessionFile {
     }
   }
 
+  /**
+   * Checks ownership now, as a durable append would (lock, links, size,
+   * path), without writing. On a loss all further writes stop and the reason
+   * is returned; undefined while the file is still ours (or closed).
+   */
+  probeOwnership(): string | undefined {
+    if (this.state === "closed") return undefined;
+    if (this.state === "lost") return this.lostReason;
+    try {
+      this.verifyOwnership(true);
+      return undefined;
+    } catch (error) {
+      if (error instanceof SessionFileError && error.code === "ownershipLost") return this.lostReason;
+      throw error;
+    }
+  }
+
   /** Cheap checks every append; the lock file is re-read at most every `ownershipCheckMs`, and before every durable append. */
   private verifyOwnership(force: boolean): void {
     const stats = fstatSync(this.parts.fd);

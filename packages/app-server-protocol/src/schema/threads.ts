@@ -219,6 +219,24 @@ export const threads = {
       errors: ["threadNotFound", "turnInProgress"],
       doc: "Changes a loaded thread's model, thinking level or approval mode for its next turns.",
     }),
+    "thread/archive": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: EmptyObject,
+      errors: ["threadNotFound", "turnInProgress", "threadLockedElsewhere", "archiveConflict"],
+      doc: "Moves an idle thread's transcript into the archived folder (unloading it first); never replaces a file there. Every connection gets thread/archived.",
+    }),
+    "thread/unarchive": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: EmptyObject,
+      errors: ["threadNotFound", "threadLockedElsewhere", "archiveConflict"],
+      doc: "Moves an archived transcript back beside the active ones; never replaces a file. Every connection gets thread/unarchived.",
+    }),
+    "thread/delete": request({
+      params: Type.Object({ threadId: ThreadId }, Closed),
+      result: EmptyObject,
+      errors: ["threadNotFound", "threadNotArchived", "turnInProgress", "threadLockedElsewhere", "archiveConflict"],
+      doc: "Removes an archived transcript for good. Every connection gets thread/deleted.",
+    }),
     "model/list": request({
       params: EmptyObject,
       result: Type.Object({ models: Type.Array(ModelSummary) }, Closed),
@@ -231,6 +249,9 @@ export const threads = {
       params: Type.Object({ threadId: Type.String(), status: ThreadStatus }, Closed),
       doc: "A thread's status changed; to every connection.",
     }),
+    "thread/archived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was archived; to every connection." }),
+    "thread/unarchived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was unarchived; to every connection." }),
+    "thread/deleted": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "An archived thread was deleted; to every connection." }),
     "thread/name/updated": notification({
       params: Type.Object({ threadId: Type.String(), name: Type.String() }, Closed),
       doc: "A thread was renamed; to every connection.",

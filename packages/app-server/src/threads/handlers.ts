@@ -6,3 +6,4 @@ export { startThread } from "./start.js";
 export { startTurn } from "../turns/start.js";
 export { addToQueue, interruptTurn, removeFromQueue, startCompaction, steerTurn } from "../turns/control.js";
 export { readProjectTrust, setProjectTrust } from "../approvals/trust.js";
+export { archiveThread, deleteThread, unarchiveThread } from "./archive.js";

@@ -355,6 +355,20 @@ export class LoadedThread {
     if (!this.closed && this.statusValue.type !== "systemError") this.setStatus({ type: "idle" });
   }
 
+  /** Whether the thread lost its transcript to another owner; if so it fails (and the manager closes it). */
+  lostOwnership(): boolean {
+    if (this.closed) return false;
+    let reason: string | undefined;
+    try {
+      reason = this.file.probeOwnership();
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    if (reason === undefined) return false;
+    this.fail(new Error(reason));
+    return true;
+  }
+
   /** Ownership or the disk failed: stop writing, say so, and let the manager close the thread. */
   private fail(error: Error): void {
     if (this.closed) return;

@@ -1,6 +1,9 @@
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
+  ARCHIVED_FOLDER,
+  ArchiveConflictError,
+  isArchivedPath,
   ModelRegistry,
   SessionFile,
   SessionFileError,
@@ -38,20 +41,25 @@ export class ThreadManager {
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   private closing: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Archive, unarchive and delete of one thread, one at a time; loads wait for them. */
+  private readonly fences = new Map<string, Promise<unknown>>();
+  /** Threads that lost their transcript: their systemError shows until a load succeeds. */
+  private readonly failures = new Map<string, string>();
 
   constructor(readonly context: ServerContext) {}
 
-  /** Checks now and then for threads nobody has watched or used for the idle time, and unloads them. */
+  /** Now and then: unloads threads nobody has watched or used for the idle time, and notices lost ownership. */
   private watchIdle(): void {
     if (this.idleTimer || this.closing) return;
-    const every = Math.max(10, Math.min(30_000, Math.floor(this.context.idleUnloadMs / 4)));
-    this.idleTimer = setInterval(() => this.unloadIdle(), every);
+    const every = Math.max(10, Math.min(5_000, Math.floor(this.context.idleUnloadMs / 4)));
+    this.idleTimer = setInterval(() => this.housekeeping(), every);
     this.idleTimer.unref();
   }
 
-  private unloadIdle(): void {
+  private housekeeping(): void {
     const now = Date.now();
     for (const thread of this.loaded.values()) {
+      if (thread.lostOwnership()) continue;
       const since = thread.idleSince();
       if (since === undefined || now - since < this.context.idleUnloadMs) continue;
       this.context.log.info(`thread ${thread.id} unloads after ${now - since} ms without subscribers or work`);
@@ -164,6 +172,7 @@ export class ThreadManager {
     let pending = this.loading.get(threadId);
     if (!pending) {
       pending = (async () => {
+        await this.fences.get(threadId);
         await this.unloading.get(threadId);
         const path = this.locate(threadId);
         if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
@@ -184,7 +193,7 @@ export class ThreadManager {
   /** Copies a thread's history into a new thread named "<name> (fork)". */
   async fork(threadId: string): Promise<LoadedThread> {
     const source = this.loaded.get(threadId);
-    const path = source?.file.path ?? this.locate(threadId);
+    const path = source?.file.path ?? this.find(threadId)?.path;
     if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
     let sourceName = source?.name;
     const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
@@ -243,6 +252,7 @@ export class ThreadManager {
       payloads: () => this.context.payloads,
     });
     this.loaded.set(id, thread);
+    this.failures.delete(id);
     this.watchIdle();
     const release = thread.hold();
     try {
@@ -254,13 +264,22 @@ export class ThreadManager {
     return thread;
   }
 
-  /** Finds a thread's session file: known paths first, then the session folders by file name. */
+  /** Finds a thread's active session file; an archived thread cannot be loaded until it is unarchived. */
   locate(threadId: string): string | undefined {
+    const found = this.find(threadId);
+    if (found?.archived) throw rpcError("threadNotFound", `thread ${threadId} is archived; unarchive it first`, { reason: "archived" });
+    return found?.path;
+  }
+
+  /** Finds a thread's transcript, active or archived: known paths first, then the session folders by file name. */
+  find(threadId: string): { path: string; archived: boolean } | undefined {
     if (!/^[0-9a-zA-Z-]{1,128}$/.test(threadId)) return undefined;
     const known = this.knownPaths.get(threadId);
-    if (known) return known;
+    if (known && existsSync(known)) return { path: known, archived: isArchivedPath(known) };
+    this.knownPaths.delete(threadId);
     const suffix = `_${threadId}.jsonl`;
-    for (const dir of this.sessionRoots()) {
+    const roots = this.sessionRoots();
+    for (const dir of [...roots, ...roots.map((root) => join(root, ARCHIVED_FOLDER))]) {
       let names: string[];
       try {
         names = readdirSync(dir);
@@ -271,10 +290,16 @@ export class ThreadManager {
       if (match) {
         const path = join(dir, match);
         this.knownPaths.set(threadId, path);
-        return path;
+        return { path, archived: isArchivedPath(path) };
       }
     }
     return undefined;
+  }
+
+  /** A transcript moved (archive, unarchive) or went (delete). */
+  moved(threadId: string, path: string | undefined): void {
+    if (path === undefined) this.knownPaths.delete(threadId);
+    else this.knownPaths.set(threadId, path);
   }
 
   /** Every folder that may hold session files: the configured ones and each per-project folder. */
@@ -297,10 +322,52 @@ export class ThreadManager {
     return [...roots];
   }
 
+  /** Tells every connection (thread/archived, thread/deleted, ...). */
+  broadcast: Broadcaster["broadcast"] = (method, params) => this.broadcaster.broadcast(method, params);
+
+  /** What a thread's status is, loaded or not: a lost thread's systemError outlives its unload. */
+  statusOf(threadId: string): LoadedThread["status"] {
+    const loaded = this.loaded.get(threadId);
+    if (loaded) return loaded.status;
+    const failure = this.failures.get(threadId);
+    return failure === undefined ? { type: "notLoaded" } : { type: "systemError", message: failure };
+  }
+
+  /**
+   * Runs `work` for a thread alone: after the load or unload under way when
+   * it was asked for, and before any load asked for later (loads wait for
+   * the fence), one fenced operation of a thread at a time.
+   */
+  fenced<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    const loadBefore = this.loading.get(threadId);
+    const previous = this.fences.get(threadId) ?? Promise.resolve();
+    const run = async () => {
+      await loadBefore?.catch(() => undefined);
+      await this.unloading.get(threadId);
+      return work();
+    };
+    const next = previous.then(run, run);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.fences.set(threadId, settled);
+    void settled.then(() => {
+      if (this.fences.get(threadId) === settled) this.fences.delete(threadId);
+    });
+    return next;
+  }
+
+  /** Waits until a thread being unloaded has released its transcript. */
+  async unloaded(threadId: string): Promise<void> {
+    await this.unloading.get(threadId);
+  }
+
   /** Unloads a thread: extensions shut down, the session lock released. */
   async close(thread: LoadedThread, reason: "unload" | "shutdown"): Promise<void> {
     if (thread.isClosed) return;
     const failed = thread.status.type === "systemError";
+    if (thread.status.type === "systemError") this.failures.set(thread.id, thread.status.message);
     thread.markClosed();
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = (async () => {
@@ -337,6 +404,7 @@ export class ThreadManager {
 
 /** Maps a session file failure to the protocol's error. */
 export function sessionError(error: unknown, threadId: string): Error {
+  if (error instanceof ArchiveConflictError) return rpcError("archiveConflict", error.message, { ...error.recovery });
   if (!(error instanceof SessionFileError)) return error as Error;
   switch (error.code) {
     case "lockedElsewhere":
@@ -347,6 +415,9 @@ export function sessionError(error: unknown, threadId: string): Error {
       return rpcError("archiveConflict", `the session file of thread ${threadId} has other hard links; refusing to own it`, { paths: [error.path] });
     case "notFound":
       return rpcError("threadNotFound", `no saved thread ${threadId}`);
+    case "notASessionFile":
+    case "writeFailed":
+      return rpcError("internal", error.message);
     default:
       return error;
   }

@@ -1,0 +1,89 @@
+import { existsSync, lstatSync } from "node:fs";
+import { activePathOf, archivedPathOf, deleteTranscript, moveTranscript } from "@knightcode/agent";
+import { rpcError } from "../rpc/errors.js";
+import { sessionError, type ThreadManager } from "./manager.js";
+import type { ThreadHandler } from "./thread-handler.js";
+
+function notFound(threadId: string): Error {
+  return rpcError("threadNotFound", `no saved thread ${threadId}`);
+}
+
+function conflict(from: string, to: string): Error {
+  return rpcError("archiveConflict", `${to} already exists; nothing was moved`, { reason: "destinationExists", paths: [from, to] });
+}
+
+/** Unloads an idle thread so its transcript can move; a running one refuses with turnInProgress. */
+async function unloadFor(threads: ThreadManager, threadId: string, what: string): Promise<void> {
+  const thread = threads.get(threadId);
+  if (thread) {
+    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be ${what}`);
+    await threads.close(thread, "unload");
+  }
+  await threads.unloaded(threadId);
+}
+
+/**
+ * Moves an idle thread's transcript into the archived folder. The checks
+ * that can refuse run before the thread unloads, so a refusal leaves it
+ * loaded with its subscribers; the move itself rechecks under both locks.
+ */
+export const archiveThread: ThreadHandler<"thread/archive"> = (params, _ctx, threads) =>
+  threads.fenced(params.threadId, async () => {
+    const { threadId } = params;
+    const found = threads.find(threadId);
+    if (!found) throw notFound(threadId);
+    if (found.archived) return {};
+    const to = archivedPathOf(found.path);
+    if (existsSync(to)) throw conflict(found.path, to);
+    const links = lstatSync(found.path).nlink;
+    if (links > 1) throw rpcError("archiveConflict", `${found.path} has ${links} hard links; refusing to move it`, { reason: "hardLinked", paths: [found.path] });
+    await unloadFor(threads, threadId, "archived");
+    try {
+      await moveTranscript(found.path, to, threadId);
+    } catch (error) {
+      throw sessionError(error, threadId);
+    }
+    threads.moved(threadId, to);
+    threads.broadcast("thread/archived", { threadId });
+    return {};
+  });
+
+export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, _ctx, threads) =>
+  threads.fenced(params.threadId, async () => {
+    const { threadId } = params;
+    const found = threads.find(threadId);
+    if (!found) throw notFound(threadId);
+    if (!found.archived) return {};
+    const to = activePathOf(found.path);
+    if (existsSync(to)) throw conflict(found.path, to);
+    try {
+      await moveTranscript(found.path, to, threadId);
+    } catch (error) {
+      throw sessionError(error, threadId);
+    }
+    threads.moved(threadId, to);
+    threads.broadcast("thread/unarchived", { threadId });
+    return {};
+  });
+
+/**
+ * Deletes an archived transcript for good. Inside the fence no load of the
+ * thread can start; the archive and busy checks run again there, and the
+ * file is locked and verified (its own header, one name) before it goes.
+ */
+export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threads) =>
+  threads.fenced(params.threadId, async () => {
+    const { threadId } = params;
+    const found = threads.find(threadId);
+    if (!found) throw notFound(threadId);
+    if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
+    if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
+    try {
+      await deleteTranscript(found.path, threadId);
+    } catch (error) {
+      throw sessionError(error, threadId);
+    }
+    threads.moved(threadId, undefined);
+    threads.broadcast("thread/deleted", { threadId });
+    return {};
+  });
