@@ -27,6 +27,12 @@ export interface BranchPage {
   entries: SessionEntry[];
   /** Present while older entries remain. */
   next: BranchCursor | undefined;
+  /**
+   * For each turn_start on the page (by entry id, which is the turn's id):
+   * the cursor of a page that ends just before that turn, for a caller that
+   * keeps only the newer turns of this page. Absent for a root entry.
+   */
+  turnStarts: Map<string, BranchCursor>;
   issues: SessionIssue[];
   /** "end": read backwards from the end of the file; "index": from the full index, because of damage on the way. */
   readFrom: "end" | "index";
@@ -180,7 +186,9 @@ export async function pageFromIndex(path: string, options: BranchPageOptions): P
   const first = refs[0];
   const next = first !== undefined && first.parentId !== null ? { id: first.parentId, before: first.offset } : undefined;
   const entries = read.entries.filter((entry): entry is SessionEntry => entry !== undefined);
-  return { header: index.header, entries, next, issues: [...index.issues, ...read.issues], readFrom: "index" };
+  const turnStarts = new Map<string, BranchCursor>();
+  for (const ref of refs) if (ref.type === "turn_start" && ref.parentId !== null) turnStarts.set(ref.id, { id: ref.parentId, before: ref.offset });
+  return { header: index.header, entries, next, turnStarts, issues: [...index.issues, ...read.issues], readFrom: "index" };
 }
 
 /**
@@ -205,7 +213,11 @@ export async function readBranchPage(path: string, options: BranchPageOptions): 
       await pageBackward(file, size, walk);
       const oldest = walk.found.at(-1);
       const next = oldest !== undefined && oldest.entry.parentId !== null ? { id: oldest.entry.parentId, before: oldest.offset } : undefined;
-      return { header, entries: walk.found.reverse().map((f) => f.entry), next, issues: walk.issues, readFrom: "end" };
+      const turnStarts = new Map<string, BranchCursor>();
+      for (const { entry, offset } of walk.found) {
+        if (entry.type === "turn_start" && entry.parentId !== null) turnStarts.set(entry.id, { id: entry.parentId, before: offset });
+      }
+      return { header, entries: walk.found.reverse().map((f) => f.entry), next, turnStarts, issues: walk.issues, readFrom: "end" };
     } catch (error) {
       if (!(error instanceof NeedsFullIndex)) throw error;
     }

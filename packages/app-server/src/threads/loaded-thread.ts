@@ -16,6 +16,7 @@ import type { UiBridge } from "../ui/bridge.js";
 import { TurnControl } from "./turn-control.js";
 import { ApprovalGate, type ShellAnalyzer } from "../approvals/gate.js";
 import type { PayloadSink } from "../payloads/store.js";
+import { itemForWire, type WireItem } from "../payloads/refs.js";
 import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
 
 export interface Broadcaster {
@@ -326,8 +327,8 @@ export class LoadedThread {
     const items = new LiveTurnItems(
       turnId,
       {
-        started: (item) => send("item/started", { item }),
-        completed: (item) => send("item/completed", { item }),
+        started: (item) => send("item/started", { item: itemForWire(item as WireItem, this.options.payloads()) }),
+        completed: (item) => send("item/completed", { item: itemForWire(item as WireItem, this.options.payloads()) }),
         removed: (itemId) => send("item/removed", { itemId }),
         agentDelta: (itemId, delta) => send("item/agentMessage/delta", { itemId, delta }),
         reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { itemId, delta }),

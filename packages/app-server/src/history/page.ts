@@ -1,0 +1,44 @@
+import { readBranchPage, SessionFileError, type BranchPage } from "@knightcode/agent";
+import { rpcError } from "../rpc/errors.js";
+import { boundPage, turnForWire, type WireTurn } from "../payloads/refs.js";
+import type { PayloadSink } from "../payloads/store.js";
+import { sessionError } from "../threads/manager.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
+import { turnsFromEntries } from "./turns.js";
+
+/** Turns per history page. */
+export const PAGE_TURNS = 50;
+
+/** The raw page a cursor names: the newest one without a cursor. Never locks or writes. */
+export async function readPage(path: string, threadId: string, cursorText: string | undefined): Promise<BranchPage> {
+  const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, threadId);
+  try {
+    return await readBranchPage(path, { turns: PAGE_TURNS, ...(cursor ? { cursor } : {}) });
+  } catch (error) {
+    if (error instanceof SessionFileError && error.code === "notFound" && cursor) {
+      throw rpcError("invalidCursor", "the cursor does not lead into this thread's history");
+    }
+    throw sessionError(error, threadId);
+  }
+}
+
+/**
+ * A page as it travels: large turns and items as payload references, and
+ * cut to `budget` bytes by leaving out its oldest turns, whose page the
+ * returned cursor then names. Synchronous, so a caller can build its answer
+ * and subscribe in one step.
+ */
+export function pageForWire(
+  page: BranchPage,
+  threadId: string,
+  store: PayloadSink,
+  budget: number,
+  skipTurnId?: string,
+): { turns: WireTurn[]; nextCursor?: string } {
+  const turns = turnsFromEntries(page.entries)
+    .filter((turn) => turn.id !== skipTurnId)
+    .map((turn) => turnForWire(turn as WireTurn, store));
+  const bounded = boundPage(turns, budget);
+  const next = bounded.omitted > 0 ? page.turnStarts.get(bounded.turns[0]!.id) : page.next;
+  return { turns: bounded.turns, ...(next ? { nextCursor: encodeCursor(next, threadId) } : {}) };
+}
