@@ -3,7 +3,7 @@ import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ListingError } from "./errors.js";
-import { loadIndex, serializeIndex, writeIndex, type IndexedFile } from "./index-file.js";
+import { IndexWriter, loadIndex, type IndexedFile } from "./index-file.js";
 import type { Limiter } from "./limiter.js";
 import { newestFirst, type Row } from "./page.js";
 import { NotATranscript } from "./transcript-pass.js";
@@ -65,14 +65,14 @@ export class FolderIndex {
   private loaded = false;
   private replaceFile = false;
   private queue: Promise<unknown> = Promise.resolve();
-  private writing: Promise<void> | undefined;
-  private writeWanted = false;
+  private readonly writer: IndexWriter;
 
   constructor(
     readonly dir: string,
     private readonly deps: FolderDeps,
   ) {
     this.prefix = dir.endsWith(sep) ? dir : dir + sep;
+    this.writer = new IndexWriter(dir, () => this.files, () => (this.replaceFile = false));
   }
 
   /** The folder's transcripts, up to date, newest first. Refreshes of one folder run one after the other. */
@@ -83,8 +83,8 @@ export class FolderIndex {
   }
 
   /** Resolves once the index file holds what the last refresh found (or failed to be written). */
-  async flush(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
@@ -100,6 +100,8 @@ export class FolderIndex {
     if (names === undefined) {
       this.files = new Map();
       this.rows = [];
+      this.lastNames = [];
+      this.lastKnown = [];
       return this.rows;
     }
     const { known, changed, kept } = await this.sortOut(names, signal);
@@ -113,7 +115,7 @@ export class FolderIndex {
     } else {
       this.lastNames = names;
       this.lastKnown = known;
-      if (this.replaceFile) this.scheduleWrite();
+      if (this.replaceFile) this.writer.schedule();
     }
     if (this.rowsStale) {
       this.rows = this.rowsOf(this.files);
@@ -129,7 +131,7 @@ export class FolderIndex {
     this.lastNames = names;
     this.lastKnown = known;
     this.rowsStale = true;
-    this.scheduleWrite();
+    this.writer.schedule();
   }
 
   private rowsOf(files: ReadonlyMap<string, IndexedFile>): Row[] {
@@ -224,34 +226,6 @@ export class FolderIndex {
       throw new ListingError("io", `could not read ${path}: ${(error as Error).message}`, { path, cause: error });
     } finally {
       await handle.close();
-    }
-  }
-
-  /**
-   * Writes the index after the current turn of the event loop, so the
-   * listing answers first; writes of one folder never overlap, and a write
-   * asked for during one follows it with the newest state.
-   */
-  private scheduleWrite(): void {
-    this.writeWanted = true;
-    if (this.writing !== undefined) return;
-    this.writing = this.writeLoop()
-      .catch(() => undefined)
-      .finally(() => (this.writing = undefined));
-  }
-
-  private async writeLoop(): Promise<void> {
-    while (this.writeWanted) {
-      this.writeWanted = false;
-      await nextTurn();
-      const text = serializeIndex(this.files);
-      if (text === undefined) continue;
-      try {
-        await writeIndex(this.dir, text);
-        this.replaceFile = false;
-      } catch {
-        // Best effort: a folder we cannot write to only costs the cache.
-      }
     }
   }
 }

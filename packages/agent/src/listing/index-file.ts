@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
 import { NAME_MAX, TITLE_MAX } from "./title.js";
 import type { TranscriptFacts } from "./transcript-scan.js";
@@ -97,7 +98,49 @@ export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string 
   return Buffer.byteLength(text) > MAX_INDEX_BYTES ? undefined : text;
 }
 
-/** Replaces the index at once (temporary file, then rename): readers see the old file or the new one, never a mix. */
-export async function writeIndex(dir: string, text: string): Promise<void> {
-  await writeFileAtomicAsync(join(dir, INDEX_FILE), text, { mode: 0o600 });
+/**
+ * Writes a folder's index in the background, after the current turn of the
+ * event loop so that the listing answers first. Writes never overlap; one
+ * asked for during another follows it with the newest state. Each replaces
+ * the file at once (temporary file, then rename), so readers, in this
+ * process or another, see the old index or the new one, never a mix; a
+ * failure (a read-only folder, a full disk) only costs the cache.
+ */
+export class IndexWriter {
+  private writing: Promise<void> | undefined;
+  private wanted = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly current: () => ReadonlyMap<string, IndexedFile>,
+    private readonly onWritten: () => void,
+  ) {}
+
+  schedule(): void {
+    this.wanted = true;
+    if (this.writing !== undefined) return;
+    this.writing = this.writeWhileWanted()
+      .catch(() => undefined)
+      .finally(() => (this.writing = undefined));
+  }
+
+  /** Resolves once the file holds the state of the last schedule() (or that write failed). */
+  async flush(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+  }
+
+  private async writeWhileWanted(): Promise<void> {
+    while (this.wanted) {
+      this.wanted = false;
+      await setImmediate();
+      const text = serializeIndex(this.current());
+      if (text === undefined) continue;
+      try {
+        await writeFileAtomicAsync(join(this.dir, INDEX_FILE), text, { mode: 0o600 });
+        this.onWritten();
+      } catch {
+        // Best effort: the next change tries again.
+      }
+    }
+  }
 }
