@@ -4,7 +4,7 @@
 //   node bench/history-list.mjs [--sizes 1000,10000] [--runs 9]
 // "Cold" means no .thread-index.json and a new engine; the transcripts were
 // just written, so their bytes come from the page cache, not the disk.
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -142,6 +142,15 @@ async function scale(count, runs) {
     const warm = [];
     for (let i = 0; i < runs; i++) warm.push((await timed(() => listing.list({ folders }))).ms);
     result.warmFirstPage = { medianMs: median(warm), runsMs: warm, ...counted(listing, before) };
+
+    // The floor of any stat-based warm listing: readdir and one stat per transcript, nothing else.
+    const floor = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      for (const name of readdirSync(dir)) statSync(join(dir, name), { throwIfNoEntry: false });
+      floor.push(+(performance.now() - start).toFixed(2));
+    }
+    result.readdirAndStatOnlyMs = median(floor);
 
     const fromIndex = [];
     let opened = 0;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
 import { NAME_MAX, TITLE_MAX } from "./title.js";
-import type { TranscriptFacts } from "./transcript-scan.js";
+import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
 
 export const INDEX_FILE = ".thread-index.json";
 const INDEX_VERSION = 1;
@@ -31,19 +31,18 @@ const isOptionalText = (value: unknown, max: number) => value === undefined || i
 /** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
 function toIndexedFile(value: unknown): IndexedFile | undefined {
   if (typeof value !== "object" || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  if (!isCount(v.size) || typeof v.mtimeMs !== "number" || !Number.isFinite(v.mtimeMs) || !isCount(v.ino)) return undefined;
-  const file: IndexedFile = { size: v.size, mtimeMs: v.mtimeMs, ino: v.ino };
-  if (v.id === undefined) return file;
-  if (!isText(v.id, 256) || !isText(v.cwd, 64 * 1024) || !isText(v.createdAt, 64) || !isOptionalText(v.forkedFromId, 256)) return undefined;
+  const { size, mtimeMs, ino, id, cwd, createdAt, forkedFromId, title, name, scannedTo, anchor } = value as Record<string, unknown>;
+  if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
+  if (id === undefined) return { size, mtimeMs, ino };
+  if (!isText(id, 256) || !isText(cwd, 64 * 1024) || !isText(createdAt, 64) || !isOptionalText(forkedFromId, 256)) return undefined;
   // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
-  if (!isOptionalText(v.title, 2 * TITLE_MAX) || !isOptionalText(v.name, 2 * NAME_MAX)) return undefined;
-  if (!isCount(v.scannedTo) || v.scannedTo > v.size || !isText(v.anchor, 64)) return undefined;
-  const header = { id: v.id, cwd: v.cwd, createdAt: v.createdAt, ...(v.forkedFromId === undefined ? {} : { forkedFromId: v.forkedFromId as string }) };
-  const facts: TranscriptFacts = { header, scannedTo: v.scannedTo, anchor: v.anchor };
-  if (v.title !== undefined) facts.title = v.title as string;
-  if (v.name !== undefined) facts.name = v.name as string;
-  return { ...file, facts };
+  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX)) return undefined;
+  if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
+  const header: ThreadHeader = forkedFromId === undefined ? { id, cwd, createdAt } : { id, cwd, createdAt, forkedFromId: forkedFromId as string };
+  const facts: TranscriptFacts = { header, scannedTo, anchor };
+  if (title !== undefined) facts.title = title as string;
+  if (name !== undefined) facts.name = name as string;
+  return { size, mtimeMs, ino, facts };
 }
 
 function isTranscriptName(name: string): boolean {

@@ -16,10 +16,12 @@ export interface PassProgress {
 /** Bytes hashed into an anchor. */
 export const ANCHOR_BYTES = 256;
 /** Bytes of a line's start examined to place it. */
-const HEAD = 512;
+export const HEAD = 512;
 const MAX_HEADER = 64 * 1024;
 /** A line longer than this is never parsed whole; a first user message that long is titled from its start. */
-const MAX_PARSED_LINE = 4 * 1024 * 1024;
+export const MAX_PARSED_LINE = 4 * 1024 * 1024;
+/** How much of such a line is read to title it. */
+export const TITLE_FROM_START = 64 * 1024;
 /** Long lines of unknown role held before the first user message; beyond that they are passed over. */
 const MAX_PENDING = 8;
 
@@ -162,5 +164,3 @@ export class PassState {
     if (!terminated) this.usedUnterminated = true;
   }
 }
-
-export const PASS_LIMITS = { MAX_PARSED_LINE, HEAD };

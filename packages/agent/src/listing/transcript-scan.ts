@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { SessionHeader } from "../session/format.js";
-import { ANCHOR_BYTES, anchorOf, NotATranscript, PASS_LIMITS, PassState, type PassProgress } from "./transcript-pass.js";
+import { ANCHOR_BYTES, anchorOf, HEAD, MAX_PARSED_LINE, NotATranscript, PassState, TITLE_FROM_START, type PassProgress } from "./transcript-pass.js";
 
 const CHUNK = 256 * 1024;
 const LF = 0x0a;
@@ -97,7 +97,7 @@ async function walk(file: FileHandle, from: number, size: number, state: PassSta
     }
     if (at === 0 && filled === buffer.length && position < size) {
       // A line longer than the buffer: keep its head, skip to its end.
-      long = { offset: base, head: Buffer.from(buffer.subarray(0, PASS_LIMITS.HEAD)) };
+      long = { offset: base, head: Buffer.from(buffer.subarray(0, HEAD)) };
       base += filled;
       filled = 0;
     } else {
@@ -114,8 +114,8 @@ async function walk(file: FileHandle, from: number, size: number, state: PassSta
 /** Reads the long lines that may be the first user message, in order, until one is. */
 async function resolvePending(file: FileHandle, state: PassState, count: (bytes: number) => void): Promise<void> {
   for (const line of state.pending) {
-    const whole = line.length <= PASS_LIMITS.MAX_PARSED_LINE;
-    const bytes = Buffer.allocUnsafe(whole ? line.length : 64 * 1024);
+    const whole = line.length <= MAX_PARSED_LINE;
+    const bytes = Buffer.allocUnsafe(whole ? line.length : TITLE_FROM_START);
     const read = await readAt(file, bytes, line.offset, count);
     if (state.resolvePending(bytes.toString("utf8", 0, read), whole && read === line.length)) return;
   }
