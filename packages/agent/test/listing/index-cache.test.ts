@@ -52,6 +52,15 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.equal(page.threads[0]!.forkedFromId, made[0]!.id, "the fork origin comes from the index");
     assert.deepEqual(warm.opened, []);
     assert.deepEqual(warm.listing.counters, { listingFilesOpened: 0, listingBytesScanned: 0 });
+    if (process.getuid?.() !== 0) {
+      // Root reads through any mode; for anyone else, unreadable transcripts prove nothing opens them.
+      for (const { path } of [...made, fork]) chmodSync(path, 0o000);
+      try {
+        assert.deepEqual(await listIds(new ThreadListing(), dir), ids);
+      } finally {
+        for (const { path } of [...made, fork]) chmodSync(path, 0o600);
+      }
+    }
   });
 
   test("an appended transcript is the only one read again, and only its new bytes (plus a small anchor)", async () => {
