@@ -5,10 +5,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { INDEX_FILE } from "../../src/listing/index-file.js";
-import { ThreadListing } from "../../src/listing/thread-listing.js";
 import type { ThreadSummary } from "../../src/listing/types.js";
 import { serializeEntry } from "../../src/session/format.js";
-import { tempDir, writeTranscript } from "./helpers.js";
+import { newListing, tempDir, writeTranscript } from "./helpers.js";
 
 const worker = fileURLToPath(new URL("./listing-worker.js", import.meta.url));
 
@@ -30,7 +29,7 @@ describe("thread/list: engines sharing a folder", () => {
     const dir = tempDir("concurrent");
     const made = Array.from({ length: 40 }, (_, i) => writeTranscript(dir, { firstUser: `thread ${i}` }));
     const workers = [runWorker(dir, 40), runWorker(dir, 40)];
-    const here = [new ThreadListing(), new ThreadListing()];
+    const here = [newListing(), newListing()];
     let done = false;
     void Promise.all(workers).finally(() => (done = true)).catch(() => undefined);
     for (let round = 0; !done || round < 20; round++) {
@@ -44,9 +43,9 @@ describe("thread/list: engines sharing a folder", () => {
     await Promise.all(workers);
     await Promise.all(here.map((listing) => listing.flush()));
     assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), []);
-    const cached = (await new ThreadListing().list({ folders: [dir], limit: 200 })).threads;
+    const cached = (await newListing().list({ folders: [dir], limit: 200 })).threads;
     rmSync(join(dir, INDEX_FILE));
-    const fresh = (await new ThreadListing().list({ folders: [dir], limit: 200 })).threads;
+    const fresh = (await newListing().list({ folders: [dir], limit: 200 })).threads;
     assert.equal(fresh.length, made.length);
     assert.deepEqual(view(cached), view(fresh));
   });

@@ -1,14 +1,35 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { after } from "node:test";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { ListingError, type ListingErrorCode } from "../../src/listing/errors.js";
+import { ThreadListing } from "../../src/listing/thread-listing.js";
+import type { ThreadListingOptions } from "../../src/listing/types.js";
 import { serializeEntry, serializeHeader, type SessionEntry, type SessionHeader } from "../../src/session/format.js";
 import { sessionFileName } from "../../src/session/paths.js";
 import { assistantText, userText } from "../session/helpers.js";
 
-export { tempDir } from "../session/helpers.js";
+const engines = new Set<ThreadListing>();
+
+/** A listing engine whose background index writes are waited for before the test's folders go. */
+export function newListing(options: ThreadListingOptions = {}): ThreadListing {
+  const listing = new ThreadListing(options);
+  engines.add(listing);
+  return listing;
+}
+
+/** A temporary folder removed when the test ends, once no engine is still writing an index into it. */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `kc-${prefix}-`));
+  after(async () => {
+    await Promise.all([...engines].map((listing) => listing.flush()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
 
 export interface TranscriptSpec {
   id?: string;

@@ -3,10 +3,10 @@ import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rename
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { INDEX_FILE, MAX_INDEX_BYTES } from "../../src/listing/index-file.js";
-import { ThreadListing } from "../../src/listing/thread-listing.js";
+import type { ThreadListing } from "../../src/listing/thread-listing.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { mulberry32 } from "../session/helpers.js";
-import { countingOpen, setMtime, tempDir, transcriptLines, writeTranscript } from "./helpers.js";
+import { countingOpen, newListing, setMtime, tempDir, transcriptLines, writeTranscript } from "./helpers.js";
 
 const T0 = Date.parse("2025-03-01T10:00:00.000Z");
 
@@ -17,7 +17,7 @@ function seed(dir: string, count: number): Array<{ path: string; id: string }> {
 /** A listing engine with its open calls recorded. */
 function engine() {
   const { openTranscript, state } = countingOpen();
-  return { listing: new ThreadListing({ openTranscript }), opened: state.opened };
+  return { listing: newListing({ openTranscript }), opened: state.opened };
 }
 
 async function listIds(listing: ThreadListing, dir: string): Promise<string[]> {
@@ -56,7 +56,7 @@ describe("thread/list: the .thread-index.json cache", () => {
       // Root reads through any mode; for anyone else, unreadable transcripts prove nothing opens them.
       for (const { path } of [...made, fork]) chmodSync(path, 0o000);
       try {
-        assert.deepEqual(await listIds(new ThreadListing(), dir), ids);
+        assert.deepEqual(await listIds(newListing(), dir), ids);
       } finally {
         for (const { path } of [...made, fork]) chmodSync(path, 0o600);
       }
@@ -123,7 +123,7 @@ describe("thread/list: the .thread-index.json cache", () => {
   test("missing, corrupt, invalid and oversized indexes rebuild, and are replaced", async () => {
     const dir = tempDir("index-rebuild");
     const made = seed(dir, 5);
-    const first = new ThreadListing();
+    const first = newListing();
     const ids = await listIds(first, dir);
     await first.flush();
     const good = readFileSync(join(dir, INDEX_FILE), "utf8");
@@ -152,7 +152,7 @@ describe("thread/list: the .thread-index.json cache", () => {
   test("a bad record is dropped alone: only its transcript is read again", async () => {
     const dir = tempDir("index-record");
     const made = seed(dir, 4);
-    const first = new ThreadListing();
+    const first = newListing();
     await listIds(first, dir);
     await first.flush();
     const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, Record<string, unknown>> };
@@ -185,7 +185,7 @@ describe("thread/list: the .thread-index.json cache", () => {
       seed(readOnly, 2);
       chmodSync(readOnly, 0o555);
       try {
-        const other = new ThreadListing();
+        const other = newListing();
         assert.equal((await listIds(other, readOnly)).length, 2);
         await other.flush();
       } finally {
@@ -225,7 +225,7 @@ describe("thread/list: the .thread-index.json cache", () => {
       }
       opened.length = 0;
       const warm = (await listing.list({ folders: [dir], limit: 200 })).threads;
-      const cold = (await new ThreadListing().list({ folders: [dir], limit: 200 })).threads;
+      const cold = (await newListing().list({ folders: [dir], limit: 200 })).threads;
       assert.deepEqual(warm, cold, `round ${round}`);
       assert.deepEqual(opened.sort(), [...touched].sort(), `round ${round}`);
     }
@@ -236,7 +236,7 @@ describe("thread/list: the .thread-index.json cache", () => {
     seed(dir, 200);
     const controller = new AbortController();
     const { openTranscript, state } = countingOpen();
-    const listing = new ThreadListing({
+    const listing = newListing({
       openTranscript: async (path) => {
         if (state.opened.length === 50) controller.abort(new Error("client went away"));
         return openTranscript(path);
@@ -257,7 +257,7 @@ describe("thread/list: the .thread-index.json cache", () => {
     seed(one, 150);
     seed(two, 150);
     const { openTranscript, state } = countingOpen({ delayMs: 2 });
-    const listing = new ThreadListing({ openTranscript });
+    const listing = newListing({ openTranscript });
     const [a, b] = await Promise.all([listing.list({ folders: [one, two] }), listing.list({ folders: [two, one] })]);
     assert.equal(a.threads.length, 50);
     assert.equal(b.threads.length, 50);

@@ -2,11 +2,10 @@ import assert from "node:assert/strict";
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, test } from "node:test";
-import { ThreadListing } from "../../src/listing/thread-listing.js";
 import { SessionFile } from "../../src/session/session-file.js";
 import { forkSession } from "../../src/session/fork.js";
 import { userText } from "../session/helpers.js";
-import { rejectsWithListingCode, tempDir, writeTranscript } from "./helpers.js";
+import { newListing, rejectsWithListingCode, tempDir, writeTranscript } from "./helpers.js";
 
 const T0 = Date.parse("2025-03-01T10:00:00.000Z");
 
@@ -16,7 +15,7 @@ describe("thread/list: what a listing shows", () => {
     const a = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000a", firstUser: "first", mtimeMs: T0 + 1000 });
     const b = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000b", firstUser: "second", mtimeMs: T0 + 3000, createdAt: "2025-02-01T00:00:00.000Z" });
     const c = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000c", firstUser: "third", mtimeMs: T0 + 1000 });
-    const { threads, nextCursor } = await new ThreadListing().list({ folders: [dir] });
+    const { threads, nextCursor } = await newListing().list({ folders: [dir] });
     assert.equal(nextCursor, undefined);
     assert.deepEqual(threads.map((t) => t.id), [b.id, a.id, c.id]);
     assert.deepEqual(threads[0], {
@@ -39,7 +38,7 @@ describe("thread/list: what a listing shows", () => {
     // Named right after the first turn and never again: a name early in the file still wins.
     const named = writeTranscript(dir, { firstUser: "hello", names: ["first name", "second name"], turns: 5, mtimeMs: T0 + 2 });
     const empty = writeTranscript(dir, { mtimeMs: T0 + 1 });
-    const { threads } = await new ThreadListing().list({ folders: [dir] });
+    const { threads } = await newListing().list({ folders: [dir] });
     const byId = new Map(threads.map((t) => [t.id, t]));
     assert.equal(byId.get(plain.id)!.title, "Fix the build");
     assert.equal(byId.get(bounded.id)!.title, `${"x".repeat(119)}…`);
@@ -54,7 +53,7 @@ describe("thread/list: what a listing shows", () => {
     const mine = writeTranscript(dir, { cwd: "/work/mine", firstUser: "mine" });
     writeTranscript(dir, { cwd: "/work/other", firstUser: "other" });
     const archived = writeTranscript(join(dir, "archived"), { cwd: "/work/mine", firstUser: "old" });
-    const listing = new ThreadListing();
+    const listing = newListing();
     const filtered = await listing.list({ folders: [dir], cwd: "/work/./mine/" });
     assert.deepEqual(filtered.threads.map((t) => t.id), [mine.id]);
     const old = await listing.list({ folders: [dir], archived: true });
@@ -68,9 +67,9 @@ describe("thread/list: what a listing shows", () => {
     const two = tempDir("listing-two");
     const a = writeTranscript(one, { firstUser: "a", mtimeMs: T0 });
     const b = writeTranscript(two, { firstUser: "b", mtimeMs: T0 + 10 });
-    const { threads } = await new ThreadListing().list({ folders: [one, two, `${one}/`, join(one, "nope")] });
+    const { threads } = await newListing().list({ folders: [one, two, `${one}/`, join(one, "nope")] });
     assert.deepEqual(threads.map((t) => t.id), [b.id, a.id]);
-    assert.deepEqual(await new ThreadListing().list({ folders: [] }), { threads: [] });
+    assert.deepEqual(await newListing().list({ folders: [] }), { threads: [] });
   });
 
   test("real transcripts: names set by a SessionFile and fork origins from the child's header", async () => {
@@ -82,7 +81,7 @@ describe("thread/list: what a listing shows", () => {
     const source = file.path;
     file.close();
     const fork = await forkSession({ source, dir, now: () => now++ });
-    const { threads } = await new ThreadListing().list({ folders: [dir] });
+    const { threads } = await newListing().list({ folders: [dir] });
     const child = threads.find((t) => t.path === fork.path)!;
     const parent = threads.find((t) => t.path === source)!;
     assert.equal(child.forkedFromId, parent.id);
@@ -102,14 +101,14 @@ describe("thread/list: what a listing shows", () => {
     const elsewhere = tempDir("listing-elsewhere");
     const linked = writeTranscript(elsewhere, { firstUser: "linked" });
     symlinkSync(linked.path, join(dir, basename(linked.path)));
-    const { threads } = await new ThreadListing().list({ folders: [dir] });
+    const { threads } = await newListing().list({ folders: [dir] });
     assert.deepEqual(threads.map((t) => t.id).sort(), [real.id, linked.id].sort());
   });
 
   test("a thread moved to the archive leaves the active listing and joins the archived one", async () => {
     const dir = tempDir("listing-move");
     const moved = writeTranscript(dir, { firstUser: "to archive" });
-    const listing = new ThreadListing();
+    const listing = newListing();
     assert.equal((await listing.list({ folders: [dir] })).threads.length, 1);
     mkdirSync(join(dir, "archived"));
     renameSync(moved.path, join(dir, "archived", basename(moved.path)));
@@ -119,14 +118,14 @@ describe("thread/list: what a listing shows", () => {
 
   test("a limit outside 1..200 is invalidParams; an unreadable folder is io", async () => {
     const dir = tempDir("listing-bad");
-    for (const limit of [0, 201, 1.5, Number.NaN]) await rejectsWithListingCode(new ThreadListing().list({ folders: [dir], limit }), "invalidParams");
+    for (const limit of [0, 201, 1.5, Number.NaN]) await rejectsWithListingCode(newListing().list({ folders: [dir], limit }), "invalidParams");
     const file = join(dir, "file");
     writeFileSync(file, "");
     // A file where a folder should be is no folder: nothing to list.
-    assert.deepEqual(await new ThreadListing().list({ folders: [file] }), { threads: [] });
+    assert.deepEqual(await newListing().list({ folders: [file] }), { threads: [] });
     const loop = join(dir, "loop");
     symlinkSync(loop, loop);
-    const error = await rejectsWithListingCode(new ThreadListing().list({ folders: [loop] }), "io");
+    const error = await rejectsWithListingCode(newListing().list({ folders: [loop] }), "io");
     assert.equal(error.path, loop);
   });
 });

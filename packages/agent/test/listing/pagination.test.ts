@@ -3,9 +3,9 @@ import { unlinkSync } from "node:fs";
 import { describe, test } from "node:test";
 import { MAX_RESPONSE_BYTES } from "../../src/listing/page.js";
 import { MAX_SNAPSHOTS, SNAPSHOT_TTL_MS } from "../../src/listing/snapshots.js";
-import { ThreadListing } from "../../src/listing/thread-listing.js";
+import type { ThreadListing } from "../../src/listing/thread-listing.js";
 import type { ThreadSummary } from "../../src/listing/types.js";
-import { rejectsWithListingCode, setMtime, tempDir, writeTranscript } from "./helpers.js";
+import { newListing, rejectsWithListingCode, setMtime, tempDir, writeTranscript } from "./helpers.js";
 
 const T0 = Date.parse("2025-03-01T10:00:00.000Z");
 
@@ -31,7 +31,7 @@ describe("thread/list: pages and cursors", () => {
   test("pages walk the whole list once, in order, and the last page has no cursor", async () => {
     const dir = tempDir("pages-walk");
     const ids = seed(dir, 23);
-    const pages = await walk(new ThreadListing(), { folders: [dir], limit: 5 });
+    const pages = await walk(newListing(), { folders: [dir], limit: 5 });
     assert.deepEqual(pages.map((p) => p.length), [5, 5, 5, 5, 3]);
     assert.deepEqual(pages.flat().map((t) => t.id), ids);
   });
@@ -39,7 +39,7 @@ describe("thread/list: pages and cursors", () => {
   test("later pages come from the first page's snapshot: new, touched and deleted threads do not shift them", async () => {
     const dir = tempDir("pages-stable");
     const ids = seed(dir, 10);
-    const listing = new ThreadListing();
+    const listing = newListing();
     const first = await listing.list({ folders: [dir], limit: 4 });
     const fresh = writeTranscript(dir, { firstUser: "newer than all", mtimeMs: T0 + 60_000 });
     const touched = first.threads[3]!;
@@ -55,7 +55,7 @@ describe("thread/list: pages and cursors", () => {
   test("at most 32 snapshots are kept; the least recently used goes first", async () => {
     const dir = tempDir("pages-evict");
     seed(dir, 3);
-    const listing = new ThreadListing();
+    const listing = newListing();
     const cursors: string[] = [];
     for (let i = 0; i < MAX_SNAPSHOTS; i++) cursors.push((await listing.list({ folders: [dir], limit: 1 })).nextCursor!);
     // Using the oldest renews it, so the second oldest is the one evicted by the 33rd.
@@ -71,7 +71,7 @@ describe("thread/list: pages and cursors", () => {
     const dir = tempDir("pages-expiry");
     seed(dir, 4);
     let now = T0;
-    const listing = new ThreadListing({ now: () => now });
+    const listing = newListing({ now: () => now });
     const first = await listing.list({ folders: [dir], limit: 1 });
     now += SNAPSHOT_TTL_MS - 1;
     const second = await listing.list({ folders: [dir], limit: 1, cursor: first.nextCursor! });
@@ -87,7 +87,7 @@ describe("thread/list: pages and cursors", () => {
     const dir = tempDir("pages-filters");
     seed(dir, 3, "/work/a");
     seed(dir, 3, "/work/b");
-    const listing = new ThreadListing();
+    const listing = newListing();
     const forA = (await listing.list({ folders: [dir], cwd: "/work/a", limit: 1 })).nextCursor!;
     const active = (await listing.list({ folders: [dir], limit: 1 })).nextCursor!;
     for (const [cursor, request] of [
@@ -107,7 +107,7 @@ describe("thread/list: pages and cursors", () => {
   test("malformed and foreign cursors are invalidCursor", async () => {
     const dir = tempDir("pages-malformed");
     seed(dir, 3);
-    const listing = new ThreadListing();
+    const listing = newListing();
     const good = (await listing.list({ folders: [dir], limit: 1 })).nextCursor!;
     const { s } = JSON.parse(Buffer.from(good, "base64url").toString()) as { s: string };
     const forge = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -115,7 +115,7 @@ describe("thread/list: pages and cursors", () => {
       const error = await rejectsWithListingCode(listing.list({ folders: [dir], cursor }), "invalidCursor");
       assert.equal(error.problem, "malformed", cursor);
     }
-    const other = new ThreadListing();
+    const other = newListing();
     const foreign = await rejectsWithListingCode(other.list({ folders: [dir], cursor: good }), "invalidCursor");
     assert.equal(foreign.problem, "unknown");
   });
@@ -125,7 +125,7 @@ describe("thread/list: pages and cursors", () => {
     // Long project paths make each summary about 40 KiB: 200 of them would be 8 MiB.
     const cwd = `/work/${"deep/".repeat(8000)}project`;
     const ids = seed(dir, 60, cwd);
-    const listing = new ThreadListing();
+    const listing = newListing();
     const pages = await walk(listing, { folders: [dir], limit: 200 });
     assert.ok(pages.length >= 3, `${pages.length} pages`);
     for (const page of pages) {
