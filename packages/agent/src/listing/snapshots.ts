@@ -27,10 +27,6 @@ export class SnapshotStore<T> {
 
   constructor(private readonly now: () => number) {}
 
-  get size(): number {
-    return this.snapshots.size;
-  }
-
   /** Keeps `rows`; answers the snapshot's id. */
   save(rows: readonly T[], filter: string): string {
     this.expire();
@@ -45,7 +41,7 @@ export class SnapshotStore<T> {
     this.expire();
     const { id, offset } = decodeCursor(cursor);
     const snapshot = this.snapshots.get(id);
-    if (snapshot === undefined) throw new ListingError("invalidCursor", "the cursor has expired; list again from the first page", { problem: "unknown" });
+    if (snapshot === undefined) throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
     if (snapshot.filter !== filter) throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived)", { problem: "filterMismatch" });
     if (offset > snapshot.rows.length) throw new ListingError("invalidCursor", "the cursor is malformed", { problem: "malformed" });
     this.snapshots.delete(id);
