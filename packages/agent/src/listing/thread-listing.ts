@@ -5,7 +5,7 @@ import { FolderIndex, MAX_OPEN_TRANSCRIPTS } from "./folder.js";
 import { Limiter } from "./limiter.js";
 import { newestFirst, pageOf, type Row } from "./page.js";
 import { SnapshotStore } from "./snapshots.js";
-import type { ListingCounters, ListRequest, ListResult, ThreadListingOptions } from "./types.js";
+import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions } from "./types.js";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -28,12 +28,12 @@ export class ThreadListing {
   private readonly folders = new Map<string, FolderIndex>();
   private readonly snapshots: SnapshotStore<Row>;
   private readonly limiter = new Limiter(MAX_OPEN_TRANSCRIPTS);
-  private readonly openTranscript;
+  private readonly openTranscript: OpenTranscript;
 
   constructor(options: ThreadListingOptions = {}) {
     this.counters = options.counters ?? { listingFilesOpened: 0, listingBytesScanned: 0 };
     this.snapshots = new SnapshotStore(options.now ?? Date.now);
-    this.openTranscript = options.openTranscript ?? ((path: string) => open(path, "r"));
+    this.openTranscript = options.openTranscript ?? ((path) => open(path, "r"));
   }
 
   /**
