@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// thread/list: cold and warm listings of 1,000 and 10,000 transcripts in one
+// sessions folder. Prints one JSON document. Needs a build: npx tsc -b packages/agent
+//   node bench/history-list.mjs [--sizes 1000,10000] [--runs 15]
+// "Cold" means no .thread-index.json and a new engine; the transcripts were
+// just written, so their bytes come from the page cache, not the disk.
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dist = new URL("../packages/agent/dist/src/", import.meta.url);
+const { ThreadListing, INDEX_FILE } = await import(new URL("listing/index.js", dist));
+const { serializeEntry, serializeHeader } = await import(new URL("session/format.js", dist));
+const { sessionFileName } = await import(new URL("session/paths.js", dist));
+
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : process.argv[at + 1];
+};
+
+function mulberry32(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = "the a function returns value file test error build import export const let await async module path line change fix".split(" ");
+const PROJECTS = Array.from({ length: 12 }, (_, i) => `/home/dev/projects/app-${i}`);
+const usage = { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 2300, cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
+
+/** A transcript of 2 to 6 turns with tool calls, as a thread of a few minutes' work looks. */
+function transcript(random, id, createdAt, forkedFromId) {
+  const text = (min, max) => {
+    const parts = [];
+    for (let length = 0, target = min + Math.floor(random() * (max - min)); length < target; ) {
+      const part = `${WORDS[Math.floor(random() * WORDS.length)]}${random() < 0.08 ? ".\n" : " "}`;
+      parts.push(part);
+      length += part.length;
+    }
+    return parts.join("");
+  };
+  const cwd = PROJECTS[Math.floor(random() * PROJECTS.length)];
+  const lines = [serializeHeader({ type: "session", version: 1, id, cwd, createdAt, ...(forkedFromId ? { forkedFromId } : {}) })];
+  let parentId = null;
+  let n = 0;
+  const add = (entry) => {
+    const entryId = `${id.slice(0, 4)}${(n++).toString(16).padStart(8, "0")}`;
+    lines.push(serializeEntry({ ...entry, id: entryId, parentId, timestamp: Date.parse(createdAt) + n * 1000 }));
+    parentId = entryId;
+    return entryId;
+  };
+  add({ type: "model_change", provider: "local", modelId: "bench-model" });
+  add({ type: "approval_mode", mode: "ask" });
+  const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: 1 });
+  const turns = 2 + Math.floor(random() * 5);
+  for (let turn = 0; turn < turns; turn++) {
+    const turnId = add({ type: "turn_start" });
+    add({ type: "message", message: { role: "user", content: text(20, 600), timestamp: 1 } });
+    for (let call = 0, calls = Math.floor(random() * 4); call < calls; call++) {
+      const callId = `call_${turn}_${call}`;
+      add({ type: "message", message: assistant([{ type: "text", text: text(0, 200) }, { type: "toolCall", id: callId, name: "bash", arguments: { command: text(10, 80) } }], "toolUse") });
+      add({ type: "message", message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(50, 2500) }], isError: false, timestamp: 1 } });
+    }
+    add({ type: "message", message: assistant([{ type: "text", text: text(50, 1200) }], "stop") });
+    add({ type: "turn_end", turnId, status: "completed" });
+    if (turn === 0 && random() < 0.2) add({ type: "thread_name", name: text(10, 40).replace(/\n/g, " ").trim() || "named" });
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** `count` transcripts with mtimes spread over 30 days; 5% are forks of an earlier one. */
+function seed(dir, count) {
+  const random = mulberry32(count);
+  const ids = [];
+  let bytes = 0;
+  const now = Date.now();
+  for (let i = 0; i < count; i++) {
+    const id = crypto.randomUUID();
+    const createdAt = new Date(now - 30 * 86_400_000 + Math.floor(random() * 29 * 86_400_000)).toISOString();
+    const parent = ids.length > 0 && random() < 0.05 ? ids[Math.floor(random() * ids.length)] : undefined;
+    const path = join(dir, sessionFileName(createdAt, id));
+    const text = transcript(random, id, createdAt, parent);
+    writeFileSync(path, text, { mode: 0o600 });
+    const mtime = new Date(Date.parse(createdAt) + Math.floor(random() * 86_400_000));
+    utimesSync(path, mtime, mtime);
+    bytes += text.length;
+    ids.push(id);
+  }
+  return { bytes };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
+}
+
+async function timed(run) {
+  const start = performance.now();
+  const value = await run();
+  return { ms: +(performance.now() - start).toFixed(2), value };
+}
+
+const counted = (listing, before) => ({
+  filesOpened: listing.counters.listingFilesOpened - before.listingFilesOpened,
+  bytesScanned: listing.counters.listingBytesScanned - before.listingBytesScanned,
+});
+
+async function walkAll(listing, folders, maxPages) {
+  let pages = 0;
+  let threads = 0;
+  let cursor;
+  do {
+    const page = await listing.list({ folders, limit: 50, ...(cursor ? { cursor } : {}) });
+    pages++;
+    threads += page.threads.length;
+    cursor = page.nextCursor;
+  } while (cursor && pages < maxPages);
+  return { pages, threads };
+}
+
+async function scale(count, runs) {
+  const dir = mkdtempSync(join(tmpdir(), "kc-bench-list-"));
+  try {
+    const seeded = await timed(() => seed(dir, count));
+    const folders = [dir];
+    const result = { transcripts: count, transcriptBytes: seeded.value.bytes, seedMs: seeded.ms };
+
+    const listing = new ThreadListing();
+    const zero = { ...listing.counters };
+    const cold = await timed(() => listing.list({ folders }));
+    result.coldFirstPage = { ms: cold.ms, threads: cold.value.threads.length, ...counted(listing, zero) };
+    const flushed = await timed(() => listing.flush());
+    result.indexWrite = { ms: flushed.ms, bytes: statSync(join(dir, INDEX_FILE)).size };
+
+    // A few unmeasured listings first: the cold scan leaves garbage to collect and code to optimize.
+    for (let i = 0; i < 3; i++) await listing.list({ folders });
+    const before = { ...listing.counters };
+    const warm = [];
+    for (let i = 0; i < runs; i++) warm.push((await timed(() => listing.list({ folders }))).ms);
+    result.warmFirstPage = { medianMs: median(warm), runsMs: warm, ...counted(listing, before) };
+
+    // The floor of any stat-based warm listing: readdir and one stat per transcript, nothing else.
+    const floor = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      for (const name of readdirSync(dir)) statSync(join(dir, name), { throwIfNoEntry: false });
+      floor.push(+(performance.now() - start).toFixed(2));
+    }
+    result.readdirAndStatOnlyMs = median(floor);
+
+    const fromIndex = [];
+    let opened = 0;
+    for (let i = 0; i < Math.min(runs, 5); i++) {
+      const fresh = new ThreadListing();
+      fromIndex.push((await timed(() => fresh.list({ folders }))).ms);
+      opened += fresh.counters.listingFilesOpened;
+    }
+    result.newEngineWithIndexFirstPage = { medianMs: median(fromIndex), runsMs: fromIndex, filesOpened: opened };
+
+    const walks = [];
+    let walked;
+    const walkBefore = { ...listing.counters };
+    for (let i = 0; i < Math.min(runs, 5); i++) {
+      const run = await timed(() => walkAll(listing, folders, 20));
+      walks.push(run.ms);
+      walked = run.value;
+    }
+    result.warmWalk20PagesOf50 = { medianMs: median(walks), runsMs: walks, ...walked, ...counted(listing, walkBefore) };
+
+    const filtered = await timed(() => listing.list({ folders, cwd: PROJECTS[3] }));
+    result.warmFirstPageCwdFilter = { ms: filtered.ms, threads: filtered.value.threads.length };
+
+    const oneChanged = listing.list({ folders }).then((page) => page.threads.at(-1).path);
+    const target = await oneChanged;
+    appendFileSync(target, serializeEntry({ type: "thread_name", id: "benchrename1", parentId: null, timestamp: Date.now(), name: "renamed" }) + "\n");
+    const changedBefore = { ...listing.counters };
+    const changed = await timed(() => listing.list({ folders }));
+    result.oneAppendedThenFirstPage = { ms: changed.ms, topIsRenamed: changed.value.threads[0].name === "renamed", ...counted(listing, changedBefore) };
+
+    rmSync(join(dir, INDEX_FILE));
+    const coldAgain = new ThreadListing();
+    const again = await timed(() => coldAgain.list({ folders }));
+    result.coldFirstPageAgain = { ms: again.ms, ...counted(coldAgain, zero) };
+    await coldAgain.flush();
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What one stat costs here: the warm listing is mostly one stat per transcript. */
+function statCost() {
+  const path = new URL(import.meta.url).pathname;
+  const start = performance.now();
+  for (let i = 0; i < 10_000; i++) statSync(path);
+  return +(((performance.now() - start) / 10_000) * 1000).toFixed(2);
+}
+
+const sizes = arg("sizes", "1000,10000").split(",").map(Number);
+const runs = Number(arg("runs", 15));
+const result = {
+  bench: "history-list",
+  node: process.version,
+  cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
+  loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+  statSyncMicros: statCost(),
+  targets: { "scales.1000.warmFirstPage": "< 10 ms", "scales.1000.warmWalk20PagesOf50": "< 150 ms", "scales.10000.warmFirstPage": "< 50 ms" },
+  scales: {},
+};
+for (const size of sizes) result.scales[size] = await scale(size, runs);
+const status = readFileSync("/proc/self/status", "utf8");
+result.peakRssMiB = +(Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024).toFixed(1);
+console.log(JSON.stringify(result, null, 2));

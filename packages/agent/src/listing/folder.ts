@@ -1,0 +1,231 @@
+import { readdirSync, statSync, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { join, sep } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { ListingError } from "./errors.js";
+import { IndexWriter, loadIndex, type IndexedFile } from "./index-file.js";
+import type { Limiter } from "./limiter.js";
+import { newestFirst, type Row } from "./page.js";
+import { NotATranscript } from "./transcript-pass.js";
+import { scanTranscript } from "./transcript-scan.js";
+import type { ListingCounters, OpenTranscript } from "./types.js";
+
+/** Transcripts a listing holds open at once, whatever the number of folders and concurrent listings. */
+export const MAX_OPEN_TRANSCRIPTS = 64;
+/** Stats between two yields to the event loop: a big folder must not stall the server's other work. */
+const STATS_PER_TURN = 1000;
+
+export interface FolderDeps {
+  openTranscript: OpenTranscript;
+  counters: ListingCounters;
+  /** Shared by every folder of a listing engine. */
+  limiter: Limiter;
+}
+
+/** A file whose stat no longer matches the index: read it (again). */
+interface Changed {
+  /** Its place in the folder's names. */
+  at: number;
+  name: string;
+  stats: Stats;
+  previous: IndexedFile | undefined;
+}
+
+const errno = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
+/** A transcript that vanished or that we may not read is left out of this listing and tried again the next time. */
+const passOver = (error: unknown) => ["ENOENT", "EACCES", "EPERM"].includes(errno(error) ?? "");
+
+function statQuietly(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function sameFile(known: IndexedFile | undefined, stats: Stats): known is IndexedFile {
+  return known !== undefined && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ino === stats.ino;
+}
+
+/**
+ * One sessions folder and its `.thread-index.json`: which transcripts it
+ * holds and what they say. A refresh stats every transcript and reads only
+ * those whose size, mtime or inode changed; the index file is rewritten in
+ * the background when something did.
+ */
+export class FolderIndex {
+  private files = new Map<string, IndexedFile>();
+  /** The listable files newest first, made again only after a change. */
+  private rows: readonly Row[] = [];
+  private readonly prefix: string;
+  private rowsStale = false;
+  /** The names of the last refresh, in readdir order, and what the index knew of each. */
+  private lastNames: readonly string[] = [];
+  private lastKnown: ReadonlyArray<IndexedFile | undefined> = [];
+  private loaded = false;
+  private replaceFile = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writer: IndexWriter;
+
+  constructor(
+    readonly dir: string,
+    private readonly deps: FolderDeps,
+  ) {
+    this.prefix = dir.endsWith(sep) ? dir : dir + sep;
+    this.writer = new IndexWriter(dir, () => this.files, () => (this.replaceFile = false));
+  }
+
+  /** The folder's transcripts, up to date, newest first. Refreshes of one folder run one after the other. */
+  refresh(signal?: AbortSignal): Promise<readonly Row[]> {
+    const run = this.queue.then(() => this.refreshNow(signal));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once the index file holds what the last refresh found (or failed to be written). */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
+    signal?.throwIfAborted();
+    if (!this.loaded) {
+      const loaded = await loadIndex(this.dir);
+      this.files = loaded.files;
+      this.replaceFile = loaded.replace;
+      this.loaded = true;
+      this.rowsStale = true;
+    }
+    const names = this.transcriptNames();
+    if (names === undefined) {
+      this.files = new Map();
+      this.rows = [];
+      this.lastNames = [];
+      this.lastKnown = [];
+      return this.rows;
+    }
+    const { known, changed, kept } = await this.sortOut(names, signal);
+    if (changed.length > 0 || kept !== this.files.size) {
+      try {
+        await this.scanAll(changed, known, signal);
+      } finally {
+        // Even a scan cut short keeps what it read; what it did not read is absent, so read next time.
+        this.commit(names, known);
+      }
+    } else {
+      this.lastNames = names;
+      this.lastKnown = known;
+      if (this.replaceFile) this.writer.schedule();
+    }
+    if (this.rowsStale) {
+      this.rows = this.rowsOf(this.files);
+      this.rowsStale = false;
+    }
+    return this.rows;
+  }
+
+  private commit(names: readonly string[], known: ReadonlyArray<IndexedFile | undefined>): void {
+    const files = new Map<string, IndexedFile>();
+    for (let i = 0; i < names.length; i++) if (known[i] !== undefined) files.set(names[i]!, known[i]!);
+    this.files = files;
+    this.lastNames = names;
+    this.lastKnown = known;
+    this.rowsStale = true;
+    this.writer.schedule();
+  }
+
+  private rowsOf(files: ReadonlyMap<string, IndexedFile>): Row[] {
+    const rows: Row[] = [];
+    for (const [name, { facts, mtimeMs }] of files) {
+      if (facts !== undefined) rows.push({ facts, path: this.prefix + name, updatedMs: Math.floor(mtimeMs) });
+    }
+    return rows.sort(newestFirst);
+  }
+
+  /** Names ending in `.jsonl`, or undefined when the folder does not exist. */
+  private transcriptNames(): string[] | undefined {
+    try {
+      // Sync: several times faster than through the thread pool, and one call even for a big folder.
+      return readdirSync(this.dir).filter((name) => name.endsWith(".jsonl"));
+    } catch (error) {
+      if (errno(error) === "ENOENT" || errno(error) === "ENOTDIR") return undefined;
+      throw new ListingError("io", `could not read the sessions folder ${this.dir}: ${(error as Error).message}`, { path: this.dir, cause: error });
+    }
+  }
+
+  /**
+   * Stats every name: `known[i]` is what the index knows of names[i] when
+   * its stat still matches, and the others are answered as changed. In a
+   * folder that did not change, readdir gives the names in the same order
+   * as last time, so the index entries are found without hashing names.
+   */
+  private async sortOut(names: readonly string[], signal: AbortSignal | undefined): Promise<{ known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number }> {
+    const known = new Array<IndexedFile | undefined>(names.length);
+    const changed: Changed[] = [];
+    const { lastNames, lastKnown } = this;
+    let kept = 0;
+    for (let i = 0; i < names.length; i++) {
+      // Sync stats are several times faster than the thread pool's; batches keep the loop responsive.
+      if (i > 0 && i % STATS_PER_TURN === 0) {
+        await nextTurn();
+        signal?.throwIfAborted();
+      }
+      const name = names[i]!;
+      const stats = statQuietly(this.prefix + name);
+      if (stats === undefined || !stats.isFile()) continue;
+      const previous = lastNames[i] === name ? lastKnown[i] : this.files.get(name);
+      if (sameFile(previous, stats)) {
+        known[i] = previous;
+        kept++;
+      } else {
+        changed.push({ at: i, name, stats, previous });
+      }
+    }
+    return { known, changed, kept };
+  }
+
+  /** Reads the changed files into `known`, at most MAX_OPEN_TRANSCRIPTS at once. */
+  private async scanAll(changed: readonly Changed[], known: Array<IndexedFile | undefined>, signal: AbortSignal | undefined): Promise<void> {
+    let next = 0;
+    let failure: unknown;
+    const worker = async () => {
+      while (next < changed.length && failure === undefined) {
+        const item = changed[next++]!;
+        try {
+          known[item.at] = await this.deps.limiter.run(() => {
+            signal?.throwIfAborted();
+            return this.scanOne(item);
+          });
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MAX_OPEN_TRANSCRIPTS, changed.length) }, worker));
+    if (failure !== undefined) throw failure;
+  }
+
+  private async scanOne({ name, stats, previous }: Changed): Promise<IndexedFile | undefined> {
+    const path = join(this.dir, name);
+    const identity = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+    let handle: FileHandle;
+    try {
+      handle = await this.deps.openTranscript(path);
+    } catch (error) {
+      if (passOver(error)) return undefined;
+      throw new ListingError("io", `could not open ${path}: ${(error as Error).message}`, { path, cause: error });
+    }
+    this.deps.counters.listingFilesOpened++;
+    try {
+      const resume = previous?.ino === stats.ino ? previous.facts : undefined;
+      const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (this.deps.counters.listingBytesScanned += bytes));
+      return { ...identity, facts };
+    } catch (error) {
+      if (error instanceof NotATranscript) return identity;
+      if (passOver(error)) return undefined;
+      throw new ListingError("io", `could not read ${path}: ${(error as Error).message}`, { path, cause: error });
+    } finally {
+      await handle.close();
+    }
+  }
+}

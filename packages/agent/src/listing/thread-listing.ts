@@ -1,0 +1,87 @@
+import { open } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ListingError } from "./errors.js";
+import { FolderIndex, MAX_OPEN_TRANSCRIPTS } from "./folder.js";
+import { Limiter } from "./limiter.js";
+import { newestFirst, pageOf, type Row } from "./page.js";
+import { SnapshotStore } from "./snapshots.js";
+import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions } from "./types.js";
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+export const ARCHIVED_FOLDER = "archived";
+
+function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ListingError("invalidParams", `limit must be an integer from 1 to ${MAX_LIMIT}, not ${String(limit)}`);
+  }
+  return limit;
+}
+
+/**
+ * The engine behind thread/list, one per server: folder indexes, the open
+ * file budget and the continuation snapshots are shared by every connection.
+ */
+export class ThreadListing {
+  readonly counters: ListingCounters;
+  private readonly folders = new Map<string, FolderIndex>();
+  private readonly snapshots: SnapshotStore<Row>;
+  private readonly limiter = new Limiter(MAX_OPEN_TRANSCRIPTS);
+  private readonly openTranscript: OpenTranscript;
+
+  constructor(options: ThreadListingOptions = {}) {
+    this.counters = options.counters ?? { listingFilesOpened: 0, listingBytesScanned: 0 };
+    this.snapshots = new SnapshotStore(options.now ?? Date.now);
+    this.openTranscript = options.openTranscript ?? ((path) => open(path, "r"));
+  }
+
+  /**
+   * A page of thread summaries, newest first. A first page refreshes the
+   * folders and keeps the whole result as a snapshot; its cursor pages
+   * through that snapshot without touching the disk.
+   */
+  async list(request: ListRequest): Promise<ListResult> {
+    const limit = checkLimit(request.limit);
+    const archived = request.archived === true;
+    const cwd = request.cwd === undefined ? undefined : resolve(request.cwd);
+    const filter = JSON.stringify([cwd ?? null, archived]);
+    if (request.cursor !== undefined) {
+      const { id, rows, offset } = this.snapshots.resume(request.cursor, filter);
+      const page = pageOf(rows, offset, limit, archived);
+      return page.next === undefined ? { threads: page.threads } : { threads: page.threads, nextCursor: this.snapshots.cursorAt(id, page.next) };
+    }
+    const rows = await this.collect(request.folders, archived, cwd, request.signal);
+    const page = pageOf(rows, 0, limit, archived);
+    if (page.next === undefined) return { threads: page.threads };
+    return { threads: page.threads, nextCursor: this.snapshots.cursorAt(this.snapshots.save(rows, filter), page.next) };
+  }
+
+  /** Waits for index files still being written; for tests, benchmarks and shutdown. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.folders.values()].map((folder) => folder.flush()));
+  }
+
+  /**
+   * Every matching transcript of the folders, newest first; the folders are
+   * refreshed one after the other. The result may be a folder's own cached
+   * array: rows are never changed once listed.
+   */
+  private async collect(folders: readonly string[], archived: boolean, cwd: string | undefined, signal: AbortSignal | undefined): Promise<readonly Row[]> {
+    const dirs = new Set(folders.map((folder) => (archived ? join(resolve(folder), ARCHIVED_FOLDER) : resolve(folder))));
+    const lists: Array<readonly Row[]> = [];
+    for (const dir of dirs) lists.push(await this.folder(dir).refresh(signal));
+    // Each list is sorted already: the sort merges runs.
+    const rows = lists.length === 1 ? lists[0]! : lists.flat().sort(newestFirst);
+    return cwd === undefined ? rows : rows.filter((row) => row.facts.header.cwd === cwd);
+  }
+
+  private folder(dir: string): FolderIndex {
+    let folder = this.folders.get(dir);
+    if (folder === undefined) {
+      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter });
+      this.folders.set(dir, folder);
+    }
+    return folder;
+  }
+}

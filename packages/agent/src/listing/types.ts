@@ -1,0 +1,60 @@
+import type { FileHandle } from "node:fs/promises";
+
+/** One thread as the sidebar shows it. */
+export interface ThreadSummary {
+  id: string;
+  /** The thread's name when one was set, else the first line of its first user message; bounded, never a whole message. */
+  title: string;
+  /** The latest name set on the thread (a `thread_name` entry), when there is one. */
+  name?: string;
+  cwd: string;
+  /** ISO 8601, from the header. */
+  createdAt: string;
+  /** ISO 8601: the transcript's modification time. */
+  updatedAt: string;
+  /** The header id of the thread this one was forked from. */
+  forkedFromId?: string;
+  /** Every thread is "local" today; worktree threads come with workspaces. */
+  workspaceMode: "local" | "worktree";
+  /** The transcript file. */
+  path: string;
+  archived: boolean;
+}
+
+export interface ListRequest {
+  /** The sessions folders to consider; `archived` lists their `archived/` subfolders instead. */
+  folders: readonly string[];
+  /** Only threads whose header cwd resolves to this path. */
+  cwd?: string;
+  archived?: boolean;
+  /** From a previous page; the other fields must keep the same filters. */
+  cursor?: string;
+  /** 1 to 200; 50 by default. */
+  limit?: number;
+  /** Stops a long (cold) refresh; what was read by then stays cached. */
+  signal?: AbortSignal;
+}
+
+export interface ListResult {
+  threads: ThreadSummary[];
+  nextCursor?: string;
+}
+
+/** Cumulative diagnostics; the server passes its own counters object so they show in server/diagnostics. */
+export interface ListingCounters {
+  /** Transcripts opened, parent-header lookups included. */
+  listingFilesOpened: number;
+  /** Transcript bytes read; index reads and stats are not counted. */
+  listingBytesScanned: number;
+}
+
+/** Opens a transcript for reading. */
+export type OpenTranscript = (path: string) => Promise<FileHandle>;
+
+export interface ThreadListingOptions {
+  counters?: ListingCounters;
+  /** Unix milliseconds, for snapshot expiry. */
+  now?: () => number;
+  /** Replaces fs.open for transcripts; tests count open handles through it. */
+  openTranscript?: OpenTranscript;
+}
