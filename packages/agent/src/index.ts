@@ -95,3 +95,4 @@ export {
 export * from "./session/index.js";
 export { ThreadRuntime, type ThreadEnvironment, type ThreadRuntimeOptions, type InputOutcome } from "./thread/runtime.js";
 export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "./thread/tool-selection.js";
+export * from "./listing/index.js";

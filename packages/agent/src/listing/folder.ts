@@ -82,6 +82,38 @@ export class FolderIndex {
     return run;
   }
 
+  /**
+   * One transcript of the folder, up to date: its stat is checked and, if it
+   * changed since the index saw it, it alone is read again. Undefined when
+   * the file is not a listable transcript.
+   */
+  rowOf(name: string): Promise<Row | undefined> {
+    const run = this.queue.then(() => this.rowNow(name));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async rowNow(name: string): Promise<Row | undefined> {
+    if (!this.loaded) {
+      const loaded = await loadIndex(this.dir);
+      this.files = loaded.files;
+      this.replaceFile = loaded.replace;
+      this.loaded = true;
+      this.rowsStale = true;
+    }
+    const stats = statQuietly(this.prefix + name);
+    if (stats === undefined || !stats.isFile()) return undefined;
+    let file = this.files.get(name);
+    if (!sameFile(file, stats)) {
+      file = await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous: file }));
+      if (file === undefined) return undefined;
+      this.files.set(name, file);
+      this.rowsStale = true;
+      this.writer.schedule();
+    }
+    return file.facts === undefined ? undefined : { facts: file.facts, path: this.prefix + name, updatedMs: Math.floor(file.mtimeMs) };
+  }
+
   /** Resolves once the index file holds what the last refresh found (or failed to be written). */
   flush(): Promise<void> {
     return this.writer.flush();

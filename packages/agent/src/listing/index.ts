@@ -1,5 +1,5 @@
 export { ListingError, type CursorProblem, type ListingErrorCode } from "./errors.js";
-export { ThreadListing, ARCHIVED_FOLDER, DEFAULT_LIMIT, MAX_LIMIT } from "./thread-listing.js";
+export { ThreadListing, DEFAULT_LIMIT, MAX_LIMIT } from "./thread-listing.js";
 export { INDEX_FILE, MAX_INDEX_BYTES } from "./index-file.js";
 export { MAX_OPEN_TRANSCRIPTS } from "./folder.js";
 export { MAX_SNAPSHOTS, SNAPSHOT_TTL_MS } from "./snapshots.js";

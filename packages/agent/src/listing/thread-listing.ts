@@ -1,15 +1,15 @@
 import { open } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { ARCHIVED_FOLDER } from "../session/archive.js";
 import { ListingError } from "./errors.js";
 import { FolderIndex, MAX_OPEN_TRANSCRIPTS } from "./folder.js";
 import { Limiter } from "./limiter.js";
-import { newestFirst, pageOf, type Row } from "./page.js";
+import { newestFirst, pageOf, summaryOf, type Row } from "./page.js";
 import { SnapshotStore } from "./snapshots.js";
-import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions } from "./types.js";
+import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
-export const ARCHIVED_FOLDER = "archived";
 
 function checkLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_LIMIT;
@@ -55,6 +55,17 @@ export class ThreadListing {
     const page = pageOf(rows, 0, limit, archived);
     if (page.next === undefined) return { threads: page.threads };
     return { threads: page.threads, nextCursor: this.snapshots.cursorAt(this.snapshots.save(rows, filter), page.next) };
+  }
+
+  /**
+   * One thread's summary from its transcript path, through its folder's
+   * index: a stat, and a read only when the file changed since it was
+   * indexed. Undefined when the file is not a transcript.
+   */
+  async summaryOf(path: string): Promise<ThreadSummary | undefined> {
+    const absolute = resolve(path);
+    const row = await this.folder(dirname(absolute)).rowOf(basename(absolute));
+    return row === undefined ? undefined : summaryOf(row, basename(dirname(absolute)) === ARCHIVED_FOLDER);
   }
 
   /** Waits for index files still being written; for tests, benchmarks and shutdown. */

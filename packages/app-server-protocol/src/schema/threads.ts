@@ -59,6 +59,23 @@ export const Thread = Type.Object(
   { ...Closed, $id: "Thread" },
 );
 
+export const ThreadSummary = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String({ description: "The thread's name, or the first line of its first message; at most 120 characters." }),
+    name: Type.Optional(Type.String({ description: "Present when a name was set." })),
+    cwd: Type.String(),
+    createdAt: IsoTime,
+    updatedAt: IsoTime,
+    forkedFromId: Type.Optional(Type.String()),
+    workspace: Workspace,
+    archived: Type.Boolean(),
+    status: ThreadStatus,
+    sessionFile: Type.String(),
+  },
+  { ...Closed, $id: "ThreadSummary" },
+);
+
 export const TurnError = Type.Object(
   {
     message: Type.String({ description: "At most 2,000 characters in summaries; full payloads keep it whole." }),
@@ -192,6 +209,26 @@ export const threads = {
       ),
       errors: ["threadNotFound", "threadLockedElsewhere", "invalidCursor", "archiveConflict"],
       doc: "Loads and owns a thread and subscribes in the same step as it builds the answer: the first history page and live snapshots.",
+    }),
+    "thread/read": request({
+      params: Type.Object({ threadId: ThreadId, cursor: Type.Optional(Type.String({ maxLength: 4096 })) }, Closed),
+      result: Type.Object({ thread: ThreadSummary, turns: Type.Array(Turn), nextCursor: Type.Optional(Type.String()) }, Closed),
+      errors: ["threadNotFound", "invalidCursor"],
+      doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too.",
+    }),
+    "thread/list": request({
+      params: Type.Object(
+        {
+          cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only this project's threads." })),
+          archived: Type.Optional(Type.Boolean({ description: "List archived threads instead." })),
+          cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "50 by default." })),
+        },
+        Closed,
+      ),
+      result: Type.Object({ threads: Type.Array(ThreadSummary), nextCursor: Type.Optional(Type.String()) }, Closed),
+      errors: ["invalidCursor"],
+      doc: "Thread summaries newest first, from each sessions folder's index; later pages come from a snapshot of the first.",
     }),
     "thread/fork": request({
       params: Type.Object({ threadId: ThreadId }, Closed),

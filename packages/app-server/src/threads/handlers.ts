@@ -7,3 +7,4 @@ export { startTurn } from "../turns/start.js";
 export { addToQueue, interruptTurn, removeFromQueue, startCompaction, steerTurn } from "../turns/control.js";
 export { readProjectTrust, setProjectTrust } from "../approvals/trust.js";
 export { archiveThread, deleteThread, unarchiveThread } from "./archive.js";
+export { listThreads, readThread } from "./list.js";

@@ -8,6 +8,7 @@ import {
   SessionFile,
   SessionFileError,
   ThreadRuntime,
+  ThreadListing,
   TrustStore,
   branchState,
   forkSession,
@@ -38,6 +39,7 @@ export class ThreadManager {
   private readonly unloading = new Map<string, Promise<void>>();
   private readonly knownPaths = new Map<string, string>();
   private environmentValue: ThreadEnvironment | undefined;
+  private listingValue: ThreadListing | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   private closing: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -91,6 +93,17 @@ export class ThreadManager {
       log: (line) => this.context.log.info(line),
     };
     return this.environmentValue;
+  }
+
+  /** The engine behind thread/list and thread/read's summaries; its counters are the server's. */
+  get listing(): ThreadListing {
+    this.listingValue ??= new ThreadListing({ counters: this.context.counters });
+    return this.listingValue;
+  }
+
+  /** Every folder that holds this server's active transcripts (their `archived` folders beside them). */
+  sessionFolders(): string[] {
+    return this.sessionRoots();
   }
 
   get registry(): ModelRegistry {
@@ -397,6 +410,7 @@ export class ThreadManager {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.loading.values()]);
       await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown").catch(() => undefined)));
+      await this.listingValue?.flush().catch(() => undefined);
     })();
     return this.closing;
   }

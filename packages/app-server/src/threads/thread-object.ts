@@ -1,3 +1,4 @@
+import { titleFromText } from "@knightcode/agent";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 
 export type ThreadObject = ClientRequestResult<"thread/start">["thread"];
@@ -12,13 +13,9 @@ export function validApprovalMode(value: unknown, fallback: ApprovalMode = "ask"
   return APPROVAL_MODES.includes(value as ApprovalMode) ? (value as ApprovalMode) : fallback;
 }
 
-const NAME_LIMIT = 80;
-
-/** A thread's default name: the first line of its first user message, bounded. */
+/** A thread's default name: the first line of its first user message, bounded as listings bound titles. */
 export function derivedName(firstUserText: string | undefined): string {
-  const line = (firstUserText ?? "").split(/\r?\n/).find((l) => l.trim() !== "")?.trim() ?? "";
-  const points = [...line];
-  return points.length <= NAME_LIMIT ? line : `${points.slice(0, NAME_LIMIT - 1).join("")}…`;
+  return titleFromText(firstUserText ?? "");
 }
 
 export function isoTime(ms: number): string {
