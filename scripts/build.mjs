@@ -13,6 +13,15 @@ const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.m
 execFileSync(process.execPath, [tsc, "-b"], { cwd: root, stdio: "inherit" });
 
 const outdir = `${root}/packages/cli/dist/bundle`;
+
+/**
+ * Bundled: our workspace packages, and typebox, whose several hundred small
+ * modules otherwise cost more to find and load than the whole thread layer.
+ * Everything else from the registry stays external and loads on demand.
+ */
+function bundled(specifier) {
+  return specifier.startsWith("@knightcode/") || specifier.startsWith("node:") || specifier === "typebox" || specifier.startsWith("typebox/");
+}
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: `${root}/packages/cli/dist/src/main.js` },
@@ -22,7 +31,6 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  // Our own workspace packages are bundled; everything from the registry stays external.
   plugins: [
     {
       // V8 parses a JSON string much faster than the same data as a JavaScript literal.
@@ -38,9 +46,7 @@ await build({
     {
       name: "external-registry-packages",
       setup(b) {
-        b.onResolve({ filter: /^[^./]/ }, (args) =>
-          args.path.startsWith("@knightcode/") || args.path.startsWith("node:") ? undefined : { path: args.path, external: true },
-        );
+        b.onResolve({ filter: /^[^./]/ }, (args) => (bundled(args.path) ? undefined : { path: args.path, external: true }));
       },
     },
   ],

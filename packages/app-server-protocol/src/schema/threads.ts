@@ -6,6 +6,8 @@ import { HistoryItem, Item, PayloadRef } from "./items.js";
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+/** A page cursor from an earlier answer; null, like absence, asks for the first page. */
+const Cursor = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]));
 
 export const ThinkingLevel = Type.Union(
   [Type.Literal("off"), Type.Literal("minimal"), Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("xhigh")],
@@ -193,7 +195,7 @@ export const threads = {
       doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller.",
     }),
     "thread/resume": request({
-      params: Type.Object({ threadId: ThreadId, cursor: Type.Optional(Type.String({ maxLength: 4096 })) }, Closed),
+      params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
       result: Type.Object(
         {
           thread: Thread,
@@ -211,7 +213,7 @@ export const threads = {
       doc: "Loads and owns a thread and subscribes in the same step as it builds the answer: the first history page and live snapshots.",
     }),
     "thread/read": request({
-      params: Type.Object({ threadId: ThreadId, cursor: Type.Optional(Type.String({ maxLength: 4096 })) }, Closed),
+      params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
       result: Type.Object({ thread: ThreadSummary, turns: Type.Array(Turn), nextCursor: Type.Optional(Type.String()) }, Closed),
       errors: ["threadNotFound", "invalidCursor"],
       doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too.",
@@ -221,7 +223,7 @@ export const threads = {
         {
           cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only this project's threads." })),
           archived: Type.Optional(Type.Boolean({ description: "List archived threads instead." })),
-          cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+          cursor: Cursor,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "50 by default." })),
         },
         Closed,

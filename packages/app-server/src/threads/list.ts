@@ -41,7 +41,7 @@ export const listThreads: ThreadHandler<"thread/list"> = async (params, ctx, thr
       folders: threads.sessionFolders(),
       ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
       ...(params.archived === undefined ? {} : { archived: params.archived }),
-      ...(params.cursor === undefined ? {} : { cursor: params.cursor }),
+      ...(params.cursor == null ? {} : { cursor: params.cursor }),
       ...(params.limit === undefined ? {} : { limit: params.limit }),
       signal: ctx.signal,
     });
@@ -59,7 +59,7 @@ export const listThreads: ThreadHandler<"thread/list"> = async (params, ctx, thr
 export const readThread: ThreadHandler<"thread/read"> = async (params, _ctx, threads) => {
   const found = threads.find(params.threadId);
   if (!found) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
-  const page = await readPage(found.path, params.threadId, params.cursor);
+  const page = await readPage(found.path, params.threadId, params.cursor ?? undefined);
   let summary: ThreadSummary | undefined;
   try {
     summary = await threads.listing.summaryOf(found.path);

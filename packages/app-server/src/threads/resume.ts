@@ -5,7 +5,7 @@ import { threadCreated } from "./start.js";
 
 export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, threads) =>
   threads.using(params.threadId, async (thread) => {
-    const page = await readPage(thread.file.path, params.threadId, params.cursor);
+    const page = await readPage(thread.file.path, params.threadId, params.cursor ?? undefined);
     // From here to the answer nothing awaits: the snapshots and the subscription are one step.
     const store = threads.context.payloads;
     const running = thread.runningTurn();

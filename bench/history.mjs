@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+// History through the protocol: thread/list at 1,000 and 10,000 threads
+// (cold, warm, full walk, after a restart), and thread/read / thread/resume
+// of one transcript of 20,000 turns (time and RSS growth of the server).
+// With --peer, also the shared peer harness's thread/list figures for our
+// server and OpenAI Codex's app-server at 1,000 threads seeded through the
+// protocol, in the same run, inside a loopback-only network namespace.
+// Prints one JSON document.
+//
+//   node bench/history.mjs [--sizes 1000,10000] [--turns 20000] [--runs 15] [--peer] [--out file]
+//
+// Needs a build (npm run build). BENCH_DIR is where Codex is installed for --peer.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
+const { seed, longTranscript } = await import("./lib/transcripts.mjs");
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args[at + 1];
+};
+const sizes = flag("sizes", "1000,10000").split(",").map(Number);
+const longTurns = Number(flag("turns", "20000"));
+const runs = Number(flag("runs", "15"));
+const BIN = join(repo, "packages", "cli", "bin", "knightcode.js");
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
+};
+const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
+
+function rssOf(pid) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+}
+
+async function timed(run) {
+  const start = performance.now();
+  const value = await run();
+  return { ms: +(performance.now() - start).toFixed(2), value };
+}
+
+/** A server on a sessions folder, as a desktop app would spawn it (no CA bundle to parse). */
+async function startServer(sessionDir) {
+  const home = mkdtempSync(join(tmpdir(), "kc-bench-home-"));
+  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const transport = new SpawnedServerTransport({ command: process.execPath, args: [BIN, "app-server", "--session-dir", sessionDir], env, stderr: "ignore" });
+  const client = new AppServerClient(transport, { requestTimeoutMs: 120_000 });
+  await client.initialize({ clientInfo: { name: "bench", version: "0" } });
+  return {
+    client,
+    pid: transport.child.pid,
+    async close() {
+      transport.close();
+      await transport.exited;
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+async function walk(client) {
+  let pages = 0;
+  let threads = 0;
+  let cursor;
+  do {
+    const page = await client.request("thread/list", { limit: 50, ...(cursor ? { cursor } : {}) });
+    pages++;
+    threads += page.threads.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { pages, threads };
+}
+
+async function listing(count) {
+  const dir = mkdtempSync(join(tmpdir(), "kc-bench-sessions-"));
+  try {
+    const seeded = seed(dir, count);
+    const result = { threads: count, transcriptMiB: mib(seeded.bytes) };
+    let server = await startServer(dir);
+    const { client } = server;
+    const cold = await timed(() => client.request("thread/list", { limit: 50 }));
+    const diagnostics = await client.request("server/diagnostics", {});
+    result.coldFirstPage = { ms: cold.ms, filesOpened: diagnostics.listingFilesOpened, bytesScanned: diagnostics.listingBytesScanned };
+    for (let i = 0; i < 3; i++) await client.request("thread/list", { limit: 50 });
+    const warm = [];
+    for (let i = 0; i < runs; i++) warm.push((await timed(() => client.request("thread/list", { limit: 50 }))).ms);
+    const after = await client.request("server/diagnostics", {});
+    result.warmFirstPage = { medianMs: median(warm), minMs: Math.min(...warm), maxMs: Math.max(...warm), filesOpened: after.listingFilesOpened - diagnostics.listingFilesOpened };
+    const walks = [];
+    let walked;
+    for (let i = 0; i < 5; i++) {
+      const run = await timed(() => walk(client));
+      walks.push(run.ms);
+      walked = run.value;
+    }
+    result.fullWalk = { medianMs: median(walks), ...walked };
+    result.rssMiB = mib(rssOf(server.pid));
+    await server.close();
+    // A restarted server finds the index the first one left.
+    server = await startServer(dir);
+    const restarted = await timed(() => server.client.request("thread/list", { limit: 50 }));
+    const restartDiagnostics = await server.client.request("server/diagnostics", {});
+    result.firstPageAfterRestart = { ms: restarted.ms, filesOpened: restartDiagnostics.listingFilesOpened };
+    await server.close();
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function longHistory(turns) {
+  const dir = mkdtempSync(join(tmpdir(), "kc-bench-long-"));
+  try {
+    const file = longTranscript(dir, turns);
+    const result = { turns, transcriptMiB: mib(file.bytes) };
+    const server = await startServer(dir);
+    const { client } = server;
+    await client.request("server/diagnostics", {});
+    const rssBefore = rssOf(server.pid);
+    const first = await timed(() => client.request("thread/read", { threadId: file.id }));
+    const rssAfterRead = rssOf(server.pid);
+    const reads = [];
+    for (let i = 0; i < runs; i++) reads.push((await timed(() => client.request("thread/read", { threadId: file.id }))).ms);
+    const older = await timed(() => client.request("thread/read", { threadId: file.id, cursor: first.value.nextCursor }));
+    result.threadRead = {
+      firstMs: first.ms,
+      medianMs: median(reads),
+      olderPageMs: older.ms,
+      turnsOnPage: first.value.turns.length,
+      pageKiB: +(Buffer.byteLength(JSON.stringify(first.value)) / 1024).toFixed(1),
+      rssGrowthMiB: mib(rssAfterRead - rssBefore),
+    };
+    const resumed = await timed(() => client.request("thread/resume", { threadId: file.id }));
+    const rssAfterResume = rssOf(server.pid);
+    result.threadResume = { ms: resumed.ms, turnsOnPage: resumed.value.turns.length, rssGrowthMiB: mib(rssAfterResume - rssAfterRead) };
+    result.rssBeforeMiB = mib(rssBefore);
+    await server.close();
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The shared harness's list measurement for our server and for Codex, 1,000 threads seeded through each protocol. */
+function peer() {
+  const harnessSource = process.env.KNIGHTCODE_PEER_HARNESS ?? join(repo, "..", "shared", "bench", "codex-peer");
+  const benchDir = process.env.BENCH_DIR ?? "/tmp/knightcode-peer-bench";
+  const harness = join(benchDir, "harness");
+  mkdirSync(benchDir, { recursive: true });
+  cpSync(harnessSource, harness, { recursive: true });
+  spawnSync("chmod", ["-R", "u+w", harness]);
+  cpSync(join(repo, "bench", "peer", "knightcode-profile.json"), join(harness, "profiles", "knightcode.json"));
+  cpSync(join(repo, "bench", "peer", "knightcode-models.json.tmpl"), join(harness, "profiles", "knightcode-models.json.tmpl"));
+  if (!existsSync(join(benchDir, "node_modules", "@openai", "codex"))) {
+    if (!existsSync(join(benchDir, "package.json"))) writeFileSync(join(benchDir, "package.json"), "{}\n");
+    const npm = spawnSync("npm", ["i", "--no-audit", "--no-fund", "@openai/codex@0.169.0"], { cwd: benchDir, stdio: ["ignore", "ignore", "inherit"] });
+    if (npm.status !== 0) throw new Error("could not install @openai/codex@0.169.0");
+  }
+  const env = { ...process.env, BENCH_DIR: benchDir };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const common = ["--reps", "1", "--skip", "turns,rss", "--list-sizes", "1000", "--list-warm", "5"];
+  const run = (label, command, commandArgs) => {
+    const out = join(benchDir, `${label}-list.json`);
+    const result = spawnSync(command, [...commandArgs, ...common, "--out", out], { cwd: harness, env, stdio: ["ignore", "ignore", "inherit"] });
+    if (result.status !== 0) throw new Error(`${label} list bench failed (${result.status})`);
+    const parsed = JSON.parse(readFileSync(out, "utf8"));
+    return parsed.median?.list ?? parsed.medians?.list ?? parsed.median ?? parsed;
+  };
+  const ours = run("knightcode", "unshare", [
+    "-n", "bash", "-c", 'ip link set lo up && exec "$@"', "_",
+    process.execPath, "appserver-bench.mjs", "--profile", "profiles/knightcode.json",
+    "--set", `KNIGHTCODE_BIN=${BIN}`, "--set", `NODE_BIN=${process.execPath}`,
+  ]);
+  const codex = run("codex", "bash", ["run-codex-bench.sh"]);
+  return { knightcode: ours, codex };
+}
+
+const result = {
+  bench: "history",
+  node: process.version,
+  cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
+  loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+  targets: {
+    "list.1000.warmFirstPage": "< 10 ms",
+    "list.1000.fullWalk": "< 150 ms",
+    "list.10000.warmFirstPage": "< 50 ms",
+    "long.threadRead.firstMs": "< 100 ms",
+    "long.threadResume.ms": "< 100 ms",
+  },
+  list: {},
+};
+for (const size of sizes) result.list[size] = await listing(size);
+result.long = await longHistory(longTurns);
+if (args.includes("--peer")) result.peer = peer();
+const text = JSON.stringify(result, null, 2);
+const out = flag("out");
+if (out) writeFileSync(out, text + "\n");
+console.log(text);
