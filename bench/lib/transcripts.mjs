@@ -106,14 +106,21 @@ export function longTranscript(dir, turns, cwd = PROJECTS[0]) {
   const words = (count) => Array.from({ length: count }, () => WORDS[Math.floor(random() * WORDS.length)]).join(" ");
   const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: 1 });
   add({ type: "model_change", provider: "local", modelId: "bench-model" });
+  // Each turn_end carries the checkpoint KnightCode writes: the branch's state and usage so far.
+  const totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  const state = { model: { provider: "local", id: "bench-model" }, firstUserText: "", usage: totals };
   for (let turn = 0; turn < turns; turn++) {
     const turnId = add({ type: "turn_start" });
-    add({ type: "message", message: { role: "user", content: `${turn}: ${words(20)}`, timestamp: 1 } });
+    const question = `${turn}: ${words(20)}`;
+    if (turn === 0) state.firstUserText = question;
+    add({ type: "message", message: { role: "user", content: question, timestamp: 1 } });
     const callId = `call_${turn}`;
     add({ type: "message", message: assistant([{ type: "toolCall", id: callId, name: "bash", arguments: { command: words(6) } }], "toolUse") });
     add({ type: "message", message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: words(150) }], isError: false, timestamp: 1 } });
     add({ type: "message", message: assistant([{ type: "text", text: words(60) }], "stop") });
-    add({ type: "turn_end", turnId, status: "completed" });
+    for (const key of ["input", "output", "cacheRead", "cacheWrite"]) totals[key] += 2 * usage[key];
+    totals.cost += 2 * usage.cost.total;
+    add({ type: "turn_end", turnId, status: "completed", state: { ...state, usage: { ...totals, contextTokens: 2300 } } });
   }
   const text = lines.join("\n") + "\n";
   writeFileSync(path, text, { mode: 0o600 });

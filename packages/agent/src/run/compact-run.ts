@@ -28,6 +28,7 @@ export async function runCompaction(options: {
   turnId?: string;
 }): Promise<CompactionResult> {
   const { session, agent, reason, signal, turnId } = options;
+  await session.transcript.loadBranch();
   const { messages, entryIds } = contextMessages(session.transcript.branch());
   const plan = planCompaction(messages, session.settings.compaction.keepRecentTokens);
   session.emit({ type: "compaction_start", turnId, reason });

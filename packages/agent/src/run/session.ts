@@ -137,9 +137,9 @@ export class AgentSession {
     this.settings = options.settings ?? DEFAULT_RUN_SETTINGS;
     this.systemPrompt = options.systemPrompt;
     this.tools = options.tools;
-    const state = branchState(this.transcript.branch());
+    const state = this.transcript.summary();
     this.level = (state.thinkingLevel ?? options.defaultThinkingLevel ?? "medium") as ModelThinkingLevel;
-    this.tokenUsage = usageFromBranch(this.transcript.branch(), 0);
+    this.tokenUsage = { ...state.usage, contextWindow: 0 };
   }
 
   subscribe(listener: SessionListener): () => void {
@@ -181,7 +181,7 @@ export class AgentSession {
   /** The model the transcript or the settings choose, or undefined when none is usable yet. */
   async resolveModel(): Promise<Model<Api> | undefined> {
     if (this.currentModel) return this.currentModel;
-    const chosen = branchState(this.transcript.branch()).model;
+    const chosen = this.transcript.summary().model;
     try {
       this.currentModel = await this.registry.resolve(chosen, this.options.defaultModel);
     } catch (error) {
@@ -241,6 +241,8 @@ export class AgentSession {
     if (!model) throw new ModelError("noModel", "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json, then choose a model");
     await this.registry.requireCredentials(model);
     this.engine ??= await loadEngine();
+    // The model's context is the branch: a thread opened from its newest checkpoint reads it now.
+    await this.transcript.loadBranch();
     this.agent ??= this.createAgent(this.engine, model);
     return this.agent;
   }

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { BranchSummary } from "../session/summary.js";
 import type { TurnError } from "./error-kind.js";
 
 /**
@@ -15,7 +16,12 @@ export interface TranscriptEntry {
 
 export interface Transcript {
   append(entry: never, options?: { durable?: boolean }): TranscriptEntry;
+  /** The current branch; a lazily opened transcript needs `loadBranch()` first. */
   branch(): readonly TranscriptEntry[];
+  /** Reads the branch when it is not in memory yet (once). */
+  loadBranch(): Promise<void>;
+  /** What the branch leaves behind, available before the branch is loaded. */
+  summary(): BranchSummary;
 }
 
 /** An entry's kind-specific fields; the run reads them by name. */

@@ -5,6 +5,7 @@ import { HEAD_BYTES } from "./line-splitter.js";
 import { readEntryPrefix, type EntryPrefix } from "./prefix.js";
 import { branchPath, readEntries } from "./read.js";
 import { openForReading, readHeaderFrom, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
+import { checkpointOf, summaryOf, type BranchSummary } from "./summary.js";
 
 /** Where an older page continues: the entry wanted next, and the offset of its child, which appends cannot move. */
 export interface BranchCursor {
@@ -225,4 +226,45 @@ export async function readBranchPage(path: string, options: BranchPageOptions): 
     await file.close();
   }
   return pageFromIndex(path, options);
+}
+
+/** What a branch leaves behind, read from its newest checkpoint rather than from its whole history. */
+export interface BranchTail {
+  summary: BranchSummary;
+  /** The newest entry of the branch (the file's last line), or undefined when there is none. */
+  leaf: SessionEntry | undefined;
+  header: SessionHeader;
+}
+
+/** Pages walked back looking for a checkpoint before reading the whole branch instead. */
+const CHECKPOINT_PAGES = 4;
+
+/**
+ * Walks the current branch back from its leaf, two turns at a time, to the
+ * newest turn_end that carries a checkpoint, and folds what came after it
+ * into that checkpoint. A transcript written before checkpoints existed (no
+ * checkpoint in its last turns) is summarized from its whole branch. Never
+ * locks or writes.
+ */
+export async function readBranchTail(path: string): Promise<BranchTail> {
+  const newer: SessionEntry[][] = [];
+  let cursor: BranchCursor | undefined;
+  let header: SessionHeader | undefined;
+  let leaf: SessionEntry | undefined;
+  for (let pages = 0; pages < CHECKPOINT_PAGES; pages++) {
+    const page = await readBranchPage(path, { turns: 2, ...(cursor ? { cursor } : {}) });
+    header ??= page.header;
+    if (cursor === undefined) leaf = page.entries.at(-1);
+    for (let i = page.entries.length - 1; i >= 0; i--) {
+      const checkpoint = checkpointOf(page.entries[i]!);
+      if (checkpoint) return { summary: summaryOf([...page.entries.slice(i + 1), ...newer.flat()], checkpoint), leaf, header };
+    }
+    newer.unshift(page.entries);
+    if (!page.next) return { summary: summaryOf(newer.flat()), leaf, header };
+    cursor = page.next;
+  }
+  const index = await scanSession(path);
+  const branch = await readEntries(path, branchPath(index.byId, index.leafId));
+  const entries = branch.entries.filter((entry): entry is SessionEntry => entry !== undefined);
+  return { summary: summaryOf(entries), leaf: entries.at(-1), header: index.header };
 }

@@ -64,6 +64,8 @@ export interface SessionIndex {
 export interface ScanOptions {
   /** Read size; small values exercise chunk boundaries in tests. */
   chunkSize?: number;
+  /** Scan only the first `size` bytes (an owner's snapshot; later bytes are its own appends). */
+  size?: number;
 }
 
 const CLOSE_BRACE = 0x7d;
@@ -194,7 +196,7 @@ function link(records: LineRecord[], issues: SessionIssue[]): Pick<SessionIndex,
 export async function scanSession(path: string, options: ScanOptions = {}): Promise<SessionIndex> {
   const file = await openForReading(path);
   try {
-    const size = (await file.stat()).size;
+    const size = Math.min(options.size ?? Number.MAX_SAFE_INTEGER, (await file.stat()).size);
     const header = await readHeaderFrom(file, path);
     let lineNumber = 0;
     const records: LineRecord[] = [];

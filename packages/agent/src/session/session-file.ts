@@ -1,5 +1,5 @@
 import { randomFillSync, randomUUID } from "node:crypto";
-import { closeSync, constants, fdatasyncSync, fstatSync, openSync, realpathSync, statSync, type Stats } from "node:fs";
+import { closeSync, constants, fdatasyncSync, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { FileLock, LockHeldError } from "../fs/file-lock.js";
@@ -18,11 +18,20 @@ import {
 import { assertThreadId, sessionFileName } from "./paths.js";
 import { ensureDirectory, publishBytesExclusive } from "./publish.js";
 import { branchPath, readEntries, readEntriesSync, type ReadEntriesResult } from "./read.js";
+import { readBranchTail } from "./read-page.js";
 import { notASessionFile, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
+import { cloneSummary, emptySummary, foldEntry, summaryOf, type BranchSummary } from "./summary.js";
 
 export interface SessionFileOptions {
   /** Clock for header and entry times (Unix ms). */
   now?: () => number;
+  /**
+   * Open from the newest checkpoint instead of reading the whole branch:
+   * the summary, the leaf and appends work at once; `branch()` and the
+   * index wait for `loadBranch()`. A file whose tail needs repair opens in
+   * full.
+   */
+  lazy?: boolean;
   /** How often a non-durable append re-reads the lock; durable appends always do. */
   ownershipCheckMs?: number;
 }
@@ -63,6 +72,21 @@ function takeLock(path: string, realPath: string): FileLock {
   }
 }
 
+/** Whether the file's last byte is a line feed: a tail that needs no repair. */
+function endsWithNewline(fd: number, size: number): boolean {
+  if (size === 0) return false;
+  const byte = Buffer.alloc(1);
+  return readSync(fd, byte, 0, 1, size - 1) === 1 && byte[0] === 0x0a;
+}
+
+/** Another writer must not have touched the file while it was read for opening. */
+function checkUnchanged(path: string, realPath: string, fd: number, identity: Stats, size: number): void {
+  const now = statSync(realPath);
+  if (fstatSync(fd).size !== size || now.ino !== identity.ino || now.dev !== identity.dev) {
+    throw new SessionFileError("ownershipLost", `${path} changed on disk while it loaded`, { path });
+  }
+}
+
 function refuseHardLinks(path: string, stats: Stats): void {
   if (stats.nlink > 1) {
     throw new SessionFileError("hardLinked", `${path} has ${stats.nlink} hard links; a transcript must have one name to be owned safely`, { path });
@@ -97,6 +121,18 @@ interface Parts {
   branchEntries: Array<SessionEntry | undefined>;
   issues: SessionIssue[];
   lineCount: number;
+  /** What the current branch leaves behind; kept up to date by appends. */
+  summary: BranchSummary;
+  /** The newest entry's time. */
+  lastTimestamp: number | undefined;
+  /** False while a lazily opened file has not read its index and branch. */
+  loaded: boolean;
+}
+
+/** An entry appended before the index and branch were loaded. */
+interface Pending {
+  ref: EntryRef;
+  entry: SessionEntry;
 }
 
 /**
@@ -109,6 +145,8 @@ export class SessionFile {
   private lostReason = "";
   private lastOwnershipCheck = performance.now();
   private dense: SessionEntry[] | undefined;
+  private pending: Pending[] = [];
+  private loading: Promise<void> | undefined;
   private readonly now: () => number;
   private readonly checkEveryMs: number;
 
@@ -138,7 +176,10 @@ export class SessionFile {
       fd = openForAppend(realPath);
       const identity = fstatSync(fd);
       const appender = new LineAppender(fd, realPath, identity.size, undefined, false);
-      const parts: Parts = { path, realPath, header, lock, fd, identity, appender, refs: [], byId: new Map(), leafId: null, branchRefs: [], branchEntries: [], issues: [], lineCount: 1 };
+      const parts: Parts = {
+        ...{ path, realPath, header, lock, fd, identity, appender, refs: [], byId: new Map(), leafId: null, branchRefs: [], branchEntries: [], issues: [] },
+        ...{ lineCount: 1, summary: emptySummary(), lastTimestamp: undefined, loaded: true },
+      };
       return new SessionFile(parts, options);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
@@ -160,6 +201,16 @@ export class SessionFile {
       fd = openForAppend(realPath);
       const identity = fstatSync(fd);
       refuseHardLinks(absolute, identity);
+      if (options.lazy && endsWithNewline(fd, identity.size)) {
+        const tail = await readBranchTail(realPath);
+        checkUnchanged(absolute, realPath, fd, identity, identity.size);
+        const appender = new LineAppender(fd, realPath, identity.size, undefined, false);
+        const parts: Parts = {
+          ...{ path: absolute, realPath, header: tail.header, lock, fd, identity, appender, refs: [], byId: new Map(), leafId: tail.leaf?.id ?? null },
+          ...{ branchRefs: [], branchEntries: [], issues: [], lineCount: 0, summary: tail.summary, lastTimestamp: tail.leaf?.timestamp, loaded: false },
+        };
+        return new SessionFile(parts, options);
+      }
       const index = await scanSession(realPath);
       const now = statSync(realPath);
       if (fstatSync(fd).size !== index.size || now.ino !== identity.ino || now.dev !== identity.dev) {
@@ -171,7 +222,11 @@ export class SessionFile {
       const loaded = await readEntries(realPath, branchRefs);
       const issues = [...index.issues, ...loaded.issues];
       const { header, refs, byId, leafId, lineCount } = index;
-      const parts: Parts = { path: absolute, realPath, header, lock, fd, identity, appender, refs, byId, leafId, branchRefs, branchEntries: loaded.entries, issues, lineCount };
+      const summary = summaryOf(loaded.entries.filter((entry): entry is SessionEntry => entry !== undefined));
+      const parts: Parts = {
+        ...{ path: absolute, realPath, header, lock, fd, identity, appender, refs, byId, leafId, branchRefs, branchEntries: loaded.entries, issues, lineCount },
+        ...{ summary, lastTimestamp: refs.at(-1)?.timestamp, loaded: true },
+      };
       return new SessionFile(parts, options);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
@@ -206,21 +261,44 @@ export class SessionFile {
 
   /** The latest entry time, or the header's creation time for a thread without entries. */
   get updatedAt(): number {
-    return this.parts.refs.at(-1)?.timestamp ?? Date.parse(this.parts.header.createdAt);
+    return this.parts.lastTimestamp ?? Date.parse(this.parts.header.createdAt);
+  }
+
+  /** What the current branch leaves behind (model, levels, name, usage), whether or not the branch is loaded. */
+  summary(): BranchSummary {
+    return cloneSummary(this.parts.summary);
+  }
+
+  /** Whether `branch()` and the index are available (always, unless opened lazily and not loaded yet). */
+  get isLoaded(): boolean {
+    return this.parts.loaded;
+  }
+
+  /**
+   * Reads the index and the current branch of a lazily opened file, once,
+   * without blocking appends: what is appended meanwhile joins them after.
+   */
+  loadBranch(): Promise<void> {
+    if (this.parts.loaded) return Promise.resolve();
+    this.loading ??= this.loadNow().finally(() => (this.loading = undefined));
+    return this.loading;
   }
 
   /** The current branch, root first; entries that could not be read are left out (see `issues`). */
   branch(): readonly SessionEntry[] {
+    this.assertLoaded();
     this.dense ??= this.parts.branchEntries.filter((entry): entry is SessionEntry => entry !== undefined);
     return this.dense;
   }
 
   /** Every usable entry's place in the file, in file order: what history paging works from. */
   refs(): readonly EntryRef[] {
+    this.assertLoaded();
     return this.parts.refs;
   }
 
   entryRef(id: string): EntryRef | undefined {
+    this.assertLoaded();
     return this.parts.byId.get(id);
   }
 
@@ -256,15 +334,23 @@ export class SessionFile {
       if (issue !== undefined) this.parts.issues.push(issue);
     }
     const stored = this.complete(entry);
+    // A turn end records what the branch leaves behind, so a later load can start there.
+    if (stored.type === "turn_end" && !("state" in stored)) (stored as unknown as { state: BranchSummary }).state = this.summary();
     const line = serializeEntry(stored);
     const { offset, length } = appender.appendLine(line, durable);
     const ref: EntryRef = { type: stored.type, id: stored.id, parentId: stored.parentId, timestamp: stored.timestamp, offset, length, line: ++this.parts.lineCount };
-    this.parts.refs.push(ref);
-    this.parts.byId.set(ref.id, ref);
-    this.parts.branchRefs.push(ref);
-    this.parts.branchEntries.push(stored);
-    this.dense?.push(stored);
+    if (this.parts.loaded) {
+      this.parts.refs.push(ref);
+      this.parts.byId.set(ref.id, ref);
+      this.parts.branchRefs.push(ref);
+      this.parts.branchEntries.push(stored);
+      this.dense?.push(stored);
+    } else {
+      this.pending.push({ ref, entry: stored });
+    }
     this.parts.leafId = ref.id;
+    this.parts.lastTimestamp = stored.timestamp;
+    foldEntry(this.parts.summary, stored);
     return stored as EntryOfType<E["type"]>;
   }
 
@@ -275,6 +361,7 @@ export class SessionFile {
    */
   setLeaf(entryId: string | null): void {
     this.assertNotClosed();
+    this.assertLoaded();
     const { parts } = this;
     if (entryId === parts.leafId) return;
     if (entryId !== null && !parts.byId.has(entryId)) {
@@ -288,6 +375,7 @@ export class SessionFile {
     parts.branchRefs = path;
     parts.branchEntries = [...parts.branchEntries.slice(0, shared), ...loaded.entries];
     parts.leafId = entryId;
+    parts.summary = summaryOf(parts.branchEntries.filter((entry): entry is SessionEntry => entry !== undefined));
     this.dense = undefined;
   }
 
@@ -325,6 +413,37 @@ export class SessionFile {
 
   private assertNotClosed(): void {
     if (this.state === "closed") throw new SessionFileError("closed", `${this.parts.path} was closed`, { path: this.parts.path });
+  }
+
+  private assertLoaded(): void {
+    if (!this.parts.loaded) throw new Error(`${this.parts.path}: the branch is not loaded yet (await loadBranch())`);
+  }
+
+  /** The index of the bytes as they were when loading began, then the appends made since. */
+  private async loadNow(): Promise<void> {
+    const { parts } = this;
+    const size = parts.appender.size;
+    const before = this.pending.length;
+    const leafAtStart = parts.leafId;
+    const index = await scanSession(parts.realPath, { size });
+    const leaf = leafAtStart !== null && index.byId.has(leafAtStart) ? leafAtStart : index.leafId;
+    const branchRefs = branchPath(index.byId, leaf);
+    const loaded = await readEntries(parts.realPath, branchRefs);
+    this.assertNotClosed();
+    // From here on nothing awaits: appends made while reading join in order.
+    const later = this.pending.slice(before).filter((p) => p.ref.offset >= size);
+    let line = index.lineCount;
+    for (const { ref } of later) ref.line = ++line;
+    parts.refs = [...index.refs, ...later.map((p) => p.ref)];
+    parts.byId = new Map(index.byId);
+    for (const { ref } of later) parts.byId.set(ref.id, ref);
+    parts.branchRefs = [...branchRefs, ...later.map((p) => p.ref)];
+    parts.branchEntries = [...loaded.entries, ...later.map((p) => p.entry)];
+    parts.issues.push(...index.issues, ...loaded.issues);
+    parts.lineCount = line;
+    parts.loaded = true;
+    this.pending = [];
+    this.dense = undefined;
   }
 
   private assertWritable(): void {

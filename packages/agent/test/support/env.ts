@@ -23,6 +23,14 @@ export class TestTranscript {
     return this.file.branch();
   }
 
+  loadBranch() {
+    return this.file.loadBranch();
+  }
+
+  summary() {
+    return this.file.summary();
+  }
+
   // Tests read kind-specific fields freely.
   ofType(type: string): Record<string, any>[] {
     return this.file.branch().filter((e) => e.type === type) as unknown as Record<string, any>[];

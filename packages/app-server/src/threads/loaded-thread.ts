@@ -1,6 +1,5 @@
 import {
   boundErrorMessage,
-  branchState,
   type SessionEvent,
   type SessionFile,
   type ThreadRuntime,
@@ -92,7 +91,7 @@ export class LoadedThread {
     this.ui = options.ui;
     this.loadWarnings = options.warnings;
     this.log = options.log;
-    const state = branchState(this.file.branch());
+    const state = this.file.summary();
     this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
     this.explicitName = state.name !== undefined;
     this.nameValue = state.name ?? derivedName(state.firstUserText);
@@ -302,7 +301,7 @@ export class LoadedThread {
         return;
       case "message_end":
         if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {
-          this.updateName(derivedName(branchState(this.file.branch()).firstUserText));
+          this.updateName(derivedName(this.file.summary().firstUserText));
         }
         break;
       default:

@@ -10,7 +10,6 @@ import {
   ThreadRuntime,
   ThreadListing,
   TrustStore,
-  branchState,
   forkSession,
   readSessionHeader,
   readSettings,
@@ -192,7 +191,7 @@ export class ThreadManager {
         warmEngine();
         let file: SessionFile;
         try {
-          file = await SessionFile.open(path);
+          file = await SessionFile.open(path, { lazy: true });
         } catch (error) {
           throw sessionError(error, threadId);
         }
@@ -213,7 +212,7 @@ export class ThreadManager {
     const forked = await forkSession({ source: path, dir: this.sessionDirFor(cwd), cwd });
     const file = await SessionFile.open(forked.path);
     if (sourceName === undefined) {
-      const state = branchState(file.branch());
+      const state = file.summary();
       sourceName = state.name ?? derivedName(state.firstUserText);
     }
     file.append({ type: "thread_name", name: `${sourceName} (fork)` });

@@ -1,0 +1,118 @@
+import type { SessionEntry } from "./format.js";
+
+/** Cumulative token figures of a branch: every reply's, plus the summaries compaction paid for. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cost: number;
+  /** What the context held after the latest reply; absent after a compaction until the next one. */
+  contextTokens?: number;
+}
+
+/**
+ * What a branch leaves behind, the latest setting of each kind winning.
+ * Every turn_end entry carries it as `state`, so a thread loads from its
+ * newest turn instead of from its whole history.
+ */
+export interface BranchSummary {
+  model?: { provider: string; id: string };
+  thinkingLevel?: string;
+  approvalMode?: string;
+  name?: string;
+  /** The start of the first user message's text, for a default name. */
+  firstUserText?: string;
+  usage: UsageTotals;
+}
+
+/** A checkpoint keeps this much of the first message: far more than any title shows. */
+export const FIRST_TEXT_MAX = 1000;
+
+export function emptySummary(): BranchSummary {
+  return { usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 } };
+}
+
+const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+
+function addUsage(totals: UsageTotals, usage: unknown, contextKnown: boolean): void {
+  if (usage === null || typeof usage !== "object") return;
+  const u = usage as Record<string, unknown>;
+  const cost = u.cost as Record<string, unknown> | undefined;
+  totals.input += num(u.input);
+  totals.output += num(u.output);
+  totals.cacheRead += num(u.cacheRead);
+  totals.cacheWrite += num(u.cacheWrite);
+  totals.cost += num(cost?.total);
+  if (!contextKnown) return;
+  const context = num(u.input) + num(u.cacheRead) + num(u.cacheWrite) + num(u.output);
+  if (context > 0) totals.contextTokens = context;
+}
+
+function userText(message: Record<string, unknown>): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const part = content.find((c) => (c as { type?: unknown })?.type === "text") as { text?: unknown } | undefined;
+  return typeof part?.text === "string" ? part.text : "";
+}
+
+/** Folds one entry of the branch into `summary` (in place). */
+export function foldEntry(summary: BranchSummary, base: SessionEntry): void {
+  const entry = base as unknown as Record<string, unknown>;
+  switch (entry.type) {
+    case "model_change":
+      summary.model = { provider: String(entry.provider), id: String(entry.modelId) };
+      return;
+    case "thinking_level_change":
+      summary.thinkingLevel = String(entry.thinkingLevel);
+      return;
+    case "approval_mode":
+      summary.approvalMode = String(entry.mode);
+      return;
+    case "thread_name":
+      summary.name = String(entry.name);
+      return;
+    case "compaction":
+      if (entry.usage) {
+        addUsage(summary.usage, entry.usage, false);
+        delete summary.usage.contextTokens;
+      }
+      return;
+    case "message": {
+      const message = (entry.message ?? {}) as Record<string, unknown>;
+      if (message.role === "assistant") addUsage(summary.usage, message.usage, true);
+      else if (message.role === "user" && summary.firstUserText === undefined) summary.firstUserText = userText(message).slice(0, FIRST_TEXT_MAX);
+      return;
+    }
+  }
+}
+
+export function summaryOf(entries: readonly SessionEntry[], start: BranchSummary = emptySummary()): BranchSummary {
+  const summary = cloneSummary(start);
+  for (const entry of entries) foldEntry(summary, entry);
+  return summary;
+}
+
+export function cloneSummary(summary: BranchSummary): BranchSummary {
+  return { ...summary, ...(summary.model ? { model: { ...summary.model } } : {}), usage: { ...summary.usage } };
+}
+
+/** A turn_end's checkpoint, when it carries a well-formed one. */
+export function checkpointOf(entry: SessionEntry): BranchSummary | undefined {
+  if (entry.type !== "turn_end") return undefined;
+  const state = (entry as unknown as { state?: unknown }).state;
+  if (state === null || typeof state !== "object") return undefined;
+  const value = state as Record<string, unknown>;
+  const usage = value.usage as Record<string, unknown> | undefined;
+  if (usage === null || typeof usage !== "object") return undefined;
+  const summary = emptySummary();
+  addUsage(summary.usage, { ...usage, cost: { total: usage.cost } }, false);
+  if (typeof usage.contextTokens === "number") summary.usage.contextTokens = usage.contextTokens;
+  const model = value.model as Record<string, unknown> | undefined;
+  if (model && typeof model.provider === "string" && typeof model.id === "string") summary.model = { provider: model.provider, id: model.id };
+  for (const key of ["thinkingLevel", "approvalMode", "name", "firstUserText"] as const) {
+    if (typeof value[key] === "string") summary[key] = value[key] as string;
+  }
+  return summary;
+}
