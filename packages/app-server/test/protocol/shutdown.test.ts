@@ -42,8 +42,8 @@ describe("spec: Ownership, unloading, and shutdown (process)", () => {
       // Never read stdout: its pipe fills and the server's output backs up.
       child.stdout.pause();
       const lines = [JSON.stringify({ id: 0, method: "initialize", params: { clientInfo: { name: "stalled" } } }), '{"method":"initialized","params":{}}'];
-      // 1,000 answers of ~250 bytes: far more than a pipe holds, few enough to be read before the end of input.
-      for (let i = 1; i <= 1000; i++) lines.push(JSON.stringify({ id: i, method: "server/diagnostics", params: {} }));
+      // 4,000 answers of ~250 bytes: far more than a pipe and the reader's buffer hold.
+      for (let i = 1; i <= 4000; i++) lines.push(JSON.stringify({ id: i, method: "server/diagnostics", params: {} }));
       child.stdin.write(lines.join("\n") + "\n");
       await new Promise((resolve) => setTimeout(resolve, 500));
       const started = Date.now();
