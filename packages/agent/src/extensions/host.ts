@@ -1,9 +1,9 @@
 import { basename, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
 import { execProgram } from "./exec.js";
+import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { providerFromDefinition } from "./provider.js";
 import type {
   ExtensionAPI,
@@ -53,6 +53,8 @@ export interface ExtensionHostDeps {
   env?: NodeJS.ProcessEnv;
   /** How long an extension's factory may take; 10 s by default. */
   loadTimeoutMs?: number;
+  /** The process's cache of extension code; without one, the host keeps its own. */
+  factories?: ExtensionFactoryCache;
 }
 
 interface Instance {
@@ -62,24 +64,8 @@ interface Instance {
   commands: Map<string, ExtensionCommand>;
   providers: string[];
   active: boolean;
-}
-
-let aliases: Record<string, string> | undefined;
-
-/** Packages an extension can import from our installation: TypeBox for tool schemas. */
-function sharedModuleAliases(): Record<string, string> {
-  if (!aliases) {
-    const resolve = (id: string) => fileURLToPath(import.meta.resolve(id));
-    aliases = {};
-    for (const id of ["typebox", "typebox/value", "typebox/compile"]) {
-      try {
-        aliases[id] = resolve(id);
-      } catch {
-        // Not installed beside us: an extension importing it fails to load with a clear message.
-      }
-    }
-  }
-  return aliases;
+  /** The cache entry a file's instance came from; built-ins have none. */
+  lease?: FactoryLease;
 }
 
 function describe(error: unknown): string {
@@ -107,14 +93,15 @@ function untilAborted<T>(value: T | Promise<T>, signal: AbortSignal | undefined)
 }
 
 /**
- * One thread's extensions: each loaded as its own instance (no module cache
- * shared with other threads), their handlers, tools, commands and
- * providers. An extension that throws - at load, in a handler, in a command
- * - becomes a warning naming its path; the thread goes on.
+ * One thread's extensions: each loaded as its own instance (the factory
+ * cache shares transformed code, never module state), their handlers,
+ * tools, commands and providers. An extension that throws - at load, in a
+ * handler, in a command - becomes a warning naming its path; the thread
+ * goes on.
  */
 export class ExtensionHost {
   private instances: Instance[] = [];
-  private jiti: { import(id: string): Promise<unknown> } | undefined;
+  private ownFactories: ExtensionFactoryCache | undefined;
 
   constructor(private readonly deps: ExtensionHostDeps) {}
 
@@ -124,29 +111,27 @@ export class ExtensionHost {
     for (const spec of specs) {
       const instance: Instance = { spec, handlers: new Map(), tools: new Map(), commands: new Map(), providers: [], active: true };
       try {
-        const factory = spec.factory ?? (await this.importFactory(spec.path));
+        let factory = spec.factory;
+        if (!factory) {
+          instance.lease = await this.factories().lease(spec.path);
+          factory = instance.lease.factory;
+        }
         await this.runFactory(factory, instance);
         this.instances.push(instance);
       } catch (error) {
         instance.active = false;
         this.dropProviders(instance);
+        instance.lease?.release();
         warnings.push({ message: `extension failed to load: ${describe(error)}`, source: "extension", path: spec.path });
       }
     }
     return warnings;
   }
 
-  private async importFactory(path: string): Promise<ExtensionFactory> {
-    if (!this.jiti) {
-      const { createJiti } = await import("jiti");
-      // No module cache: every thread evaluates its own copy of each extension.
-      // Extensions may import the schema builder we use without installing it themselves.
-      this.jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, alias: sharedModuleAliases() });
-    }
-    const loaded = (await this.jiti.import(path)) as { default?: unknown } | ((...args: unknown[]) => unknown);
-    const factory = typeof loaded === "function" ? loaded : loaded?.default;
-    if (typeof factory !== "function") throw new Error("the module has no default export function");
-    return factory as ExtensionFactory;
+  private factories(): ExtensionFactoryCache {
+    if (this.deps.factories) return this.deps.factories;
+    this.ownFactories ??= new ExtensionFactoryCache();
+    return this.ownFactories;
   }
 
   private async runFactory(factory: ExtensionFactory, instance: Instance): Promise<void> {
@@ -319,7 +304,7 @@ export class ExtensionHost {
     return this.instances.filter((i) => i.active && !i.spec.builtin).map((i) => i.spec.path);
   }
 
-  /** Sends session_shutdown to every extension and forgets them; safe to call twice. */
+  /** Sends session_shutdown to every extension, forgets them and releases their cache leases; safe to call twice. */
   async dispose(reason: ExtensionEvents["session_shutdown"]["reason"]): Promise<void> {
     const instances = this.instances;
     if (instances.length === 0) return;
@@ -327,9 +312,9 @@ export class ExtensionHost {
     for (const instance of instances) {
       instance.active = false;
       this.dropProviders(instance);
+      instance.lease?.release();
     }
     this.instances = [];
-    this.jiti = undefined;
   }
 }
 

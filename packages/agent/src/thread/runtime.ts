@@ -1,5 +1,6 @@
 import type { ImageContent, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
+import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
 import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
 import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../extensions/types.js";
@@ -29,6 +30,8 @@ export interface ThreadEnvironment {
   /** `-e` paths: explicitly trusted, loaded in every thread. */
   extensionPaths: readonly string[];
   builtinExtensions?: readonly ExtensionSpec[];
+  /** One per process, so threads loading the same extension file read and transform it once. */
+  extensionFactories?: ExtensionFactoryCache;
   env: NodeJS.ProcessEnv;
   log?: (line: string) => void;
 }
@@ -118,6 +121,7 @@ export class ThreadRuntime {
       warn: (warning) => options.onWarning(warning),
       changed: () => options.onChanged?.(),
       log: env.log,
+      factories: env.extensionFactories,
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
