@@ -96,3 +96,4 @@ export * from "./session/index.js";
 export { ThreadRuntime, type ThreadEnvironment, type ThreadRuntimeOptions, type InputOutcome } from "./thread/runtime.js";
 export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "./thread/tool-selection.js";
 export * from "./listing/index.js";
+export { ExtensionFactoryCache, ExtensionLoadError, type ExtensionFactoryCacheOptions, type FactoryCacheCounts, type FactoryLease } from "./extensions/factory-cache.js";

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   ARCHIVED_FOLDER,
+  ExtensionFactoryCache,
   ArchiveConflictError,
   isArchivedPath,
   ModelRegistry,
@@ -87,6 +88,8 @@ export class ThreadManager {
       agentDir: this.context.agentDir,
       registry: new ModelRegistry(this.context.agentDir, this.context.env),
       trust: new TrustStore(this.context.agentDir),
+      // One code cache per process: threads lease what they load; at most 256 unleased entries stay.
+      extensionFactories: new ExtensionFactoryCache({ onChange: (counts) => (this.context.counters.inactiveFactories = counts.inactive) }),
       extensionPaths: this.context.extensionPaths,
       env: this.context.env,
       log: (line) => this.context.log.info(line),

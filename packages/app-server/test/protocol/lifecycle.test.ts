@@ -168,6 +168,34 @@ describe("spec: thread/delete", () => {
   });
 });
 
+describe("spec: Ownership, unloading, and shutdown (unloading)", () => {
+  test("an idle thread without subscribers unloads, releasing its lock and its extension lease; diagnostics count both", async () => {
+    const extension = join(server.home, "counter-ext.ts");
+    writeFileSync(extension, "export default function (kc: any) { kc.registerCommand('hello', { handler: async () => {} }); }\n");
+    const local = await startServer({ model, args: ["-e", extension], env: { KNIGHTCODE_THREAD_IDLE_MS: "200" } });
+    try {
+      const { thread } = await local.main.request("thread/start", { cwd });
+      let diagnostics = await local.main.request("server/diagnostics", {});
+      assert.equal(diagnostics.loadedThreads, 1);
+      assert.equal(diagnostics.inactiveFactories, 0, "the loaded thread leases its extension");
+      assert.ok(existsSync(`${thread.sessionFile!}.lock`));
+      const mark = local.main.notifications.length;
+      await local.main.request("thread/unsubscribe", { threadId: thread.id });
+      await local.main.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "notLoaded", { since: mark });
+      diagnostics = await local.main.request("server/diagnostics", {});
+      assert.equal(diagnostics.loadedThreads, 0);
+      assert.equal(diagnostics.inactiveFactories, 1, "the cached extension is inactive, kept for the next load");
+      assert.equal(existsSync(`${thread.sessionFile!}.lock`), false, "the lock is released");
+      await local.main.request("thread/resume", { threadId: thread.id });
+      diagnostics = await local.main.request("server/diagnostics", {});
+      assert.deepEqual([diagnostics.loadedThreads, diagnostics.inactiveFactories], [1, 0]);
+      await local.close();
+    } finally {
+      local.cleanup();
+    }
+  });
+});
+
 describe("spec: Ownership across processes", () => {
   test("a second server on the same folder gets threadLockedElsewhere; after ownership is lost the thread fails visibly and can be reloaded", async () => {
     const thread = await threadWithTurn();
