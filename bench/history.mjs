@@ -10,8 +10,7 @@
 //   node bench/history.mjs [--sizes 1000,10000] [--turns 20000] [--runs 15] [--peer] [--out file]
 //
 // Needs a build (npm run build). BENCH_DIR is where Codex is installed for --peer.
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +18,7 @@ import { fileURLToPath } from "node:url";
 const repo = fileURLToPath(new URL("..", import.meta.url));
 const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
 const { seed, longTranscript } = await import("./lib/transcripts.mjs");
+const { preparePeer } = await import("./lib/peer.mjs");
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -160,37 +160,11 @@ async function longHistory(turns) {
 }
 
 /** The shared harness's list measurement for our server and for Codex, 1,000 threads seeded through each protocol. */
-function peer() {
-  const harnessSource = process.env.KNIGHTCODE_PEER_HARNESS ?? join(repo, "..", "shared", "bench", "codex-peer");
-  const benchDir = process.env.BENCH_DIR ?? "/tmp/knightcode-peer-bench";
-  const harness = join(benchDir, "harness");
-  mkdirSync(benchDir, { recursive: true });
-  cpSync(harnessSource, harness, { recursive: true });
-  spawnSync("chmod", ["-R", "u+w", harness]);
-  cpSync(join(repo, "bench", "peer", "knightcode-profile.json"), join(harness, "profiles", "knightcode.json"));
-  cpSync(join(repo, "bench", "peer", "knightcode-models.json.tmpl"), join(harness, "profiles", "knightcode-models.json.tmpl"));
-  if (!existsSync(join(benchDir, "node_modules", "@openai", "codex"))) {
-    if (!existsSync(join(benchDir, "package.json"))) writeFileSync(join(benchDir, "package.json"), "{}\n");
-    const npm = spawnSync("npm", ["i", "--no-audit", "--no-fund", "@openai/codex@0.169.0"], { cwd: benchDir, stdio: ["ignore", "ignore", "inherit"] });
-    if (npm.status !== 0) throw new Error("could not install @openai/codex@0.169.0");
-  }
-  const env = { ...process.env, BENCH_DIR: benchDir };
-  delete env.NODE_EXTRA_CA_CERTS;
+function peerList() {
+  const peer = preparePeer({ withCodex: true });
   const common = ["--reps", "1", "--skip", "turns,rss", "--list-sizes", "1000", "--list-warm", "5"];
-  const run = (label, command, commandArgs) => {
-    const out = join(benchDir, `${label}-list.json`);
-    const result = spawnSync(command, [...commandArgs, ...common, "--out", out], { cwd: harness, env, stdio: ["ignore", "ignore", "inherit"] });
-    if (result.status !== 0) throw new Error(`${label} list bench failed (${result.status})`);
-    const parsed = JSON.parse(readFileSync(out, "utf8"));
-    return parsed.median?.list ?? parsed.medians?.list ?? parsed.median ?? parsed;
-  };
-  const ours = run("knightcode", "unshare", [
-    "-n", "bash", "-c", 'ip link set lo up && exec "$@"', "_",
-    process.execPath, "appserver-bench.mjs", "--profile", "profiles/knightcode.json",
-    "--set", `KNIGHTCODE_BIN=${BIN}`, "--set", `NODE_BIN=${process.execPath}`,
-  ]);
-  const codex = run("codex", "bash", ["run-codex-bench.sh"]);
-  return { knightcode: ours, codex };
+  const pick = (result) => result.median?.list ?? result.medians?.list ?? result.median ?? result;
+  return { knightcode: pick(peer.ours("knightcode-list", common)), codex: pick(peer.codex("codex-list", common)) };
 }
 
 const result = {
@@ -209,7 +183,7 @@ const result = {
 };
 for (const size of sizes) result.list[size] = await listing(size);
 result.long = await longHistory(longTurns);
-if (args.includes("--peer")) result.peer = peer();
+if (args.includes("--peer")) result.peer = peerList();
 const text = JSON.stringify(result, null, 2);
 const out = flag("out");
 if (out) writeFileSync(out, text + "\n");

@@ -8,6 +8,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mulberry32 } from "./lib/transcripts.mjs";
 
 const dist = new URL("../packages/agent/dist/src/session/", import.meta.url);
 const self = fileURLToPath(import.meta.url);
@@ -29,17 +30,6 @@ function timer() {
   return () => {
     const used = process.cpuUsage(cpu);
     return { ms: +(performance.now() - wall).toFixed(1), cpuMs: +((used.user + used.system) / 1000).toFixed(1) };
-  };
-}
-
-function mulberry32(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

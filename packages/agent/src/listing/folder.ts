@@ -93,14 +93,18 @@ export class FolderIndex {
     return run;
   }
 
+  /** Reads the folder's index file the first time the folder is used. */
+  private async loadOnce(): Promise<void> {
+    if (this.loaded) return;
+    const loaded = await loadIndex(this.dir);
+    this.files = loaded.files;
+    this.replaceFile = loaded.replace;
+    this.loaded = true;
+    this.rowsStale = true;
+  }
+
   private async rowNow(name: string): Promise<Row | undefined> {
-    if (!this.loaded) {
-      const loaded = await loadIndex(this.dir);
-      this.files = loaded.files;
-      this.replaceFile = loaded.replace;
-      this.loaded = true;
-      this.rowsStale = true;
-    }
+    await this.loadOnce();
     const stats = statQuietly(this.prefix + name);
     if (stats === undefined || !stats.isFile()) return undefined;
     let file = this.files.get(name);
@@ -121,13 +125,7 @@ export class FolderIndex {
 
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     signal?.throwIfAborted();
-    if (!this.loaded) {
-      const loaded = await loadIndex(this.dir);
-      this.files = loaded.files;
-      this.replaceFile = loaded.replace;
-      this.loaded = true;
-      this.rowsStale = true;
-    }
+    await this.loadOnce();
     const names = this.transcriptNames();
     if (names === undefined) {
       this.files = new Map();

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { BranchSummary } from "../session/summary.js";
+import type { SessionEntry } from "../session/format.js";
+import { summaryOf, type BranchSummary } from "../session/summary.js";
 import type { TurnError } from "./error-kind.js";
 
 /**
@@ -44,37 +45,12 @@ export interface BranchState {
   thinkingLevel?: string;
   approvalMode?: string;
   name?: string;
-  /** The first user message's text, for a default name. */
+  /** The start of the first user message's text, for a default name. */
   firstUserText?: string;
 }
 
 export function branchState(branch: readonly TranscriptEntry[]): BranchState {
-  const state: BranchState = {};
-  for (const base of branch) {
-    const entry = fields(base);
-    switch (entry.type) {
-      case "model_change":
-        state.model = { provider: String(entry.provider), id: String(entry.modelId) };
-        break;
-      case "thinking_level_change":
-        state.thinkingLevel = String(entry.thinkingLevel);
-        break;
-      case "approval_mode":
-        state.approvalMode = String(entry.mode);
-        break;
-      case "thread_name":
-        state.name = String(entry.name);
-        break;
-      case "message": {
-        const message = entry.message as AgentMessage;
-        if (state.firstUserText === undefined && message.role === "user") {
-          const content = message.content;
-          state.firstUserText = typeof content === "string" ? content : content.find((c) => c.type === "text")?.text ?? "";
-        }
-        break;
-      }
-    }
-  }
+  const { usage: _usage, ...state } = summaryOf(branch as readonly SessionEntry[]);
   return state;
 }
 

@@ -1,15 +1,8 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
+import type { UsageTotals } from "../session/summary.js";
 
-/** A thread's token usage: cumulative counts and cost, and how full the context is now. */
-export interface TokenUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** Dollars. */
-  cost: number;
-  /** Tokens in the context as of the latest reply; absent when unknown (no reply yet, or after compaction). */
-  contextTokens?: number;
+/** A thread's token usage: the branch's cumulative counts and cost (dollars), and how full the context is now. */
+export interface TokenUsage extends UsageTotals {
   contextWindow: number;
 }
 

@@ -22,49 +22,36 @@ async function unloadFor(threads: ThreadManager, threadId: string, what: string)
   await threads.unloaded(threadId);
 }
 
+/** Moves a transcript between the active and archived folders and tells every connection. */
+async function moveThread(threads: ThreadManager, threadId: string, archive: boolean): Promise<Record<string, never>> {
+  const found = threads.find(threadId);
+  if (!found) throw notFound(threadId);
+  if (found.archived === archive) return {};
+  const to = archive ? archivedPathOf(found.path) : activePathOf(found.path);
+  if (existsSync(to)) throw conflict(found.path, to);
+  const links = lstatSync(found.path).nlink;
+  if (links > 1) throw rpcError("archiveConflict", `${found.path} has ${links} hard links; refusing to move it`, { reason: "hardLinked", paths: [found.path] });
+  if (archive) await unloadFor(threads, threadId, "archived");
+  try {
+    await moveTranscript(found.path, to, threadId);
+  } catch (error) {
+    throw sessionError(error, threadId);
+  }
+  threads.moved(threadId, to);
+  threads.broadcast(archive ? "thread/archived" : "thread/unarchived", { threadId });
+  return {};
+}
+
 /**
  * Moves an idle thread's transcript into the archived folder. The checks
  * that can refuse run before the thread unloads, so a refusal leaves it
  * loaded with its subscribers; the move itself rechecks under both locks.
  */
 export const archiveThread: ThreadHandler<"thread/archive"> = (params, _ctx, threads) =>
-  threads.fenced(params.threadId, async () => {
-    const { threadId } = params;
-    const found = threads.find(threadId);
-    if (!found) throw notFound(threadId);
-    if (found.archived) return {};
-    const to = archivedPathOf(found.path);
-    if (existsSync(to)) throw conflict(found.path, to);
-    const links = lstatSync(found.path).nlink;
-    if (links > 1) throw rpcError("archiveConflict", `${found.path} has ${links} hard links; refusing to move it`, { reason: "hardLinked", paths: [found.path] });
-    await unloadFor(threads, threadId, "archived");
-    try {
-      await moveTranscript(found.path, to, threadId);
-    } catch (error) {
-      throw sessionError(error, threadId);
-    }
-    threads.moved(threadId, to);
-    threads.broadcast("thread/archived", { threadId });
-    return {};
-  });
+  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, true));
 
 export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, _ctx, threads) =>
-  threads.fenced(params.threadId, async () => {
-    const { threadId } = params;
-    const found = threads.find(threadId);
-    if (!found) throw notFound(threadId);
-    if (!found.archived) return {};
-    const to = activePathOf(found.path);
-    if (existsSync(to)) throw conflict(found.path, to);
-    try {
-      await moveTranscript(found.path, to, threadId);
-    } catch (error) {
-      throw sessionError(error, threadId);
-    }
-    threads.moved(threadId, to);
-    threads.broadcast("thread/unarchived", { threadId });
-    return {};
-  });
+  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, false));
 
 /**
  * Deletes an archived transcript for good. Inside the fence no load of the
