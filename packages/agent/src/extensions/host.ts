@@ -2,6 +2,7 @@ import { basename, dirname } from "node:path";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
+import type { NestedToolResult } from "../run/session.js";
 import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { providerFromDefinition } from "./provider.js";
@@ -16,6 +17,7 @@ import type {
   ExtensionMessageInput,
   ExtensionMode,
   ExtensionResults,
+  ExtensionToolContext,
   ExtensionToolDefinition,
   ExtensionUI,
   ExtensionWarning,
@@ -55,6 +57,8 @@ export interface ExtensionHostDeps {
   loadTimeoutMs?: number;
   /** The process's cache of extension code; without one, the host keeps its own. */
   factories?: ExtensionFactoryCache;
+  /** Runs a tool of the thread as a nested call of `parentId` (ctx.runTool of extension tools). */
+  runTool?(parentId: string, name: string, params: unknown, signal: AbortSignal | undefined): Promise<NestedToolResult>;
 }
 
 interface Instance {
@@ -270,7 +274,18 @@ export class ExtensionHost {
       label: tool.label ?? tool.name,
       description: tool.description,
       parameters: tool.parameters as AgentTool["parameters"],
-      execute: async (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate, this.context()),
+      execute: async (toolCallId, params, signal, onUpdate) => {
+        const runTool = this.deps.runTool;
+        const ctx: ExtensionToolContext = {
+          ...this.context(),
+          runTool: async (name, nestedParams, nestedSignal) => {
+            if (!runTool) throw new Error("this host runs no nested tool calls");
+            const result = await runTool(toolCallId, name, nestedParams, nestedSignal ?? signal);
+            return result as Awaited<ReturnType<ExtensionToolContext["runTool"]>>;
+          },
+        };
+        return tool.execute(toolCallId, params, signal, onUpdate, ctx);
+      },
     };
   }
 

@@ -54,6 +54,16 @@ export interface ExtensionContext {
   isIdle(): boolean;
 }
 
+/** The context an extension tool's `execute` gets: the thread's, plus calls of other tools. */
+export interface ExtensionToolContext extends ExtensionContext {
+  /**
+   * Runs another of the thread's tools as part of this call, through the
+   * same tool_call handlers and approval gate as the model's calls. Clients
+   * see it live as a nested call; only this tool's own result is saved.
+   */
+  runTool(name: string, params: unknown, signal?: AbortSignal): Promise<{ content: (TextContent | ImageContent)[]; details?: unknown; isError: boolean }>;
+}
+
 export type InputResult =
   | { action: "continue" }
   | { action: "transform"; text: string; images?: ImageContent[] }
@@ -123,7 +133,7 @@ export interface ExtensionToolDefinition {
     params: any,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback | undefined,
-    ctx: ExtensionContext,
+    ctx: ExtensionToolContext,
   ): Promise<AgentToolResult<unknown>> | AgentToolResult<unknown>;
 }
 

@@ -19,6 +19,18 @@ export type SessionEvent =
   | { type: "tool_start"; turnId: string; toolCallId: string; toolName: string; args: unknown }
   | { type: "tool_update"; turnId: string; toolCallId: string; toolName: string; partial: unknown }
   | { type: "tool_end"; turnId: string; toolCallId: string; toolName: string; result: unknown; isError: boolean }
+  /** A call a running tool made of another tool: live only, never saved. */
+  | { type: "nested_tool_start"; turnId: string; parentId: string; toolCallId: string; toolName: string; args: unknown; startedAt: number }
+  | {
+      type: "nested_tool_end";
+      turnId: string;
+      parentId: string;
+      toolCallId: string;
+      toolName: string;
+      result: { content: unknown[]; details?: unknown };
+      isError: boolean;
+      completedAt: number;
+    }
   | { type: "usage"; turnId?: string; usage: TokenUsage }
   | { type: "retry"; turnId: string; attempt: number; maxAttempts: number; delayMs: number; error: TurnError }
   | { type: "compaction_start"; turnId?: string; reason: CompactionReason }

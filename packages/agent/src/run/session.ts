@@ -128,6 +128,7 @@ export class AgentSession {
   private tools: AgentTool[];
   /** Steering and follow-up messages accepted but not yet delivered, in order; delivery is noticed by identity. */
   private steers: AgentMessage[] = [];
+  private nestedCalls = 0;
 
   constructor(private readonly options: AgentSessionOptions) {
     this.threadId = options.threadId;
@@ -219,6 +220,34 @@ export class AgentSession {
     this.appendSafely({ type: "thinking_level_change", thinkingLevel: level });
     this.level = level;
     if (this.agent) this.agent.state.thinkingLevel = level;
+  }
+
+  /**
+   * Runs one of the thread's tools on behalf of a running tool call (an
+   * extension tool that delegates): the same extension hooks and approval
+   * gate as a call of the model, reported as a nested call of `parentId`.
+   * Nested calls are live only; the parent's result is what the transcript
+   * keeps.
+   */
+  async runNestedTool(parentId: string, toolName: string, args: unknown, signal?: AbortSignal): Promise<NestedToolResult> {
+    const turnId = this.active?.turnId;
+    if (turnId === undefined) throw new Error("a nested tool call needs a running turn");
+    const toolCallId = `${parentId}.${++this.nestedCalls}`;
+    const finish = (result: NestedToolResult): NestedToolResult => {
+      this.emit({ type: "nested_tool_end", turnId, parentId, toolCallId, toolName, result, isError: result.isError, completedAt: Date.now() });
+      return result;
+    };
+    this.emit({ type: "nested_tool_start", turnId, parentId, toolCallId, toolName, args, startedAt: Date.now() });
+    const tool = this.tools.find((candidate) => candidate.name === toolName);
+    if (!tool) return finish(errorResult(`Tool ${toolName} not found`));
+    try {
+      const blocked = await this.options.beforeToolCall?.({ toolCallId, toolName, args }, signal);
+      if (blocked) return finish(errorResult(blocked.reason));
+      const result = await tool.execute(toolCallId, args as never, signal);
+      return finish({ content: result.content as unknown[], details: result.details, isError: false });
+    } catch (error) {
+      return finish(errorResult(error instanceof Error ? error.message : String(error)));
+    }
   }
 
   setTools(tools: AgentTool[]): void {
@@ -473,4 +502,15 @@ export function usageFromBranch(branch: readonly TranscriptEntry[], contextWindo
     }
   }
   return usage;
+}
+
+/** What a nested tool call gives back to the tool that made it. */
+export interface NestedToolResult {
+  content: unknown[];
+  details?: unknown;
+  isError: boolean;
+}
+
+function errorResult(message: string): NestedToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
 }

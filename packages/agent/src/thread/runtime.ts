@@ -120,6 +120,7 @@ export class ThreadRuntime {
       sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
       changed: () => options.onChanged?.(),
+      runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       log: env.log,
       factories: env.extensionFactories,
     });

@@ -40,9 +40,16 @@ export class LiveTurnItems {
     private readonly isDeclined: (callId: string) => boolean = () => false,
   ) {}
 
-  /** Items so far, in index order: the running turn's live snapshot. */
+  /** Items so far, in index order, each nested call right after the call that made it: the running turn's live snapshot. */
   snapshot(): Item[] {
-    return [...this.items.values()].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    const parentOf = (item: Item) => (item as { parentItemId?: string }).parentItemId;
+    const all = [...this.items.values()];
+    const nested = all.filter((item) => parentOf(item) !== undefined);
+    const ordered: Item[] = [];
+    for (const item of all.filter((i) => parentOf(i) === undefined).sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) {
+      ordered.push(item, ...nested.filter((n) => parentOf(n) === item.id));
+    }
+    return ordered;
   }
 
   handle(event: SessionEvent): void {
@@ -66,6 +73,20 @@ export class LiveTurnItems {
           input: event.args,
           status: "inProgress",
         } as Item);
+        break;
+      case "nested_tool_start":
+        this.start({
+          id: event.toolCallId,
+          type: "toolCall",
+          parentItemId: event.parentId,
+          startedAt: event.startedAt,
+          name: event.toolName,
+          input: event.args,
+          status: "inProgress",
+        } as Item);
+        break;
+      case "nested_tool_end":
+        this.finishNested(event);
         break;
       case "compaction_end":
         if (event.result) {
@@ -168,6 +189,19 @@ export class LiveTurnItems {
     }
     this.reasoning = this.answer = undefined;
     this.callsStartedAt = completedAt;
+  }
+
+  private finishNested(event: Extract<SessionEvent, { type: "nested_tool_end" }>): void {
+    const started = this.items.get(event.toolCallId);
+    if (!started) return;
+    const { output, fileChanges } = toolOutput(event.result);
+    this.complete({
+      ...started,
+      status: this.isDeclined(event.toolCallId) ? "declined" : event.isError ? "failed" : "completed",
+      output,
+      ...(fileChanges && !event.isError ? { fileChanges } : {}),
+      completedAt: event.completedAt,
+    } as Item);
   }
 
   private finishTool(message: ToolResultMessage): void {

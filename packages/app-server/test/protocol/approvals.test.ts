@@ -35,6 +35,19 @@ export default function (kc: any) {
       return { content: [{ type: "text", text: "deployed" }], details: {} };
     },
   });
+  kc.registerTool({
+    name: "batch",
+    description: "Runs several tool calls",
+    parameters: { type: "object", properties: { calls: { type: "array" } }, required: ["calls"] },
+    async execute(_id: string, params: { calls: { name: string; params: unknown }[] }, signal: AbortSignal, _update: unknown, ctx: any) {
+      const lines = [];
+      for (const call of params.calls) {
+        const result = await ctx.runTool(call.name, call.params, signal);
+        lines.push(call.name + (result.isError ? " failed: " : ": ") + result.content.map((c: any) => c.text).join(""));
+      }
+      return { content: [{ type: "text", text: lines.join("\\n") }], details: {} };
+    },
+  });
 }
 `;
 
@@ -457,6 +470,46 @@ describe("spec: Approvals (decisions)", () => {
       assert.equal(existsSync(join(cwd, "interrupted.txt")), false);
     } finally {
       hold.off();
+    }
+  });
+});
+
+describe("spec: Threads and turns (nested calls)", () => {
+  test("a tool's calls of other tools are live nested items with parentItemId and no index, gated like the model's; history keeps only the parent", async () => {
+    const thread = await newThread(server.main, "autoEdit");
+    const { asked, off } = approver(server.main, (params) => ({ decision: params.tool === "bash" ? "decline" : "accept" }));
+    try {
+      const batch = call("batch", {
+        calls: [
+          { name: "read", params: { path: "a.txt" } },
+          { name: "write", params: { path: "nested.txt", content: "from a nested call" } },
+          { name: "bash", params: { command: "touch nested-bash.txt" } },
+          { name: "no_such_tool", params: {} },
+        ],
+      });
+      // The batch tool itself asks (an extension tool in autoEdit); its nested write runs, its bash is declined.
+      const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [batch]);
+      const { items, followUp } = await finish(server.main, turnId, modelMark);
+      const started = server.main.notificationsOf("item/started").filter((p) => p.turnId === turnId).map((p) => p.item as Record<string, unknown>);
+      const nested = started.filter((item) => item.parentItemId === batch.id);
+      assert.deepEqual(nested.map((item) => item.name), ["read", "write", "bash", "no_such_tool"]);
+      assert.ok(nested.every((item) => item.index === undefined && item.type === "toolCall" && String(item.id).startsWith(`${batch.id}.`)));
+      const done = new Map(items.map((item) => [item.id, item]));
+      assert.deepEqual(nested.map((item) => done.get(String(item.id))?.status), ["completed", "completed", "declined", "failed"]);
+      assert.deepEqual(asked.map((a) => a.params.tool), ["batch", "bash"], "nested calls pass the same gate");
+      assert.equal(asked[1]!.params.itemId, nested[2]!.id);
+      assert.equal(readFileSync(join(cwd, "nested.txt"), "utf8"), "from a nested call");
+      assert.equal(existsSync(join(cwd, "nested-bash.txt")), false);
+      const result = toolResults(followUp).get(batch.id!) ?? "";
+      assert.match(result, /read: alpha/);
+      assert.match(result, /bash failed: The user declined/);
+      assert.match(result, /no_such_tool failed: Tool no_such_tool not found/);
+      const resumed = await ws.request("thread/resume", { threadId: thread.id });
+      const saved = resumed.turns.at(-1)!.items!.filter((item) => item.type === "toolCall").map((item) => item.id);
+      assert.deepEqual(saved, [batch.id], "nested calls are live only");
+      await ws.request("thread/unsubscribe", { threadId: thread.id });
+    } finally {
+      off();
     }
   });
 });
