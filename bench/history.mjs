@@ -163,7 +163,7 @@ async function longHistory(turns) {
 function peerList() {
   const peer = preparePeer({ withCodex: true });
   const common = ["--reps", "1", "--skip", "turns,rss", "--list-sizes", "1000", "--list-warm", "5"];
-  const pick = (result) => result.median?.list ?? result.medians?.list ?? result.median ?? result;
+  const pick = (result) => ({ ...result.threadList?.["1000"]?.median, seedThreadsPerSec: result.threadList?.["1000"]?.seedThreadsPerSec });
   return { knightcode: pick(peer.ours("knightcode-list", common)), codex: pick(peer.codex("codex-list", common)) };
 }
 
