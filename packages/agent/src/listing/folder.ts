@@ -3,6 +3,7 @@ import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ListingError } from "./errors.js";
+import { FolderWatch } from "./folder-watch.js";
 import { IndexWriter, loadIndex, type IndexedFile } from "./index-file.js";
 import type { Limiter } from "./limiter.js";
 import { newestFirst, type Row } from "./page.js";
@@ -14,6 +15,12 @@ import type { ListingCounters, OpenTranscript } from "./types.js";
 export const MAX_OPEN_TRANSCRIPTS = 64;
 /** Stats between two yields to the event loop: a big folder must not stall the server's other work. */
 const STATS_PER_TURN = 1000;
+/**
+ * Between two full looks (readdir and a stat of every transcript), a folder
+ * with a working file watch stats only the names its events gave. A full
+ * look at least this often bounds what a lost event could hide.
+ */
+export const FULL_LOOK_MS = 15_000;
 
 export interface FolderDeps {
   openTranscript: OpenTranscript;
@@ -66,6 +73,8 @@ export class FolderIndex {
   private replaceFile = false;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly writer: IndexWriter;
+  private watch: FolderWatch | undefined;
+  private lastFullLook = -Infinity;
 
   constructor(
     readonly dir: string,
@@ -126,6 +135,22 @@ export class FolderIndex {
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     signal?.throwIfAborted();
     await this.loadOnce();
+    if (this.watch?.usable && performance.now() - this.lastFullLook < FULL_LOOK_MS) {
+      const changed = await this.watch.changes();
+      if (changed) return this.refreshChanged(changed);
+    }
+    // Events from here on are the next refresh's; this one looks at everything.
+    this.watch ??= FolderWatch.start(this.dir);
+    this.watch?.reset();
+    const lookStarted = performance.now();
+    // Only a look that went through to the end lets the next refreshes trust the events.
+    this.lastFullLook = -Infinity;
+    const rows = await this.fullLook(signal);
+    this.lastFullLook = lookStarted;
+    return rows;
+  }
+
+  private async fullLook(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     const names = this.transcriptNames();
     if (names === undefined) {
       this.files = new Map();
@@ -152,6 +177,43 @@ export class FolderIndex {
       this.rowsStale = false;
     }
     return this.rows;
+  }
+
+  /** Stats (and reads, when changed) only the names file events reported since the last refresh. */
+  private async refreshChanged(names: ReadonlySet<string>): Promise<readonly Row[]> {
+    let changed = false;
+    for (const name of names) {
+      if (!name.endsWith(".jsonl") || name.includes(sep)) continue;
+      const stats = statQuietly(this.prefix + name);
+      const previous = this.files.get(name);
+      if (stats === undefined || !stats.isFile()) {
+        changed = this.files.delete(name) || changed;
+        continue;
+      }
+      if (sameFile(previous, stats)) continue;
+      const file = await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous }));
+      if (file === undefined) this.files.delete(name);
+      else this.files.set(name, file);
+      changed = true;
+    }
+    if (changed) {
+      this.rowsStale = true;
+      // The readdir-order shortcut of the next full look would meet stale records: it looks names up instead.
+      this.lastNames = [];
+      this.lastKnown = [];
+      this.writer.schedule();
+    }
+    if (this.rowsStale) {
+      this.rows = this.rowsOf(this.files);
+      this.rowsStale = false;
+    }
+    return this.rows;
+  }
+
+  /** Stops watching the folder (the engine is going away). */
+  close(): void {
+    this.watch?.close();
+    this.watch = undefined;
   }
 
   private commit(names: readonly string[], known: ReadonlyArray<IndexedFile | undefined>): void {

@@ -73,6 +73,12 @@ export class ThreadListing {
     await Promise.all([...this.folders.values()].map((folder) => folder.flush()));
   }
 
+  /** Stops watching folders and waits for index writes; the engine can still list afterwards, statting everything. */
+  async close(): Promise<void> {
+    for (const folder of this.folders.values()) folder.close();
+    await this.flush();
+  }
+
   /**
    * Every matching transcript of the folders, newest first; the folders are
    * refreshed one after the other. The result may be a folder's own cached

@@ -267,3 +267,31 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.equal(state.opened.length, 300, "a folder refreshed by two listings at once is read once");
   });
 });
+
+describe("thread/list: file events between full looks", () => {
+  test("a warm listing sees adds, appends, renames and deletions at once, and a replaced folder falls back to a full look", async () => {
+    const dir = tempDir("index-events");
+    const made = seed(dir, 6);
+    const { listing, opened } = engine();
+    await listIds(listing, dir);
+    opened.length = 0;
+    // Changes made right before a listing are all in it: the watch reads queued events first.
+    unlinkSync(made[0]!.path);
+    appendFileSync(made[1]!.path, serializeEntry({ type: "thread_name", id: "evt000000001", parentId: null, timestamp: T0 + 9e6, name: "Renamed" } as never) + "\n");
+    setMtime(made[1]!.path, T0 + 9e6);
+    const added = seed(dir, 1)[0]!;
+    const moved = join(dir, "2025-03-02T00-00-00-000Z_" + made[2]!.id + ".jsonl");
+    renameSync(made[2]!.path, moved);
+    const { threads } = await listing.list({ folders: [dir], limit: 200 });
+    const ids = threads.map((t) => t.id).sort();
+    assert.deepEqual(ids, [added.id, ...made.slice(1).map((m) => m.id)].sort());
+    assert.equal(threads.find((t) => t.id === made[1]!.id)?.name, "Renamed");
+    assert.deepEqual(opened.sort(), [made[1]!.path, added.path, moved].sort(), "only the changed files were read");
+
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    const fresh = seed(dir, 2);
+    const after = await listing.list({ folders: [dir], limit: 200 });
+    assert.deepEqual(after.threads.map((t) => t.id).sort(), fresh.map((m) => m.id).sort(), "a new folder of the same name is looked at in full");
+  });
+});

@@ -412,7 +412,7 @@ export class ThreadManager {
     this.closing ??= (async () => {
       await Promise.allSettled([...this.loading.values()]);
       await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown").catch(() => undefined)));
-      await this.listingValue?.flush().catch(() => undefined);
+      await this.listingValue?.close().catch(() => undefined);
     })();
     return this.closing;
   }
