@@ -1,4 +1,5 @@
 import { statSync, watch, type FSWatcher } from "node:fs";
+import { basename } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 
 /**
@@ -35,8 +36,9 @@ export class FolderWatch {
     }
   }
 
+  /** An event without a name, or one about the folder itself (deleted, moved, its attributes changed), ends the watch. */
   private note(name: string | Buffer | null): void {
-    if (name === null || name === undefined) this.breakDown();
+    if (name === null || name === undefined || String(name) === basename(this.dir)) this.breakDown();
     else this.dirty.add(String(name));
   }
 

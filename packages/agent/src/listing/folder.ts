@@ -140,7 +140,7 @@ export class FolderIndex {
       if (changed) return this.refreshChanged(changed);
     }
     // Events from here on are the next refresh's; this one looks at everything.
-    this.watch ??= FolderWatch.start(this.dir);
+    if (!this.watch?.usable) this.watch = FolderWatch.start(this.dir);
     this.watch?.reset();
     const lookStarted = performance.now();
     // Only a look that went through to the end lets the next refreshes trust the events.

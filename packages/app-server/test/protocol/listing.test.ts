@@ -68,7 +68,7 @@ describe("spec: thread/list", () => {
     assert.equal(plain!.workspace.mode, "local");
     assert.equal(plain!.archived, false);
     assert.deepEqual(plain!.status, { type: "idle" }, "loaded threads show their live status");
-    assert.equal(plain!.updatedAt, statSync(first.sessionFile!).mtime.toISOString());
+    assert.equal(plain!.updatedAt, new Date(Math.floor(statSync(first.sessionFile!).mtimeMs)).toISOString());
     assert.equal(plain!.createdAt, first.createdAt);
     const everything = await walk({ limit: 1 });
     for (const id of [first.id, second.id, other.id]) assert.ok(everything.includes(id));
