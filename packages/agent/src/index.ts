@@ -14,7 +14,6 @@ export {
   AgentSession,
   DEFAULT_RUN_SETTINGS,
   TurnInProgressError,
-  usageFromBranch,
   type AgentSessionOptions,
   type AfterToolCall,
   type BeforeToolCall,
@@ -27,7 +26,7 @@ export {
 } from "./run/session.js";
 export type { SessionEvent, SessionListener, CompactionReason } from "./run/events.js";
 export { classifyError, isTransient, boundErrorMessage, type ErrorKind, type TurnError } from "./run/error-kind.js";
-export { branchState, contextMessages, type Transcript, type TranscriptEntry, type TurnStatus, type BranchState } from "./run/transcript.js";
+export { contextMessages, type Transcript, type TranscriptEntry, type TurnStatus } from "./run/transcript.js";
 export { buildSystemPrompt, collectContextFiles, type ContextFile } from "./run/system-prompt.js";
 export { emptyUsage, type TokenUsage } from "./run/usage.js";
 export { textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "./run/messages.js";

@@ -16,11 +16,13 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-function tempBeside(target: string): string {
+/** A fresh temporary name beside `target`, so a rename or link stays on one filesystem. */
+export function tempBeside(target: string): string {
   return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
 }
 
-function fsyncDirectory(dir: string): void {
+/** Makes a directory's entries (a rename, a new file) survive a power loss, where the filesystem allows it. */
+export function fsyncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, "r");

@@ -114,17 +114,28 @@ export class FolderIndex {
 
   private async rowNow(name: string): Promise<Row | undefined> {
     await this.loadOnce();
+    const file = await this.recheck(name);
+    return file?.facts === undefined ? undefined : { facts: file.facts, path: this.prefix + name, updatedMs: Math.floor(file.mtimeMs) };
+  }
+
+  /**
+   * Brings one name's record up to date: a stat, a read when it changed,
+   * the record dropped when the file went. Returns the record as it now is.
+   */
+  private async recheck(name: string): Promise<IndexedFile | undefined> {
     const stats = statQuietly(this.prefix + name);
-    if (stats === undefined || !stats.isFile()) return undefined;
-    let file = this.files.get(name);
-    if (!sameFile(file, stats)) {
-      file = await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous: file }));
-      if (file === undefined) return undefined;
-      this.files.set(name, file);
-      this.rowsStale = true;
-      this.writer.schedule();
-    }
-    return file.facts === undefined ? undefined : { facts: file.facts, path: this.prefix + name, updatedMs: Math.floor(file.mtimeMs) };
+    const previous = this.files.get(name);
+    if (stats !== undefined && stats.isFile() && sameFile(previous, stats)) return previous;
+    const file = stats?.isFile() ? await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous })) : undefined;
+    if (file === undefined && previous === undefined) return undefined;
+    if (file === undefined) this.files.delete(name);
+    else this.files.set(name, file);
+    this.rowsStale = true;
+    // The readdir-order shortcut of the next full look would meet stale records: it looks names up instead.
+    this.lastNames = [];
+    this.lastKnown = [];
+    this.writer.schedule();
+    return file;
   }
 
   /** Resolves once the index file holds what the last refresh found (or failed to be written). */
@@ -181,28 +192,7 @@ export class FolderIndex {
 
   /** Stats (and reads, when changed) only the names file events reported since the last refresh. */
   private async refreshChanged(names: ReadonlySet<string>): Promise<readonly Row[]> {
-    let changed = false;
-    for (const name of names) {
-      if (!name.endsWith(".jsonl") || name.includes(sep)) continue;
-      const stats = statQuietly(this.prefix + name);
-      const previous = this.files.get(name);
-      if (stats === undefined || !stats.isFile()) {
-        changed = this.files.delete(name) || changed;
-        continue;
-      }
-      if (sameFile(previous, stats)) continue;
-      const file = await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous }));
-      if (file === undefined) this.files.delete(name);
-      else this.files.set(name, file);
-      changed = true;
-    }
-    if (changed) {
-      this.rowsStale = true;
-      // The readdir-order shortcut of the next full look would meet stale records: it looks names up instead.
-      this.lastNames = [];
-      this.lastKnown = [];
-      this.writer.schedule();
-    }
+    for (const name of names) if (name.endsWith(".jsonl") && !name.includes(sep)) await this.recheck(name);
     if (this.rowsStale) {
       this.rows = this.rowsOf(this.files);
       this.rowsStale = false;

@@ -10,9 +10,9 @@ import type { CompactionReason, SessionEvent, SessionListener } from "./events.j
 import { toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
-import { branchState, contextMessages, type Transcript, type TranscriptEntry, type TurnStatus } from "./transcript.js";
+import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
-import { addReply, emptyUsage, type TokenUsage } from "./usage.js";
+import { addReply, type TokenUsage } from "./usage.js";
 
 export interface RetrySettings {
   enabled: boolean;
@@ -487,21 +487,6 @@ export class AgentSession {
     this.abort();
     this.listeners.clear();
   }
-}
-
-/** Cumulative usage of a branch: every reply's, plus the summaries that compaction paid for. */
-export function usageFromBranch(branch: readonly TranscriptEntry[], contextWindow: number): TokenUsage {
-  let usage = emptyUsage(contextWindow);
-  for (const base of branch) {
-    const entry = base as unknown as Record<string, unknown>;
-    if (entry.type === "message" && (entry.message as AgentMessage).role === "assistant") {
-      usage = addReply(usage, entry.message as never);
-    } else if (entry.type === "compaction" && entry.usage) {
-      usage = addReply(usage, { usage: entry.usage } as never);
-      delete usage.contextTokens;
-    }
-  }
-  return usage;
 }
 
 /** What a nested tool call gives back to the tool that made it. */

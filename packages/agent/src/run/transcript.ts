@@ -1,6 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionEntry } from "../session/format.js";
-import { summaryOf, type BranchSummary } from "../session/summary.js";
+import type { BranchSummary } from "../session/summary.js";
 import type { TurnError } from "./error-kind.js";
 
 /**
@@ -37,21 +36,6 @@ export interface TurnEndFields {
   status: TurnStatus;
   error?: TurnError;
   files?: { path: string; additions: number; deletions: number }[];
-}
-
-/** The state a branch leaves behind: the latest setting of each kind wins. */
-export interface BranchState {
-  model?: { provider: string; id: string };
-  thinkingLevel?: string;
-  approvalMode?: string;
-  name?: string;
-  /** The start of the first user message's text, for a default name. */
-  firstUserText?: string;
-}
-
-export function branchState(branch: readonly TranscriptEntry[]): BranchState {
-  const { usage: _usage, ...state } = summaryOf(branch as readonly SessionEntry[]);
-  return state;
 }
 
 /**

@@ -1,8 +1,9 @@
-import { linkSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, realpathSync, unlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { FileLock, LockHeldError } from "../fs/file-lock.js";
+import type { FileLock } from "../fs/file-lock.js";
 import { SessionFileError } from "./errors.js";
 import { readSessionHeader } from "./read.js";
+import { takeLock } from "./session-file.js";
 
 /** Archived transcripts live in this folder beside the active ones. */
 export const ARCHIVED_FOLDER = "archived";
@@ -37,6 +38,7 @@ export class ArchiveConflictError extends Error {
   }
 }
 
+/** The session lock of `path`, which may not exist yet (a move's destination): the lock an owner of that path takes. */
 function lockFor(path: string): FileLock {
   let real: string;
   try {
@@ -44,13 +46,25 @@ function lockFor(path: string): FileLock {
   } catch {
     real = join(realpathSync(dirname(path)), basename(path));
   }
-  try {
-    return FileLock.acquire(`${real}.lock`, "session");
-  } catch (error) {
-    if (!(error instanceof LockHeldError)) throw error;
-    const who = error.holder ? `process ${error.holder.pid} on ${error.holder.host}` : "another process";
-    throw new SessionFileError("lockedElsewhere", `${path} is owned by ${who}`, { path, holder: error.holder, cause: error });
-  }
+  return takeLock(path, real);
+}
+
+function destinationExists(from: string, to: string): ArchiveConflictError {
+  return new ArchiveConflictError(`${to} already exists; nothing was moved`, { reason: "destinationExists", paths: [from, to] });
+}
+
+function refuseHardLinked(path: string, links: number): void {
+  if (links > 1) throw new ArchiveConflictError(`${path} has ${links} hard links; refusing to move or delete it`, { reason: "hardLinked", paths: [path] });
+}
+
+/**
+ * What can refuse a move without touching anything - a file in the way, a
+ * transcript with other names - checked ahead, so a caller can refuse
+ * before it unloads the thread. The move checks again under its locks.
+ */
+export function checkMovable(from: string, to: string): void {
+  if (existsSync(to)) throw destinationExists(from, to);
+  refuseHardLinked(from, lstatSync(from).nlink);
 }
 
 /** The transcript at `path`, checked to be the thread's, a regular file with one name. */
@@ -62,9 +76,7 @@ async function verify(path: string, threadId: string): Promise<void> {
     throw new SessionFileError("notFound", `no transcript at ${path}`, { path });
   }
   if (!stats.isFile()) throw new SessionFileError("notASessionFile", `${path} is not a regular file`, { path });
-  if (stats.nlink > 1) {
-    throw new ArchiveConflictError(`${path} has ${stats.nlink} hard links; refusing to move or delete it`, { reason: "hardLinked", paths: [path] });
-  }
+  refuseHardLinked(path, stats.nlink);
   const header = await readSessionHeader(path);
   if (header.id !== threadId) throw new SessionFileError("notASessionFile", `${path} belongs to thread ${header.id}, not ${threadId}`, { path });
 }
@@ -86,9 +98,7 @@ export async function moveTranscript(from: string, to: string, threadId: string)
       try {
         linkSync(from, to);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-          throw new ArchiveConflictError(`${to} already exists; nothing was moved`, { reason: "destinationExists", paths: [from, to] });
-        }
+        if ((error as NodeJS.ErrnoException).code === "EEXIST") throw destinationExists(from, to);
         throw error;
       }
       try {

@@ -32,4 +32,4 @@ export { branchPath, entriesById, readEntries, readSession, readSessionHeader, t
 export { SessionFile, type AppendOptions, type CreateSessionOptions, type SessionFileOptions } from "./session-file.js";
 export { forkSession, type ForkOptions, type ForkResult } from "./fork.js";
 export { readBranchPage, type BranchCursor, type BranchPage, type BranchPageOptions } from "./read-page.js";
-export { ARCHIVED_FOLDER, ArchiveConflictError, activePathOf, archivedPathOf, deleteTranscript, isArchivedPath, moveTranscript, type ArchiveRecovery } from "./archive.js";
+export { ARCHIVED_FOLDER, ArchiveConflictError, activePathOf, archivedPathOf, checkMovable, deleteTranscript, isArchivedPath, moveTranscript, type ArchiveRecovery } from "./archive.js";

@@ -1,23 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { fsyncDirectory, tempBeside } from "../fs/atomic-write.js";
 import { errnoCode, SessionFileError } from "./errors.js";
 
 /** Transcripts hold conversations and tool output: readable by their owner only. */
 export const TRANSCRIPT_MODE = 0o600;
-
-/** Makes a new directory entry survive a power loss. Some filesystems refuse; the entry is then as durable as they make it. */
-export function fsyncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch {
-    // Not supported here.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
 
 /** mkdir -p, then fsync the parent of every directory it made, so the chain down to a new file is durable. */
 export function ensureDirectory(dir: string): void {
@@ -65,7 +52,7 @@ interface Temp {
 }
 
 function openTemp(path: string): Temp {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = tempBeside(path);
   try {
     return { path: temp, fd: openSync(temp, "wx", TRANSCRIPT_MODE), closed: false };
   } catch (error) {

@@ -3,7 +3,7 @@ import { SessionFileError } from "./errors.js";
 import { parseEntryLine, type SessionEntry, type SessionHeader } from "./format.js";
 import { HEAD_BYTES } from "./line-splitter.js";
 import { readEntryPrefix, type EntryPrefix } from "./prefix.js";
-import { branchPath, readEntries } from "./read.js";
+import { branchPath, readEntries, readSession } from "./read.js";
 import { openForReading, readHeaderFrom, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
 import { checkpointOf, summaryOf, type BranchSummary } from "./summary.js";
 
@@ -263,8 +263,6 @@ export async function readBranchTail(path: string): Promise<BranchTail> {
     if (!page.next) return { summary: summaryOf(newer.flat()), leaf, header };
     cursor = page.next;
   }
-  const index = await scanSession(path);
-  const branch = await readEntries(path, branchPath(index.byId, index.leafId));
-  const entries = branch.entries.filter((entry): entry is SessionEntry => entry !== undefined);
-  return { summary: summaryOf(entries), leaf: entries.at(-1), header: index.header };
+  const whole = await readSession(path);
+  return { summary: summaryOf(whole.entries), leaf: whole.entries.at(-1), header: whole.header };
 }

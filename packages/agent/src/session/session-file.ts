@@ -62,7 +62,8 @@ function randomEntryId(): string {
   return idPool.toString("hex", idPoolAt - 6, idPoolAt);
 }
 
-function takeLock(path: string, realPath: string): FileLock {
+/** Owns the transcript at `path` (real path `realPath`) across processes, or says who does. */
+export function takeLock(path: string, realPath: string): FileLock {
   try {
     return FileLock.acquire(`${realPath}.lock`, "session");
   } catch (error) {
@@ -212,10 +213,7 @@ export class SessionFile {
         return new SessionFile(parts, options);
       }
       const index = await scanSession(realPath);
-      const now = statSync(realPath);
-      if (fstatSync(fd).size !== index.size || now.ino !== identity.ino || now.dev !== identity.dev) {
-        throw new SessionFileError("ownershipLost", `${absolute} changed on disk while it loaded`, { path: absolute });
-      }
+      checkUnchanged(absolute, realPath, fd, identity, index.size);
       const torn = index.goodSize < index.size ? { offset: index.goodSize, end: index.size, line: index.lineCount + 1 } : undefined;
       const appender = new LineAppender(fd, realPath, index.size, torn, index.missingFinalNewline);
       const branchRefs = branchPath(index.byId, index.leafId);

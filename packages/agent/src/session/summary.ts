@@ -35,7 +35,12 @@ export function emptySummary(): BranchSummary {
 
 const num = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
-function addUsage(totals: UsageTotals, usage: unknown, contextKnown: boolean): void {
+/**
+ * Adds one reply's usage (pi-ai's shape, read defensively) to `totals` in
+ * place; with `contextKnown`, what the reply says the context held becomes
+ * `contextTokens` (a reply without usage leaves it as it was).
+ */
+export function addUsage(totals: UsageTotals, usage: unknown, contextKnown: boolean): void {
   if (usage === null || typeof usage !== "object") return;
   const u = usage as Record<string, unknown>;
   const cost = u.cost as Record<string, unknown> | undefined;

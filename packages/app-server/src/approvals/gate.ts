@@ -1,22 +1,14 @@
-import type { ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type ToolCallInfo } from "@knightcode/agent";
 import { AppServerError } from "@knightcode/app-server-client/errors";
-import type { Logger } from "../log.js";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Connection } from "../rpc/connection.js";
 import type { ApprovalMode } from "../threads/thread-object.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
 
-/** Recognizes the shell commands a prefix grant can cover. */
-export interface ShellAnalyzer {
-  prefixOf(command: string, shell: "bash" | "powershell"): string[] | undefined;
-  format(prefix: string[]): string;
-}
-
 export interface GateHost {
   readonly threadId: string;
   readonly cwd: string;
-  readonly log: Logger;
   approvalMode(): ApprovalMode;
   /** Whether the active tool of this name is ours rather than an extension's. */
   isBuiltinTool(name: string): boolean;
@@ -59,10 +51,7 @@ export class ApprovalGate {
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
 
-  constructor(
-    private readonly host: GateHost,
-    private readonly shell: ShellAnalyzer,
-  ) {}
+  constructor(private readonly host: GateHost) {}
 
   check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
     const builtin = this.host.isBuiltinTool(call.toolName);
@@ -72,7 +61,7 @@ export class ApprovalGate {
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
     const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
-    const prefix = kind === "shell" && builtin && typeof command === "string" ? this.shell.prefixOf(command, shellName) : undefined;
+    const prefix = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName).prefix : undefined;
     if (!reason) {
       if (kind === "shell" && prefix && this.covered(shellName, prefix)) return undefined;
       if (kind !== "shell" && this.sessionTools.has(call.toolName)) return undefined;
@@ -88,7 +77,7 @@ export class ApprovalGate {
         ...this.inputForWire(call.args),
         decisions: offered,
         ...(reason ? { reason } : {}),
-        ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: this.shell.format(prefix) } : {}),
+        ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: formatPrefix(prefix) } : {}),
       },
       signal,
     );

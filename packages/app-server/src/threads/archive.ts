@@ -1,5 +1,4 @@
-import { existsSync, lstatSync } from "node:fs";
-import { activePathOf, archivedPathOf, deleteTranscript, moveTranscript } from "@knightcode/agent";
+import { activePathOf, archivedPathOf, checkMovable, deleteTranscript, moveTranscript } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import { sessionError, type ThreadManager } from "./manager.js";
 import type { ThreadHandler } from "./thread-handler.js";
@@ -8,15 +7,11 @@ function notFound(threadId: string): Error {
   return rpcError("threadNotFound", `no saved thread ${threadId}`);
 }
 
-function conflict(from: string, to: string): Error {
-  return rpcError("archiveConflict", `${to} already exists; nothing was moved`, { reason: "destinationExists", paths: [from, to] });
-}
-
 /** Unloads an idle thread so its transcript can move; a running one refuses with turnInProgress. */
-async function unloadFor(threads: ThreadManager, threadId: string, what: string): Promise<void> {
+async function unloadForArchive(threads: ThreadManager, threadId: string): Promise<void> {
   const thread = threads.get(threadId);
   if (thread) {
-    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be ${what}`);
+    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`);
     await threads.close(thread, "unload");
   }
   await threads.unloaded(threadId);
@@ -28,11 +23,9 @@ async function moveThread(threads: ThreadManager, threadId: string, archive: boo
   if (!found) throw notFound(threadId);
   if (found.archived === archive) return {};
   const to = archive ? archivedPathOf(found.path) : activePathOf(found.path);
-  if (existsSync(to)) throw conflict(found.path, to);
-  const links = lstatSync(found.path).nlink;
-  if (links > 1) throw rpcError("archiveConflict", `${found.path} has ${links} hard links; refusing to move it`, { reason: "hardLinked", paths: [found.path] });
-  if (archive) await unloadFor(threads, threadId, "archived");
   try {
+    checkMovable(found.path, to);
+    if (archive) await unloadForArchive(threads, threadId);
     await moveTranscript(found.path, to, threadId);
   } catch (error) {
     throw sessionError(error, threadId);

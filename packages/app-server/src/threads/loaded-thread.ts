@@ -13,7 +13,7 @@ import { LiveTurnItems } from "../turns/live-items.js";
 import type { Item } from "../turns/item-shapes.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { TurnControl } from "./turn-control.js";
-import { ApprovalGate, type ShellAnalyzer } from "../approvals/gate.js";
+import { ApprovalGate } from "../approvals/gate.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire, type WireItem } from "../payloads/refs.js";
 import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
@@ -50,7 +50,6 @@ export interface LoadedThreadOptions {
   /** The thread can no longer write its file: the manager closes it. */
   onFatal(thread: LoadedThread, error: Error): void;
   modelError(error: unknown): Error;
-  shell: ShellAnalyzer;
   payloads(): PayloadSink;
 }
 
@@ -104,23 +103,19 @@ export class LoadedThread {
       dropped: (message, clientMessageId) => this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
       modelError: options.modelError,
     });
-    this.gate = new ApprovalGate(
-      {
-        threadId: this.id,
-        cwd: this.file.header.cwd,
-        log: options.log,
-        approvalMode: () => this.approval,
-        isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
-        turnId: () => this.running?.turnId,
-        subscribers: () => [...this.subscribers],
-        lastInitiator: () => this.lastInitiator,
-        waiting: (open) => this.setWaiting(open),
-        record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
-        interruptTurn: () => this.turns.interrupt(),
-        payloads: () => options.payloads(),
-      },
-      options.shell,
-    );
+    this.gate = new ApprovalGate({
+      threadId: this.id,
+      cwd: this.file.header.cwd,
+      approvalMode: () => this.approval,
+      isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
+      turnId: () => this.running?.turnId,
+      subscribers: () => [...this.subscribers],
+      lastInitiator: () => this.lastInitiator,
+      waiting: (open) => this.setWaiting(open),
+      record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
+      interruptTurn: () => this.turns.interrupt(),
+      payloads: () => options.payloads(),
+    });
     this.runtime.session.subscribe((event) => this.onSessionEvent(event));
   }
 
@@ -178,7 +173,7 @@ export class LoadedThread {
 
   /** Since when nobody watches and nothing runs or waits; undefined while anything does. */
   idleSince(): number | undefined {
-    if (this.closed || this.holds > 0 || this.subscribers.size > 0 || this.isRunning || this.turns.queueSnapshot().length > 0) return undefined;
+    if (this.closed || this.holds > 0 || this.subscribers.size > 0 || this.isRunning || this.turns.hasQueued) return undefined;
     return this.lastActivity;
   }
 

@@ -25,7 +25,6 @@ import { UiBridge } from "../ui/bridge.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { derivedName, validApprovalMode, type ApprovalMode } from "./thread-object.js";
 import { modelError } from "./model-error.js";
-import { shellAnalyzer } from "../approvals/shell.js";
 
 /**
  * Every thread this process has loaded, and the shared pieces they run on:
@@ -263,7 +262,6 @@ export class ThreadManager {
       defaultApprovalMode: this.defaultApprovalMode(runtime),
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
       modelError,
-      shell: shellAnalyzer,
       payloads: () => this.context.payloads,
     });
     this.loaded.set(id, thread);
@@ -362,14 +360,7 @@ export class ThreadManager {
       return work();
     };
     const next = previous.then(run, run);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.fences.set(threadId, settled);
-    void settled.then(() => {
-      if (this.fences.get(threadId) === settled) this.fences.delete(threadId);
-    });
+    trackUntilSettled(this.fences, threadId, next);
     return next;
   }
 
@@ -392,14 +383,7 @@ export class ThreadManager {
         thread.file.close();
       }
     })();
-    const settled = released.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.unloading.set(thread.id, settled);
-    void settled.then(() => {
-      if (this.unloading.get(thread.id) === settled) this.unloading.delete(thread.id);
-    });
+    trackUntilSettled(this.unloading, thread.id, released);
     await released;
     // A failed thread keeps showing its systemError until it loads again.
     if (reason === "unload" && !failed) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
@@ -416,6 +400,18 @@ export class ThreadManager {
     })();
     return this.closing;
   }
+}
+
+/** Keeps `work`'s settling (never its failure) under `key` until it settles, unless newer work took the key. */
+function trackUntilSettled(map: Map<string, Promise<unknown>>, key: string, work: Promise<unknown>): void {
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  map.set(key, settled);
+  void settled.then(() => {
+    if (map.get(key) === settled) map.delete(key);
+  });
 }
 
 /** Maps a session file failure to the protocol's error. */

@@ -76,6 +76,10 @@ export class TurnControl {
     return this.running;
   }
 
+  get hasQueued(): boolean {
+    return this.queue.length > 0;
+  }
+
   queueSnapshot(): { id: string; text: string; attachments?: number }[] {
     return this.queue.map((q) => ({ id: q.id, text: q.text, ...(q.images.length > 0 ? { attachments: q.images.length } : {}) }));
   }

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
+import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEvent } from "@knightcode/agent";
 import { contentText, ordinalId, toolOutput, userItem, type Item } from "./item-shapes.js";
@@ -86,7 +86,7 @@ export class LiveTurnItems {
         } as Item);
         break;
       case "nested_tool_end":
-        this.finishNested(event);
+        this.finishTool(event.toolCallId, event.result, event.isError, event.completedAt);
         break;
       case "compaction_end":
         if (event.result) {
@@ -151,7 +151,7 @@ export class LiveTurnItems {
         this.finishAssistant(message, completedAt);
         break;
       case "toolResult":
-        this.finishTool(message);
+        this.finishTool(message.toolCallId, message, message.isError, message.timestamp);
         break;
       case "custom": {
         if (message.display === false) break;
@@ -191,29 +191,17 @@ export class LiveTurnItems {
     this.callsStartedAt = completedAt;
   }
 
-  private finishNested(event: Extract<SessionEvent, { type: "nested_tool_end" }>): void {
-    const started = this.items.get(event.toolCallId);
+  /** A tool call's item, finished with its result: the same for the model's calls and for nested ones. */
+  private finishTool(toolCallId: string, result: { content?: unknown; details?: unknown }, isError: boolean, completedAt: number): void {
+    const started = this.items.get(toolCallId);
     if (!started) return;
-    const { output, fileChanges } = toolOutput(event.result);
+    const { output, fileChanges } = toolOutput(result);
     this.complete({
       ...started,
-      status: this.isDeclined(event.toolCallId) ? "declined" : event.isError ? "failed" : "completed",
+      status: this.isDeclined(toolCallId) ? "declined" : isError ? "failed" : "completed",
       output,
-      ...(fileChanges && !event.isError ? { fileChanges } : {}),
-      completedAt: event.completedAt,
-    } as Item);
-  }
-
-  private finishTool(message: ToolResultMessage): void {
-    const started = this.items.get(message.toolCallId);
-    if (!started) return;
-    const { output, fileChanges } = toolOutput(message);
-    this.complete({
-      ...started,
-      status: this.isDeclined(message.toolCallId) ? "declined" : message.isError ? "failed" : "completed",
-      output,
-      ...(fileChanges && !message.isError ? { fileChanges } : {}),
-      completedAt: message.timestamp,
+      ...(fileChanges && !isError ? { fileChanges } : {}),
+      completedAt,
     } as Item);
   }
 }
