@@ -2,7 +2,7 @@ import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEntry } from "@knightcode/agent";
 import { boundErrorMessage } from "@knightcode/agent";
-import { contentText, ordinalId, toolOutput, userItem, type Item } from "../turns/item-shapes.js";
+import { contentText, ordinalId, toolCallOutcome, userItem, type Item } from "../turns/item-shapes.js";
 
 export interface HistoryTurn {
   id: string;
@@ -96,7 +96,6 @@ class TurnBuilder {
       if (block.type !== "toolCall") continue;
       const result = this.results.get(block.id)?.message;
       if (!result) continue;
-      const { output, fileChanges } = toolOutput(result);
       this.items.push({
         id: block.id,
         type: "toolCall",
@@ -105,9 +104,7 @@ class TurnBuilder {
         completedAt: result.timestamp,
         name: block.name,
         input: block.arguments,
-        status: this.declined.has(block.id) ? "declined" : result.isError ? "failed" : "completed",
-        output,
-        ...(fileChanges && !result.isError ? { fileChanges } : {}),
+        ...toolCallOutcome(result, result.isError, this.declined.has(block.id)),
       } as Item);
     }
   }

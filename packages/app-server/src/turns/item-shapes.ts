@@ -57,3 +57,13 @@ export function toolOutput(result: { content?: unknown; details?: unknown } | un
   const fileChanges = valid ? (changes as { path: string; kind: string; diff?: string }[]).map((c) => ({ path: c.path, kind: c.kind, ...(c.diff ? { diff: c.diff } : {}) })) : undefined;
   return { output: parts.join("\n"), ...(fileChanges && fileChanges.length > 0 ? { fileChanges } : {}) };
 }
+
+/** How a finished tool call reads, live or saved: its status, output and (unless it failed) file changes. */
+export function toolCallOutcome(
+  result: { content?: unknown; details?: unknown } | undefined,
+  isError: boolean,
+  declined: boolean,
+): { status: "completed" | "failed" | "declined"; output: string; fileChanges?: unknown[] } {
+  const { output, fileChanges } = toolOutput(result);
+  return { status: declined ? "declined" : isError ? "failed" : "completed", output, ...(fileChanges && !isError ? { fileChanges } : {}) };
+}

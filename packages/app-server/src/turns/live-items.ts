@@ -1,7 +1,7 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEvent } from "@knightcode/agent";
-import { contentText, ordinalId, toolOutput, userItem, type Item } from "./item-shapes.js";
+import { contentText, ordinalId, toolCallOutcome, userItem, type Item } from "./item-shapes.js";
 
 /** Where a turn's item notifications go. */
 export interface ItemSink {
@@ -195,13 +195,6 @@ export class LiveTurnItems {
   private finishTool(toolCallId: string, result: { content?: unknown; details?: unknown }, isError: boolean, completedAt: number): void {
     const started = this.items.get(toolCallId);
     if (!started) return;
-    const { output, fileChanges } = toolOutput(result);
-    this.complete({
-      ...started,
-      status: this.isDeclined(toolCallId) ? "declined" : isError ? "failed" : "completed",
-      output,
-      ...(fileChanges && !isError ? { fileChanges } : {}),
-      completedAt,
-    } as Item);
+    this.complete({ ...started, ...toolCallOutcome(result, isError, this.isDeclined(toolCallId)), completedAt } as Item);
   }
 }
