@@ -24,12 +24,13 @@ export {
   type TurnInput,
   type TurnResult,
 } from "./run/session.js";
+export { Turn, type TurnOutcome, type TurnPhase } from "./run/turn.js";
 export type { SessionEvent, SessionListener, CompactionReason } from "./run/events.js";
 export { classifyError, isTransient, boundErrorMessage, type ErrorKind, type TurnError } from "./run/error-kind.js";
-export { contextMessages, type Transcript, type TranscriptEntry, type TurnStatus } from "./run/transcript.js";
+export { contextMessages, type Transcript, type TranscriptEntry, type TurnEndFields, type TurnStatus } from "./run/transcript.js";
 export { buildSystemPrompt, collectContextFiles, type ContextFile } from "./run/system-prompt.js";
 export { emptyUsage, type TokenUsage } from "./run/usage.js";
-export { textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "./run/messages.js";
+export { extensionMessage, textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "./run/messages.js";
 export { DEFAULT_COMPACTION, type CompactionSettings } from "./run/compaction.js";
 
 export * from "./tools/index.js";
@@ -92,7 +93,7 @@ export {
   type CommandInfo,
 } from "./resources/index.js";
 export * from "./session/index.js";
-export { ThreadRuntime, type ThreadEnvironment, type ThreadRuntimeOptions, type InputOutcome } from "./thread/runtime.js";
+export { ThreadRuntime, allowAllToolCalls, type ThreadEnvironment, type ThreadRuntimeOptions, type InputOutcome, type TurnOwnerView } from "./thread/runtime.js";
 export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "./thread/tool-selection.js";
 export * from "./listing/index.js";
 export { ExtensionFactoryCache, ExtensionLoadError, type ExtensionFactoryCacheOptions, type FactoryCacheCounts, type FactoryLease } from "./extensions/factory-cache.js";

@@ -13,7 +13,7 @@ import type {
   WireError,
 } from "@knightcode/app-server-protocol";
 import { AppServerError, ClientError } from "./errors.js";
-import type { MessageTransport } from "./transport.js";
+import type { MessageTransport } from "@knightcode/app-server-protocol";
 import {
   readPayload,
   resolveItem,

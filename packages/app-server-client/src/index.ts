@@ -1,7 +1,6 @@
 export { AppServerClient, type ClientOptions, type MessageTap, type RequestOptions, type ServerRequestContext } from "./client.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
-export type { MessageTransport } from "./transport.js";
-export { LineFramer, decodeUtf8, type LineFramerOptions } from "./framing.js";
+export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type MessageTransport } from "@knightcode/app-server-protocol";
 export { createMemoryTransportPair } from "./transports/memory.js";
 export { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";

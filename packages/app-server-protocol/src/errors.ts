@@ -31,3 +31,21 @@ export const COMMON_ERROR_CODES = ["notInitialized", "invalidParams", "shuttingD
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
 }
+
+/** An error the server answered: `code`, `message` and `data` exactly as sent. */
+export class AppServerError extends Error {
+  override readonly name = "AppServerError";
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(error: { code: ErrorCode; message: string; data?: Record<string, unknown> }) {
+    super(error.message);
+    this.code = error.code;
+    this.data = error.data;
+  }
+
+  /** The error as the wire carries it. */
+  toWire(): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}

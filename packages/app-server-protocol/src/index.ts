@@ -2,3 +2,5 @@ export * from "./errors.js";
 export type * from "./types.js";
 export { ProtocolSchema, type Section, type SchemaDocument } from "./runtime.js";
 export { SchemaCompiler, formatPath, type SchemaIssue } from "./validate.js";
+export { LineFramer, decodeUtf8, type LineFramerOptions } from "./framing.js";
+export { Listeners, type MessageTransport } from "./transport.js";

@@ -5,7 +5,7 @@ export { createLogger, levelFromEnv, type Logger, type LogLevel } from "./log.js
 export { claimStdout, type ProtocolOutput } from "./stdout-guard.js";
 export { StdioTransport, type StdioTransportOptions } from "./transport/stdio.js";
 export { asServerTransport, MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./transport/types.js";
-export { DEFAULT_SHUTDOWN_TIMINGS, type ShutdownTimings } from "./lifecycle/shutdown.js";
+export { DEFAULT_SHUTDOWN_TIMINGS, realClock, type Deadline, type ShutdownClock, type ShutdownOptions, type ShutdownTimings } from "./lifecycle/shutdown.js";
 export { SERVER_NAME, serverVersion } from "./version.js";
 export type { Connection } from "./rpc/connection.js";
 export type { Handler, HandlerTable, RequestContext } from "./rpc/handler.js";

@@ -2,10 +2,10 @@ import { ProtocolSchema, type ServerNotificationMethod, type ServerNotificationP
 import type { ServerContext } from "./context.js";
 import { handlers as defaultHandlers } from "./handlers.js";
 import { Connection } from "./rpc/connection.js";
-import { AppServerError, rpcError, toWireError } from "./rpc/errors.js";
+import { AppServerError, rpcError } from "./rpc/errors.js";
 import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
-import { shutdownConnections, type ShutdownTimings } from "./lifecycle/shutdown.js";
+import { shutdownConnections, type ShutdownOptions } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
 import type { ThreadManager } from "./threads/manager.js";
 
@@ -120,16 +120,22 @@ export class AppServer {
   }
 
   /**
-   * Stops input at once, lets accepted requests finish, answers the rest with
-   * `shuttingDown` at the deadline and drains output. Safe to call again.
+   * Stops input at once, interrupts running turns, lets accepted requests
+   * finish, answers the rest with `shuttingDown` at the deadline, unloads
+   * every thread and drains output. Safe to call again.
    */
-  shutdown(reason: string, timings?: Partial<ShutdownTimings>): Promise<void> {
+  shutdown(reason: string, options?: ShutdownOptions): Promise<void> {
     this.shutdownPromise ??= (async () => {
       this.context.log.info(`shutting down: ${reason}`);
       for (const stop of this.inputStoppers.splice(0)) stop();
       for (const connection of this.liveConnections) connection.transport.stopInput();
-      const threads = { closeAll: () => this.threadManagerLoading?.then((m) => m.closeAll()) ?? this.threadManager?.closeAll() ?? Promise.resolve() };
-      await shutdownConnections([...this.liveConnections], this.context, threads, timings);
+      // A manager still loading is waited for: threads it is about to hold must unload too.
+      const manager = () => this.threadManager ?? this.threadManagerLoading;
+      const threads = {
+        stopTurns: async () => (await manager())?.stopTurns(),
+        closeAll: async (deadline: Promise<void>) => (await manager())?.closeAll(deadline),
+      };
+      await shutdownConnections([...this.liveConnections], this.context, threads, options);
     })();
     return this.shutdownPromise;
   }
@@ -156,7 +162,7 @@ export class AppServer {
       signal: inFlight.signal,
     };
     const handler = this.handlers[method as keyof HandlerTable] as (params: unknown, ctx: RequestContext) => unknown;
-    const fail = (error: unknown) => inFlight.settle({ error: toWireError(this.classify(method, error)) });
+    const fail = (error: unknown) => inFlight.settle({ error: this.classify(method, error).toWire() });
     let value: unknown;
     try {
       value = handler(params, ctx);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AppServerClient, createMemoryTransportPair } from "@knightcode/app-server-client";
-import { AppServer, ServerContext, asServerTransport, createLogger, type HandlerTable } from "../src/index.js";
+import { AppServer, ServerContext, asServerTransport, createLogger, type HandlerTable, type ShutdownClock } from "../src/index.js";
 import { handlers } from "../src/handlers.js";
 import { TestClient, waitUntil } from "./support/harness.js";
 
@@ -43,48 +43,70 @@ describe("spec: Limits and client reference (createInProcessClient)", () => {
   });
 });
 
+/** Shutdown's deadlines in the test's hand: each fires when the test says, and says how long it was set for. */
+function manualClock() {
+  const deadlines: { ms: number; fire(): void }[] = [];
+  const clock: ShutdownClock = {
+    after(ms) {
+      let fire!: () => void;
+      const promise = new Promise<void>((resolve) => (fire = resolve));
+      deadlines.push({ ms, fire });
+      return { promise, cancel: () => undefined };
+    },
+  };
+  return { clock, asked: () => deadlines.map((d) => d.ms), fire: (ms: number) => deadlines.filter((d) => d.ms === ms).forEach((d) => d.fire()) };
+}
+
+/** A handler of server/diagnostics that waits for the test's release, and says when it started and when it returned. */
+function heldDiagnostics() {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const state: { signal?: AbortSignal; returned: boolean } = { returned: false };
+  const handler: HandlerTable["server/diagnostics"] = async (params, ctx) => {
+    state.signal = ctx.signal;
+    await released;
+    const result = handlers["server/diagnostics"](params, ctx);
+    state.returned = true;
+    return result;
+  };
+  return { handler, release, state };
+}
+
 describe("spec: Ownership, unloading, and shutdown (deadlines)", () => {
   test("an accepted request that finishes during shutdown still gets its result", async () => {
-    const { server, connect } = makeServer({
-      "server/diagnostics": async (params, ctx) => {
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        return handlers["server/diagnostics"](params, ctx);
-      },
-    });
+    const held = heldDiagnostics();
+    const { server, connect } = makeServer({ "server/diagnostics": held.handler });
     const { client } = connect("memory");
     await client.initialize();
     const pending = client.request("server/diagnostics", {});
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitUntil("the handler to start", () => held.state.signal);
     const shutdown = server.shutdown("test");
+    held.release();
     const result = await pending;
     assert.ok(result.uptimeMs >= 0);
     await shutdown;
   });
 
-  test("an unfinished request is answered shuttingDown at nine seconds, and a late result is dropped", async () => {
-    let release!: () => void;
-    let signal!: AbortSignal;
-    const { server, connect } = makeServer({
-      "server/diagnostics": async (params, ctx) => {
-        signal = ctx.signal;
-        await new Promise<void>((resolve) => (release = resolve));
-        return handlers["server/diagnostics"](params, ctx);
-      },
-    });
+  test("an unfinished request is answered shuttingDown at the nine-second deadline, and a late result is dropped", async () => {
+    const held = heldDiagnostics();
+    const { server, connect } = makeServer({ "server/diagnostics": held.handler });
     const { client } = connect("memory");
     await client.initialize();
     client.sendRaw({ id: "stuck", method: "server/diagnostics", params: {} });
-    await waitUntil("the handler to start", () => signal);
-    const started = Date.now();
-    const shutdown = server.shutdown("test");
-    const answer = await waitUntil("the deadline answer", () => client.rawResponses.get("stuck"), 12_000);
-    const elapsed = Date.now() - started;
+    await waitUntil("the handler to start", () => held.state.signal);
+    const time = manualClock();
+    const shutdown = server.shutdown("test", { clock: time.clock });
+    await waitUntil("the deadlines to be set", () => time.asked().length === 2 || undefined);
+    assert.deepEqual(time.asked(), [9_000, 10_000], "answers at nine seconds, exits by ten");
+    assert.equal(client.rawResponses.has("stuck"), false, "nothing is answered before the deadline");
+    time.fire(9_000);
+    const answer = await waitUntil("the deadline answer", () => client.rawResponses.get("stuck"));
     assert.equal(answer.error?.code, "shuttingDown");
-    assert.ok(elapsed >= 8_900 && elapsed < 9_800, `answered after ${elapsed} ms`);
-    assert.equal(signal.aborted, true, "the handler's signal is aborted at the deadline");
-    release();
+    assert.equal(held.state.signal!.aborted, true, "the handler's signal is aborted at the deadline");
+    held.release();
+    await waitUntil("the late result", () => held.state.returned || undefined);
+    time.fire(10_000);
     await shutdown;
-    await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(client.responseCounts.get("stuck"), 1);
     client.assertNoSchemaViolations();
   });
@@ -127,9 +149,10 @@ describe("server requests", () => {
     assert.deepEqual(await ask.call(connection, "test/ask", { n: 2 }), { doubled: 4 });
     assert.deepEqual(await ask.call(connection, "test/ask", { n: 5 }), { doubled: 10 });
     const controller = new AbortController();
-    client.onRequest("test/slow" as never, (() => new Promise(() => undefined)) as never);
+    let asked = false;
+    client.onRequest("test/slow" as never, (() => ((asked = true), new Promise(() => undefined))) as never);
     const slow = ask.call(connection, "test/slow", {}, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil("the client to be asked", () => asked || undefined);
     controller.abort();
     await assert.rejects(slow, /withdrawn/);
     await waitUntil("the withdrawal", () => cancelled.length > 0 || undefined);
@@ -142,10 +165,11 @@ describe("server requests", () => {
     const { server } = makeServer();
     const { client, connection } = connectPlain(server);
     await client.initialize({ clientInfo: { name: "t" } });
-    client.onRequest("test/slow" as never, (() => new Promise(() => undefined)) as never);
+    let asked = false;
+    client.onRequest("test/slow" as never, (() => ((asked = true), new Promise(() => undefined))) as never);
     const ask = connection.request as unknown as (m: string, p: unknown) => Promise<unknown>;
     const pending = ask.call(connection, "test/slow", {});
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitUntil("the client to be asked", () => asked || undefined);
     await client.close();
     await assert.rejects(pending, /closed/);
     await server.shutdown("test over");

@@ -34,7 +34,7 @@ export async function runAppServer(args: AppServerArgs, output: ProtocolOutput):
     exiting = true;
     setTimeout(() => process.exit(0), HARD_EXIT_MS);
     server
-      .shutdown(reason, { drainDeadlineMs: DRAIN_DEADLINE_MS })
+      .shutdown(reason, { timings: { drainDeadlineMs: DRAIN_DEADLINE_MS } })
       .catch((error: unknown) => log.error("shutdown failed", error))
       .finally(() => process.exit(0));
   };

@@ -59,3 +59,20 @@ export function textOf(content: string | (TextContent | ImageContent)[]): string
     .map((part) => part.text)
     .join("\n");
 }
+
+/** An extension's `sendMessage` input as the message the model sees; shown unless it says otherwise. */
+export function extensionMessage(input: {
+  customType: string;
+  content: string | (TextContent | ImageContent)[];
+  display?: boolean;
+  details?: unknown;
+}): ExtensionMessage {
+  return {
+    role: "custom",
+    customType: input.customType,
+    content: input.content,
+    display: input.display !== false,
+    ...(input.details === undefined ? {} : { details: input.details }),
+    timestamp: Date.now(),
+  };
+}

@@ -7,11 +7,12 @@ import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
 import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
-import { toLlmMessages, userMessage } from "./messages.js";
+import { textOf, toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
+import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
 
 export interface RetrySettings {
@@ -71,6 +72,8 @@ export interface AgentSessionOptions {
 }
 
 export interface TurnInput {
+  /** Messages that came before the text: what extensions said while the thread was idle. */
+  preamble?: AgentMessage[];
   /** The user's text; absent for a turn an extension's message starts. */
   text?: string;
   /** A turn that only compacts the history (manual compaction). */
@@ -94,16 +97,6 @@ export class TurnInProgressError extends Error {
   }
 }
 
-/** The live state of one turn, shared with the turn loop. */
-export interface ActiveTurn {
-  turnId: string;
-  startedAt: number;
-  controller: AbortController;
-  interrupted: boolean;
-  /** The turn decided to end: input can no longer join it. */
-  settling: boolean;
-}
-
 /**
  * One thread's agent: its transcript, model, tools, token usage and the
  * turn that is running. Runs turns on pi-agent-core, persists every
@@ -122,7 +115,8 @@ export class AgentSession {
   private currentModel: Model<Api> | undefined;
   private level: ModelThinkingLevel;
   private tokenUsage: TokenUsage;
-  private active: ActiveTurn | undefined;
+  /** The turn this session runs now: the same record its owner holds, never a copy. */
+  private current: Turn | undefined;
   private fatalError: Error | undefined;
   private systemPrompt: string;
   private tools: AgentTool[];
@@ -171,8 +165,9 @@ export class AgentSession {
     return this.level;
   }
 
-  get runningTurn(): ActiveTurn | undefined {
-    return this.active;
+  /** The turn being run, from its start entry to its end entry. */
+  get runningTurn(): Turn | undefined {
+    return this.current;
   }
 
   get fatal(): Error | undefined {
@@ -230,7 +225,7 @@ export class AgentSession {
    * keeps.
    */
   async runNestedTool(parentId: string, toolName: string, args: unknown, signal?: AbortSignal): Promise<NestedToolResult> {
-    const turnId = this.active?.turnId;
+    const turnId = this.current?.id;
     if (turnId === undefined) throw new Error("a nested tool call needs a running turn");
     const toolCallId = `${parentId}.${++this.nestedCalls}`;
     const finish = (result: NestedToolResult): NestedToolResult => {
@@ -307,7 +302,7 @@ export class AgentSession {
   }
 
   private onAgentEvent(event: AgentEvent): void {
-    const turnId = this.active?.turnId ?? "";
+    const turnId = this.current?.id ?? "";
     switch (event.type) {
       case "message_start":
         this.emit({ type: "message_start", turnId, message: event.message });
@@ -367,65 +362,81 @@ export class AgentSession {
   /** @internal compaction adds the summary request's billing */
   addUsage(usage: TokenUsage): void {
     this.tokenUsage = usage;
-    this.emit({ type: "usage", turnId: this.active?.turnId, usage });
+    this.emit({ type: "usage", turnId: this.current?.id, usage });
   }
 
   /**
    * Runs one turn to its end: durable start and end entries around one or
-   * more agent runs (retries, overflow recovery, steering). Resolves with
-   * the outcome; a failure to start (no model, no credentials) throws before
-   * anything is written.
+   * more agent runs (retries, overflow recovery, steering). `turn` is the
+   * record its owner holds (a fresh one when the caller keeps none); the
+   * session moves it along and never keeps state of its own beside it.
+   * Resolves with the outcome; a failure to start (no model, no
+   * credentials) throws before anything is written.
    */
-  async runTurn(input: TurnInput): Promise<TurnResult> {
-    if (this.active) throw new TurnInProgressError(this.active.turnId);
+  async runTurn(input: TurnInput, turn: Turn = new Turn()): Promise<TurnResult> {
+    if (this.current) throw new TurnInProgressError(this.current.id ?? "");
     if (this.fatalError) throw this.fatalError;
+    if (turn.phase === "admitting") turn.launch();
     const agent = await this.prepare();
-    if (this.active) throw new TurnInProgressError((this.active as ActiveTurn).turnId);
+    if (this.current) throw new TurnInProgressError((this.current as Turn).id ?? "");
     const start = this.appendSafely({ type: "turn_start" });
     if (!start) throw this.fatalError ?? new Error("could not start the turn");
-    const turn: ActiveTurn = { turnId: start.id, startedAt: Date.now(), controller: new AbortController(), interrupted: false, settling: false };
-    this.active = turn;
-    this.emit({ type: "turn_start", turnId: turn.turnId, startedAt: turn.startedAt });
+    turn.begin(start.id, Date.now());
+    this.current = turn;
+    const stopAgent = () => agent.abort();
+    turn.signal.addEventListener("abort", stopAgent, { once: true });
+    const turnId = start.id;
+    const startedAt = turn.startedAt!;
+    this.emit({ type: "turn_start", turnId, startedAt });
     let error: TurnError | undefined;
     try {
       error = await runTurnLoop({ session: this, agent, turn, input, hooks: this.options.hooks });
     } catch (thrown) {
       error = { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" };
     }
+    turn.settle();
+    turn.signal.removeEventListener("abort", stopAgent);
     const status: TurnStatus = turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
     agent.clearAllQueues();
     const dropped = this.steers.length > 0;
     this.steers = [];
-    this.active = undefined;
-    if (dropped) this.emit({ type: "steering_changed", turnId: turn.turnId, pending: [] });
+    this.current = undefined;
+    if (dropped) this.emit({ type: "steering_changed", turnId, pending: [] });
     const completedAt = Date.now();
-    const end: Record<string, unknown> = { type: "turn_end", turnId: turn.turnId, status };
+    const end: Record<string, unknown> = { type: "turn_end", turnId, status };
     if (status === "failed" && error) end.error = error;
     this.appendSafely(end as { type: string }, true);
-    this.emit({ type: "turn_end", turnId: turn.turnId, status, ...(status === "failed" && error ? { error } : {}), startedAt: turn.startedAt, completedAt });
-    return { turnId: turn.turnId, status, ...(status === "failed" && error ? { error } : {}) };
+    turn.end({ status, ...(status === "failed" && error ? { error } : {}), completedAt });
+    this.emit({ type: "turn_end", turnId, status, ...(status === "failed" && error ? { error } : {}), startedAt, completedAt });
+    return { turnId, status, ...(status === "failed" && error ? { error } : {}) };
   }
 
-  /** Hands input to the running turn; false when no turn runs. */
+  /** Hands the user's input to the running turn; false when no turn accepts input. */
   steer(text: string, images: ImageContent[] = []): boolean {
-    if (!this.active || this.active.settling || this.active.interrupted || !this.agent) return false;
-    const message = userMessage(text, images);
-    this.steers.push(message);
-    this.agent.steer(message);
-    this.emit({ type: "steering_changed", turnId: this.active.turnId, pending: this.pendingSteers() });
-    return true;
+    return this.deliver(userMessage(text, images), "steer");
   }
 
   /**
    * Queues input for when the running turn's agent would otherwise stop:
-   * it still belongs to this turn. False when no turn runs.
+   * it still belongs to this turn. False when no turn accepts input.
    */
   followUp(text: string, images: ImageContent[] = []): boolean {
-    if (!this.active || this.active.settling || this.active.interrupted || !this.agent) return false;
-    const message = userMessage(text, images);
+    return this.deliver(userMessage(text, images), "followUp");
+  }
+
+  /**
+   * Hands a message (the user's, or an extension's) to the running turn:
+   * `steer` reaches the model after the current tool calls, `followUp` once
+   * the agent would otherwise stop. False when no turn accepts input.
+   */
+  deliver(message: AgentMessage, as: "steer" | "followUp"): boolean {
+    const turn = this.current;
+    if (!turn?.accepting || !this.agent) return false;
     this.steers.push(message);
-    this.agent.followUp(message);
+    if (as === "steer") this.agent.steer(message);
+    else this.agent.followUp(message);
+    this.emit({ type: "steering_changed", turnId: turn.id!, pending: this.pendingSteers() });
     return true;
   }
 
@@ -434,7 +445,7 @@ export class AgentSession {
    * next request. False while a turn runs (steer or follow up instead).
    */
   addMessage(message: AgentMessage): boolean {
-    if (this.active) return false;
+    if (this.current) return false;
     this.recordMessage("", message);
     this.agent?.state.messages.push(message);
     return true;
@@ -442,7 +453,7 @@ export class AgentSession {
 
   /** Steering texts accepted but not yet delivered to the model. */
   pendingSteers(): string[] {
-    return this.steers.map((m) => (m.role === "user" && typeof m.content !== "string" ? m.content.find((c) => c.type === "text")?.text ?? "" : ""));
+    return this.steers.map((m) => (m.role === "user" || m.role === "custom" ? textOf(m.content) : ""));
   }
 
   /** @internal whether steers wait for delivery (the turn loop runs the agent again for them) */
@@ -452,17 +463,12 @@ export class AgentSession {
 
   /** Stops the running turn: the model request, running tools, a retry wait or a compaction. */
   abort(): void {
-    const turn = this.active;
-    if (turn && !turn.interrupted) {
-      turn.interrupted = true;
-      turn.controller.abort(new Error("interrupted"));
-    }
-    this.agent?.abort();
+    this.current?.interrupt();
   }
 
   /** Manual compaction outside a turn; the server runs it as a turn of its own (runTurn with compactOnly). */
   async compact(signal?: AbortSignal): Promise<CompactionResult> {
-    if (this.active) throw new TurnInProgressError(this.active.turnId);
+    if (this.current) throw new TurnInProgressError(this.current.id ?? "");
     const agent = await this.prepare();
     return runCompaction({ session: this, agent, reason: "manual", signal });
   }
@@ -480,7 +486,7 @@ export class AgentSession {
 
   /** @internal */
   compactionFor(reason: CompactionReason, agent: Agent, signal: AbortSignal) {
-    return runCompaction({ session: this, agent, reason, signal, turnId: this.active?.turnId });
+    return runCompaction({ session: this, agent, reason, signal, turnId: this.current?.id });
   }
 
   dispose(): void {

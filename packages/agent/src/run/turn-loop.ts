@@ -2,12 +2,13 @@ import type { Agent, AgentMessage } from "@mariozechner/pi-agent-core";
 import { classifyError, isTransient, type TurnError } from "./error-kind.js";
 import { shouldCompact } from "./compaction.js";
 import { userMessage } from "./messages.js";
-import type { ActiveTurn, AgentSession, RetrySettings, SessionHooks, TurnInput } from "./session.js";
+import type { AgentSession, RetrySettings, SessionHooks, TurnInput } from "./session.js";
+import type { Turn } from "./turn.js";
 
 export interface TurnLoopContext {
   session: AgentSession;
   agent: Agent;
-  turn: ActiveTurn;
+  turn: Turn;
   input: TurnInput;
   hooks?: SessionHooks;
 }
@@ -49,27 +50,31 @@ function dropFailedReply(agent: Agent): void {
 export async function runTurnLoop(context: TurnLoopContext): Promise<TurnError | undefined> {
   const { session, agent, turn, input } = context;
   if (input.compactOnly) {
-    const result = await session.compactionFor("manual", agent, turn.controller.signal);
-    turn.settling = true;
+    const result = await session.compactionFor("manual", agent, turn.signal);
+    turn.settle();
     return result.ok || turn.interrupted ? undefined : { message: result.error, kind: "other" };
   }
   return runAgentTurn(context);
 }
 
 /** Marks the turn as ending, in the same step as the decision: no input can slip in after it. */
-function settle(turn: TurnLoopContext["turn"], error?: TurnError): TurnError | undefined {
-  turn.settling = true;
+function settle(turn: Turn, error?: TurnError): TurnError | undefined {
+  turn.settle();
   return error;
 }
 
 async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopContext): Promise<TurnError | undefined> {
-  const signal = turn.controller.signal;
+  const signal = turn.signal;
   const model = agent.state.model;
   if (shouldCompact(session.usage.contextTokens, model.contextWindow, session.settings.compaction)) {
     await session.compactionFor("threshold", agent, signal);
   }
   if (turn.interrupted) return settle(turn);
-  const prompt: AgentMessage[] = [...(input.text !== undefined ? [userMessage(input.text, input.images)] : []), ...(input.messages ?? [])];
+  const prompt: AgentMessage[] = [
+    ...(input.preamble ?? []),
+    ...(input.text !== undefined ? [userMessage(input.text, input.images)] : []),
+    ...(input.messages ?? []),
+  ];
   agent.state.systemPrompt = session.baseSystemPrompt;
   if (hooks?.beforeAgentStart) {
     const extra = await hooks.beforeAgentStart({ prompt: input.text ?? "", images: input.images ?? [], systemPrompt: session.baseSystemPrompt });
@@ -97,7 +102,7 @@ async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopCont
       if (isTransient(kind) && retry.enabled && attempt < retry.maxRetries) {
         attempt++;
         const delayMs = retryDelay(retry, attempt);
-        session.emit({ type: "retry", turnId: turn.turnId, attempt, maxAttempts: retry.maxRetries, delayMs, error: { message: failure, kind } });
+        session.emit({ type: "retry", turnId: turn.id!, attempt, maxAttempts: retry.maxRetries, delayMs, error: { message: failure, kind } });
         await sleep(delayMs, signal);
         if (turn.interrupted) return settle(turn);
         dropFailedReply(agent);

@@ -87,8 +87,18 @@ export interface CustomMessageEntry extends EntryBase<"custom_message"> {
   details?: unknown;
 }
 
+/** What the user answered when a tool call asked for approval (the server's gate records it). */
+export interface ApprovalEntry extends EntryBase<"approval"> {
+  toolCallId: string;
+  tool: string;
+  /** accept, acceptForSession, acceptPrefixForSession, decline or cancel; validated by the server. */
+  decision: string;
+  message?: string;
+}
+
 export type KnownEntry =
   | MessageEntry
+  | ApprovalEntry
   | TurnStartEntry
   | TurnEndEntry
   | ModelChangeEntry
@@ -143,6 +153,7 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   compaction: (e) => requireStrings("summary", "firstKeptEntryId")(e) ?? (typeof e.tokensBefore === "number" ? undefined : "tokensBefore"),
   label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),
   custom: requireStrings("customType"),
+  approval: (e) => requireStrings("toolCallId", "tool", "decision")(e) ?? (e.message === undefined || isString(e.message) ? undefined : "message"),
   custom_message: (e) => {
     if (!isString(e.customType)) return "customType";
     if (!isString(e.content) && !Array.isArray(e.content)) return "content";

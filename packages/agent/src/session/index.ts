@@ -5,6 +5,7 @@ export {
   parseEntryLine,
   serializeEntry,
   serializeHeader,
+  type ApprovalEntry,
   type ApprovalModeEntry,
   type CompactionEntry,
   type CustomEntry,

@@ -50,10 +50,28 @@ export interface ThreadRuntimeOptions {
   onSendMessage?(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
   /** Tools or commands changed after loading. */
   onChanged?(): void;
-  /** The approval gate, run after extensions' tool_call handlers. */
+  /**
+   * The approval gate, run after extensions' tool_call handlers. Without
+   * one every call is refused: a thread that means to run every call says
+   * so with `allowAllToolCalls`.
+   */
   approvalGate?: BeforeToolCall;
+  /** Who owns the running turn; the session itself when absent. */
+  turns?: TurnOwnerView;
   askUser?: (questions: unknown, signal?: AbortSignal) => Promise<AskUserAnswers | undefined>;
   submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
+}
+
+/**
+ * The owner of the thread's running turn, as the rest of the thread asks
+ * it: extensions learn from it whether the thread is idle and which signal
+ * a turn listens to, and ask it to interrupt. A thread without an owner of
+ * its own (a headless run) asks its session.
+ */
+export interface TurnOwnerView {
+  isIdle(): boolean;
+  signal(): AbortSignal | undefined;
+  interrupt(): void;
 }
 
 export type InputOutcome = { action: "handled" } | { action: "continue"; text: string; images: ImageContent[] };
@@ -113,9 +131,9 @@ export class ThreadRuntime {
       registry: env.registry,
       env: env.env,
       model: () => session?.model,
-      turnSignal: () => session?.runningTurn?.controller.signal,
-      abort: () => session?.abort(),
-      isIdle: () => !session?.runningTurn,
+      turnSignal: () => (options.turns ? options.turns.signal() : session?.runningTurn?.signal),
+      abort: () => (options.turns ? options.turns.interrupt() : session?.abort()),
+      isIdle: () => (options.turns ? options.turns.isIdle() : !session?.runningTurn),
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
       sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
@@ -126,7 +144,7 @@ export class ThreadRuntime {
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
-    const gate = options.approvalGate;
+    const gate = options.approvalGate ?? refuseWithoutGate;
     session = new AgentSession({
       threadId: options.threadId,
       cwd,
@@ -138,7 +156,7 @@ export class ThreadRuntime {
       defaultModel: { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined },
       defaultThinkingLevel: effective.defaultThinkingLevel as ModelThinkingLevel,
       // Extensions see (and may change or block) a call before the approval gate asks the user about it.
-      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? (gate ? gate(call, signal) : undefined),
+      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gate(call, signal),
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
     });
@@ -248,3 +266,7 @@ export class ThreadRuntime {
   }
 }
 
+const refuseWithoutGate: BeforeToolCall = async () => ({ block: true, reason: "This thread has no approval gate, so no tool call may run." });
+
+/** The gate of a thread that runs every tool call without asking: headless runs and tests that say so. */
+export const allowAllToolCalls: BeforeToolCall = async () => undefined;

@@ -245,7 +245,7 @@ describe("events", () => {
     env.model.enqueue({ toolCalls: [{ name: "t", arguments: {} }] });
     const running = session.runTurn({ text: "x" });
     while (!events.some((e) => e.type === "tool_start")) await new Promise((resolve) => setTimeout(resolve, 5));
-    signal = session.runningTurn!.controller.signal;
+    signal = session.runningTurn!.signal;
     const started = Date.now();
     session.abort();
     assert.equal((await running).status, "interrupted");

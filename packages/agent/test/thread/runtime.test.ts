@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { silentUI } from "../../src/extensions/silent-ui.js";
 import { SessionFile } from "../../src/session/session-file.js";
-import { ThreadRuntime, type ThreadEnvironment } from "../../src/thread/runtime.js";
+import { ThreadRuntime, allowAllToolCalls, type ThreadEnvironment } from "../../src/thread/runtime.js";
 import { resolveDefaultTools } from "../../src/thread/tool-selection.js";
 import { TrustStore } from "../../src/trust/store.js";
 import type { Warning } from "../../src/warning.js";
@@ -32,10 +32,11 @@ function project(files: Record<string, string>): string {
   return dir;
 }
 
-async function open(cwd: string) {
+async function open(cwd: string, gate: { approvalGate?: typeof allowAllToolCalls } = {}) {
   const transcript = await SessionFile.create({ dir: join(env.dir, "sessions"), cwd });
   const later: Warning[] = [];
   const { runtime, warnings } = await ThreadRuntime.create({
+    ...gate,
     environment,
     threadId: transcript.header.id,
     cwd,
@@ -118,6 +119,22 @@ describe("a thread in a project", () => {
     assert.equal(readFileSync(marker, "utf8"), "load\nshutdown:reload\n", "the disabled extension did not load again");
     await runtime.dispose("unload");
     transcript.close();
+  });
+});
+
+describe("the approval gate of a thread", () => {
+  test("a thread without a gate refuses every tool call; one that says allowAllToolCalls runs them", async () => {
+    const cwd = project({ "a.txt": "alpha" });
+    for (const [gate, expected] of [[{}, /no approval gate/], [{ approvalGate: allowAllToolCalls }, /alpha/]] as const) {
+      const { runtime, transcript } = await open(cwd, gate);
+      env.model.enqueue({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "done" });
+      const before = env.model.requests.length;
+      assert.equal((await runtime.session.runTurn({ text: "read a.txt" })).status, "completed");
+      const toolMessage = (env.model.requests[before + 1]!.body.messages as { role: string; content: unknown }[]).find((m) => m.role === "tool");
+      assert.match(JSON.stringify(toolMessage?.content), expected);
+      await runtime.dispose("unload");
+      transcript.close();
+    }
   });
 });
 

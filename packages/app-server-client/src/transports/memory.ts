@@ -1,9 +1,9 @@
-import type { MessageTransport } from "../transport.js";
+import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
 
 class MemoryEnd implements MessageTransport {
   peer!: MemoryEnd;
-  private readonly messageListeners: ((text: string) => void)[] = [];
-  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly messages = new Listeners<[string]>();
+  private readonly closes = new Listeners<[Error | undefined]>();
   private closed = false;
 
   send(text: string): void {
@@ -11,22 +11,24 @@ class MemoryEnd implements MessageTransport {
     const peer = this.peer;
     // Deliver on a later tick, as a real pipe would: a sender never re-enters its receiver.
     queueMicrotask(() => {
-      if (!peer.closed) for (const listener of peer.messageListeners) listener(text);
+      if (!peer.closed) peer.messages.emit(text);
     });
   }
 
-  onMessage(listener: (text: string) => void): void {
-    this.messageListeners.push(listener);
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
   }
 
-  onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
   }
 
   close(reason?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    for (const listener of this.closeListeners) listener(reason);
+    this.closes.emit(reason);
+    this.messages.clear();
+    this.closes.clear();
     queueMicrotask(() => this.peer.close(reason));
   }
 }

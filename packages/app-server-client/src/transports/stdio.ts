@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import type { MessageTransport } from "../transport.js";
-import { LineFramer, decodeUtf8 } from "../framing.js";
+import { LineFramer, Listeners, decodeUtf8, type MessageTransport } from "@knightcode/app-server-protocol";
 
 export interface SpawnTransportOptions {
   command: string;
@@ -17,8 +16,8 @@ export class SpawnedServerTransport implements MessageTransport {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal name) once the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly messageListeners: ((text: string) => void)[] = [];
-  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly messages = new Listeners<[string]>();
+  private readonly closes = new Listeners<[Error | undefined]>();
   private closed = false;
 
   constructor(options: SpawnTransportOptions) {
@@ -33,7 +32,7 @@ export class SpawnedServerTransport implements MessageTransport {
       onLine: (line) => {
         // Undecodable or blank lines still go up: the client reports them as protocol violations.
         const text = decodeUtf8(line) ?? line.toString("utf8");
-        for (const listener of this.messageListeners) listener(text);
+        this.messages.emit(text);
       },
       onOversized: () => undefined,
     });
@@ -55,12 +54,12 @@ export class SpawnedServerTransport implements MessageTransport {
     this.child.stdin!.write(text + "\n");
   }
 
-  onMessage(listener: (text: string) => void): void {
-    this.messageListeners.push(listener);
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
   }
 
-  onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
   }
 
   /** Closes stdin, which asks the server to shut down; the transport closes when it exits. */
@@ -71,6 +70,8 @@ export class SpawnedServerTransport implements MessageTransport {
   private finish(reason?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    for (const listener of this.closeListeners) listener(reason);
+    this.closes.emit(reason);
+    this.messages.clear();
+    this.closes.clear();
   }
 }

@@ -1,5 +1,5 @@
 import type WebSocket from "ws";
-import type { MessageTransport } from "../transport.js";
+import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
 
 export interface WebSocketTransportOptions {
   url: string;
@@ -10,15 +10,15 @@ export interface WebSocketTransportOptions {
 
 /** A transport over one WebSocket: one JSON-RPC message per text message. */
 export class WebSocketTransport implements MessageTransport {
-  private readonly messageListeners: ((text: string) => void)[] = [];
-  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly messages = new Listeners<[string]>();
+  private readonly closes = new Listeners<[Error | undefined]>();
   private closed = false;
 
   private constructor(private readonly socket: WebSocket) {
     socket.on("message", (data, isBinary) => {
       if (isBinary) return;
       const text = data.toString();
-      for (const listener of this.messageListeners) listener(text);
+      this.messages.emit(text);
     });
     socket.on("close", (code, reason) => this.finish(code === 1000 ? undefined : new Error(`socket closed (${code}) ${reason.toString()}`)));
     socket.on("error", (error) => this.finish(error));
@@ -45,12 +45,12 @@ export class WebSocketTransport implements MessageTransport {
     if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(text);
   }
 
-  onMessage(listener: (text: string) => void): void {
-    this.messageListeners.push(listener);
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
   }
 
-  onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
   }
 
   close(): void {
@@ -60,6 +60,8 @@ export class WebSocketTransport implements MessageTransport {
   private finish(reason?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    for (const listener of this.closeListeners) listener(reason);
+    this.closes.emit(reason);
+    this.messages.clear();
+    this.closes.clear();
   }
 }

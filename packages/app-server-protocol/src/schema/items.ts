@@ -3,8 +3,8 @@ import { Closed } from "./common.js";
 
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 
-/** Fields every item has; `index`, times and contents may change until item/completed. */
-function item<T extends Record<string, TSchema>>(type: string, fields: T, description: string) {
+/** Fields every item has; `index`, times and contents may change until item/completed. The literal `type` stays literal, so the union narrows. */
+function item<K extends string, T extends Record<string, TSchema>>(type: K, fields: T, description: string) {
   return Type.Object(
     {
       id: Type.String({ description: "A durable ordinal within the turn, or a tool call's own id." }),
@@ -88,7 +88,17 @@ export const ExtensionMessageItem = item(
 export const ItemReference = Type.Object(
   {
     id: Type.String(),
-    type: Type.String(),
+    type: Type.Union(
+      [
+        UserMessageItem.properties.type,
+        AgentMessageItem.properties.type,
+        ReasoningItem.properties.type,
+        ToolCallItem.properties.type,
+        CompactionItem.properties.type,
+        ExtensionMessageItem.properties.type,
+      ],
+      { description: "The referenced item's type." },
+    ),
     index: Type.Optional(Type.Integer({ minimum: 0 })),
     payloadRef: PayloadRef,
   },

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
-import { Item } from "./items.js";
+import { HistoryItem } from "./items.js";
 import { Turn, TurnError } from "./threads.js";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
@@ -77,12 +77,12 @@ export const turns = {
       doc: "A transient provider error; the turn retries after delayMs; to subscribers.",
     }),
     "item/started": notification({
-      params: Type.Object({ ...ItemParams, item: Item }, Closed),
-      doc: "An item began; its times and contents are provisional.",
+      params: Type.Object({ ...ItemParams, item: HistoryItem }, Closed),
+      doc: "An item began; its times and contents are provisional. An item over the inline limit comes as {id, type, index?, payloadRef}.",
     }),
     "item/completed": notification({
-      params: Type.Object({ ...ItemParams, item: Item }, Closed),
-      doc: "An item's final times, text, fileChanges and index: replace what streamed.",
+      params: Type.Object({ ...ItemParams, item: HistoryItem }, Closed),
+      doc: "An item's final times, text, fileChanges and index: replace what streamed. An item over the inline limit comes as {id, type, index?, payloadRef}.",
     }),
     "item/removed": notification({
       params: Type.Object({ ...ItemParams, itemId: Type.String() }, Closed),

@@ -1,9 +1,8 @@
 import { analyzeShellCommand, formatPrefix, type ToolCallInfo } from "@knightcode/agent";
-import { AppServerError } from "@knightcode/app-server-client/errors";
+import { AppServerError, type ApprovalMode, type PayloadRef, type ServerRequestParams } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Connection } from "../rpc/connection.js";
-import type { ApprovalMode } from "../threads/thread-object.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
 
 export interface GateHost {
@@ -16,8 +15,8 @@ export interface GateHost {
   /** Open subscribers, oldest first. */
   subscribers(): Connection[];
   lastInitiator(): Connection | undefined;
-  /** An approval opened (true) or the last one closed (false): the thread's waitingOn. */
-  waiting(open: boolean): void;
+  /** An approval is open until the returned release runs: the thread's waitingOn. */
+  waitOn(): () => void;
   record(entry: { toolCallId: string; tool: string; decision: Decision; message?: string }): void;
   /** Where an input too large for the request line goes. */
   payloads(): PayloadSink;
@@ -103,7 +102,7 @@ export class ApprovalGate {
   };
 
   /** The call's input inline, or as a payload reference when it is large (a whole file to write). */
-  private inputForWire(input: unknown): { input: unknown } | { inputRef: { id: string; bytes: number } } {
+  private inputForWire(input: unknown): { input: unknown } | { inputRef: PayloadRef } {
     if (jsonBytes(input) <= FIELD_LIMIT) return { input };
     return { inputRef: this.host.payloads().put(JSON.stringify(input)) };
   }
@@ -113,9 +112,9 @@ export class ApprovalGate {
   }
 
   /** Asks one subscriber at a time until one answers; undefined when nobody can (cancel). */
-  private async ask(params: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+  private async ask(params: ServerRequestParams<"item/toolCall/requestApproval">, signal: AbortSignal | undefined): Promise<unknown> {
     let preferred = this.host.lastInitiator();
-    this.host.waiting(true);
+    const release = this.host.waitOn();
     try {
       for (;;) {
         if (signal?.aborted) return undefined;
@@ -126,7 +125,7 @@ export class ApprovalGate {
         signal?.addEventListener("abort", onTurnAbort, { once: true });
         this.outstanding.add(outstanding);
         try {
-          return await target.request("item/toolCall/requestApproval", params as never, { signal: outstanding.attempt.signal });
+          return await target.request("item/toolCall/requestApproval", params, { signal: outstanding.attempt.signal });
         } catch (error) {
           if (signal?.aborted) return undefined;
           if (outstanding.moved) {
@@ -144,7 +143,7 @@ export class ApprovalGate {
         }
       }
     } finally {
-      this.host.waiting(false);
+      release();
     }
   }
 
@@ -171,5 +170,10 @@ export class ApprovalGate {
       outstanding.moveTo = connection;
       outstanding.attempt.abort();
     }
+  }
+
+  /** A finished turn's calls no longer need their declined marks: its items are final. */
+  forgetDeclined(): void {
+    this.declined.clear();
   }
 }

@@ -1,10 +1,10 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { ApprovalMode } from "../threads/thread-object.js";
+import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
 
 export type ToolClass = "readOnly" | "edit" | "shell" | "other";
 
-export type Decision = "accept" | "acceptForSession" | "acceptPrefixForSession" | "decline" | "cancel";
+export type Decision = ApprovalDecision;
 
 const READ_ONLY = new Set(["read", "grep", "find", "ls", "ask_user", "submit_plan"]);
 const EDITS = new Set(["edit", "write"]);

@@ -2,7 +2,7 @@ import { readBranchPage, SessionFileError, type BranchPage } from "@knightcode/a
 import { rpcError } from "../rpc/errors.js";
 import { boundPage, turnForWire, type WireTurn } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
-import { sessionError } from "../threads/manager.js";
+import { sessionError } from "../threads/session-error.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { turnsFromEntries } from "./turns.js";
 
@@ -37,7 +37,7 @@ export function pageForWire(
 ): { turns: WireTurn[]; nextCursor?: string } {
   const turns = turnsFromEntries(page.entries)
     .filter((turn) => turn.id !== skipTurnId)
-    .map((turn) => turnForWire(turn as WireTurn, store));
+    .map((turn) => turnForWire(turn, store));
   const bounded = boundPage(turns, budget);
   const next = bounded.omitted > 0 ? page.turnStarts.get(bounded.turns[0]!.id) : page.next;
   return { turns: bounded.turns, ...(next ? { nextCursor: encodeCursor(next, threadId) } : {}) };

@@ -1,20 +1,12 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionEntry } from "@knightcode/agent";
-import { boundErrorMessage } from "@knightcode/agent";
-import { contentText, ordinalId, toolCallOutcome, userItem, type Item } from "../turns/item-shapes.js";
+import { boundErrorMessage, isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/agent";
+import type { Item, ItemOf, Turn, TurnErrorKind } from "@knightcode/app-server-protocol";
+import { extensionItem, ordinalId, toolCallOutcome, userItem } from "../turns/item-shapes.js";
 
-export interface HistoryTurn {
-  id: string;
-  status: "inProgress" | "completed" | "failed" | "interrupted";
-  startedAt: number;
-  completedAt?: number;
-  error?: { message: string; kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other" };
-  files?: { path: string; additions: number; deletions: number }[];
-  items?: Item[];
-}
+/** A saved turn with its items inline, before references are made for the wire. */
+export type HistoryTurn = Omit<Turn, "items"> & { items?: Item[] };
 
-type Fields = Record<string, unknown>;
+const ERROR_KINDS: readonly TurnErrorKind[] = ["auth", "rateLimit", "contextOverflow", "network", "provider", "other"];
 
 /**
  * Rebuilds one turn's items from its saved entries with the numbering the
@@ -27,18 +19,16 @@ class TurnBuilder {
   private ordinal = 0;
   private index = 0;
   readonly items: Item[] = [];
-  private readonly results = new Map<string, { message: ToolResultMessage }>();
+  private readonly results = new Map<string, ToolResultMessage>();
   private readonly declined = new Set<string>();
 
   constructor(
     private readonly turnId: string,
-    entries: readonly SessionEntry[],
+    entries: readonly KnownEntry[],
   ) {
     for (const entry of entries) {
-      const message = (entry as unknown as Fields).message as AgentMessage | undefined;
-      if (entry.type === "message" && message?.role === "toolResult") this.results.set(message.toolCallId, { message });
-      const fields = entry as unknown as Fields;
-      if (entry.type === "approval" && (fields.decision === "decline" || fields.decision === "cancel")) this.declined.add(String(fields.toolCallId));
+      if (entry.type === "message" && entry.message.role === "toolResult") this.results.set(entry.message.toolCallId, entry.message);
+      if (entry.type === "approval" && (entry.decision === "decline" || entry.decision === "cancel")) this.declined.add(entry.toolCallId);
     }
   }
 
@@ -46,34 +36,22 @@ class TurnBuilder {
     return ordinalId(this.turnId, this.ordinal++);
   }
 
-  add(entry: SessionEntry): void {
-    const fields = entry as unknown as Fields;
+  add(entry: KnownEntry): void {
     switch (entry.type) {
       case "message":
-        this.addMessage(fields.message as AgentMessage, entry.timestamp);
+        if (entry.message.role === "user") this.items.push(userItem(this.nextId(), this.index++, entry.message, entry.timestamp));
+        else if (entry.message.role === "assistant") this.addAssistant(entry.message, entry.timestamp);
         break;
       case "custom_message":
-        if (fields.display === false) break;
-        this.items.push({
-          id: this.nextId(),
-          type: "extensionMessage",
-          index: this.index++,
-          completedAt: entry.timestamp,
-          text: contentText(fields.content as string),
-          customType: String(fields.customType),
-        } as Item);
+        if (!entry.display) break;
+        this.items.push(extensionItem(this.nextId(), this.index++, { role: "custom", ...entry }, entry.timestamp));
         break;
       case "compaction":
-        this.items.push({ id: this.nextId(), type: "compaction", index: this.index++, completedAt: entry.timestamp, summary: String(fields.summary) } as Item);
+        this.items.push({ id: this.nextId(), type: "compaction", index: this.index++, completedAt: entry.timestamp, summary: entry.summary });
         break;
       default:
         break;
     }
-  }
-
-  private addMessage(message: AgentMessage, savedAt: number): void {
-    if (message.role === "user") this.items.push(userItem(this.nextId(), this.index++, message, savedAt));
-    else if (message.role === "assistant") this.addAssistant(message, savedAt);
   }
 
   private addAssistant(message: AssistantMessage, savedAt: number): void {
@@ -89,12 +67,13 @@ class TurnBuilder {
       const text = message.content
         .flatMap((b) => (type === "reasoning" ? (b.type === "thinking" ? [b.thinking] : []) : b.type === "text" ? [b.text] : []))
         .join("\n");
-      this.items.push({ id, type, index, startedAt: message.timestamp, completedAt: savedAt, text } as Item);
+      const item: ItemOf<"reasoning" | "agentMessage"> = { id, type, index, startedAt: message.timestamp, completedAt: savedAt, text };
+      this.items.push(item);
     }
     if (failed) return;
     for (const block of message.content) {
       if (block.type !== "toolCall") continue;
-      const result = this.results.get(block.id)?.message;
+      const result = this.results.get(block.id);
       if (!result) continue;
       this.items.push({
         id: block.id,
@@ -105,20 +84,26 @@ class TurnBuilder {
         name: block.name,
         input: block.arguments,
         ...toolCallOutcome(result, result.isError, this.declined.has(block.id)),
-      } as Item);
+      });
     }
   }
+}
+
+/** A saved turn error as the wire shows it: bounded, and an unknown kind (a newer writer's) reads as `other`. */
+function turnError(error: NonNullable<TurnEndEntry["error"]>): NonNullable<Turn["error"]> {
+  const kind = ERROR_KINDS.find((known) => known === error.kind) ?? "other";
+  return { message: boundErrorMessage(error.message), kind };
 }
 
 /**
  * Groups a stretch of a branch (oldest first) into turns: the entries from a
  * turn_start to its turn_end. A turn with no end entry reads as
  * interrupted, with no completion time. Entries outside any turn (model
- * changes, a name) belong to none.
+ * changes, a name) belong to none; kinds a newer version wrote are skipped.
  */
 export function turnsFromEntries(entries: readonly SessionEntry[], options: { withItems?: boolean } = {}): HistoryTurn[] {
   const turns: HistoryTurn[] = [];
-  let open: { turn: HistoryTurn; entries: SessionEntry[] } | undefined;
+  let open: { turn: HistoryTurn; entries: KnownEntry[] } | undefined;
   const close = () => {
     if (!open) return;
     if (options.withItems !== false) {
@@ -130,17 +115,16 @@ export function turnsFromEntries(entries: readonly SessionEntry[], options: { wi
     open = undefined;
   };
   for (const entry of entries) {
-    const fields = entry as unknown as Fields;
+    if (!isKnownEntry(entry)) continue;
     if (entry.type === "turn_start") {
       close();
       open = { turn: { id: entry.id, status: "interrupted", startedAt: entry.timestamp }, entries: [] };
-    } else if (entry.type === "turn_end" && open && fields.turnId === open.turn.id) {
+    } else if (entry.type === "turn_end" && open && entry.turnId === open.turn.id) {
       const turn = open.turn;
-      turn.status = fields.status as HistoryTurn["status"];
+      turn.status = entry.status;
       turn.completedAt = entry.timestamp;
-      const error = fields.error as HistoryTurn["error"] | undefined;
-      if (error && turn.status === "failed") turn.error = { message: boundErrorMessage(error.message), kind: error.kind };
-      if (Array.isArray(fields.files)) turn.files = fields.files as HistoryTurn["files"];
+      if (entry.error && turn.status === "failed") turn.error = turnError(entry.error);
+      if (Array.isArray(entry.files)) turn.files = entry.files;
       close();
     } else if (open) {
       open.entries.push(entry);

@@ -1,6 +1,4 @@
 import type { ThreadHandler } from "../threads/thread-handler.js";
 
-export const listModels: ThreadHandler<"model/list"> = async (_params, ctx, threads) => {
-  const models = await threads.registry.list();
-  return { models };
-};
+/** model/list: every model the shared registry knows, extension providers included once a thread loaded them. */
+export const listModels: ThreadHandler<"model/list"> = async (_params, _ctx, threads) => ({ models: await threads.registry.list() });

@@ -1,12 +1,11 @@
-import type { ClientRequestResult } from "@knightcode/app-server-protocol";
+import type { HistoryItem, Item, ItemOf, ItemReference, Turn } from "@knightcode/app-server-protocol";
 import type { PayloadRef, PayloadSink } from "./store.js";
 
 /** A turn as history carries it; `payloadRef` replaces `items` when the turn is referenced whole. */
-export type WireTurn = ClientRequestResult<"thread/resume">["turns"][number];
+export type WireTurn = Turn;
 /** An item as history carries it: inline, or `{id, type, index?, payloadRef}`. */
-export type WireItem = NonNullable<WireTurn["items"]>[number];
-// The item schemas type `type` as a plain string, so a tool call is picked by the fields it moves.
-type ToolCall = WireItem & { input?: unknown; output?: string };
+export type WireItem = HistoryItem;
+type ToolCall = ItemOf<"toolCall">;
 
 /** The largest turn or item sent inline, as UTF-8 of its JSON. */
 export const INLINE_LIMIT = 64 * 1024;
@@ -42,8 +41,8 @@ export function responseBudget(otherFields: Record<string, unknown>): number {
   return MAX_RESPONSE_BYTES - ENVELOPE_RESERVE - jsonBytes(otherFields);
 }
 
-function isReference(item: WireItem): boolean {
-  return "payloadRef" in item;
+function isInline(item: WireItem): item is Item {
+  return !("payloadRef" in item);
 }
 
 /**
@@ -54,8 +53,9 @@ function isReference(item: WireItem): boolean {
  * anything is stored, so a value is never spooled twice.
  */
 export function itemForWire(item: WireItem, store: PayloadSink): WireItem {
-  if (isReference(item)) return item;
-  const moves = item.type === "toolCall" ? largeFields(item as ToolCall) : {};
+  if (!isInline(item)) return item;
+  if (item.type !== "toolCall") return jsonBytes(item) > INLINE_LIMIT ? wholeItemReference(item, store) : item;
+  const moves = largeFields(item);
   const slim = slimmed(item, moves, () => PLACEHOLDER);
   if (jsonBytes(slim) > INLINE_LIMIT) return wholeItemReference(item, store);
   if (moves.input === undefined && moves.output === undefined) return item;
@@ -75,17 +75,17 @@ function largeFields(item: ToolCall): Moves {
   return moves;
 }
 
-function slimmed(item: WireItem, moves: Moves, put: (value: string) => PayloadRef): WireItem {
+function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRef): ToolCall {
   if (moves.input === undefined && moves.output === undefined) return item;
-  const { input, output, ...rest } = item as ToolCall;
+  const { input, output, ...rest } = item;
   return {
     ...rest,
     ...(moves.input === undefined ? (input === undefined ? {} : { input }) : { inputRef: put(moves.input) }),
     ...(moves.output === undefined ? (output === undefined ? {} : { output }) : { outputRef: put(moves.output) }),
-  } as WireItem;
+  };
 }
 
-function wholeItemReference(item: WireItem, store: PayloadSink): WireItem {
+function wholeItemReference(item: Item, store: PayloadSink): ItemReference {
   const payloadRef = store.put(JSON.stringify(item));
   return { id: item.id, type: item.type, ...(item.index === undefined ? {} : { index: item.index }), payloadRef };
 }

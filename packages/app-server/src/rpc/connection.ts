@@ -1,15 +1,17 @@
-import type {
-  RequestId,
-  ServerNotificationMethod,
-  ServerNotificationParams,
-  ServerRequestMethod,
-  ServerRequestParams,
-  ServerRequestResult,
+import {
+  AppServerError,
+  Listeners,
+  isErrorCode,
+  type RequestId,
+  type ServerNotificationMethod,
+  type ServerNotificationParams,
+  type ServerRequestMethod,
+  type ServerRequestParams,
+  type ServerRequestResult,
 } from "@knightcode/app-server-protocol";
-import { ClientError } from "@knightcode/app-server-client/errors";
 import type { Logger } from "../log.js";
 import type { ServerTransport } from "../transport/types.js";
-import { AppServerError } from "./errors.js";
+import { ServerRequestError } from "./errors.js";
 import { InFlightRequest } from "./in-flight.js";
 import { parseIncoming, type Incoming } from "./message.js";
 
@@ -42,8 +44,8 @@ export class Connection {
   private readonly inFlight = new Set<InFlightRequest>();
   private readonly serverRequests = new Map<RequestId, PendingServerRequest>();
   private nextServerRequestId = 1;
-  readonly closed: Promise<void>;
-  private markClosed!: () => void;
+  private readonly closeListeners = new Listeners<[]>();
+  private readonly detach: (() => void)[];
   readonly log: Logger;
 
   constructor(
@@ -53,10 +55,24 @@ export class Connection {
     log: Logger,
   ) {
     this.log = log.child(`${kind}#${this.id}`);
-    this.closed = new Promise((resolve) => (this.markClosed = resolve));
-    transport.onMessage((text) => this.receive(text));
-    transport.onFault((fault) => this.notifyError(fault.message, fault.kind));
-    transport.onClose((reason) => this.handleClose(reason));
+    this.detach = [
+      transport.onMessage((text) => this.receive(text)),
+      transport.onFault((fault) => this.notifyError(fault.message, fault.kind)),
+      transport.onClose((reason) => this.handleClose(reason)),
+    ];
+  }
+
+  /**
+   * Runs `listener` once when the connection closes (at once if it already
+   * has). The returned disposer removes it: a thread that stops watching a
+   * connection must call it, or the connection keeps the thread alive.
+   */
+  onClose(listener: () => void): () => void {
+    if (this.currentState === "closed") {
+      listener();
+      return () => undefined;
+    }
+    return this.closeListeners.add(listener);
   }
 
   get state(): ConnectionState {
@@ -90,13 +106,13 @@ export class Connection {
     params: ServerRequestParams<M>,
     options: { signal?: AbortSignal } = {},
   ): Promise<ServerRequestResult<M>> {
-    if (this.currentState === "closed") return Promise.reject(new ClientError("closed", "connection closed"));
+    if (this.currentState === "closed") return Promise.reject(new ServerRequestError("closed", `${method}: the connection is closed`));
     const id = `s${this.nextServerRequestId++}`;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         if (!this.serverRequests.delete(id)) return;
         this.notify("serverRequest/cancelled", { requestId: id });
-        reject(new ClientError("aborted", `${method} withdrawn`));
+        reject(new ServerRequestError("withdrawn", `${method} withdrawn`));
       };
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -125,8 +141,7 @@ export class Connection {
 
   /** Answers a request that was never accepted (refused before dispatch). */
   refuse(id: RequestId, error: AppServerError): void {
-    const wire = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
-    this.write({ id, error: wire });
+    this.write({ id, error: error.toWire() });
   }
 
   pendingRequests(): InFlightRequest[] {
@@ -191,7 +206,7 @@ export class Connection {
       const error = response.error as { code?: unknown; message?: unknown; data?: unknown };
       pending.reject(
         new AppServerError({
-          code: typeof error?.code === "string" ? (error.code as never) : "internal",
+          code: isErrorCode(error?.code) ? error.code : "internal",
           message: typeof error?.message === "string" ? error.message : "the client answered an error",
           ...(error?.data && typeof error.data === "object" ? { data: error.data as Record<string, unknown> } : {}),
         }),
@@ -212,9 +227,11 @@ export class Connection {
     if (reason) this.log.info(`connection closed: ${reason.message}`);
     for (const request of this.inFlight) request.abandon("connection closed");
     this.inFlight.clear();
-    for (const pending of this.serverRequests.values()) pending.reject(new ClientError("closed", "connection closed"));
+    for (const pending of this.serverRequests.values()) pending.reject(new ServerRequestError("closed", `${pending.method}: the connection closed`));
     this.serverRequests.clear();
+    for (const undo of this.detach.splice(0)) undo();
     this.hooks.onClosed(this);
-    this.markClosed();
+    this.closeListeners.emit();
+    this.closeListeners.clear();
   }
 }

@@ -1,13 +1,24 @@
-import { AppServerError } from "@knightcode/app-server-client/errors";
-import type { ErrorCode, WireError } from "@knightcode/app-server-protocol";
+import { AppServerError, type ErrorCode } from "@knightcode/app-server-protocol";
 
 /** Builds the one wire error type; handlers throw it to answer an error. */
 export function rpcError(code: ErrorCode, message: string, data?: Record<string, unknown>): AppServerError {
   return new AppServerError(data === undefined ? { code, message } : { code, message, data });
 }
 
-export function toWireError(error: AppServerError): WireError {
-  return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+/**
+ * A request the server asked of a client that got no answer: the
+ * connection closed, or the server withdrew it. Local, never sent; an
+ * error the client answered is an AppServerError instead.
+ */
+export class ServerRequestError extends Error {
+  override readonly name = "ServerRequestError";
+
+  constructor(
+    readonly reason: "closed" | "withdrawn",
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export { AppServerError };

@@ -1,9 +1,10 @@
-import { activePathOf, archivedPathOf, checkMovable, deleteTranscript, moveTranscript } from "@knightcode/agent";
+import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
-import { sessionError, type ThreadManager } from "./manager.js";
+import type { ThreadManager } from "./manager.js";
+import { sessionError } from "./session-error.js";
 import type { ThreadHandler } from "./thread-handler.js";
 
-function notFound(threadId: string): Error {
+export function notFound(threadId: string): Error {
   return rpcError("threadNotFound", `no saved thread ${threadId}`);
 }
 
@@ -45,25 +46,3 @@ export const archiveThread: ThreadHandler<"thread/archive"> = (params, _ctx, thr
 
 export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, _ctx, threads) =>
   threads.fenced(params.threadId, () => moveThread(threads, params.threadId, false));
-
-/**
- * Deletes an archived transcript for good. Inside the fence no load of the
- * thread can start; the archive and busy checks run again there, and the
- * file is locked and verified (its own header, one name) before it goes.
- */
-export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threads) =>
-  threads.fenced(params.threadId, async () => {
-    const { threadId } = params;
-    const found = threads.find(threadId);
-    if (!found) throw notFound(threadId);
-    if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
-    if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
-    try {
-      await deleteTranscript(found.path, threadId);
-    } catch (error) {
-      throw sessionError(error, threadId);
-    }
-    threads.moved(threadId, undefined);
-    threads.broadcast("thread/deleted", { threadId });
-    return {};
-  });

@@ -1,43 +1,27 @@
-import {
-  boundErrorMessage,
-  type SessionEvent,
-  type SessionFile,
-  type ThreadRuntime,
-  type TokenUsage,
-  type Warning,
-} from "@knightcode/agent";
-import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
+import type { ImageContent } from "@mariozechner/pi-ai";
+import type { ExtensionMessageInput, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, Warning } from "@knightcode/agent";
+import { boundErrorMessage } from "@knightcode/agent";
+import type {
+  ApprovalMode,
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  Thread,
+  ThreadStatus,
+  Turn,
+} from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
-import { LiveTurnItems } from "../turns/live-items.js";
-import type { Item } from "../turns/item-shapes.js";
-import type { UiBridge } from "../ui/bridge.js";
-import { TurnControl } from "./turn-control.js";
 import { ApprovalGate } from "../approvals/gate.js";
 import type { PayloadSink } from "../payloads/store.js";
-import { itemForWire, type WireItem } from "../payloads/refs.js";
-import { derivedName, isoTime, validApprovalMode, type ApprovalMode, type ThreadObject, type ThreadStatus } from "./thread-object.js";
+import { itemForWire } from "../payloads/refs.js";
+import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
+import type { ItemSink } from "../turns/live-items.js";
+import type { UiBridge } from "../ui/bridge.js";
+import { derivedName, isoTime, validApprovalMode } from "./thread-object.js";
 
 export interface Broadcaster {
   broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
 }
-
-export interface TurnSummary {
-  id: string;
-  status: "inProgress" | "completed" | "failed" | "interrupted";
-  startedAt: number;
-  completedAt?: number;
-  error?: { message: string; kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other" };
-  items?: Item[];
-}
-
-interface RunningTurn {
-  turnId: string;
-  startedAt: number;
-  requestId?: string;
-  items: LiveTurnItems;
-}
-
 
 export interface LoadedThreadOptions {
   file: SessionFile;
@@ -54,10 +38,11 @@ export interface LoadedThreadOptions {
 }
 
 /**
- * A thread loaded in this process: its runtime, its subscribers and its
- * live state (status, the running turn's items). Session events become
- * protocol notifications here: turn and item notifications to subscribers,
- * sidebar notifications to every connection.
+ * A thread loaded in this process: its runtime, its subscribers, the owner
+ * of its running turn and its approval gate. Thread-level session events
+ * (usage, retries, names, failures) become notifications here; the turn's
+ * own go through its owner. Every listener it registers on something that
+ * outlives it is undone when it closes.
  */
 export class LoadedThread {
   readonly id: string;
@@ -66,12 +51,13 @@ export class LoadedThread {
   readonly ui: UiBridge;
   readonly loadWarnings: Warning[];
   readonly log: Logger;
-  private readonly subscribers = new Set<Connection>();
-  private statusValue: ThreadStatus = { type: "idle" };
-  private running: RunningTurn | undefined;
-  readonly turns: TurnControl;
+  readonly turns: TurnOwner;
   readonly gate: ApprovalGate;
-  private approvalsOpen = 0;
+  /** Each subscriber, with the disposer of the close listener it holds on that connection. */
+  private readonly subscribers = new Map<Connection, () => void>();
+  private statusValue: ThreadStatus = { type: "idle" };
+  /** Set once the transcript is lost (ownership, disk): the status shows it until the thread closes. */
+  private failure: string | undefined;
   /** When a subscriber or a turn last came or went: the idle clock starts there. */
   private lastActivity = Date.now();
   /** Requests working on the thread (opening, resuming): it is not idle while any does. */
@@ -79,7 +65,8 @@ export class LoadedThread {
   private approval: ApprovalMode;
   private nameValue: string;
   private explicitName = false;
-  private closed = false;
+  private closing: Promise<void> | undefined;
+  private readonly stopListening: () => void;
   /** The connection that most recently started work here: approvals ask it first. */
   lastInitiator: Connection | undefined;
 
@@ -94,36 +81,37 @@ export class LoadedThread {
     this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
     this.explicitName = state.name !== undefined;
     this.nameValue = state.name ?? derivedName(state.firstUserText);
-    this.turns = new TurnControl({
-      id: this.id,
-      runtime: this.runtime,
-      log: options.log,
-      subscribe: (connection) => this.subscribe(connection),
-      queueChanged: () => this.sendQueue(),
-      dropped: (message, clientMessageId) => this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
-      modelError: options.modelError,
-    });
     this.gate = new ApprovalGate({
       threadId: this.id,
       cwd: this.file.header.cwd,
       approvalMode: () => this.approval,
       isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
-      turnId: () => this.running?.turnId,
-      subscribers: () => [...this.subscribers],
+      turnId: () => this.turns.runningTurnId,
+      subscribers: () => [...this.subscribers.keys()],
       lastInitiator: () => this.lastInitiator,
-      waiting: (open) => this.setWaiting(open),
+      waitOn: () => this.turns.waitOn("approval"),
       record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
     });
-    this.runtime.session.subscribe((event) => this.onSessionEvent(event));
-  }
-
-  private setWaiting(open: boolean): void {
-    this.approvalsOpen += open ? 1 : -1;
-    if (this.statusValue.type === "active" || this.running) {
-      this.setStatus({ type: "active", waitingOn: this.approvalsOpen > 0 ? ["approval"] : [] });
-    }
+    this.turns = new TurnOwner({
+      threadId: this.id,
+      runtime: this.runtime,
+      log: options.log,
+      subscribe: (connection) => this.subscribe(connection),
+      out: {
+        started: (turn, requestId) => this.send("turn/started", { threadId: this.id, turn, ...(requestId ? { requestId } : {}) }),
+        completed: (turn) => this.turnCompleted(turn),
+        queueChanged: (queue) => this.send("turn/queue/updated", { threadId: this.id, ...queue }),
+        dropped: (message, clientMessageId) =>
+          this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
+      },
+      activityChanged: () => this.refreshStatus(),
+      modelError: options.modelError,
+      itemSink: (turnId) => this.itemSink(turnId),
+      isDeclined: (callId) => this.gate.declined.has(callId),
+    });
+    this.stopListening = this.runtime.session.subscribe((event) => this.onSessionEvent(event));
   }
 
   get status(): ThreadStatus {
@@ -131,7 +119,7 @@ export class LoadedThread {
   }
 
   get isClosed(): boolean {
-    return this.closed;
+    return this.closing !== undefined;
   }
 
   get name(): string {
@@ -142,13 +130,9 @@ export class LoadedThread {
     return this.approval;
   }
 
-  /** A start, a turn or its settlement holds the thread. */
+  /** A start, a turn, its settlement or an exclusive change holds the thread. */
   get isRunning(): boolean {
     return this.turns.busy;
-  }
-
-  get runningTurnId(): string | undefined {
-    return this.running?.turnId;
   }
 
   get usage(): TokenUsage {
@@ -173,11 +157,11 @@ export class LoadedThread {
 
   /** Since when nobody watches and nothing runs or waits; undefined while anything does. */
   idleSince(): number | undefined {
-    if (this.closed || this.holds > 0 || this.subscribers.size > 0 || this.isRunning || this.turns.hasQueued) return undefined;
+    if (this.closing || this.holds > 0 || this.subscribers.size > 0 || this.turns.busy || this.turns.hasQueued) return undefined;
     return this.lastActivity;
   }
 
-  thread(): ThreadObject {
+  thread(): Thread {
     const session = this.runtime.session;
     const header = this.file.header;
     const model = session.model;
@@ -192,26 +176,29 @@ export class LoadedThread {
       status: this.statusValue,
       workspace: { mode: "local" },
       model: model ? { provider: model.provider, id: model.id } : null,
-      thinkingLevel: (model && !model.reasoning ? "off" : session.thinkingLevel) as ThreadObject["thinkingLevel"],
+      thinkingLevel: model && !model.reasoning ? "off" : session.thinkingLevel,
       approvalMode: this.approval,
     };
   }
 
   /** The running turn as it stands: for thread/resume's `runningTurn`. */
-  runningTurn(): TurnSummary | undefined {
-    const running = this.running;
-    if (!running) return undefined;
-    return { id: running.turnId, status: "inProgress", startedAt: running.startedAt, items: running.items.snapshot() };
+  runningTurn(): Turn | undefined {
+    return this.turns.runningTurn();
+  }
+
+  /** turn/start from `connection`: it becomes the one approvals ask first. */
+  startTurn(input: { text: string; images: ImageContent[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
+    this.lastInitiator = connection;
+    return this.turns.start(input, connection);
   }
 
   subscribe(connection: Connection): void {
-    if (this.closed || connection.state === "closed" || this.subscribers.has(connection)) return;
-    this.subscribers.add(connection);
+    if (this.closing || connection.state === "closed" || this.subscribers.has(connection)) return;
+    this.subscribers.set(
+      connection,
+      connection.onClose(() => this.unsubscribe(connection)),
+    );
     this.lastActivity = Date.now();
-    void connection.closed.then(() => {
-      if (this.subscribers.delete(connection)) this.lastActivity = Date.now();
-      this.gate.subscriberLeft(connection);
-    });
   }
 
   /** A client resumed the thread: it subscribes, and an approval waiting on another client moves to it. */
@@ -221,12 +208,14 @@ export class LoadedThread {
   }
 
   unsubscribe(connection: Connection): boolean {
-    const was = this.subscribers.delete(connection);
-    if (was) {
-      this.lastActivity = Date.now();
-      this.gate.subscriberLeft(connection);
-    }
-    return was;
+    const stopWatching = this.subscribers.get(connection);
+    if (!stopWatching) return false;
+    stopWatching();
+    this.subscribers.delete(connection);
+    if (this.lastInitiator === connection) this.lastInitiator = undefined;
+    this.lastActivity = Date.now();
+    this.gate.subscriberLeft(connection);
+    return true;
   }
 
   isSubscribed(connection: Connection): boolean {
@@ -235,10 +224,37 @@ export class LoadedThread {
 
   /** A notification to this thread's subscribers. */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
-    for (const connection of this.subscribers) connection.notify(method, params);
+    for (const connection of this.subscribers.keys()) connection.notify(method, params);
   }
 
-  private setStatus(status: ThreadStatus): void {
+  private itemSink(turnId: string): ItemSink {
+    const payloads = this.options.payloads();
+    const base = { threadId: this.id, turnId };
+    return {
+      started: (item) => this.send("item/started", { ...base, item: itemForWire(item, payloads) }),
+      completed: (item) => this.send("item/completed", { ...base, item: itemForWire(item, payloads) }),
+      removed: (itemId) => this.send("item/removed", { ...base, itemId }),
+      agentDelta: (itemId, delta) => this.send("item/agentMessage/delta", { ...base, itemId, delta }),
+      reasoningDelta: (itemId, delta) => this.send("item/reasoning/delta", { ...base, itemId, delta }),
+    };
+  }
+
+  private turnCompleted(turn: Turn): void {
+    this.lastActivity = Date.now();
+    this.gate.forgetDeclined();
+    this.send("turn/completed", { threadId: this.id, turn });
+    this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
+  }
+
+  /** The status as the owner of the turn and a failure say it is; every connection hears a change. */
+  private refreshStatus(): void {
+    if (this.closing && !this.failure) return;
+    const { active, waitingOn } = this.turns.activity();
+    const status: ThreadStatus = this.failure
+      ? { type: "systemError", message: this.failure }
+      : active
+        ? { type: "active", waitingOn }
+        : { type: "idle" };
     if (JSON.stringify(status) === JSON.stringify(this.statusValue)) return;
     this.statusValue = status;
     this.options.broadcaster.broadcast("thread/status/changed", { threadId: this.id, status });
@@ -247,6 +263,11 @@ export class LoadedThread {
   /** A warning after load (an extension failed): to subscribers. */
   warn(warning: Warning): void {
     this.send("warning", { threadId: this.id, warning });
+  }
+
+  /** An extension's sendMessage: the owner of the turn delivers it. */
+  deliverExtensionMessage(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void {
+    this.turns.deliver(message, options);
   }
 
   setName(name: string): void {
@@ -267,14 +288,7 @@ export class LoadedThread {
   }
 
   private onSessionEvent(event: SessionEvent): void {
-    const running = this.running;
     switch (event.type) {
-      case "turn_start":
-        this.onTurnStart(event.turnId, event.startedAt);
-        return;
-      case "turn_end":
-        this.onTurnEnd(event);
-        return;
       case "usage":
         this.send("thread/tokenUsage/updated", { threadId: this.id, ...(event.turnId ? { turnId: event.turnId } : {}), usage: event.usage });
         return;
@@ -291,68 +305,19 @@ export class LoadedThread {
       case "fatal":
         this.fail(event.error);
         return;
-      case "steering_changed":
-        this.sendQueue();
-        return;
       case "message_end":
         if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {
           this.updateName(derivedName(this.file.summary().firstUserText));
         }
-        break;
+        return;
       default:
-        break;
+        return;
     }
-    running?.items.handle(event);
-  }
-
-  /** The steering and queued inputs as they stand. */
-  queue(): { steering: string[]; followUp: { id: string; text: string; attachments?: number }[] } {
-    return { steering: this.runtime.session.pendingSteers(), followUp: this.turns.queueSnapshot() };
-  }
-
-  private sendQueue(): void {
-    this.send("turn/queue/updated", { threadId: this.id, ...this.queue() });
-  }
-
-  private onTurnStart(turnId: string, startedAt: number): void {
-    const pending = this.turns.onTurnStarted(turnId);
-    const send = (method: ServerNotificationMethod, params: Record<string, unknown>) =>
-      this.send(method as never, { threadId: this.id, turnId, ...params } as never);
-    const items = new LiveTurnItems(
-      turnId,
-      {
-        started: (item) => send("item/started", { item: itemForWire(item as WireItem, this.options.payloads()) }),
-        completed: (item) => send("item/completed", { item: itemForWire(item as WireItem, this.options.payloads()) }),
-        removed: (itemId) => send("item/removed", { itemId }),
-        agentDelta: (itemId, delta) => send("item/agentMessage/delta", { itemId, delta }),
-        reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { itemId, delta }),
-      },
-      pending.clientMessageId,
-      (callId) => this.gate.declined.has(callId),
-    );
-    this.running = { turnId, startedAt, items, ...(pending.requestId ? { requestId: pending.requestId } : {}) };
-    this.setStatus({ type: "active", waitingOn: [] });
-    this.send("turn/started", {
-      threadId: this.id,
-      turn: { id: turnId, status: "inProgress", startedAt },
-      ...(pending.requestId ? { requestId: pending.requestId } : {}),
-    });
-  }
-
-  private onTurnEnd(event: Extract<SessionEvent, { type: "turn_end" }>): void {
-    const turn: TurnSummary = { id: event.turnId, status: event.status, startedAt: event.startedAt, completedAt: event.completedAt };
-    if (event.status === "failed" && event.error) turn.error = { message: boundErrorMessage(event.error.message), kind: event.error.kind };
-    this.running = undefined;
-    this.lastActivity = Date.now();
-    this.turns.onTurnEnded(event.turnId);
-    this.send("turn/completed", { threadId: this.id, turn });
-    this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
-    if (!this.closed && this.statusValue.type !== "systemError") this.setStatus({ type: "idle" });
   }
 
   /** Whether the thread lost its transcript to another owner; if so it fails (and the manager closes it). */
   lostOwnership(): boolean {
-    if (this.closed) return false;
+    if (this.closing) return false;
     let reason: string | undefined;
     try {
       reason = this.file.probeOwnership();
@@ -364,19 +329,41 @@ export class LoadedThread {
     return true;
   }
 
+  /** The systemError a failed thread shows, if it failed. */
+  get failureMessage(): string | undefined {
+    return this.failure;
+  }
+
   /** Ownership or the disk failed: stop writing, say so, and let the manager close the thread. */
   private fail(error: Error): void {
-    if (this.closed) return;
-    const message = `the thread stopped: ${error.message}`;
-    this.send("error", { message, kind: "threadFailed", threadId: this.id });
-    this.setStatus({ type: "systemError", message });
+    if (this.closing || this.failure) return;
+    this.failure = `the thread stopped: ${error.message}`;
+    this.send("error", { message: this.failure, kind: "threadFailed", threadId: this.id });
+    this.refreshStatus();
     this.options.onFatal(this, error);
   }
 
-  /** Marks the thread closed; the manager disposes the runtime and the file. */
-  markClosed(): void {
-    this.closed = true;
-    this.turns.close();
-    this.subscribers.clear();
+  /**
+   * Unloads: nothing new starts, and the running turn is interrupted as
+   * turn/interrupt does and given until `deadline` (at most) to write its
+   * entries. Then every listener this thread holds elsewhere is undone, its
+   * extensions shut down, its processes are killed and its file is closed.
+   * Safe to call again.
+   */
+  close(reason: "unload" | "shutdown", deadline?: Promise<void>): Promise<void> {
+    this.closing ??= (async () => {
+      const settled = this.turns.close();
+      await (deadline ? Promise.race([settled, deadline]) : settled);
+      for (const stopWatching of this.subscribers.values()) stopWatching();
+      this.subscribers.clear();
+      this.lastInitiator = undefined;
+      this.stopListening();
+      try {
+        await this.runtime.dispose(reason);
+      } finally {
+        this.file.close();
+      }
+    })();
+    return this.closing;
   }
 }

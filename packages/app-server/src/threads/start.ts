@@ -1,33 +1,18 @@
-import { statSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import type { ClientRequestResult } from "@knightcode/app-server-protocol";
+import { rpcError } from "../rpc/errors.js";
+import { requireDirectory } from "./directory.js";
+import type { LoadedThread } from "./loaded-thread.js";
 import { modelError } from "./model-error.js";
 import type { ThreadHandler } from "./thread-handler.js";
-import { rpcError } from "../rpc/errors.js";
-import type { LoadedThread } from "./loaded-thread.js";
 
-/** The cwd of a new thread: an existing directory, or invalidParams. */
-export function requireDirectory(cwd: string, field = "params.cwd"): string {
-  if (!isAbsolute(cwd)) throw rpcError("invalidParams", `${field} must be an absolute path`);
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(cwd).isDirectory();
-  } catch {
-    isDirectory = false;
-  }
-  if (!isDirectory) throw rpcError("invalidParams", `${field} is not an existing directory: ${cwd}`);
-  return resolve(cwd);
-}
-
-
-export { modelError };
-
-export function threadCreated(thread: LoadedThread) {
+/** What thread/start and thread/fork answer: the thread, its load warnings and its extension UI. */
+export function threadCreated(thread: LoadedThread): ClientRequestResult<"thread/start"> {
   return { thread: thread.thread(), warnings: thread.loadWarnings, ui: thread.ui.snapshot() };
 }
 
+/** thread/start: a bad model or level is refused before anything is written; the session file exists from the answer on. */
 export const startThread: ThreadHandler<"thread/start"> = async (params, ctx, threads) => {
   const cwd = requireDirectory(params.cwd);
-  // A bad model or level is refused before anything is written.
   const model = params.model ? await threads.registry.find(params.model) : params.thinkingLevel ? await threads.defaultModel(cwd) : undefined;
   if (params.model && !model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`);
   if (model && params.thinkingLevel) {

@@ -8,3 +8,6 @@ export type ThreadHandler<M extends ClientRequestMethod> = (
   ctx: RequestContext,
   threads: ThreadManager,
 ) => ClientRequestResult<M> | Promise<ClientRequestResult<M>>;
+
+/** A domain's slice of the thread layer's handlers: each method's handler, checked against the method. */
+export type ThreadHandlers = Partial<{ [M in ClientRequestMethod]: ThreadHandler<M> }>;

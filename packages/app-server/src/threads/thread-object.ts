@@ -1,10 +1,5 @@
 import { titleFromText } from "@knightcode/agent";
-import type { ClientRequestResult } from "@knightcode/app-server-protocol";
-
-export type ThreadObject = ClientRequestResult<"thread/start">["thread"];
-export type ThreadStatus = ThreadObject["status"];
-export type ApprovalMode = ThreadObject["approvalMode"];
-export type ThinkingLevelName = ThreadObject["thinkingLevel"];
+import type { ApprovalMode } from "@knightcode/app-server-protocol";
 
 export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "autoEdit", "fullAccess"];
 
@@ -13,7 +8,7 @@ export function validApprovalMode(value: unknown, fallback: ApprovalMode = "ask"
   return APPROVAL_MODES.includes(value as ApprovalMode) ? (value as ApprovalMode) : fallback;
 }
 
-/** A thread's default name: the first line of its first user message, bounded as listings bound titles. */
+/** A thread's default name: the first line of its first message, bounded as listings bound titles. */
 export function derivedName(firstUserText: string | undefined): string {
   return titleFromText(firstUserText ?? "");
 }

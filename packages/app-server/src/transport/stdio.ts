@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { LineFramer, decodeUtf8 } from "@knightcode/app-server-client/framing";
+import { LineFramer, Listeners, decodeUtf8 } from "@knightcode/app-server-protocol";
 import type { ProtocolOutput } from "../stdout-guard.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
 
@@ -19,10 +19,10 @@ export interface StdioTransportOptions {
  * the connection instead of growing without bound.
  */
 export class StdioTransport implements ServerTransport {
-  private readonly messageListeners: ((text: string) => void)[] = [];
-  private readonly faultListeners: ((fault: TransportFault) => void)[] = [];
-  private readonly inputEndListeners: (() => void)[] = [];
-  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly messages = new Listeners<[string]>();
+  private readonly faults = new Listeners<[TransportFault]>();
+  private readonly inputEnd = new Listeners<[]>();
+  private readonly closes = new Listeners<[Error | undefined]>();
   private readonly maxPendingOutputBytes: number;
   private inputStopped = false;
   private closed = false;
@@ -83,20 +83,20 @@ export class StdioTransport implements ServerTransport {
     }
   }
 
-  onMessage(listener: (text: string) => void): void {
-    this.messageListeners.push(listener);
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
   }
 
-  onFault(listener: (fault: TransportFault) => void): void {
-    this.faultListeners.push(listener);
+  onFault(listener: (fault: TransportFault) => void): () => void {
+    return this.faults.add(listener);
   }
 
-  onInputEnd(listener: () => void): void {
-    this.inputEndListeners.push(listener);
+  onInputEnd(listener: () => void): () => void {
+    return this.inputEnd.add(listener);
   }
 
-  onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
   }
 
   stopInput(): void {
@@ -111,8 +111,11 @@ export class StdioTransport implements ServerTransport {
     if (this.closed || this.options.output.stream.writableLength === 0) return Promise.resolve();
     // Writes complete in order, so an empty write's callback means everything before it is out.
     return new Promise((resolve) => {
-      this.closeListeners.push(() => resolve());
-      this.options.output.write("", () => resolve());
+      const stop = this.closes.add(() => resolve());
+      this.options.output.write("", () => {
+        stop();
+        resolve();
+      });
     });
   }
 
@@ -120,7 +123,11 @@ export class StdioTransport implements ServerTransport {
     if (this.closed) return;
     this.closed = true;
     this.stopInput();
-    for (const listener of [...this.closeListeners]) listener(reason);
+    this.closes.emit(reason);
+    this.closes.clear();
+    this.messages.clear();
+    this.faults.clear();
+    this.inputEnd.clear();
   }
 
   private deliver(line: Buffer): void {
@@ -131,11 +138,11 @@ export class StdioTransport implements ServerTransport {
       return;
     }
     if (text.trim() === "") return;
-    for (const listener of this.messageListeners) listener(text);
+    this.messages.emit(text);
   }
 
   private fault(fault: TransportFault): void {
-    for (const listener of this.faultListeners) listener(fault);
+    this.faults.emit(fault);
   }
 
   private endedInput = false;
@@ -143,6 +150,6 @@ export class StdioTransport implements ServerTransport {
   private endInput(): void {
     if (this.endedInput) return;
     this.endedInput = true;
-    for (const listener of this.inputEndListeners) listener();
+    this.inputEnd.emit();
   }
 }

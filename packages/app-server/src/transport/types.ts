@@ -1,4 +1,4 @@
-import type { MessageTransport } from "@knightcode/app-server-client/transport";
+import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
 
 export type TransportFaultKind = "parseError" | "lineTooLong";
 
@@ -11,12 +11,12 @@ export interface TransportFault {
 /**
  * The server's view of a connection's transport: a MessageTransport plus
  * what shutdown needs (stop reading now, let output drain) and faults found
- * below the message level.
+ * below the message level. Every registration returns its disposer.
  */
 export interface ServerTransport extends MessageTransport {
-  onFault(listener: (fault: TransportFault) => void): void;
+  onFault(listener: (fault: TransportFault) => void): () => void;
   /** No more input will come (stdin EOF); output still works. */
-  onInputEnd(listener: () => void): void;
+  onInputEnd(listener: () => void): () => void;
   /** Stops reading input at once; messages not yet delivered are dropped. */
   stopInput(): void;
   /** Resolves once everything sent so far has been written out, or the transport closed. */
@@ -28,22 +28,24 @@ export const MAX_PENDING_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /** Adapts an in-memory or other plain transport: for it, closing is also the end of input. */
 export function asServerTransport(transport: MessageTransport): ServerTransport {
-  const inputEnd: (() => void)[] = [];
+  const inputEnd = new Listeners<[]>();
+  const messages = new Listeners<[string]>();
   let stopped = false;
-  const messageListeners: ((text: string) => void)[] = [];
   transport.onMessage((text) => {
-    if (!stopped) for (const listener of messageListeners) listener(text);
+    if (!stopped) messages.emit(text);
   });
   transport.onClose(() => {
-    for (const listener of inputEnd) listener();
+    inputEnd.emit();
+    inputEnd.clear();
+    messages.clear();
   });
   return {
     send: (text) => transport.send(text),
-    onMessage: (listener) => void messageListeners.push(listener),
+    onMessage: (listener) => messages.add(listener),
     onClose: (listener) => transport.onClose(listener),
     close: (reason) => transport.close(reason),
-    onFault: () => undefined,
-    onInputEnd: (listener) => void inputEnd.push(listener),
+    onFault: () => () => undefined,
+    onInputEnd: (listener) => inputEnd.add(listener),
     stopInput: () => {
       stopped = true;
     },

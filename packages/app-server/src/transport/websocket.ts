@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
+import { Listeners } from "@knightcode/app-server-protocol";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
 
 export interface ListenOptions {
@@ -48,10 +49,10 @@ function refuse(socket: Duplex, status: number, text: string): void {
 }
 
 class WebSocketServerTransport implements ServerTransport {
-  private readonly messageListeners: ((text: string) => void)[] = [];
-  private readonly faultListeners: ((fault: TransportFault) => void)[] = [];
-  private readonly endListeners: (() => void)[] = [];
-  private readonly closeListeners: ((reason?: Error) => void)[] = [];
+  private readonly messages = new Listeners<[string]>();
+  private readonly faults = new Listeners<[TransportFault]>();
+  private readonly inputEnd = new Listeners<[]>();
+  private readonly closes = new Listeners<[Error | undefined]>();
   private inputStopped = false;
   private closed = false;
 
@@ -64,7 +65,7 @@ class WebSocketServerTransport implements ServerTransport {
       }
       const text = data.toString();
       if (text.trim() === "") return;
-      for (const listener of this.messageListeners) listener(text);
+      this.messages.emit(text);
     });
     socket.on("close", () => this.finish());
     socket.on("error", (error) => this.finish(error));
@@ -79,20 +80,20 @@ class WebSocketServerTransport implements ServerTransport {
     }
   }
 
-  onMessage(listener: (text: string) => void): void {
-    this.messageListeners.push(listener);
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
   }
 
-  onFault(listener: (fault: TransportFault) => void): void {
-    this.faultListeners.push(listener);
+  onFault(listener: (fault: TransportFault) => void): () => void {
+    return this.faults.add(listener);
   }
 
-  onInputEnd(listener: () => void): void {
-    this.endListeners.push(listener);
+  onInputEnd(listener: () => void): () => void {
+    return this.inputEnd.add(listener);
   }
 
-  onClose(listener: (reason?: Error) => void): void {
-    this.closeListeners.push(listener);
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
   }
 
   stopInput(): void {
@@ -118,14 +119,15 @@ class WebSocketServerTransport implements ServerTransport {
   }
 
   private fault(fault: TransportFault): void {
-    for (const listener of this.faultListeners) listener(fault);
+    this.faults.emit(fault);
   }
 
   private finish(reason?: Error): void {
     if (this.closed) return;
     this.closed = true;
-    for (const listener of this.endListeners) listener();
-    for (const listener of this.closeListeners) listener(reason);
+    this.inputEnd.emit();
+    this.closes.emit(reason);
+    for (const listeners of [this.messages, this.faults, this.inputEnd, this.closes]) listeners.clear();
   }
 }
 

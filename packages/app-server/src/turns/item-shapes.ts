@@ -1,11 +1,8 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { ClientRequestResult } from "@knightcode/app-server-protocol";
+import type { FileChange, ImageRef, ItemOf, ToolCallStatus } from "@knightcode/app-server-protocol";
 
-/** An item as the protocol carries it. */
-export type Item = NonNullable<NonNullable<ClientRequestResult<"thread/resume">["turns"][number]["items"]>[number]> & { type: string };
-export type ItemOf<T extends string> = Extract<Item, { type: T }>;
-
-type Content = string | { type: string; text?: string; data?: string; mimeType?: string }[];
+/** A message's content as the transcript keeps it: plain text, or parts. */
+type Content = string | readonly { type: string; text?: string; data?: string; mimeType?: string }[];
 
 /** The text parts of a message's content, joined. */
 export function contentText(content: Content): string {
@@ -16,7 +13,7 @@ export function contentText(content: Content): string {
     .join("\n");
 }
 
-export function contentImages(content: Content): { mimeType: string; data?: string }[] {
+export function contentImages(content: Content): ImageRef[] {
   if (typeof content === "string") return [];
   return content.filter((p) => p.type === "image").map((p) => ({ mimeType: p.mimeType ?? "application/octet-stream", ...(p.data ? { data: p.data } : {}) }));
 }
@@ -26,7 +23,13 @@ export function ordinalId(turnId: string, ordinal: number): string {
   return `${turnId}:${ordinal}`;
 }
 
-export function userItem(id: string, index: number, message: Extract<AgentMessage, { role: "user" }>, completedAt: number, clientMessageId?: string): Item {
+export function userItem(
+  id: string,
+  index: number,
+  message: Extract<AgentMessage, { role: "user" }>,
+  completedAt: number,
+  clientMessageId?: string,
+): ItemOf<"userMessage"> {
   const images = contentImages(message.content);
   return {
     id,
@@ -36,25 +39,35 @@ export function userItem(id: string, index: number, message: Extract<AgentMessag
     text: contentText(message.content),
     ...(images.length > 0 ? { images } : {}),
     ...(clientMessageId ? { clientMessageId } : {}),
-  } as Item;
+  };
+}
+
+export function extensionItem(id: string, index: number, message: Extract<AgentMessage, { role: "custom" }>, completedAt: number): ItemOf<"extensionMessage"> {
+  return { id, type: "extensionMessage", index, completedAt, text: contentText(message.content), customType: message.customType };
+}
+
+const FILE_CHANGE_KINDS: readonly string[] = ["add", "modify", "delete"] satisfies FileChange["kind"][];
+
+function isFileChange(value: unknown): value is FileChange {
+  if (value === null || typeof value !== "object") return false;
+  const change = value as Record<string, unknown>;
+  return (
+    typeof change.path === "string" &&
+    typeof change.kind === "string" &&
+    FILE_CHANGE_KINDS.includes(change.kind) &&
+    (change.diff === undefined || typeof change.diff === "string")
+  );
 }
 
 /** A tool result's text, and what its details say about changed files (a malformed report is ignored whole). */
-export function toolOutput(result: { content?: unknown; details?: unknown } | undefined): { output: string; fileChanges?: unknown[] } {
+export function toolOutput(result: { content?: unknown; details?: unknown } | undefined): { output: string; fileChanges?: FileChange[] } {
   const content = (result?.content ?? []) as Content;
   const parts = typeof content === "string" ? [content] : content.map((p) => (p.type === "text" ? (p.text ?? "") : `[${p.type}]`));
-  const changes = (result?.details as { fileChanges?: unknown } | undefined)?.fileChanges;
-  const valid =
-    Array.isArray(changes) &&
-    changes.every(
-      (c) =>
-        c !== null &&
-        typeof c === "object" &&
-        typeof (c as { path?: unknown }).path === "string" &&
-        ["add", "modify", "delete"].includes((c as { kind?: string }).kind ?? "") &&
-        ((c as { diff?: unknown }).diff === undefined || typeof (c as { diff?: unknown }).diff === "string"),
-    );
-  const fileChanges = valid ? (changes as { path: string; kind: string; diff?: string }[]).map((c) => ({ path: c.path, kind: c.kind, ...(c.diff ? { diff: c.diff } : {}) })) : undefined;
+  const reported = (result?.details as { fileChanges?: unknown } | undefined)?.fileChanges;
+  const fileChanges =
+    Array.isArray(reported) && reported.every(isFileChange)
+      ? reported.map((c) => ({ path: c.path, kind: c.kind, ...(c.diff ? { diff: c.diff } : {}) }))
+      : undefined;
   return { output: parts.join("\n"), ...(fileChanges && fileChanges.length > 0 ? { fileChanges } : {}) };
 }
 
@@ -63,7 +76,7 @@ export function toolCallOutcome(
   result: { content?: unknown; details?: unknown } | undefined,
   isError: boolean,
   declined: boolean,
-): { status: "completed" | "failed" | "declined"; output: string; fileChanges?: unknown[] } {
+): { status: Exclude<ToolCallStatus, "inProgress">; output: string; fileChanges?: FileChange[] } {
   const { output, fileChanges } = toolOutput(result);
   return { status: declined ? "declined" : isError ? "failed" : "completed", output, ...(fileChanges && !isError ? { fileChanges } : {}) };
 }

@@ -1,7 +1,8 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEvent } from "@knightcode/agent";
-import { contentText, ordinalId, toolCallOutcome, userItem, type Item } from "./item-shapes.js";
+import type { Item, ItemOf } from "@knightcode/app-server-protocol";
+import { extensionItem, ordinalId, toolCallOutcome, userItem } from "./item-shapes.js";
 
 /** Where a turn's item notifications go. */
 export interface ItemSink {
@@ -13,7 +14,7 @@ export interface ItemSink {
 }
 
 interface StreamingPart {
-  item: Item & { text: string };
+  item: ItemOf<"reasoning" | "agentMessage">;
 }
 
 /**
@@ -42,12 +43,11 @@ export class LiveTurnItems {
 
   /** Items so far, in index order, each nested call right after the call that made it: the running turn's live snapshot. */
   snapshot(): Item[] {
-    const parentOf = (item: Item) => (item as { parentItemId?: string }).parentItemId;
     const all = [...this.items.values()];
-    const nested = all.filter((item) => parentOf(item) !== undefined);
+    const nested = all.filter((item) => item.parentItemId !== undefined);
     const ordered: Item[] = [];
-    for (const item of all.filter((i) => parentOf(i) === undefined).sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) {
-      ordered.push(item, ...nested.filter((n) => parentOf(n) === item.id));
+    for (const item of all.filter((i) => i.parentItemId === undefined).sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) {
+      ordered.push(item, ...nested.filter((n) => n.parentItemId === item.id));
     }
     return ordered;
   }
@@ -72,7 +72,7 @@ export class LiveTurnItems {
           name: event.toolName,
           input: event.args,
           status: "inProgress",
-        } as Item);
+        });
         break;
       case "nested_tool_start":
         this.start({
@@ -83,14 +83,14 @@ export class LiveTurnItems {
           name: event.toolName,
           input: event.args,
           status: "inProgress",
-        } as Item);
+        });
         break;
       case "nested_tool_end":
         this.finishTool(event.toolCallId, event.result, event.isError, event.completedAt);
         break;
       case "compaction_end":
         if (event.result) {
-          const item = { id: this.nextId(), type: "compaction", index: this.index++, completedAt: event.result.timestamp, summary: event.result.summary } as Item;
+          const item: Item = { id: this.nextId(), type: "compaction", index: this.index++, completedAt: event.result.timestamp, summary: event.result.summary };
           this.start(item);
           this.complete(item);
         }
@@ -133,7 +133,7 @@ export class LiveTurnItems {
   }
 
   private openPart(type: "reasoning" | "agentMessage", startedAt: number): StreamingPart {
-    const item = { id: this.nextId(), type, index: this.index++, startedAt, text: "" } as Item & { text: string };
+    const item: ItemOf<"reasoning" | "agentMessage"> = { id: this.nextId(), type, index: this.index++, startedAt, text: "" };
     this.start(item);
     return { item };
   }
@@ -155,7 +155,7 @@ export class LiveTurnItems {
         break;
       case "custom": {
         if (message.display === false) break;
-        const item = { id: this.nextId(), type: "extensionMessage", index: this.index++, completedAt, text: contentText(message.content), customType: message.customType } as Item;
+        const item = extensionItem(this.nextId(), this.index++, message, completedAt);
         this.start(item);
         this.complete(item);
         break;
@@ -182,10 +182,7 @@ export class LiveTurnItems {
         reasoning: message.content.flatMap((b) => (b.type === "thinking" ? [b.thinking] : [])).join("\n"),
         agentMessage: message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n"),
       };
-      for (const part of parts) {
-        const type = part.item.type as "reasoning" | "agentMessage";
-        this.complete({ ...part.item, text: texts[type], startedAt: message.timestamp, completedAt } as Item);
-      }
+      for (const part of parts) this.complete({ ...part.item, text: texts[part.item.type], startedAt: message.timestamp, completedAt });
     }
     this.reasoning = this.answer = undefined;
     this.callsStartedAt = completedAt;
@@ -194,7 +191,7 @@ export class LiveTurnItems {
   /** A tool call's item, finished with its result: the same for the model's calls and for nested ones. */
   private finishTool(toolCallId: string, result: { content?: unknown; details?: unknown }, isError: boolean, completedAt: number): void {
     const started = this.items.get(toolCallId);
-    if (!started) return;
-    this.complete({ ...started, ...toolCallOutcome(result, isError, this.isDeclined(toolCallId)), completedAt } as Item);
+    if (started?.type !== "toolCall") return;
+    this.complete({ ...started, ...toolCallOutcome(result, isError, this.isDeclined(toolCallId)), completedAt });
   }
 }

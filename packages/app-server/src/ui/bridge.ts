@@ -1,4 +1,5 @@
 import type { ExtensionUI, NotifyLevel, Warning, WidgetPlacement } from "@knightcode/agent";
+import type { ServerNotificationParams, ThreadUi } from "@knightcode/app-server-protocol";
 
 export const MAX_WIDGET_BYTES = 16 * 1024;
 export const MAX_WIDGETS = 16;
@@ -20,23 +21,19 @@ export function oneLine(text: string): string {
   return points.length <= MAX_TEXT_CODE_POINTS ? flat : points.slice(0, MAX_TEXT_CODE_POINTS).join("");
 }
 
-export interface UiSnapshot {
-  statuses: { key: string; text: string }[];
-  title?: string;
-  workingMessage?: string;
-  workingVisible: boolean;
-  widgets: ({ key: string; placement: WidgetPlacement; lines: string[] } | { key: string; placement: WidgetPlacement; view: unknown })[];
-}
+export type UiSnapshot = ThreadUi;
+
+type UiMethod = "ui/state" | "ui/widget" | "ui/notify";
 
 export interface UiBridgeOptions {
   threadId: string;
   /** A notification to the thread's subscribers. */
-  send(method: "ui/state" | "ui/widget" | "ui/notify", params: Record<string, unknown>): void;
+  send<M extends UiMethod>(method: M, params: ServerNotificationParams<M>): void;
   warn(warning: Warning): void;
   log(line: string): void;
 }
 
-type Widget = UiSnapshot["widgets"][number];
+type Widget = { key: string; placement: WidgetPlacement; lines: string[] } | { key: string; placement: WidgetPlacement; view: unknown };
 
 function depthOf(value: unknown, depth = 0): number {
   if (value === null || typeof value !== "object") return depth;

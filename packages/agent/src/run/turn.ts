@@ -1,0 +1,104 @@
+import type { TurnError } from "./error-kind.js";
+import type { TurnStatus } from "./transcript.js";
+
+/**
+ * Where a turn stands. `admitting`: its input passes the input hooks.
+ * `starting`: the session took it and is about to write its start entry.
+ * `running`: the start entry is written. `settling`: the run decided to end
+ * and no input joins any more. `ended`: the end entry is written.
+ */
+export type TurnPhase = "admitting" | "starting" | "running" | "settling" | "ended";
+
+export interface TurnOutcome {
+  status: TurnStatus;
+  error?: TurnError;
+  completedAt: number;
+}
+
+const NEXT: Record<TurnPhase, readonly TurnPhase[]> = {
+  admitting: ["starting"],
+  starting: ["running"],
+  running: ["settling"],
+  settling: ["ended"],
+  ended: [],
+};
+
+/**
+ * One turn, from the moment its input is admitted to its end entry: the one
+ * record of it. Its owner creates it and may interrupt it; the session that
+ * runs it moves it along as it writes the start and end entries. Everyone
+ * else reads it; nobody keeps a copy of its state.
+ */
+export class Turn {
+  private phaseValue: TurnPhase = "admitting";
+  private readonly controller = new AbortController();
+  private idValue: string | undefined;
+  private startedAtValue: number | undefined;
+  private outcomeValue: TurnOutcome | undefined;
+
+  get phase(): TurnPhase {
+    return this.phaseValue;
+  }
+
+  /** The start entry's id; undefined until the turn runs. */
+  get id(): string | undefined {
+    return this.idValue;
+  }
+
+  get startedAt(): number | undefined {
+    return this.startedAtValue;
+  }
+
+  get outcome(): TurnOutcome | undefined {
+    return this.outcomeValue;
+  }
+
+  /** Aborted when the turn is interrupted: input hooks, the model request, tools and retry waits listen to it. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get interrupted(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Whether input may still join: the turn runs and was neither interrupted nor decided to end. */
+  get accepting(): boolean {
+    return this.phaseValue === "running" && !this.interrupted;
+  }
+
+  /** Stops the turn wherever it is. False when it had ended or was already interrupted. */
+  interrupt(): boolean {
+    if (this.phaseValue === "ended" || this.interrupted) return false;
+    this.controller.abort(new Error("interrupted"));
+    return true;
+  }
+
+  /** The input hooks are done: the session takes the turn. */
+  launch(): void {
+    this.move("starting");
+  }
+
+  /** The start entry is written under `id`. */
+  begin(id: string, startedAt: number): void {
+    this.move("running");
+    this.idValue = id;
+    this.startedAtValue = startedAt;
+  }
+
+  /** The run decided to end; from here no input joins. Safe to call again. */
+  settle(): void {
+    if (this.phaseValue !== "settling") this.move("settling");
+  }
+
+  /** The end entry is written. */
+  end(outcome: TurnOutcome): void {
+    this.move("ended");
+    this.outcomeValue = outcome;
+  }
+
+  private move(to: TurnPhase): void {
+    if (!NEXT[this.phaseValue].includes(to)) throw new Error(`a turn cannot go from ${this.phaseValue} to ${to}`);
+    this.phaseValue = to;
+  }
+}

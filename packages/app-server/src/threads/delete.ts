@@ -1,0 +1,27 @@
+import { deleteTranscript } from "@knightcode/agent";
+import { rpcError } from "../rpc/errors.js";
+import { notFound } from "./archive.js";
+import { sessionError } from "./session-error.js";
+import type { ThreadHandler } from "./thread-handler.js";
+
+/**
+ * Deletes an archived transcript for good. Inside the fence no load of the
+ * thread can start; the archive and busy checks run again there, and the
+ * file is locked and verified (its own header, one name) before it goes.
+ */
+export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threads) =>
+  threads.fenced(params.threadId, async () => {
+    const { threadId } = params;
+    const found = threads.find(threadId);
+    if (!found) throw notFound(threadId);
+    if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
+    if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
+    try {
+      await deleteTranscript(found.path, threadId);
+    } catch (error) {
+      throw sessionError(error, threadId);
+    }
+    threads.moved(threadId, undefined);
+    threads.broadcast("thread/deleted", { threadId });
+    return {};
+  });

@@ -1,0 +1,10 @@
+import { rpcError } from "../rpc/errors.js";
+import type { ThreadHandler } from "./thread-handler.js";
+
+/** thread/name/set: one line, not blank; every connection hears thread/name/updated. */
+export const setThreadName: ThreadHandler<"thread/name/set"> = (params, _ctx, threads) => {
+  const name = params.name.replace(/[\r\n\u2028\u2029]+/g, " ").trim();
+  if (name === "") throw rpcError("invalidParams", "params.name must not be blank");
+  threads.require(params.threadId).setName(name);
+  return {};
+};

@@ -1,0 +1,22 @@
+import type { ThreadSummary } from "@knightcode/agent";
+import { pageForWire, readPage } from "../history/page.js";
+import { responseBudget } from "../payloads/refs.js";
+import { rpcError } from "../rpc/errors.js";
+import { listingError, wireSummary } from "./summary.js";
+import type { ThreadHandler } from "./thread-handler.js";
+
+/** thread/read: saved history without loading, locking or writing: archived threads, and threads another process owns, too. */
+export const readThread: ThreadHandler<"thread/read"> = async (params, _ctx, threads) => {
+  const found = threads.find(params.threadId);
+  if (!found) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
+  const page = await readPage(found.path, params.threadId, params.cursor ?? undefined);
+  let summary: ThreadSummary | undefined;
+  try {
+    summary = await threads.listing.summaryOf(found.path);
+  } catch (error) {
+    throw listingError(error);
+  }
+  if (!summary) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
+  const thread = wireSummary(summary, threads);
+  return { thread, ...pageForWire(page, params.threadId, threads.context.payloads, responseBudget({ thread })) };
+};

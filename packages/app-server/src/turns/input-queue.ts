@@ -1,0 +1,49 @@
+import type { ImageContent } from "@mariozechner/pi-ai";
+import type { QueueSnapshot } from "@knightcode/app-server-protocol";
+
+export interface QueuedInput {
+  id: string;
+  text: string;
+  images: ImageContent[];
+  clientMessageId?: string;
+}
+
+/** Inputs waiting for the thread to be idle, oldest first; each starts a turn of its own. */
+export class InputQueue {
+  private readonly inputs: QueuedInput[] = [];
+  private seq = 0;
+
+  get size(): number {
+    return this.inputs.length;
+  }
+
+  add(input: Omit<QueuedInput, "id">): string {
+    const id = `q${++this.seq}`;
+    this.inputs.push({ id, ...input });
+    return id;
+  }
+
+  /** False when it was unknown, already started or already removed. */
+  remove(id: string): boolean {
+    const at = this.inputs.findIndex((q) => q.id === id);
+    if (at === -1) return false;
+    this.inputs.splice(at, 1);
+    return true;
+  }
+
+  shift(): QueuedInput | undefined {
+    return this.inputs.shift();
+  }
+
+  /** Drops every input; whether there were any. */
+  clear(): boolean {
+    const had = this.inputs.length > 0;
+    this.inputs.length = 0;
+    return had;
+  }
+
+  /** The queued inputs as `turn/queue/updated` shows them: the user's text, and how many attachments it does not show. */
+  followUp(): QueueSnapshot["followUp"] {
+    return this.inputs.map((q) => ({ id: q.id, text: q.text, ...(q.images.length > 0 ? { attachments: q.images.length } : {}) }));
+  }
+}
