@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
 import type { TextContent, ImageContent } from "@mariozechner/pi-ai";
+import { extensionMessage } from "../run/messages.js";
 import type { AfterToolCall, BeforeToolCall, SessionHooks } from "../run/session.js";
 import type { ExtensionHost } from "./host.js";
 
@@ -8,17 +9,6 @@ export interface ExtensionRunHooks {
   beforeToolCall: BeforeToolCall;
   afterToolCall: AfterToolCall;
   hooks: SessionHooks;
-}
-
-function toExtensionMessage(input: { customType: string; content: string | (TextContent | ImageContent)[]; display?: boolean; details?: unknown }): AgentMessage {
-  return {
-    role: "custom",
-    customType: input.customType,
-    content: input.content,
-    display: input.display !== false,
-    ...(input.details === undefined ? {} : { details: input.details }),
-    timestamp: Date.now(),
-  };
 }
 
 /**
@@ -60,7 +50,7 @@ export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
         for (const result of await host.emit("before_agent_start", { prompt, images, systemPrompt })) {
           if (!result) continue;
           if (typeof result.systemPrompt === "string") current = result.systemPrompt;
-          if (result.message) messages.push(toExtensionMessage(result.message));
+          if (result.message) messages.push(extensionMessage(result.message));
         }
         return current === systemPrompt ? { messages } : { messages, systemPrompt: current };
       },
@@ -92,8 +82,6 @@ export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
     },
   };
 }
-
-export { toExtensionMessage };
 
 /**
  * Runs the `input` handlers over user input: each may let it continue,

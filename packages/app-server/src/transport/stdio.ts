@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
-import { LineFramer, Listeners, decodeUtf8 } from "@knightcode/app-server-protocol";
+import { LineFramer, decodeUtf8 } from "@knightcode/app-server-protocol";
 import type { ProtocolOutput } from "../stdout-guard.js";
-import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
+import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 
 /** A batch this large is written at once rather than at the end of the event-loop turn. */
 const BATCH_LIMIT = 256 * 1024;
@@ -18,11 +18,7 @@ export interface StdioTransportOptions {
  * on LF bytes only; output that the client leaves unread past the limit aborts
  * the connection instead of growing without bound.
  */
-export class StdioTransport implements ServerTransport {
-  private readonly messages = new Listeners<[string]>();
-  private readonly faults = new Listeners<[TransportFault]>();
-  private readonly inputEnd = new Listeners<[]>();
-  private readonly closes = new Listeners<[Error | undefined]>();
+export class StdioTransport extends TransportEvents implements ServerTransport {
   private readonly maxPendingOutputBytes: number;
   private inputStopped = false;
   private closed = false;
@@ -32,6 +28,7 @@ export class StdioTransport implements ServerTransport {
   private flushScheduled = false;
 
   constructor(private readonly options: StdioTransportOptions) {
+    super();
     this.maxPendingOutputBytes = options.maxPendingOutputBytes ?? MAX_PENDING_OUTPUT_BYTES;
     const maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     const framer = new LineFramer({
@@ -83,22 +80,6 @@ export class StdioTransport implements ServerTransport {
     }
   }
 
-  onMessage(listener: (text: string) => void): () => void {
-    return this.messages.add(listener);
-  }
-
-  onFault(listener: (fault: TransportFault) => void): () => void {
-    return this.faults.add(listener);
-  }
-
-  onInputEnd(listener: () => void): () => void {
-    return this.inputEnd.add(listener);
-  }
-
-  onClose(listener: (reason?: Error) => void): () => void {
-    return this.closes.add(listener);
-  }
-
   stopInput(): void {
     if (this.inputStopped) return;
     this.inputStopped = true;
@@ -124,10 +105,7 @@ export class StdioTransport implements ServerTransport {
     this.closed = true;
     this.stopInput();
     this.closes.emit(reason);
-    this.closes.clear();
-    this.messages.clear();
-    this.faults.clear();
-    this.inputEnd.clear();
+    this.detachAll();
   }
 
   private deliver(line: Buffer): void {

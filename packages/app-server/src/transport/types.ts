@@ -23,6 +23,38 @@ export interface ServerTransport extends MessageTransport {
   flush(): Promise<void>;
 }
 
+/**
+ * The events every server transport offers, each registration with its
+ * disposer. A transport extends it and emits; `detachAll` drops every
+ * listener once it closed, so nothing it held stays reachable through it.
+ */
+export abstract class TransportEvents {
+  protected readonly messages = new Listeners<[string]>();
+  protected readonly faults = new Listeners<[TransportFault]>();
+  protected readonly inputEnd = new Listeners<[]>();
+  protected readonly closes = new Listeners<[Error | undefined]>();
+
+  onMessage(listener: (text: string) => void): () => void {
+    return this.messages.add(listener);
+  }
+
+  onFault(listener: (fault: TransportFault) => void): () => void {
+    return this.faults.add(listener);
+  }
+
+  onInputEnd(listener: () => void): () => void {
+    return this.inputEnd.add(listener);
+  }
+
+  onClose(listener: (reason?: Error) => void): () => void {
+    return this.closes.add(listener);
+  }
+
+  protected detachAll(): void {
+    for (const listeners of [this.messages, this.faults, this.inputEnd, this.closes]) listeners.clear();
+  }
+}
+
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 export const MAX_PENDING_OUTPUT_BYTES = 64 * 1024 * 1024;
 

@@ -2,8 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
-import { Listeners } from "@knightcode/app-server-protocol";
-import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, type ServerTransport, type TransportFault } from "./types.js";
+import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 
 export interface ListenOptions {
   /** `ws://127.0.0.1:<port>`; port 0 picks a free one. Only loopback hosts are accepted. */
@@ -48,15 +47,12 @@ function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
 }
 
-class WebSocketServerTransport implements ServerTransport {
-  private readonly messages = new Listeners<[string]>();
-  private readonly faults = new Listeners<[TransportFault]>();
-  private readonly inputEnd = new Listeners<[]>();
-  private readonly closes = new Listeners<[Error | undefined]>();
+class WebSocketServerTransport extends TransportEvents implements ServerTransport {
   private inputStopped = false;
   private closed = false;
 
   constructor(private readonly socket: WebSocket) {
+    super();
     socket.on("message", (data, isBinary) => {
       if (this.inputStopped) return;
       if (isBinary) {
@@ -78,22 +74,6 @@ class WebSocketServerTransport implements ServerTransport {
       this.socket.terminate();
       this.finish(new Error(`more than ${MAX_PENDING_OUTPUT_BYTES} bytes of output left unread`));
     }
-  }
-
-  onMessage(listener: (text: string) => void): () => void {
-    return this.messages.add(listener);
-  }
-
-  onFault(listener: (fault: TransportFault) => void): () => void {
-    return this.faults.add(listener);
-  }
-
-  onInputEnd(listener: () => void): () => void {
-    return this.inputEnd.add(listener);
-  }
-
-  onClose(listener: (reason?: Error) => void): () => void {
-    return this.closes.add(listener);
   }
 
   stopInput(): void {
@@ -127,7 +107,7 @@ class WebSocketServerTransport implements ServerTransport {
     this.closed = true;
     this.inputEnd.emit();
     this.closes.emit(reason);
-    for (const listeners of [this.messages, this.faults, this.inputEnd, this.closes]) listeners.clear();
+    this.detachAll();
   }
 }
 
