@@ -80,6 +80,7 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
           ...(params.timeout !== undefined ? { timeoutMs: Math.ceil(params.timeout * 1000) } : {}),
           killGraceMs: options.killGraceMs ?? 2000,
           onOutput: updates.schedule,
+          processes: ctx.processes,
         });
       } catch (error) {
         throw new ToolError("ioError", `Cannot run ${shell}: ${error instanceof Error ? error.message : String(error)}`);
