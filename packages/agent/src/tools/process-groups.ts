@@ -163,10 +163,6 @@ export class ProcessGroups {
     return this.groups.size;
   }
 
-  get isDisposed(): boolean {
-    return this.disposing !== undefined;
-  }
-
   /**
    * Owns the group `pgid` leads (call it right after spawning its leader).
    * A disposed owner stops the group at once: nothing outlives the thread.
