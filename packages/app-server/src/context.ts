@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";
+import { scheduleStaleSpoolSweep } from "./payloads/stale-spools.js";
 import { PayloadStore } from "./payloads/store.js";
 
 export interface ServerContextOptions {
@@ -65,6 +66,7 @@ export class ServerContext {
     this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
     this.terminal = options.terminal ?? false;
     this.idleUnloadMs = options.idleUnloadMs ?? positiveInteger(this.env.KNIGHTCODE_THREAD_IDLE_MS) ?? 10 * 60_000;
+    scheduleStaleSpoolSweep({ onRemoved: (paths) => this.log.info(`removed stale payload spools: ${paths.join(", ")}`), onError: (message, error) => this.log.warn(message, error) });
   }
 
   /** The large-value spool, created on first use and removed on dispose. */

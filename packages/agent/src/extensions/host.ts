@@ -3,6 +3,7 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
 import type { NestedToolResult } from "../run/session.js";
+import type { ProcessGroups } from "../tools/process-groups.js";
 import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { providerFromDefinition } from "./provider.js";
@@ -53,6 +54,8 @@ export interface ExtensionHostDeps {
   changed?(): void;
   log?(line: string): void;
   env?: NodeJS.ProcessEnv;
+  /** Owns the process groups `exec` starts, so none outlives the thread. */
+  processes?: ProcessGroups;
   /** How long an extension's factory may take; 10 s by default. */
   loadTimeoutMs?: number;
   /** The process's cache of extension code; without one, the host keeps its own. */
@@ -192,7 +195,7 @@ export class ExtensionHost {
         deps.appendEntry(customType, data);
       },
       exec(command, args = [], options = {}) {
-        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env: deps.env });
+        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env: deps.env, processes: deps.processes });
       },
     };
   }

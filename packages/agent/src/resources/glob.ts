@@ -1,41 +1,44 @@
 import { dirname } from "node:path";
+import picomatch from "picomatch";
 import { expandHome, relativeInside, resolveEntryPath } from "./paths.js";
 
+/** Wildcards, character classes and brace lists make a pattern a glob; anything else names a path. */
 export function hasGlobChars(pattern: string): boolean {
-  return /[*?]/.test(pattern);
+  return /[*?[{]/.test(pattern);
+}
+
+const MATCH_OPTIONS: picomatch.PicomatchOptions = {
+  // A glob's `*` covers dot files and folders too: settings name resources, not a shell's visible files.
+  dot: true,
+  // Without it `[!a]` is a class of `!` and `a`, not the negation a shell reads.
+  posix: true,
+  // A leading `!` and `@(...)`-style groups are plain text: settings already say + and -.
+  nonegate: true,
+  noextglob: true,
+};
+
+/** Parentheses are plain text in a path (`notes (old).md`), not the regex groups picomatch would make of them. */
+function literalParentheses(glob: string): string {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const ch = glob[i]!;
+    if (ch === "\\" && i + 1 < glob.length) {
+      out += ch + glob[++i];
+    } else {
+      out += ch === "(" || ch === ")" ? `\\${ch}` : ch;
+    }
+  }
+  return out;
 }
 
 /**
  * A glob as an anchored regular expression over `/`-separated paths: `*` and
  * `?` stay inside one segment, `**` spans any number of segments (`a/**\/b`
- * also matches `a/b`).
+ * also matches `a/b`), `{a,b}` and `{1..3}` expand, `[ab]` and `[!ab]` are
+ * classes, and `\` escapes the next character.
  */
 export function globToRegExp(glob: string): RegExp {
-  let source = "";
-  let i = 0;
-  while (i < glob.length) {
-    const ch = glob[i]!;
-    if (ch === "*" && glob[i + 1] === "*") {
-      const atSegmentStart = i === 0 || glob[i - 1] === "/";
-      if (atSegmentStart && glob[i + 2] === "/") {
-        source += "(?:.*/)?";
-        i += 3;
-      } else {
-        source += ".*";
-        i += 2;
-      }
-    } else if (ch === "*") {
-      source += "[^/]*";
-      i += 1;
-    } else if (ch === "?") {
-      source += "[^/]";
-      i += 1;
-    } else {
-      source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-      i += 1;
-    }
-  }
-  return new RegExp(`^${source}$`);
+  return picomatch.makeRe(literalParentheses(glob), MATCH_OPTIONS);
 }
 
 /** The path and every folder above it, nearest first, up to (not including) the root. */

@@ -17,6 +17,7 @@ import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { SettingsObject } from "../settings/keys.js";
 import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserAnswers } from "../tools/index.js";
+import { ProcessGroups } from "../tools/process-groups.js";
 import type { TrustStore } from "../trust/store.js";
 import { untrustedResourcesWarning } from "../trust/resources.js";
 import type { Warning } from "../warning.js";
@@ -109,6 +110,8 @@ export class ThreadRuntime {
     snapshot: SettingsSnapshot,
     host: ExtensionHost,
     session: AgentSession,
+    /** Every process group the thread's commands started and that still lives. */
+    readonly processes: ProcessGroups,
   ) {
     this.snapshot = snapshot;
     this.host = host;
@@ -122,6 +125,7 @@ export class ThreadRuntime {
     const snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     const warnings: Warning[] = [...snapshot.errors];
     let session!: AgentSession;
+    const processes = new ProcessGroups();
     const host = new ExtensionHost({
       threadId: options.threadId,
       cwd,
@@ -141,6 +145,7 @@ export class ThreadRuntime {
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       log: env.log,
       factories: env.extensionFactories,
+      processes,
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
@@ -160,7 +165,7 @@ export class ThreadRuntime {
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
     });
-    const runtime = new ThreadRuntime(options, snapshot, host, session);
+    const runtime = new ThreadRuntime(options, snapshot, host, session, processes);
     warnings.push(...(await runtime.loadResources(trust === true)));
     return { runtime, warnings };
   }
@@ -192,7 +197,7 @@ export class ThreadRuntime {
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
   refreshToolsAndPrompt(): void {
     const { cwd, environment: env } = this.options;
-    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env })];
+    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env, processes: this.processes })];
     if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
     if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
@@ -262,7 +267,12 @@ export class ThreadRuntime {
 
   async dispose(reason: "unload" | "shutdown"): Promise<void> {
     this.session.dispose();
-    await this.host.dispose(reason);
+    try {
+      await this.host.dispose(reason);
+    } finally {
+      // After the extensions' shutdown handlers, which may still run commands.
+      await this.processes.dispose();
+    }
   }
 }
 

@@ -46,7 +46,7 @@ Output over ${MAX_OUTPUT_BYTES / 1024} KiB keeps its first ${HEAD_BYTES / 1024} 
 and the whole output is saved to a file whose path is given. \
 Each call starts a new shell: cd and exported variables do not carry over. \
 Set timeout (seconds) for commands that might not end; a timeout or an interrupt kills the command and everything it started. \
-Do not start interactive programs. Start long-lived background processes with their output redirected (cmd > log 2>&1 &).`;
+Do not start interactive programs. Start long-lived background processes with their output redirected (cmd > log 2>&1 &); they run until the thread is unloaded.`;
 
 export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}): AgentTool<typeof bashParameters, BashDetails> {
   return {
@@ -80,6 +80,7 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
           ...(params.timeout !== undefined ? { timeoutMs: Math.ceil(params.timeout * 1000) } : {}),
           killGraceMs: options.killGraceMs ?? 2000,
           onOutput: updates.schedule,
+          processes: ctx.processes,
         });
       } catch (error) {
         throw new ToolError("ioError", `Cannot run ${shell}: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ToolError } from "./errors.js";
+import type { ProcessGroups } from "./process-groups.js";
 
 /** What the tools of one thread share. */
 export interface ToolContext {
@@ -8,6 +9,8 @@ export interface ToolContext {
   cwd: string;
   /** Environment for child processes and for finding rg and fd; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Owns the process groups the thread's commands start, so none outlives the thread. */
+  processes?: ProcessGroups;
 }
 
 export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { OutputCollector } from "./output-collector.js";
+import { unownedProcessGroups, type ProcessGroup, type ProcessGroups } from "./process-groups.js";
 
 export interface GroupRunOptions {
   file: string;
@@ -15,6 +16,8 @@ export interface GroupRunOptions {
   killGraceMs: number;
   /** Called whenever output arrives (the caller throttles). */
   onOutput?: () => void;
+  /** Who owns the group, background jobs included, after the command returns. */
+  processes?: ProcessGroups;
 }
 
 export interface GroupRunResult {
@@ -35,7 +38,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * Runs a command as the leader of a new process group with stdin on
  * /dev/null, its stdout and stderr going to `output`. Abort and timeout send
  * SIGTERM to the whole group, then SIGKILL after the grace period, so
- * background children die with it.
+ * background children die with it. The group stays with `processes` (by
+ * default the process-wide owner) until it is gone.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   return new Promise((resolve, reject) => new GroupRun(options, resolve, reject).start());
@@ -43,6 +47,7 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
 
 class GroupRun {
   private readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  private readonly group: ProcessGroup | undefined;
   private timedOut = false;
   private aborted = false;
   private killed = false;
@@ -62,6 +67,8 @@ class GroupRun {
     private readonly reject: (error: Error) => void,
   ) {
     this.child = spawn(options.file, options.args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    // Without a pid the spawn failed and the error event settles the run.
+    if (this.child.pid !== undefined) this.group = (options.processes ?? unownedProcessGroups()).add(this.child.pid);
   }
 
   start(): void {
@@ -108,12 +115,9 @@ class GroupRun {
   }
 
   private killGroup(): void {
-    const pid = this.child.pid;
-    if (this.killed || pid === undefined) return;
+    if (this.killed || this.group === undefined) return;
     this.killed = true;
-    signalGroup(pid, "SIGTERM");
-    // Not cleared on exit: a child that ignores SIGTERM may outlive the leader.
-    setTimeout(() => signalGroup(pid, "SIGKILL"), this.options.killGraceMs);
+    this.group.stop(this.options.killGraceMs).catch(() => undefined);
   }
 
   private finish(error?: Error): void {
@@ -124,15 +128,9 @@ class GroupRun {
     this.options.signal?.removeEventListener("abort", this.onAbort);
     this.child.stdout.destroy();
     this.child.stderr.destroy();
+    // A group without background jobs is forgotten now rather than at the owner's next look.
+    this.group?.isAlive();
     if (error !== undefined) this.reject(error);
     else this.resolve({ exitCode: this.exit?.code ?? null, signal: this.exit?.signal ?? null, timedOut: this.timedOut, aborted: this.aborted });
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
   }
 }

@@ -9,6 +9,7 @@ import { resolveDefaultTools } from "../../src/thread/tool-selection.js";
 import { TrustStore } from "../../src/trust/store.js";
 import type { Warning } from "../../src/warning.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { assertGone, isGone, killAfter } from "../tools/processes.js";
 
 let env: RunEnv;
 let environment: ThreadEnvironment;
@@ -135,6 +136,33 @@ describe("the approval gate of a thread", () => {
       await runtime.dispose("unload");
       transcript.close();
     }
+  });
+});
+
+describe("processes a thread started", () => {
+  test("dispose kills the background jobs of its bash calls and of its extensions' exec", async (t) => {
+    const bashPid = join(env.dir, `bash-${n}.pid`);
+    const execPid = join(env.dir, `exec-${n}.pid`);
+    const cwd = project({
+      ".knightcode/extensions/spawner.ts": `
+        import { writeFileSync } from "node:fs";
+        export default (kc: any) => kc.registerCommand("spawn", { handler: async () => {
+          const result = await kc.exec("bash", ["-c", "sleep 1000 > /dev/null 2>&1 & echo $!"]);
+          writeFileSync(${JSON.stringify(execPid)}, result.stdout);
+        } });`,
+    });
+    await environment.trust.set(cwd, true);
+    const { runtime, transcript } = await open(cwd, { approvalGate: allowAllToolCalls });
+    t.after(() => transcript.close());
+    env.model.enqueue({ toolCalls: [{ name: "bash", arguments: { command: `sleep 1000 > /dev/null 2>&1 & echo $! > ${bashPid}` } }] }, { text: "started" });
+    assert.equal((await runtime.session.runTurn({ text: "start a server" })).status, "completed");
+    assert.deepEqual(await runtime.processInput("/spawn", [], "user"), { action: "handled" });
+    const pids = [Number(readFileSync(bashPid, "utf8")), Number(readFileSync(execPid, "utf8"))];
+    for (const pid of pids) killAfter(t, pid);
+    assert.deepEqual(pids.map(isGone), [false, false], "both outlive the calls that started them");
+    assert.equal(runtime.processes.size, 2);
+    await runtime.dispose("unload");
+    for (const pid of pids) await assertGone(pid);
   });
 });
 

@@ -11,6 +11,8 @@ export const PAYLOAD_TTL_MS = 30 * 60_000;
 /** What the spool may hold at once; older references are evicted to make room. */
 export const MAX_SPOOL_BYTES = 1024 * 1024 * 1024;
 const SWEEP_INTERVAL_MS = 60_000;
+/** A spool folder is `<prefix><pid>-XXXXXX`: the pid tells a later server whether its owner still runs. */
+export const SPOOL_FOLDER_PREFIX = "knightcode-spool-";
 
 /** 16 random bytes in lowercase hex: no separator, dot or case to play with, on any file system. */
 const ID_PATTERN = /^[0-9a-f]{32}$/;
@@ -229,7 +231,7 @@ export class PayloadStore implements PayloadSink {
 
   /** The spool folder, created on first use (mkdtemp makes it 0700). */
   private spool(): Promise<string> {
-    this.folder ??= mkdtemp(join(this.options.root ?? tmpdir(), `knightcode-spool-${process.pid}-`)).then(
+    this.folder ??= mkdtemp(join(this.options.root ?? tmpdir(), `${SPOOL_FOLDER_PREFIX}${process.pid}-`)).then(
       (path) => (this.folderPath = path),
       (error: unknown) => {
         this.folder = undefined;

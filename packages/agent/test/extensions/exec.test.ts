@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { execProgram } from "../../src/extensions/exec.js";
+import { ProcessGroups } from "../../src/tools/index.js";
+import { assertGone, isGone, killAfter } from "../tools/processes.js";
+import { tempDir } from "../tools/support.js";
+
+test("a character split across two writes reaches the caller whole, on stdout and stderr", async (t) => {
+  const dir = await tempDir(t);
+  // Each write is flushed and followed by a pause, so the reader gets the halves as separate chunks.
+  const script = `
+    const text = Buffer.from("é€😀 done", "utf8");
+    const cuts = [1, 4, 7, text.length];
+    let from = 0;
+    const next = (i) => {
+      if (i === cuts.length) return;
+      const part = text.subarray(from, cuts[i]);
+      from = cuts[i];
+      let flushed = 0;
+      const both = () => ++flushed === 2 && setTimeout(() => next(i + 1), 50);
+      process.stdout.write(part, both);
+      process.stderr.write(part, both);
+    };
+    next(0);
+  `;
+  const result = await execProgram(process.execPath, ["-e", script], { cwd: dir });
+  assert.equal(result.code, 0);
+  assert.equal(result.stdout, "é€😀 done");
+  assert.equal(result.stderr, "é€😀 done");
+});
+
+test("output stops at 16 MiB counted in bytes, without a broken last character", async (t) => {
+  const dir = await tempDir(t);
+  // One ASCII byte first, so the cap falls in the middle of a two-byte character.
+  const script = `process.stdout.write("a" + "é".repeat(9 * 1024 * 1024))`;
+  const result = await execProgram(process.execPath, ["-e", script], { cwd: dir });
+  assert.equal(result.code, 0);
+  assert.equal(Buffer.byteLength(result.stdout), 16 * 1024 * 1024 - 1);
+  assert.ok(!result.stdout.includes("\uFFFD"));
+  assert.ok(result.stdout.endsWith("éé"));
+});
+
+test("the program's background children stay with its owner, which kills them on dispose", async (t) => {
+  const dir = await tempDir(t);
+  const processes = new ProcessGroups({ killGraceMs: 500 });
+  t.after(() => processes.dispose());
+  const result = await execProgram("bash", ["-c", "sleep 1000 > /dev/null 2>&1 & echo $!"], { cwd: dir, processes });
+  const pid = Number(result.stdout);
+  killAfter(t, pid);
+  assert.equal(isGone(pid), false);
+  assert.equal(processes.size, 1);
+  await processes.dispose();
+  await assertGone(pid);
+});
+
+test("a timeout kills the whole group at once", async (t) => {
+  const dir = await tempDir(t);
+  const processes = new ProcessGroups();
+  t.after(() => processes.dispose());
+  const result = await execProgram("bash", ["-c", "sleep 1000 & echo $!; wait"], { cwd: dir, timeout: 200, processes });
+  assert.equal(result.timedOut, true);
+  assert.equal(result.signal, "SIGKILL");
+  await assertGone(Number(result.stdout));
+});
