@@ -6,7 +6,8 @@ import { extensionItem, ordinalId, toolCallOutcome, userItem } from "../turns/it
 /** A saved turn with its items inline, before references are made for the wire. */
 export type HistoryTurn = Omit<Turn, "items"> & { items?: Item[] };
 
-const ERROR_KINDS: readonly TurnErrorKind[] = ["auth", "rateLimit", "contextOverflow", "network", "provider", "other"];
+/** Every kind the protocol knows; the compiler checks the list is whole. */
+const ERROR_KINDS = { auth: true, rateLimit: true, contextOverflow: true, network: true, provider: true, other: true } satisfies Record<TurnErrorKind, true>;
 
 /**
  * Rebuilds one turn's items from its saved entries with the numbering the
@@ -91,7 +92,7 @@ class TurnBuilder {
 
 /** A saved turn error as the wire shows it: bounded, and an unknown kind (a newer writer's) reads as `other`. */
 function turnError(error: NonNullable<TurnEndEntry["error"]>): NonNullable<Turn["error"]> {
-  const kind = ERROR_KINDS.find((known) => known === error.kind) ?? "other";
+  const kind = Object.hasOwn(ERROR_KINDS, error.kind) ? (error.kind as TurnErrorKind) : "other";
   return { message: boundErrorMessage(error.message), kind };
 }
 

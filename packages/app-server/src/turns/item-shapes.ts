@@ -46,7 +46,7 @@ export function extensionItem(id: string, index: number, message: Extract<AgentM
   return { id, type: "extensionMessage", index, completedAt, text: contentText(message.content), customType: message.customType };
 }
 
-const FILE_CHANGE_KINDS: readonly string[] = ["add", "modify", "delete"] satisfies FileChange["kind"][];
+const FILE_CHANGE_KINDS = { add: true, modify: true, delete: true } satisfies Record<FileChange["kind"], true>;
 
 function isFileChange(value: unknown): value is FileChange {
   if (value === null || typeof value !== "object") return false;
@@ -54,7 +54,7 @@ function isFileChange(value: unknown): value is FileChange {
   return (
     typeof change.path === "string" &&
     typeof change.kind === "string" &&
-    FILE_CHANGE_KINDS.includes(change.kind) &&
+    Object.hasOwn(FILE_CHANGE_KINDS, change.kind) &&
     (change.diff === undefined || typeof change.diff === "string")
   );
 }
