@@ -13,7 +13,7 @@ type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
 type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;
 type ToolCall = { id?: string; name: string; arguments: unknown };
 
-const TOKEN = "approvals-test-token";
+const TOKEN = "approvals-test-token-0123456789abcdef";
 let model: ScriptedModelServer;
 let server: TestServer;
 let url: string;

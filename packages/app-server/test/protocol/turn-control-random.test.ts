@@ -6,7 +6,7 @@ import { AppServerError } from "@knightcode/app-server-client";
 import { TestServer, startServer, waitUntilAsync, type TestClient } from "../support/harness.js";
 import { Random, seedFromEnv } from "../support/random.js";
 
-const TOKEN = "random-token";
+const TOKEN = "random-interleavings-token-0123456789";
 const INTERLEAVINGS = Number(process.env.INTERLEAVINGS ?? 1000);
 const PARALLEL = 8;
 const BASE_SEED = seedFromEnv("INTERLEAVING_SEED", 7_000);
