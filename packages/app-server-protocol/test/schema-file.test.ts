@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { buildJsonSchema, protocol, renderMethodReference } from "../src/schema/index.js";
+import { ERROR_CODES } from "../src/errors.js";
 import { ProtocolSchema } from "../src/index.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -27,12 +28,20 @@ test("every method of the table is in the schema the server runs on", () => {
 
 test("every method is documented and lists only known error codes", () => {
   const doc = buildJsonSchema(protocol) as Record<string, Record<string, { description: string; errors?: string[] }>>;
+  const known: readonly string[] = ERROR_CODES;
   for (const section of ["clientRequests", "serverRequests"]) {
     for (const [method, entry] of Object.entries(doc[section]!)) {
       assert.ok(entry.description.length > 10, `${method} has no doc line`);
       assert.ok(Array.isArray(entry.errors), `${method} lists its errors`);
+      for (const code of entry.errors) assert.ok(known.includes(code), `${method} lists ${JSON.stringify(code)}, which is not in ERROR_CODES`);
+      assert.equal(new Set(entry.errors).size, entry.errors.length, `${method} lists an error code twice`);
     }
   }
+  // The codes an error response may carry are exactly these, and an error object's code is one of them.
+  const defs = (doc as unknown as { $defs: Record<string, { anyOf?: { const?: unknown }[]; properties?: Record<string, unknown> }> }).$defs;
+  assert.ok(defs.ErrorCode?.anyOf, "$defs.ErrorCode is a union of its codes");
+  assert.deepEqual(defs.ErrorCode.anyOf.map((member) => member.const), [...ERROR_CODES]);
+  assert.deepEqual(defs.ErrorObject?.properties?.code, { $ref: "#/$defs/ErrorCode" });
 });
 
 test("method names follow domain/verb or the handshake's names", () => {

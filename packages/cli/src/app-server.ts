@@ -1,5 +1,6 @@
 import { AppServer, ServerContext, StdioTransport, type ProtocolOutput } from "@knightcode/app-server/cli";
 import type { AppServerArgs } from "./args.js";
+import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
 
 const HARD_EXIT_MS = 10_000;
 const DRAIN_DEADLINE_MS = 9_900;
@@ -7,10 +8,15 @@ const DRAIN_DEADLINE_MS = 9_900;
 /** `knightcode app-server`: the stdio connection, optional WebSocket listener, signals and the exit. */
 export async function runAppServer(args: AppServerArgs, output: ProtocolOutput): Promise<void> {
   const env = process.env;
-  const token = args.listenToken ?? env.KNIGHTCODE_APP_SERVER_TOKEN;
-  if (args.listen !== undefined && (token === undefined || token === "")) {
-    process.stderr.write("knightcode: --listen needs a token: --listen-token <token> or KNIGHTCODE_APP_SERVER_TOKEN\n");
-    process.exit(2);
+  let token: string | undefined;
+  if (args.listen !== undefined) {
+    const outcome = resolveListenToken({ flag: args.listenToken, file: args.listenTokenFile, env: env[TOKEN_ENV] });
+    if (!outcome.ok) {
+      process.stderr.write(`knightcode: ${outcome.message}\n`);
+      process.exit(2);
+    }
+    for (const warning of outcome.warnings) process.stderr.write(`knightcode: ${warning}\n`);
+    token = outcome.token;
   }
   // Check the listen address before anything starts, so a bad one never leaves a half-running server.
   const websocket = args.listen === undefined ? undefined : await import("@knightcode/app-server/websocket");

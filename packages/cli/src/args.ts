@@ -7,10 +7,16 @@ app-server options:
   -e, --extension <path>     load an extension in every thread (repeatable, explicitly trusted)
   --session-dir <dir>        keep session files here instead of the per-project layout
   --listen <url>             also accept WebSocket connections, e.g. ws://127.0.0.1:0
-  --listen-token <token>     the bearer token WebSocket clients must send
-                             (default: KNIGHTCODE_APP_SERVER_TOKEN)
+  --listen-token-file <path> read the bearer token WebSocket clients must send from
+                             this file (mode 0600, owned by you; one line)
+  --listen-token <token>     the token on the command line: other local users can
+                             see it in ps, so prefer the file or the environment
   --allow-origin <origin>    a browser Origin allowed to connect (repeatable)
   -h, --help                 print this help
+
+With --listen, the token comes from --listen-token-file or --listen-token (not
+both), else from KNIGHTCODE_APP_SERVER_TOKEN. It must have at least 32
+characters; make one with: openssl rand -hex 32
 `;
 
 export interface AppServerArgs {
@@ -18,6 +24,7 @@ export interface AppServerArgs {
   sessionDir?: string;
   listen?: string;
   listenToken?: string;
+  listenTokenFile?: string;
   allowOrigins: string[];
 }
 
@@ -33,6 +40,7 @@ const VALUE_FLAGS: Record<string, keyof AppServerArgs> = {
   "--session-dir": "sessionDir",
   "--listen": "listen",
   "--listen-token": "listenToken",
+  "--listen-token-file": "listenTokenFile",
   "--allow-origin": "allowOrigins",
 };
 

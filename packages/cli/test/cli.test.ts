@@ -36,6 +36,9 @@ describe("spec: Starting (the command line)", () => {
       assert.equal(result.stdout, "");
       assert.match(result.stderr, /knightcode app-server \[options\]/);
       assert.match(result.stderr, /--session-dir <dir>/);
+      assert.match(result.stderr, /--listen-token-file <path>/);
+      assert.match(result.stderr, /KNIGHTCODE_APP_SERVER_TOKEN/);
+      assert.match(result.stderr, /openssl rand -hex 32/);
     });
   }
 
@@ -64,6 +67,10 @@ describe("argument parsing", () => {
     assert.deepEqual(parseCommand(["app-server", "--listen=ws://127.0.0.1:0", "--listen-token", "t"]), {
       kind: "app-server",
       args: { extensions: [], allowOrigins: [], listen: "ws://127.0.0.1:0", listenToken: "t" },
+    });
+    assert.deepEqual(parseCommand(["app-server", "--listen", "ws://127.0.0.1:0", "--listen-token-file=/run/token"]), {
+      kind: "app-server",
+      args: { extensions: [], allowOrigins: [], listen: "ws://127.0.0.1:0", listenTokenFile: "/run/token" },
     });
   });
 

@@ -7,6 +7,7 @@ import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-h
 import { silentUI } from "../../src/extensions/silent-ui.js";
 import type { ExtensionWarning } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { waitUntil } from "../support/wait.js";
 
 let env: RunEnv;
 let dir: string;
@@ -244,7 +245,7 @@ describe("events", () => {
     const { session, events } = await sessionWith(host);
     env.model.enqueue({ toolCalls: [{ name: "t", arguments: {} }] });
     const running = session.runTurn({ text: "x" });
-    while (!events.some((e) => e.type === "tool_start")) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil("the tool call to start", () => events.some((e) => e.type === "tool_start"));
     signal = session.runningTurn!.signal;
     const started = Date.now();
     session.abort();

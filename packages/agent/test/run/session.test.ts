@@ -4,7 +4,8 @@ import { Type } from "typebox";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { ModelError } from "../../src/models/errors.js";
 import { TurnInProgressError } from "../../src/run/session.js";
-import { eventTypes, runEnv, until, type RunEnv } from "../support/env.js";
+import { eventTypes, runEnv, type RunEnv } from "../support/env.js";
+import { waitUntil } from "../support/wait.js";
 
 let env: RunEnv;
 before(async () => {
@@ -192,20 +193,20 @@ describe("interrupts", () => {
     const before = env.model.requests.length;
     env.model.enqueue({ text: ["partial", " more"], pauseAfter: 2 });
     const running = session.runTurn({ text: "x" });
-    await until("the reply to stream", () => events.some((e) => e.type === "message_update" && e.event.type === "text_delta"));
+    await waitUntil("the reply to stream", () => events.some((e) => e.type === "message_update" && e.event.type === "text_delta"));
     session.abort();
     const result = await running;
     assert.equal(result.status, "interrupted");
     const [end] = transcript.ofType("turn_end");
     assert.equal(end!.status, "interrupted");
-    await until("the model to see the request closed", () => env.model.requests[before]!.abortedAt);
+    await waitUntil("the model to see the request closed", () => env.model.requests[before]!.abortedAt);
   });
 
   test("aborting during a retry wait ends the turn at once", async () => {
     const { session, events } = await env.session({ settings: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 20_000, maxRetryDelayMs: 20_000 } } });
     env.model.enqueue({ status: 429, body: "slow down" });
     const running = session.runTurn({ text: "x" });
-    await until("the retry wait to begin", () => events.some((e) => e.type === "retry"));
+    await waitUntil("the retry wait to begin", () => events.some((e) => e.type === "retry"));
     const started = Date.now();
     session.abort();
     const result = await running;
@@ -217,7 +218,7 @@ describe("interrupts", () => {
     const { session, events } = await env.session({ tools: [echoTool()] });
     env.model.enqueue({ toolCalls: [{ name: "echo", arguments: { text: "slow" } }] });
     const running = session.runTurn({ text: "x" });
-    await until("the tool to start", () => events.some((e) => e.type === "tool_start"));
+    await waitUntil("the tool to start", () => events.some((e) => e.type === "tool_start"));
     const started = Date.now();
     session.abort();
     assert.equal((await running).status, "interrupted");
@@ -238,7 +239,7 @@ describe("steering", () => {
       { text: ["ok", " steered"], pauseAfter: 0, gate: new Promise<void>((r) => (release = r)) },
     );
     const running = session.runTurn({ text: "start" });
-    await until("the tool to end", () => events.some((e) => e.type === "tool_end"));
+    await waitUntil("the tool to end", () => events.some((e) => e.type === "tool_end"));
     assert.equal(session.steer("also check the tests"), true);
     assert.deepEqual(session.pendingSteers(), ["also check the tests"]);
     release();

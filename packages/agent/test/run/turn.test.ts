@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Turn } from "../../src/run/turn.js";
-import { runEnv, until, type RunEnv } from "../support/env.js";
+import { runEnv, type RunEnv } from "../support/env.js";
+import { waitUntil } from "../support/wait.js";
 
 let env: RunEnv;
 before(async () => {
@@ -61,7 +62,7 @@ describe("a turn's one record", () => {
     env.model.enqueue({ text: ["one", " two"], pauseAfter: 2 });
     const turn = new Turn();
     const running = session.runTurn({ text: "go" }, turn);
-    await until("the reply to stream", () => events.some((e) => e.type === "message_update" && e.event.type === "text_delta"));
+    await waitUntil("the reply to stream", () => events.some((e) => e.type === "message_update" && e.event.type === "text_delta"));
     assert.equal(session.runningTurn, turn);
     assert.equal(session.steer("more"), true);
     turn.interrupt();

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { test } from "node:test";
@@ -96,13 +97,16 @@ test("aborting the signal kills the group and reports the output so far", async 
 test("output streams through throttled updates before the command ends", async (t) => {
   const dir = await tempDir(t);
   const updates: string[] = [];
+  // The command ends only once an update has shown its first line: that update came before the end, however slow the machine.
+  const gate = join(dir, "first-seen");
   const result = await createBashTool({ cwd: dir }, { updateIntervalMs: 20 }).execute(
     "c",
-    { command: "echo first; sleep 1; echo second" },
+    { command: `echo first; while [ ! -e ${gate} ]; do sleep 0.01; done; echo second` },
     undefined,
     (update) => {
       assert.equal((update.details as BashDetails).exitCode, null);
       updates.push(textOf(update));
+      if (textOf(update).includes("first")) writeFileSync(gate, "");
     },
   );
   assert.equal(textOf(result), "first\nsecond");

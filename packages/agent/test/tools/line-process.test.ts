@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runLineProcess } from "../../src/tools/line-process.js";
+import { waitUntil } from "../support/wait.js";
 import { rejectsWith } from "./support.js";
 
 test("stopping from onLine kills an endless producer", async () => {
@@ -18,9 +19,27 @@ test("stopping from onLine kills an endless producer", async () => {
 
 test("an abort kills the process and rejects with aborted", async () => {
   const controller = new AbortController();
-  const call = runLineProcess({ file: "sleep", args: ["100"], cwd: "/", env: process.env, signal: controller.signal, onLine: () => true });
-  setTimeout(() => controller.abort(), 50);
+  const lines: string[] = [];
+  // The process says its pid once it runs: the abort then meets a running process, not one still starting.
+  const call = runLineProcess({
+    file: "bash",
+    args: ["-c", "echo $$; exec sleep 100"],
+    cwd: "/",
+    env: process.env,
+    signal: controller.signal,
+    onLine: (line) => lines.push(line) > 0,
+  });
+  const pid = Number(await waitUntil("the process to start", () => lines[0]));
+  controller.abort();
   await rejectsWith(call, "aborted");
+  await waitUntil(`process ${pid} to be gone`, () => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  });
 });
 
 test("a last line without a newline is delivered, and stderr is kept", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import { after, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
-import { TestServer, startServer, waitUntil } from "../support/harness.js";
+import { TestServer, startServer, waitUntil, waitUntilAsync } from "../support/harness.js";
 
 describe("spec: Handshake", () => {
   const servers: TestServer[] = [];
@@ -113,6 +113,7 @@ describe("spec: server/diagnostics", () => {
   test("reports every field, with real zeros for features without work", async () => {
     const server = await startServer();
     try {
+      const firstSent = performance.now();
       const first = await server.main.request("server/diagnostics", {});
       assert.deepEqual(Object.keys(first).sort(), [
         "heapBytes", "inactiveFactories", "listingBytesScanned", "listingFilesOpened", "loadedThreads", "loadingThreads",
@@ -123,9 +124,13 @@ describe("spec: server/diagnostics", () => {
       for (const key of ["loadedThreads", "loadingThreads", "payloadFiles", "payloadBytes", "inactiveFactories", "listingFilesOpened", "listingBytesScanned"] as const) {
         assert.equal(first[key], 0, key);
       }
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      const second = await server.main.request("server/diagnostics", {});
-      assert.ok(second.uptimeMs >= first.uptimeMs + 25);
+      // Uptime follows the clock: it grows, and by no more than the time that passed here.
+      const second = await waitUntilAsync("uptime to grow by 25 ms", async () => {
+        const now = await server.main.request("server/diagnostics", {});
+        return now.uptimeMs >= first.uptimeMs + 25 ? now : undefined;
+      });
+      const elapsed = performance.now() - firstSent;
+      assert.ok(second.uptimeMs - first.uptimeMs <= Math.ceil(elapsed) + 1, `uptime grew ${second.uptimeMs - first.uptimeMs} ms in ${elapsed} ms`);
     } finally {
       await server.close();
     }

@@ -6,7 +6,7 @@ import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
-const TOKEN = "lifecycle-test-token";
+const TOKEN = "lifecycle-test-token-0123456789abcdef";
 let model: ScriptedModelServer;
 let server: TestServer;
 let ws: TestClient;

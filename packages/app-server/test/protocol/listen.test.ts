@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { WebSocketTransport } from "@knightcode/app-server-client";
-import { BIN, TestServer, startServer, waitUntil } from "../support/harness.js";
+import { BIN, TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
 
-const TOKEN = "test-token-0123456789";
+const TOKEN = "test-token-0123456789abcdef0123456789";
 
 async function startListening(extra: string[] = []): Promise<{ server: TestServer; url: string }> {
   const server = await startServer({ args: ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN, ...extra] });
@@ -91,23 +94,69 @@ describe("stdio stays the first connection", () => {
       await server.close();
     }
   });
+});
 
-  test("the token can come from KNIGHTCODE_APP_SERVER_TOKEN", async () => {
-    const server = await startServer({ args: ["--listen", "ws://127.0.0.1:0"], env: { KNIGHTCODE_APP_SERVER_TOKEN: "from-env" } });
+/** A server listening with `options`, its URL once it said where. */
+async function listening(options: SpawnOptions): Promise<{ server: TestServer; url: string }> {
+  const server = await startServer(options);
+  const url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
+  return { server, url };
+}
+
+/** The token opens a connection that completes a handshake; a wrong one is refused before the upgrade. */
+async function acceptsOnly(server: TestServer, url: string, token: string): Promise<void> {
+  const ws = await server.connectWebSocket(url, token);
+  await ws.initialize();
+  assert.ok((await ws.request("server/diagnostics", {})).uptimeMs >= 0);
+  await ws.client.close();
+  await assert.rejects(WebSocketTransport.connect({ url, token: token.slice(0, -1) + (token.endsWith("0") ? "1" : "0") }), /HTTP 401/);
+}
+
+describe("the --listen token, from each source", () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), "kc-listen-token-"))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("from KNIGHTCODE_APP_SERVER_TOKEN: the token connects, a wrong one is refused, nothing is warned", async () => {
+    const { server, url } = await listening({ args: ["--listen", "ws://127.0.0.1:0"], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
     try {
-      const url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
-      const ws = await server.connectWebSocket(url, "from-env");
-      await ws.initialize();
-      await ws.client.close();
+      await acceptsOnly(server, url, TOKEN);
+      assert.doesNotMatch(server.stderr, /warning/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("from a 0600 --listen-token-file: the token connects, a wrong one is refused, nothing is warned", async () => {
+    const file = join(dir, "token");
+    writeFileSync(file, `${TOKEN}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    const { server, url } = await listening({ args: ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file] });
+    try {
+      await acceptsOnly(server, url, TOKEN);
+      assert.doesNotMatch(server.stderr, /warning/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("--listen-token still works, with a one-line warning naming the alternatives", async () => {
+    const { server, url } = await listening({ args: ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN] });
+    try {
+      await acceptsOnly(server, url, TOKEN);
+      const warnings = server.stderr.split("\n").filter((line) => /warning/.test(line));
+      assert.equal(warnings.length, 1, server.stderr);
+      assert.match(warnings[0]!, /--listen-token is visible to other local users.*--listen-token-file <path> or KNIGHTCODE_APP_SERVER_TOKEN/);
     } finally {
       await server.close();
     }
   });
 });
-
 function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: "", ...env } });
+    // A server that started anyway ends at once rather than waiting on stdin.
+    child.stdin.end();
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => (stdout += c));
@@ -117,17 +166,35 @@ function runCli(args: string[], env: Record<string, string> = {}): Promise<{ cod
 }
 
 describe("--listen refuses what it cannot make safe", () => {
-  for (const [label, args] of [
-    ["a non-loopback address", ["--listen", "ws://0.0.0.0:0", "--listen-token", "t"]],
-    ["a public host name", ["--listen", "ws://example.com:1234", "--listen-token", "t"]],
-    ["a wss or http URL", ["--listen", "http://127.0.0.1:0", "--listen-token", "t"]],
-    ["no token", ["--listen", "ws://127.0.0.1:0"]],
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), "kc-listen-refuse-"))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, content: string, mode: number) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    chmodSync(path, mode);
+    return path;
+  };
+
+  for (const [label, args, env, message] of [
+    ["a non-loopback address", () => ["--listen", "ws://0.0.0.0:0", "--listen-token-file", file("a", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
+    ["a public host name", () => ["--listen", "ws://example.com:1234", "--listen-token-file", file("b", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
+    ["a wss or http URL", () => ["--listen", "http://127.0.0.1:0", "--listen-token-file", file("c", TOKEN, 0o600)], {}, /--listen takes a ws:\/\/ URL/],
+    ["no token", () => ["--listen", "ws://127.0.0.1:0"], {}, /--listen needs a token: --listen-token-file <path>, KNIGHTCODE_APP_SERVER_TOKEN or --listen-token <token>/],
+    ["a token file others can read (0644)", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("d", TOKEN, 0o644)], {}, /accessible to other users \(mode 0644\); run: chmod 600/],
+    ["a missing token file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", join(dir, "missing")], {}, /cannot read the token file .*missing: it does not exist/],
+    ["a token file that is a directory", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", dir], {}, /is not a regular file/],
+    ["a short token in a file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("e", "short\n", 0o600)], {}, /has 5 characters; use at least 32, for example: openssl rand -hex 32/],
+    ["a short token in the environment", () => ["--listen", "ws://127.0.0.1:0"], { KNIGHTCODE_APP_SERVER_TOKEN: "short" }, /KNIGHTCODE_APP_SERVER_TOKEN has 5 characters; use at least 32, for example: openssl rand -hex 32/],
+    ["a short token on the command line", () => ["--listen", "ws://127.0.0.1:0", "--listen-token", "t"], {}, /--listen-token has 1 characters; use at least 32/],
+    ["a token both on the command line and in a file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN, "--listen-token-file", file("f", TOKEN, 0o600)], {}, /--listen-token or --listen-token-file, not both/],
   ] as const) {
-    test(`${label} exits 2 with a message`, async () => {
-      const result = await runCli(["app-server", ...args]);
-      assert.equal(result.code, 2);
+    test(`${label} exits 2 with a message and never listens`, async () => {
+      const result = await runCli(["app-server", ...args()], env);
+      assert.equal(result.code, 2, result.stderr);
       assert.equal(result.stdout, "");
-      assert.match(result.stderr, /--listen/);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stderr, /listening on/);
     });
   }
 });

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 let model: ScriptedModelServer;
 let server: TestServer;
@@ -104,9 +104,9 @@ describe("spec: thread/list", () => {
     assert.deepEqual(archived.threads[0]!.status, { type: "notLoaded" });
 
     const folder = dirname(kept.sessionFile!);
-    await new Promise((resolve) => setTimeout(resolve, 50));
     const index = join(folder, ".thread-index.json");
-    assert.ok(existsSync(index), "the listing keeps an index");
+    // The listing answers first and writes its index after: wait for an index that knows the kept transcript.
+    await waitUntil("the listing to write its index", () => existsSync(index) && readFileSync(index, "utf8").includes(basename(kept.sessionFile!)));
     writeFileSync(index, "{ not json");
     assert.deepEqual(await walk({ cwd }), [kept.id], "a corrupt index is rebuilt");
 

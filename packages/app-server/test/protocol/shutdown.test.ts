@@ -45,7 +45,8 @@ describe("spec: Ownership, unloading, and shutdown (process)", () => {
       // 4,000 answers of ~250 bytes: far more than a pipe and the reader's buffer hold.
       for (let i = 1; i <= 4000; i++) lines.push(JSON.stringify({ id: i, method: "server/diagnostics", params: {} }));
       child.stdin.write(lines.join("\n") + "\n");
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The server is up and answering, and this side has stopped reading: its answers now back up in the pipe.
+      await waitUntil("stdout to back up", () => child.stdout.readableLength >= child.stdout.readableHighWaterMark || undefined);
       const started = Date.now();
       child.stdin.end();
       const code = await new Promise<number | null>((resolve) => child.on("exit", (c) => resolve(c)));

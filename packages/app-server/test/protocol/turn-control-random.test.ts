@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { RequestId } from "@knightcode/app-server-protocol";
+import type { ClientRequestResult, RequestId } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { AppServerError } from "@knightcode/app-server-client";
+import { TestServer, startServer, waitUntilAsync, type TestClient } from "../support/harness.js";
 import { Random, seedFromEnv } from "../support/random.js";
 
-const TOKEN = "random-token";
+const TOKEN = "random-interleavings-token-0123456789";
 const INTERLEAVINGS = Number(process.env.INTERLEAVINGS ?? 1000);
 const PARALLEL = 8;
 const BASE_SEED = seedFromEnv("INTERLEAVING_SEED", 7_000);
@@ -38,6 +39,8 @@ after(async () => {
 interface Accepted {
   kind: "start" | "steer" | "queue";
   text: string;
+  /** Its place among the interleaving's operations. */
+  op: number;
   expectedTurnId?: string;
 }
 
@@ -51,6 +54,102 @@ async function connect(): Promise<TestClient> {
   const client = await server.connectWebSocket(url, TOKEN);
   await client.initialize(["item/agentMessage/delta"]);
   return client;
+}
+
+/**
+ * Waits until the thread has settled, then reads its history. Settled is
+ * nothing running, nothing queued, and no start in between: a queued input
+ * leaves the queue before its turn starts, so an idle-looking snapshot is not
+ * enough; a thinking-level change is refused (turnInProgress) while any start
+ * holds the thread, so one that goes through, with no turn started
+ * meanwhile, closes that gap. The history comes from a resume asked for only
+ * then: a resume reads its page before it takes its snapshots, and a turn
+ * that ends in between would be missing from the page or read as unfinished.
+ */
+async function settled(observer: TestClient, threadId: string, seed: number) {
+  const count = (method: "turn/started" | "turn/completed") => observer.notificationsOf(method).filter((p) => p.threadId === threadId).length;
+  const started = await waitUntilAsync(
+    `thread ${threadId} to settle (seed ${seed})`,
+    async () => {
+      const look = await observer.request("thread/resume", { threadId });
+      const started = count("turn/started");
+      if (look.runningTurn || look.queue.followUp.length > 0 || look.queue.steering.length > 0 || started !== count("turn/completed")) return undefined;
+      const probe = await observer.request("thread/settings/update", { threadId, thinkingLevel: look.thread.thinkingLevel }).catch((error: unknown) => error);
+      if (probe instanceof AppServerError && probe.code === "turnInProgress") return undefined;
+      if (probe instanceof Error) throw probe;
+      return count("turn/started") === started ? started : undefined;
+    },
+    20_000,
+  );
+  const resumed = await observer.request("thread/resume", { threadId });
+  if (resumed.runningTurn || resumed.queue.followUp.length > 0 || count("turn/started") !== started) {
+    throw new Error(`thread ${threadId} moved after it settled (seed ${seed})`);
+  }
+  return resumed;
+}
+
+/**
+ * The queue as the interleaving's model expects it, from the history and the
+ * observer's turn/queue/updated notifications: every queued input starts a
+ * turn of its own, oldest first, unless it was removed (then never) or an
+ * interrupt after it dropped it (a remove or an interrupt that a disconnect
+ * left unanswered may have happened or not); none is dropped with an error,
+ * as every start can reach the model; each accepted steer was listed as
+ * pending; and the last update lists nothing, as the settled thread has
+ * nothing.
+ */
+function queueProblems(state: {
+  observer: TestClient;
+  threadId: string;
+  accepted: readonly Accepted[];
+  removed: ReadonlySet<string>;
+  maybeRemoved: ReadonlySet<string>;
+  interrupts: readonly number[];
+  textsOf: { steer: ReadonlySet<string>; queue: ReadonlySet<string> };
+  turns: ClientRequestResult<"thread/resume">["turns"];
+}): string[] {
+  const { observer, threadId, accepted, removed, maybeRemoved, interrupts, textsOf, turns } = state;
+  const problems: string[] = [];
+  const inputs = turns.map((turn) => (turn.items ?? []).flatMap((item) => (item.type === "userMessage" ? [(item as { text: string }).text] : [])));
+  const turnOf = (text: string) => inputs.findIndex((texts) => texts.includes(text));
+
+  const dropped = observer.notificationsOf("error").filter((p) => p.threadId === threadId && p.kind === "queuedInputDropped");
+  for (const notice of dropped) problems.push(`a queued input was dropped with an error: ${notice.message}`);
+
+  const updates = observer.notificationsOf("turn/queue/updated").filter((p) => p.threadId === threadId);
+  const queueOrder: string[] = [];
+  for (const update of updates) {
+    for (const entry of update.followUp) {
+      if (!textsOf.queue.has(entry.text)) problems.push(`followUp lists ${JSON.stringify(entry.text)}, which was never queued`);
+      if (!queueOrder.includes(entry.id)) queueOrder.push(entry.id);
+    }
+    const positions = update.followUp.map((entry) => queueOrder.indexOf(entry.id));
+    if (positions.some((at, i) => i > 0 && at < positions[i - 1]!)) problems.push(`followUp out of order: ${JSON.stringify(update.followUp)}`);
+    for (const text of update.steering) if (!textsOf.steer.has(text)) problems.push(`steering lists ${JSON.stringify(text)}, which was never a steer`);
+  }
+  const last = updates.at(-1);
+  if (last && (last.followUp.length > 0 || last.steering.length > 0)) problems.push(`the last queue update still lists ${JSON.stringify(last)}`);
+
+  const ranQueued: { text: string; turn: number; id: string | undefined }[] = [];
+  for (const input of accepted) {
+    const turn = turnOf(input.text);
+    if (input.kind === "steer") {
+      if (!updates.some((u) => u.steering.includes(input.text))) problems.push(`steer ${input.text} was accepted but never listed as pending`);
+      continue;
+    }
+    if (turn !== -1 && inputs[turn]![0] !== input.text) problems.push(`${input.kind} ${input.text} joined turn ${turns[turn]!.id} instead of starting its own`);
+    if (input.kind !== "queue") continue;
+    if (turn !== -1 && removed.has(input.text)) problems.push(`queued ${input.text} was removed but still ran`);
+    if (turn === -1 && !removed.has(input.text) && !maybeRemoved.has(input.text) && !interrupts.some((op) => op > input.op)) {
+      problems.push(`queued ${input.text} never ran, and neither a remove nor a later interrupt dropped it`);
+    }
+    if (turn !== -1) ranQueued.push({ text: input.text, turn, id: updates.flatMap((u) => u.followUp).find((entry) => entry.text === input.text)?.id });
+  }
+  const inQueueOrder = ranQueued.filter((q) => q.id !== undefined).sort((a, b) => queueOrder.indexOf(a.id!) - queueOrder.indexOf(b.id!));
+  if (inQueueOrder.some((q, i) => i > 0 && q.turn < inQueueOrder[i - 1]!.turn)) {
+    problems.push(`queued inputs did not run oldest first: ${inQueueOrder.map((q) => `${q.text}@${q.turn}`).join(", ")}`);
+  }
+  return problems;
 }
 
 /** One seeded interleaving of starts, steers, queue adds and removes, interrupts and a disconnect on one thread. */
@@ -69,47 +168,56 @@ async function interleaving(seed: number): Promise<Outcome> {
   };
   const accepted: Accepted[] = [];
   const removed = new Set<string>();
+  /** Inputs whose remove went unanswered on a closed connection: removed or not. */
+  const maybeRemoved = new Set<string>();
   const queueIds = new Map<string, string>();
+  const textsOf = { steer: new Set<string>(), queue: new Set<string>() };
+  /** Operations at which an interrupt may have dropped the queue: answered, or unanswered on a closed connection. */
+  const interrupts: number[] = [];
   const pending: Promise<unknown>[] = [];
   let n = 0;
   const ops = 4 + random.int(7);
   for (let i = 0; i < ops; i++) {
     const text = `input-${seed}-${n++}`;
     const client = actor;
-    const send = <T>(promise: Promise<T>, onOk: (value: T) => void) => {
+    const send = <T>(promise: Promise<T>, onOk: (value: T) => void, onUnanswered: () => void = () => undefined) => {
       pending.push(
         promise.then(onOk, (error: unknown) => {
+          if (error instanceof Error && "kind" in error) return onUnanswered();
           const code = (error as { code?: string }).code;
           const allowed = ["turnInProgress", "turnMismatch", "invalidParams"];
-          if (!(error instanceof Error && "kind" in error) && !allowed.includes(code ?? "")) problems.push(`${text}: unexpected error ${String(error)}`);
+          if (!allowed.includes(code ?? "")) problems.push(`${text}: unexpected error ${String(error)}`);
         }),
       );
     };
     switch (random.pick(["start", "start", "steer", "steer", "queue", "remove", "interrupt", "disconnect"] as const)) {
       case "start":
-        send(client.request("turn/start", { threadId, text }), (r) => r.status === "started" && accepted.push({ kind: "start", text }));
+        send(client.request("turn/start", { threadId, text }), (r) => r.status === "started" && accepted.push({ kind: "start", text, op: i }));
         break;
       case "steer": {
         const expectedTurnId = random.chance(0.8) ? (running() ?? "none") : "stale-turn";
-        send(client.request("turn/steer", { threadId, text, expectedTurnId }), (r) => r.status === "steered" && accepted.push({ kind: "steer", text, expectedTurnId }));
+        textsOf.steer.add(text);
+        send(client.request("turn/steer", { threadId, text, expectedTurnId }), (r) => r.status === "steered" && accepted.push({ kind: "steer", text, op: i, expectedTurnId }));
         break;
       }
       case "queue":
+        textsOf.queue.add(text);
         send(client.request("turn/queue/add", { threadId, text }), (r) => {
           queueIds.set(r.queueId, text);
-          accepted.push({ kind: "queue", text });
+          accepted.push({ kind: "queue", text, op: i });
         });
         break;
       case "remove": {
         const ids = [...queueIds.keys()];
         if (ids.length === 0) break;
         const queueId = random.pick(ids);
-        send(client.request("turn/queue/remove", { threadId, queueId }), (r) => r.removed && removed.add(queueIds.get(queueId)!));
+        const queued = queueIds.get(queueId)!;
+        send(client.request("turn/queue/remove", { threadId, queueId }), (r) => r.removed && removed.add(queued), () => maybeRemoved.add(queued));
         break;
       }
       case "interrupt": {
         const turnId = random.chance(0.5) ? running() : undefined;
-        send(client.request("turn/interrupt", { threadId, ...(turnId ? { turnId } : {}) }), () => undefined);
+        send(client.request("turn/interrupt", { threadId, ...(turnId ? { turnId } : {}) }), () => interrupts.push(i), () => interrupts.push(i));
         break;
       }
       case "disconnect":
@@ -119,22 +227,11 @@ async function interleaving(seed: number): Promise<Outcome> {
         await actor.request("thread/resume", { threadId });
         break;
     }
+    // Random spacing between operations: it varies the interleavings, it waits for nothing.
     await new Promise((resolve) => setTimeout(resolve, random.int(12)));
   }
   await Promise.all(pending);
-  // Settle: nothing running, nothing queued, twice in a row (a queued input may start between two looks).
-  let quiet = 0;
-  let resumed!: Awaited<ReturnType<typeof observer.request<"thread/resume">>>;
-  const deadline = Date.now() + 20_000;
-  while (quiet < 2) {
-    if (Date.now() > deadline) throw new Error(`thread ${threadId} did not settle (seed ${seed})`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    resumed = await observer.request("thread/resume", { threadId });
-    const started = observer.notificationsOf("turn/started").filter((p) => p.threadId === threadId).length;
-    const completed = observer.notificationsOf("turn/completed").filter((p) => p.threadId === threadId).length;
-    const idle = !resumed.runningTurn && resumed.queue.followUp.length === 0 && resumed.queue.steering.length === 0 && started === completed;
-    quiet = idle ? quiet + 1 : 0;
-  }
+  const resumed = await settled(observer, threadId, seed);
   // Every turn/started has exactly one turn/completed.
   const startedIds = observer.notificationsOf("turn/started").filter((p) => p.threadId === threadId).map((p) => p.turn.id);
   const completedIds = observer.notificationsOf("turn/completed").filter((p) => p.threadId === threadId).map((p) => p.turn.id);
@@ -163,8 +260,7 @@ async function interleaving(seed: number): Promise<Outcome> {
       if (turn?.status === "completed") problems.push(`steer ${input.text} was accepted but its completed turn never got it`);
     }
   }
-  const dropNotices = observer.notificationsOf("turn/queue/updated").filter((p) => p.threadId === threadId);
-  void dropNotices;
+  problems.push(...queueProblems({ observer, threadId, accepted, removed, maybeRemoved, interrupts, textsOf, turns: resumed.turns }));
   // No request on a live connection went unanswered, and none was answered twice.
   for (const client of actors.filter((c) => !c.client.isConnectionClosed).concat(observer)) {
     for (const [id, count] of client.responseCounts) if (count !== 1) problems.push(`request ${String(id as RequestId)} answered ${count} times`);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { TestServer, startServer, waitUntil, waitUntilAsync, type TestClient } from "../support/harness.js";
 
 let model: ScriptedModelServer;
 let server: TestServer;
@@ -15,12 +15,20 @@ let gateDir: string;
 /**
  * An extension whose input and before_agent_start handlers wait for a file to
  * appear when the text asks them to: it holds a start inside its hooks for as
- * long as a test needs.
+ * long as a test needs. It marks each hold with two files beside the gate,
+ * `<gate>.held` once the handler waits and `<gate>.resumed` once it goes on,
+ * so a test waits for the hook itself rather than for time to pass.
  */
 const HOLDING_EXTENSION = `
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 const wait = (file: string) => new Promise<void>((resolve) => {
-  const timer = setInterval(() => { if (existsSync(file)) { clearInterval(timer); resolve(); } }, 5);
+  writeFileSync(file + ".held", "");
+  const timer = setInterval(() => {
+    if (!existsSync(file)) return;
+    clearInterval(timer);
+    writeFileSync(file + ".resumed", "");
+    resolve();
+  }, 5);
 });
 export default function (kc: any) {
   kc.on("input", async (event: any) => {
@@ -57,6 +65,33 @@ function gatePath(): string {
 
 async function newThread(client: TestClient = server.main) {
   return (await client.request("thread/start", { cwd, approvalMode: "fullAccess" })).thread;
+}
+
+/** Waits until the holding extension's handler for `gate` is waiting on it, or has gone on. */
+function hookReached(gate: string, mark: "held" | "resumed"): Promise<true> {
+  return waitUntil(`the hook holding on ${gate} to be ${mark}`, () => existsSync(`${gate}.${mark}`) || undefined);
+}
+
+let admittedSeq = 0;
+/**
+ * Starts a turn once the thread admits one, and waits for it to complete.
+ * Right after a turn/completed the thread may still be settling (a settlement
+ * or a hook that outlived an interrupt keeps admission) and answer
+ * turnInProgress: the start is tried again until the deadline.
+ */
+async function turnWhenAdmitted(threadId: string, text: string, reply: string): Promise<string> {
+  model.enqueue({ text: reply });
+  const requestId = `admitted-${++admittedSeq}`;
+  const mark = server.main.notifications.length;
+  await waitUntilAsync(`thread ${threadId} to admit a start`, async () => {
+    const answer = await server.main.request("turn/start", { threadId, text, requestId }).catch((e: unknown) => e);
+    if (answer instanceof AppServerError && answer.code === "turnInProgress") return undefined;
+    if (answer instanceof Error) throw answer;
+    return true;
+  });
+  const started = await server.main.waitForNotification("turn/started", (p) => p.threadId === threadId && p.requestId === requestId, { since: mark });
+  await completedTurn(threadId, started.turn.id);
+  return started.turn.id;
 }
 
 function held() {
@@ -120,13 +155,15 @@ describe("spec: turn/steer", () => {
     const turnId = await startedTurn(thread.id, mark);
     const gate = gatePath();
     const steer = server.main.request("turn/steer", { threadId: thread.id, text: `late hold-input:${gate}`, expectedTurnId: turnId }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await hookReached(gate, "held");
     hold.release();
     await completedTurn(thread.id, turnId);
     const answer = await steer;
     assert.ok(answer instanceof AppServerError && answer.code === "invalidParams", String(answer));
     assert.equal(answer.data?.reason, "turnEnded");
     writeFileSync(gate, "");
+    // The steer's hook goes on only now: whatever it hands back must not reach the next turn.
+    await hookReached(gate, "resumed");
     const before = model.requests.length;
     await server.main.request("turn/start", { threadId: thread.id, text: "later" });
     await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id && p.turn.id !== turnId);
@@ -228,8 +265,14 @@ describe("spec: turn/interrupt", () => {
     await completedTurn(thread.id, turnId);
     const cleared = await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === thread.id && p.followUp.length === 0, { since: mark });
     assert.deepEqual(cleared.followUp, []);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(server.main.notificationsOf("turn/started").filter((p) => p.threadId === thread.id).length, 1);
+    // A dropped input would have started as soon as the thread was free; a turn started after that point shows it did not.
+    const before = model.requests.length;
+    await turnWhenAdmitted(thread.id, "after the interrupt", "fine");
+    const users = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id && p.item.type === "userMessage");
+    assert.deepEqual(users.map((p) => (p.item as { text: string }).text), ["go", "after the interrupt"]);
+    assert.equal(server.main.notificationsOf("turn/started").filter((p) => p.threadId === thread.id).length, 2);
+    assert.equal(model.requests.length, before + 1);
+    assert.doesNotMatch(JSON.stringify(model.requests[before]!.body.messages), /never runs/);
   });
 
   test("a start interrupted during its input hooks answers cancelled and launches nothing", async () => {
@@ -238,15 +281,19 @@ describe("spec: turn/interrupt", () => {
     const before = model.requests.length;
     const mark = server.main.notifications.length;
     const start = server.main.request("turn/start", { threadId: thread.id, text: `wait hold-input:${gate}` });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await hookReached(gate, "held");
     const second = await server.main.request("turn/start", { threadId: thread.id, text: "meanwhile" }).catch((e: unknown) => e);
     assert.ok(second instanceof AppServerError && second.code === "turnInProgress", "admission is held through the hooks");
     assert.deepEqual(await server.main.request("turn/interrupt", { threadId: thread.id }), { interrupted: true });
     assert.equal((await start).status, "cancelled");
     writeFileSync(gate, "");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(model.requests.length, before);
-    assert.equal(server.main.notifications.slice(mark).filter((n) => n.method === "turn/started").length, 0);
+    await hookReached(gate, "resumed");
+    // The hook finished; had the cancelled start gone on, its turn would come before this one.
+    const turnId = await turnWhenAdmitted(thread.id, "after the cancel", "fine");
+    assert.equal(model.requests.length, before + 1, "only the later turn asked the model");
+    assert.doesNotMatch(JSON.stringify(model.requests[before]!.body.messages), /hold-input/);
+    const started = server.main.notifications.slice(mark).filter((n) => n.method === "turn/started");
+    assert.deepEqual(started.map((n) => (n.params as { turn: { id: string } }).turn.id), [turnId]);
   });
 
   test("a start interrupted in before_agent_start answers started and completes interrupted without a model request", async () => {
@@ -261,8 +308,11 @@ describe("spec: turn/interrupt", () => {
     const done = await completedTurn(thread.id, turnId);
     assert.equal(done.turn.status, "interrupted");
     writeFileSync(gate, "");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(model.requests.length, before, "no model request");
+    await hookReached(gate, "resumed");
+    // The hook finished; a request of the interrupted turn would come before this turn's.
+    await turnWhenAdmitted(thread.id, "after the interrupt", "fine");
+    assert.equal(model.requests.length, before + 1, "no model request but the later turn's");
+    assert.match(JSON.stringify(model.requests[before]!.body.messages.at(-1)), /after the interrupt/);
   });
 
   test("a running bash command's whole process group is killed", async () => {

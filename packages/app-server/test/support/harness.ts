@@ -50,6 +50,17 @@ export async function waitUntil<T>(what: string, probe: () => T | undefined, tim
   }
 }
 
+/** waitUntil for a probe that has to ask (a request to the server): one look at a time, each awaited. */
+export async function waitUntilAsync<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = DEFAULT_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /**
  * One client connection under test: every message in both directions is
  * checked against the generated schema, every notification is recorded, and
