@@ -289,6 +289,26 @@ export class SessionFile {
     return this.dense;
   }
 
+  /**
+   * The branch's entries after `entryId` up to the leaf, oldest first, from
+   * memory: what a read from disk that began when `entryId` was the leaf can
+   * have missed. Undefined when that stretch is not all in memory (another
+   * branch, or entries this process never held).
+   */
+  entriesSince(entryId: string | null): SessionEntry[] | undefined {
+    const held: readonly (SessionEntry | undefined)[] = this.parts.loaded ? this.parts.branchEntries : this.pending.map((p) => p.entry);
+    const since: SessionEntry[] = [];
+    let wanted = this.parts.leafId;
+    // What was appended last sits at the end: walk back from there, parent by parent.
+    for (let i = held.length - 1; i >= 0 && wanted !== entryId; i--) {
+      const entry = held[i];
+      if (entry === undefined || entry.id !== wanted) continue;
+      since.push(entry);
+      wanted = entry.parentId;
+    }
+    return wanted === entryId ? since.reverse() : undefined;
+  }
+
   /** Every usable entry's place in the file, in file order: what history paging works from. */
   refs(): readonly EntryRef[] {
     this.assertLoaded();

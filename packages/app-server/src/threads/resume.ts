@@ -1,5 +1,7 @@
+import type { BranchPage } from "@knightcode/agent";
 import { pageForWire, readPage } from "../history/page.js";
 import { responseBudget, turnForWire } from "../payloads/refs.js";
+import type { LoadedThread } from "./loaded-thread.js";
 import { threadCreated } from "./start.js";
 import type { ThreadHandler } from "./thread-handler.js";
 
@@ -10,7 +12,7 @@ import type { ThreadHandler } from "./thread-handler.js";
  */
 export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, threads) =>
   threads.using(params.threadId, async (thread) => {
-    const page = await readPage(thread.file.path, params.threadId, params.cursor ?? undefined);
+    const page = await settledPage(thread, params.threadId, params.cursor ?? undefined);
     const store = threads.context.payloads;
     const running = thread.runningTurn();
     const runningTurn = running ? turnForWire(running, store) : undefined;
@@ -26,3 +28,23 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
     };
     return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), running?.id) };
   });
+
+/**
+ * The page as the transcript stands when the answer is built. The read
+ * awaits the disk while the thread may write (a turn ends, another starts);
+ * what it wrote meanwhile is in memory, so the page is cut where the leaf was
+ * when the read began and continued from there. Older pages need nothing:
+ * appends never change them.
+ */
+async function settledPage(thread: LoadedThread, threadId: string, cursor: string | undefined): Promise<BranchPage> {
+  for (let attempt = 1; ; attempt++) {
+    const leaf = thread.file.leafId;
+    const page = await readPage(thread.file.path, threadId, cursor);
+    if (cursor !== undefined || thread.file.leafId === leaf) return page;
+    const since = thread.file.entriesSince(leaf);
+    const end = leaf === null ? 0 : page.entries.findIndex((entry) => entry.id === leaf) + 1;
+    if (since !== undefined && (leaf === null || end > 0)) return { ...page, entries: [...page.entries.slice(0, end), ...since] };
+    // The branch moved under the read: read again, a few times at most.
+    if (attempt === 3) return page;
+  }
+}

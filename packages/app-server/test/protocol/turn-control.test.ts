@@ -34,6 +34,11 @@ export default function (kc: any) {
   kc.on("input", async (event: any) => {
     const m = /hold-input:(\\S+)/.exec(event.text);
     if (m) await wait(m[1]);
+    const handle = /hold-handle:(\\S+)/.exec(event.text);
+    if (handle) {
+      await wait(handle[1]);
+      return { action: "handled" };
+    }
   });
   kc.on("before_agent_start", async (event: any) => {
     const m = /hold-start:(\\S+)/.exec(event.prompt);
@@ -273,6 +278,22 @@ describe("spec: turn/interrupt", () => {
     assert.equal(server.main.notificationsOf("turn/started").filter((p) => p.threadId === thread.id).length, 2);
     assert.equal(model.requests.length, before + 1);
     assert.doesNotMatch(JSON.stringify(model.requests[before]!.body.messages), /never runs/);
+  });
+
+  test("an input queued while a start is in its hooks starts once that start is handled", async () => {
+    const thread = await newThread();
+    const gate = gatePath();
+    const start = server.main.request("turn/start", { threadId: thread.id, text: `do it here hold-handle:${gate}` });
+    await hookReached(gate, "held");
+    model.enqueue({ text: "the queued one ran" });
+    const mark = server.main.notifications.length;
+    await server.main.request("turn/queue/add", { threadId: thread.id, text: "queued meanwhile" });
+    writeFileSync(gate, "");
+    assert.equal((await start).status, "handled");
+    const turnId = await startedTurn(thread.id, mark);
+    await completedTurn(thread.id, turnId);
+    const users = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id && p.item.type === "userMessage");
+    assert.deepEqual(users.map((p) => (p.item as { text: string }).text), ["queued meanwhile"]);
   });
 
   test("a start interrupted during its input hooks answers cancelled and launches nothing", async () => {

@@ -79,6 +79,57 @@ describe("spec: Threads and turns (settings serialize with starts)", () => {
   });
 });
 
+describe("spec: thread/resume (snapshots taken when the answer is built)", () => {
+  let server: TestServer;
+  let cwd: string;
+  before(async () => {
+    server = await startServer({ model });
+    cwd = server.project({ "a.txt": "alpha\n" });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test("while turns start and end, every resume holds each turn begun before its answer: in its history, or as runningTurn", async () => {
+    // Each turn writes often: three tool calls, then its answer.
+    model.setFallback((request) => {
+      const calls = request.body.messages.filter((m: { role: string }) => m.role === "tool").length;
+      const sinceUser = request.body.messages.length - 1 - request.body.messages.map((m: { role: string }) => m.role).lastIndexOf("user");
+      void calls;
+      return sinceUser >= 6 ? { text: "done" } : { toolCalls: [{ name: "ls", arguments: {} }] };
+    });
+    try {
+      const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "fullAccess" });
+      const mark = server.main.notifications.length;
+      for (let i = 0; i < 12; i++) await server.main.request("turn/queue/add", { threadId: thread.id, text: `burst ${i}` });
+      const problems: string[] = [];
+      let resumes = 0;
+      const allDone = () => server.main.notificationsOf("turn/completed").filter((p) => p.threadId === thread.id).length >= 12;
+      while (!allDone()) {
+        const answer = await server.main.rawRequest("thread/resume", { threadId: thread.id }, `resume-${++resumes}`);
+        const result = answer.result as { turns: { id: string; status: string; completedAt?: number }[]; runningTurn?: { id: string } };
+        const before = server.main.notificationsBefore.get(`resume-${resumes}`)!;
+        const started = server.main.notifications
+          .slice(mark, before)
+          .filter((n) => n.method === "turn/started" && (n.params as { threadId: string }).threadId === thread.id)
+          .map((n) => (n.params as { turn: { id: string } }).turn.id);
+        const inPage = new Set(result.turns.map((t) => t.id));
+        for (const id of started) {
+          if (!inPage.has(id) && result.runningTurn?.id !== id) problems.push(`resume ${resumes}: turn ${id} began before the answer but is in neither its history nor runningTurn`);
+        }
+        for (const turn of result.turns) {
+          if (turn.status !== "completed") problems.push(`resume ${resumes}: turn ${turn.id} reads ${turn.status} ${JSON.stringify(result.runningTurn?.id)} ${JSON.stringify(turn).slice(0, 600)}`);
+          if (turn.id === result.runningTurn?.id) problems.push(`resume ${resumes}: the running turn ${turn.id} is also in the history`);
+        }
+      }
+      assert.deepEqual(problems, []);
+      assert.ok(resumes > 5, `only ${resumes} resumes ran while the turns did`);
+    } finally {
+      model.setFallback({ status: 500, body: { error: { message: "no scripted response queued" } } });
+    }
+  });
+});
+
 function answer(server: TestServer, id: string): Promise<RawResponse> {
   return waitUntil(`an answer to ${id}`, () => server.main.rawResponses.get(id));
 }

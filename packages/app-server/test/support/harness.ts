@@ -73,6 +73,8 @@ export class TestClient {
   readonly rawResponses = new Map<RequestId, RawResponse>();
   /** How many responses each id got: anything but 1 for an answered request is a bug. */
   readonly responseCounts = new Map<RequestId, number>();
+  /** How many notifications had arrived when each response did: on one connection, what the server sent before it. */
+  readonly notificationsBefore = new Map<RequestId, number>();
   private readonly methodsById = new Map<RequestId, string>();
   private readonly serverRequestMethods = new Map<RequestId, string>();
   private rawId = 0;
@@ -102,6 +104,7 @@ export class TestClient {
     } else if (id !== undefined) {
       this.rawResponses.set(id, message as unknown as RawResponse);
       this.responseCounts.set(id, (this.responseCounts.get(id) ?? 0) + 1);
+      this.notificationsBefore.set(id, this.notifications.length);
     }
     const requestMethod = typeof message.method === "string" || id === undefined ? undefined : this.methodsById.get(id);
     const problem = check.checkServerMessage(message, requestMethod);
