@@ -8,6 +8,13 @@ export interface ToolContext {
   cwd: string;
   /** Environment for child processes and for finding rg and fd; defaults to process.env. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The agent dir (`~/.knightcode/agent` by default). read, grep, find and ls
+   * run without approval and what they return goes to the model provider, so
+   * they refuse its credential files (auth.json, models.json, tools.json,
+   * mcp.json). Unset, as for tools built outside a thread, nothing is refused.
+   */
+  agentDir?: string;
 }
 
 export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {
