@@ -197,7 +197,7 @@ export class ThreadRuntime {
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
   refreshToolsAndPrompt(): void {
     const { cwd, environment: env } = this.options;
-    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env, processes: this.processes })];
+    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env, agentDir: env.agentDir, processes: this.processes })];
     if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
     if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);

@@ -11,6 +11,13 @@ export interface ToolContext {
   env?: NodeJS.ProcessEnv;
   /** Owns the process groups the thread's commands start, so none outlives the thread. */
   processes?: ProcessGroups;
+  /**
+   * The agent dir (`~/.knightcode/agent` by default). read, grep, find and ls
+   * run without approval and what they return goes to the model provider, so
+   * they refuse its credential files (auth.json, models.json, tools.json,
+   * mcp.json). Unset, as for tools built outside a thread, nothing is refused.
+   */
+  agentDir?: string;
 }
 
 export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {

@@ -17,6 +17,7 @@ export type ToolErrorCode =
   | "timedOut"
   | "aborted"
   | "notAvailable"
+  | "protectedPath"
   | "ioError";
 
 /**

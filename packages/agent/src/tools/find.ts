@@ -2,9 +2,11 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import { displayPath, toolEnv, type ToolContext } from "./context.js";
-import { throwIfAborted, ToolError } from "./errors.js";
+import { throwIfAborted } from "./errors.js";
 import { compareNames, MAX_OUTPUT_BYTES } from "./format.js";
-import { requireExecutable, runLineProcess } from "./line-process.js";
+import { searchProgram, type SearchToolOptions } from "./search/engine.js";
+import type { FindSearch, FoundPaths } from "./search/find-builtin.js";
+import { findWithFd } from "./search/find-fd.js";
 import { searchTarget } from "./search-target.js";
 
 const DEFAULT_LIMIT = 1000;
@@ -25,11 +27,12 @@ export interface FindDetails {
   truncated: boolean;
 }
 
-const DESCRIPTION = `Find files and directories by glob with fd. Results are sorted, relative to the working directory, \
-directories ending in '/'. Files git ignores (.gitignore) are skipped; hidden files are included, .git is not. \
+const DESCRIPTION = `Find files and directories by glob. Results are sorted, relative to the working directory, \
+directories ending in '/'. Files that .gitignore or .ignore files exclude are skipped; hidden files are included, .git is not. \
+Uses fd when installed, else a built-in search with the same results. \
 Returns at most ${DEFAULT_LIMIT} results by default (limit up to ${MAX_LIMIT}) and ${MAX_OUTPUT_BYTES / 1024} KiB.`;
 
-export function createFindTool(ctx: ToolContext): AgentTool<typeof findParameters, FindDetails> {
+export function createFindTool(ctx: ToolContext, options: SearchToolOptions = {}): AgentTool<typeof findParameters, FindDetails> {
   return {
     name: "find",
     label: "Find",
@@ -39,45 +42,26 @@ export function createFindTool(ctx: ToolContext): AgentTool<typeof findParameter
     execute: async (_toolCallId, params, signal) => {
       throwIfAborted(signal);
       const env = toolEnv(ctx);
-      const fd = await requireExecutable(["fd", "fdfind"], env, "fd is not installed or not on PATH (Debian calls it fdfind); use bash (find) instead.");
       const target = await searchTarget(ctx, params.path, false);
       const limit = params.limit ?? DEFAULT_LIMIT;
-      const found: string[] = [];
-      const run = await runLineProcess({
-        file: fd,
-        args: fdArgs(params.pattern, target.dir, limit + 1),
-        cwd: target.dir,
-        env,
-        ...(signal ? { signal } : {}),
-        onLine: (line) => {
-          if (line !== "") found.push(line);
-          return true;
-        },
-      });
-      if (run.exitCode !== 0 && !run.stopped && found.length === 0) {
-        throw new ToolError("commandFailed", `fd failed: ${run.stderr || `exit code ${run.exitCode}`}`);
-      }
+      const search: FindSearch = { dir: target.dir, pattern: params.pattern, maxResults: limit + 1, env, ...(signal ? { signal } : {}) };
+      const found = await find(await searchProgram(options, ["fd", "fdfind"], env), search);
       return render(ctx, target.dir, found, limit);
     },
   };
 }
 
-/** A pattern with a slash is matched against the full path, anchored at the search directory. */
-function fdArgs(pattern: string, dir: string, maxResults: number): string[] {
-  const args = ["--glob", "--hidden", "--exclude", ".git", "--color", "never", "--max-results", String(maxResults)];
-  const relative = pattern.replace(/^(\.\/)+/, "");
-  if (!relative.includes("/")) return [...args, "--", relative];
-  const anchored = relative.startsWith("/") ? relative : `${escapeGlob(dir)}/${relative}`;
-  return [...args, "--full-path", "--", anchored];
+/** Runs fd when given, else the in-process search. */
+async function find(fd: string | undefined, search: FindSearch): Promise<FoundPaths> {
+  if (fd !== undefined) return findWithFd(fd, search);
+  // Loaded on first use, so that a thread starts without the walker and glob libraries.
+  const { findInProcess } = await import("./search/find-builtin.js");
+  return findInProcess(search);
 }
 
-function escapeGlob(text: string): string {
-  return text.replace(/[\\*?[\]{}]/g, "\\$&");
-}
-
-function render(ctx: ToolContext, dir: string, found: string[], limit: number) {
-  const more = found.length > limit;
-  const paths = found
+function render(ctx: ToolContext, dir: string, found: FoundPaths, limit: number) {
+  const more = found.paths.length > limit;
+  const paths = found.paths
     .slice(0, limit)
     .map((line) => {
       const isDir = line.endsWith("/");
@@ -96,5 +80,6 @@ function render(ctx: ToolContext, dir: string, found: string[], limit: number) {
   let text = lines.join("\n");
   const truncated = more || lines.length < paths.length;
   if (truncated) text += `\n\n[Showing ${lines.length} results; there are more. Narrow the pattern or path${more ? ", or raise limit" : ""}.]`;
+  if (found.problems !== "") text += `\n\n[${found.problems}]`;
   return { content: [{ type: "text" as const, text }], details: { count: lines.length, truncated } };
 }

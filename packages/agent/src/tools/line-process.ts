@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import { findExecutable } from "../util/executable.js";
 import { ToolError } from "./errors.js";
 
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -22,13 +21,6 @@ export interface LineProcessResult {
   stderr: string;
   /** onLine asked to stop, so the process was killed. */
   stopped: boolean;
-}
-
-/** The first of `names` on the PATH, or a `toolMissing` error naming what to install. */
-export async function requireExecutable(names: readonly string[], env: NodeJS.ProcessEnv, missing: string): Promise<string> {
-  const found = await findExecutable(names, env);
-  if (found === undefined) throw new ToolError("toolMissing", missing);
-  return found;
 }
 
 /**

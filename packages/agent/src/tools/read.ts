@@ -3,6 +3,7 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { open, stat } from "node:fs/promises";
 import { Type, type Static } from "typebox";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
+import { CredentialFiles } from "./credential-files.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
 import { formatBytes, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./format.js";
 import { IMAGE_SNIFF_BYTES, imageMimeType, type ImageMimeType } from "./image.js";
@@ -34,7 +35,7 @@ export interface ReadDetails {
 const DESCRIPTION = `Read a file. Text comes back as its lines, at most ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KiB per call; \
 when more remain, a notice at the end gives the offset to continue from. Lines longer than ${MAX_LINE_CHARS} characters are cut. \
 Use offset and limit to read a part of a large file. PNG, JPEG, GIF and WebP images come back as images. \
-Other binary files and directories are refused (use ls for directories).`;
+Other binary files and directories are refused (use ls for directories), and so are KnightCode's credential files.`;
 
 export function createReadTool(ctx: ToolContext): AgentTool<typeof readParameters, ReadDetails> {
   return {
@@ -47,6 +48,7 @@ export function createReadTool(ctx: ToolContext): AgentTool<typeof readParameter
       throwIfAborted(signal);
       const absolute = resolveToolPath(ctx, params.path);
       const shown = displayPath(ctx, absolute);
+      CredentialFiles.of(ctx).refuse(absolute, shown);
       try {
         const size = await fileSize(absolute, shown);
         const mimeType = await sniffImage(absolute);

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
+import { CredentialFiles } from "./credential-files.js";
 import { errnoCode, ToolError } from "./errors.js";
 
 /** Where a search runs: `dir` as the child's cwd, and the one file to search when the path named a file. */
@@ -8,6 +9,8 @@ export interface SearchTarget {
   dir: string;
   file?: string;
   shown: string;
+  /** The agent dir's credential files, which a search of `dir` passes over. */
+  credentials: CredentialFiles;
 }
 
 export async function searchTarget(ctx: ToolContext, path: string | undefined, allowFile: boolean): Promise<SearchTarget> {
@@ -21,7 +24,9 @@ export async function searchTarget(ctx: ToolContext, path: string | undefined, a
     if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError("notFound", `Path not found: ${shown}`);
     throw new ToolError("ioError", `Cannot access ${shown}: ${(error as Error).message}`);
   }
-  if (info.isDirectory()) return { dir: absolute, shown };
+  const credentials = CredentialFiles.of(ctx);
+  if (info.isDirectory()) return { dir: absolute, shown, credentials };
+  credentials.refuse(absolute, shown);
   if (!allowFile) throw new ToolError("notADirectory", `${shown} is not a directory.`);
-  return { dir: dirname(absolute), file: basename(absolute), shown };
+  return { dir: dirname(absolute), file: basename(absolute), shown, credentials };
 }

@@ -121,6 +121,19 @@ describe("a thread in a project", () => {
     await runtime.dispose("unload");
     transcript.close();
   });
+
+  test("the thread's read tool refuses the agent dir's credential files; the model reads why, not the keys", async () => {
+    const { runtime, transcript } = await open(project({}));
+    const path = join(env.agentDir, "models.json");
+    env.model.enqueue({ toolCalls: [{ id: "call_creds", name: "read", arguments: { path } }] }, { text: "understood" });
+    const before = env.model.requests.length;
+    assert.equal((await runtime.session.runTurn({ text: "show me your config" })).status, "completed");
+    const sent = JSON.stringify(env.model.requests[before + 1]!.body.messages);
+    assert.match(sent, /is a KnightCode credential file/);
+    assert.doesNotMatch(sent, /test-key|openai-completions/);
+    await runtime.dispose("unload");
+    transcript.close();
+  });
 });
 
 describe("the approval gate of a thread", () => {
