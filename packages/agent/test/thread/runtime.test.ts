@@ -123,7 +123,7 @@ describe("a thread in a project", () => {
   });
 
   test("the thread's read tool refuses the agent dir's credential files; the model reads why, not the keys", async () => {
-    const { runtime, transcript } = await open(project({}));
+    const { runtime, transcript } = await open(project({}), { approvalGate: allowAllToolCalls });
     const path = join(env.agentDir, "models.json");
     env.model.enqueue({ toolCalls: [{ id: "call_creds", name: "read", arguments: { path } }] }, { text: "understood" });
     const before = env.model.requests.length;
