@@ -33,5 +33,6 @@ export * from "../session/index.js";
 export * from "../listing/index.js";
 export { imageMimeType, type ImageMimeType } from "../tools/image.js";
 export { ThreadRuntime, loadThreadRuntime } from "../thread/load-runtime.js";
+export { warmUp, type WarmUpOptions } from "../thread/warm-up.js";
 export type { ThreadEnvironment, ThreadRuntimeOptions, InputOutcome } from "../thread/runtime.js";
 export { ExtensionFactoryCache, ExtensionLoadError, type ExtensionFactoryCacheOptions, type FactoryCacheCounts, type FactoryLease } from "../extensions/factory-cache.js";

@@ -16,6 +16,7 @@ import {
   readSettings,
   resolveSessionDir,
   warmEngine,
+  warmUp,
   type ThreadEnvironment,
   type Warning,
 } from "@knightcode/agent";
@@ -72,9 +73,9 @@ export class ThreadManager {
     }
   }
 
-  /** Loads the model layer ahead of the first turn. */
-  warm(): void {
-    warmEngine();
+  /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
+  warm(idle: () => Promise<void>): Promise<void> {
+    return warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
