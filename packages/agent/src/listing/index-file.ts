@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
@@ -22,7 +23,28 @@ export interface LoadedIndex {
   files: Map<string, IndexedFile>;
   /** The file exists but could not be used whole: it should be replaced even if nothing changes. */
   replace: boolean;
+  /** The index file that was read, to tell later whether someone rewrote it. */
+  identity?: FileIdentity;
 }
+
+/** One version of the index file: another process that rewrites it makes another. */
+export interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+async function identityOf(path: string): Promise<FileIdentity | undefined> {
+  try {
+    const { ino, size, mtimeMs } = await stat(path);
+    return { ino, size, mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+const sameIdentity = (a: FileIdentity | undefined, b: FileIdentity | undefined) =>
+  a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
@@ -58,9 +80,11 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   const path = join(dir, INDEX_FILE);
   const files = new Map<string, IndexedFile>();
   let text: string;
+  let identity: FileIdentity;
   try {
     const stats = await stat(path);
     if (!stats.isFile() || stats.size > MAX_INDEX_BYTES) return { files, replace: true };
+    identity = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
     text = await readFile(path, "utf8");
   } catch (error) {
     return { files, replace: (error as NodeJS.ErrnoException).code !== "ENOENT" };
@@ -69,17 +93,17 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   try {
     value = JSON.parse(text);
   } catch {
-    return { files, replace: true };
+    return { files, replace: true, identity };
   }
   const { version, files: records } = (value ?? {}) as { version?: unknown; files?: unknown };
-  if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true };
+  if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true, identity };
   let replace = false;
   for (const [name, record] of Object.entries(records)) {
     const file = isTranscriptName(name) ? toIndexedFile(record) : undefined;
     if (file === undefined) replace = true;
     else files.set(name, file);
   }
-  return { files, replace };
+  return { files, replace, identity };
 }
 
 function recordOf(file: IndexedFile): Record<string, unknown> {
@@ -104,16 +128,44 @@ export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string 
  * the file at once (temporary file, then rename), so readers, in this
  * process or another, see the old index or the new one, never a mix; a
  * failure (a read-only folder, a full disk) only costs the cache.
+ *
+ * Several processes may write one folder's index (two servers, a server
+ * and a terminal session). Before each write, a file rewritten by someone
+ * else since this process last read or wrote it is read again, and its
+ * records are carried into ours: kept in the file, never trusted here (a
+ * listing here only uses what it checked itself). A carried record gives
+ * way to ours unless it describes the same file grown further. Rewrites
+ * that cross can still lose a record; that only costs a read.
  */
 export class IndexWriter {
   private writing: Promise<void> | undefined;
   private wanted = false;
+  /** The index file as this process last read or wrote it. */
+  private known: FileIdentity | undefined;
+  private readonly carried = new Map<string, IndexedFile>();
 
   constructor(
     private readonly dir: string,
     private readonly current: () => ReadonlyMap<string, IndexedFile>,
     private readonly onWritten: () => void,
   ) {}
+
+  /** The index file as the folder loaded it. */
+  loaded(identity: FileIdentity | undefined): void {
+    this.known = identity;
+  }
+
+  /** A transcript went: a record carried for it goes too. */
+  forget(name: string): void {
+    this.carried.delete(name);
+  }
+
+  /** After a full look at the folder: records carried for names it no longer holds go. */
+  keepOnly(names: readonly string[]): void {
+    if (this.carried.size === 0) return;
+    const present = new Set(names);
+    for (const name of this.carried.keys()) if (!present.has(name)) this.carried.delete(name);
+  }
 
   schedule(): void {
     this.wanted = true;
@@ -129,17 +181,46 @@ export class IndexWriter {
   }
 
   private async writeWhileWanted(): Promise<void> {
+    const path = join(this.dir, INDEX_FILE);
     while (this.wanted) {
       this.wanted = false;
       await setImmediate();
-      const text = serializeIndex(this.current());
+      await this.carryForeign(path);
+      const text = serializeIndex(this.merged());
       if (text === undefined) continue;
       try {
-        await writeFileAtomicAsync(join(this.dir, INDEX_FILE), text, { mode: 0o600 });
+        await writeFileAtomicAsync(path, text, { mode: 0o600 });
+        this.known = await identityOf(path);
         this.onWritten();
       } catch {
         // Best effort: the next change tries again.
       }
     }
+  }
+
+  /**
+   * Takes in the records of an index file someone else wrote since this
+   * process last read or wrote it; a record of a transcript this process
+   * does not know is taken only while the transcript exists.
+   */
+  private async carryForeign(path: string): Promise<void> {
+    const identity = await identityOf(path);
+    if (identity === undefined || sameIdentity(identity, this.known)) return;
+    const { files } = await loadIndex(this.dir);
+    const ours = this.current();
+    for (const [name, file] of files) if (ours.has(name) || existsSync(join(this.dir, name))) this.carried.set(name, file);
+    this.known = identity;
+  }
+
+  private merged(): ReadonlyMap<string, IndexedFile> {
+    const ours = this.current();
+    if (this.carried.size === 0) return ours;
+    const merged = new Map(this.carried);
+    for (const [name, file] of ours) {
+      const other = merged.get(name);
+      // Transcripts only grow: the same file seen larger elsewhere is the newer record.
+      if (other === undefined || other.ino !== file.ino || file.size >= other.size) merged.set(name, file);
+    }
+    return merged;
   }
 }

@@ -50,6 +50,9 @@ export class ThreadManager {
 
   constructor(readonly context: ServerContext) {}
 
+  /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
+  private readonly fileOptions = { onWritten: (path: string) => this.listing.noteWritten(path) };
+
   /** Now and then: unloads threads nobody has watched or used for the idle time, and notices lost ownership. */
   private watchIdle(): void {
     if (this.idleTimer || this.closing) return;
@@ -153,7 +156,7 @@ export class ThreadManager {
   /** Creates a thread: its session file exists from this moment on. */
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void): Promise<LoadedThread> {
     warmEngine();
-    const file = await SessionFile.create({ dir: this.sessionDirFor(cwd), cwd });
+    const file = await SessionFile.create({ dir: this.sessionDirFor(cwd), cwd, ...this.fileOptions });
     this.knownPaths.set(file.header.id, file.path);
     const thread = await this.open(file, "startup");
     const release = thread.hold();
@@ -194,7 +197,7 @@ export class ThreadManager {
         warmEngine();
         let file: SessionFile;
         try {
-          file = await SessionFile.open(path, { lazy: true });
+          file = await SessionFile.open(path, { lazy: true, ...this.fileOptions });
         } catch (error) {
           throw sessionError(error, threadId);
         }
@@ -213,7 +216,7 @@ export class ThreadManager {
     let sourceName = source?.name;
     const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
     const forked = await forkSession({ source: path, dir: this.sessionDirFor(cwd), cwd });
-    const file = await SessionFile.open(forked.path);
+    const file = await SessionFile.open(forked.path, this.fileOptions);
     if (sourceName === undefined) {
       const state = file.summary();
       sourceName = state.name ?? derivedName(state.firstUserText);
