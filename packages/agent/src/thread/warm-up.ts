@@ -18,10 +18,11 @@ export interface WarmUpOptions {
 
 /**
  * Loads, one step at a time, what the first thread and its first turn
- * would otherwise wait for: the engine, the agent run, the module of the
- * default model's provider (with its SDK) and the machinery of `fetch`.
- * Best effort: a step that fails is what the first real use pays for,
- * and reports.
+ * would otherwise wait for: the engine and the agent run (a new thread
+ * needs them), then for the default model the machinery of `fetch` (what
+ * its first response would wait for) and its provider's module with its
+ * SDK. Best effort: a step that fails is what the first real use pays
+ * for, and reports.
  */
 export async function warmUp(options: WarmUpOptions): Promise<void> {
   const idle = options.idle ?? (() => Promise.resolve());
@@ -32,12 +33,13 @@ export async function warmUp(options: WarmUpOptions): Promise<void> {
   await idle();
   const model = await defaultModel(options);
   if (model === undefined) return;
+  if (usesFetch(model.api)) {
+    await idle();
+    // A host without a loopback interface cannot warm this; its first request pays, as it would have.
+    await warmFetch().catch(() => undefined);
+  }
   await idle();
   await loadProvider(model.api);
-  if (!usesFetch(model.api)) return;
-  await idle();
-  // A host without a loopback interface cannot warm this; its first request pays, as it would have.
-  await warmFetch().catch(() => undefined);
 }
 
 /** The model a thread starts with when neither its project nor its client picks one; undefined when none is usable. */

@@ -45,7 +45,7 @@ async function settles(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe("warm-up", () => {
-  test("each step waits for the host to be idle: engine, agent run, then the default model's provider and fetch", async () => {
+  test("each step waits for the host to be idle: engine, agent run, then fetch and the default model's provider", async () => {
     const dir = agentDir("openai-responses");
     const steps = steppedIdle();
     const done = warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: steps.idle });
