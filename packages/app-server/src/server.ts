@@ -18,6 +18,8 @@ export interface AppServerOptions {
 }
 
 const MAX_ERROR_MESSAGE = 2000;
+/** What a client asks first: their validators compile during the warm-up. */
+const FIRST_REQUESTS = ["thread/start", "thread/resume", "thread/read", "thread/list", "turn/start"];
 
 /**
  * Connections and dispatch over one shared context. Each request is checked
@@ -121,8 +123,12 @@ export class AppServer {
    */
   warmUp(): void {
     this.idle()
-      .then(() => this.threads())
-      .then((manager) => manager.warm(() => this.idle()))
+      .then(() => Promise.all([this.threads(), import("./threads/handlers.js")]))
+      .then(async ([manager]) => {
+        await this.idle();
+        this.schema.prepare("clientRequests", FIRST_REQUESTS);
+        await manager.warm(() => this.idle());
+      })
       .catch((error: unknown) => this.context.log.warn("warming the thread layer failed", error));
   }
 

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
@@ -81,13 +81,19 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   const files = new Map<string, IndexedFile>();
   let text: string;
   let identity: FileIdentity;
+  let fd: number | undefined;
   try {
-    const stats = await stat(path);
+    // Sync: one open and one read instead of several trips through the thread pool, on the first listing's path.
+    // Non-blocking, so that a FIFO in the index's place is refused rather than waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size > MAX_INDEX_BYTES) return { files, replace: true };
     identity = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
-    text = await readFile(path, "utf8");
+    text = readFileSync(fd, "utf8");
   } catch (error) {
     return { files, replace: (error as NodeJS.ErrnoException).code !== "ENOENT" };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   let value: unknown;
   try {

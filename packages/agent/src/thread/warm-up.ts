@@ -1,7 +1,7 @@
 import { loadEngine } from "../models/engine.js";
 import { loadProvider, usesFetch } from "../models/providers.js";
 import type { ModelRegistry } from "../models/registry.js";
-import { warmFetch } from "../models/warm-fetch.js";
+import { warmRequest } from "../models/warm-request.js";
 import { readSettings } from "../settings/read.js";
 import { loadThreadRuntime } from "./load-runtime.js";
 
@@ -19,10 +19,10 @@ export interface WarmUpOptions {
 /**
  * Loads, one step at a time, what the first thread and its first turn
  * would otherwise wait for: the engine and the agent run (a new thread
- * needs them), then for the default model the machinery of `fetch` (what
- * its first response would wait for) and its provider's module with its
- * SDK. Best effort: a step that fails is what the first real use pays
- * for, and reports.
+ * needs them), then for the default model its provider's module with its
+ * SDK, and one request through them to a server of our own (what its
+ * first response would wait for). Best effort: a step that fails is what
+ * the first real use pays for, and reports.
  */
 export async function warmUp(options: WarmUpOptions): Promise<void> {
   const idle = options.idle ?? (() => Promise.resolve());
@@ -33,13 +33,12 @@ export async function warmUp(options: WarmUpOptions): Promise<void> {
   await idle();
   const model = await defaultModel(options);
   if (model === undefined) return;
-  if (usesFetch(model.api)) {
-    await idle();
-    // A host without a loopback interface cannot warm this; its first request pays, as it would have.
-    await warmFetch().catch(() => undefined);
-  }
   await idle();
   await loadProvider(model.api);
+  if (!usesFetch(model.api)) return;
+  await idle();
+  // A host without a loopback interface cannot warm this; its first request pays, as it would have.
+  await warmRequest(model).catch(() => undefined);
 }
 
 /** The model a thread starts with when neither its project nor its client picks one; undefined when none is usable. */

@@ -6,7 +6,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { after, describe, test } from "node:test";
 import { loadProvider, usesFetch } from "../../src/models/providers.js";
 import { ModelRegistry } from "../../src/models/registry.js";
-import { warmFetch } from "../../src/models/warm-fetch.js";
+import { warmRequest } from "../../src/models/warm-request.js";
 import { warmUp } from "../../src/thread/warm-up.js";
 
 const root = mkdtempSync(join(tmpdir(), "kc-warm-up-"));
@@ -45,7 +45,7 @@ async function settles(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe("warm-up", () => {
-  test("each step waits for the host to be idle: engine, agent run, then fetch and the default model's provider", async () => {
+  test("each step waits for the host to be idle: engine, agent run, then the default model's provider and a request through it", async () => {
     const dir = agentDir("openai-responses");
     const steps = steppedIdle();
     const done = warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: steps.idle });
@@ -74,8 +74,13 @@ describe("warm-up", () => {
     assert.equal(usesFetch("openai-responses"), true);
   });
 
-  test("the fetch warm-up makes one request to a server of its own and closes it", async () => {
-    await warmFetch();
-    await warmFetch();
+  test("the request warm-up streams a canned reply through the provider where it knows the wire format, else through fetch", async () => {
+    const registry = new ModelRegistry(agentDir("openai-responses"), {});
+    for (const api of ["openai-responses", "openai-completions", "anthropic-messages"]) {
+      const model = { ...(await registry.resolve()), api };
+      assert.deepEqual(await warmRequest(model), { through: "provider", outcome: "done" }, api);
+    }
+    assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "mistral-conversations" }), { through: "fetch" });
+    assert.deepEqual(await warmRequest(), { through: "fetch" });
   });
 });
