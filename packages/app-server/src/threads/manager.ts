@@ -22,10 +22,18 @@ import {
 } from "@knightcode/agent";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
-import { UiBridge } from "../ui/bridge.js";
-import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
+import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
 import { derivedName, validApprovalMode, type ApprovalMode } from "./thread-object.js";
 import { modelError } from "./model-error.js";
+
+type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js")];
+let threadParts: Promise<ThreadParts> | undefined;
+
+/** What a loaded thread runs on (turns, approvals, its UI bridge) loads with the first thread: listing never waits for it. */
+function loadThreadParts(): Promise<ThreadParts> {
+  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js")]);
+  return threadParts;
+}
 
 /**
  * Every thread this process has loaded, and the shared pieces they run on:
@@ -77,8 +85,9 @@ export class ThreadManager {
   }
 
   /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
-  warm(idle: () => Promise<void>): Promise<void> {
-    return warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
+  async warm(idle: () => Promise<void>): Promise<void> {
+    await loadThreadParts();
+    await warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
@@ -229,6 +238,7 @@ export class ThreadManager {
   }
 
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
+    const [{ LoadedThread }, { UiBridge }] = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
     let thread: LoadedThread | undefined;
