@@ -7,7 +7,16 @@ import { NAME_MAX, TITLE_MAX } from "./title.js";
 import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
 
 export const INDEX_FILE = ".thread-index.json";
-const INDEX_VERSION = 1;
+/**
+ * `{"version":2,"cwds":[...],"files":{"<name>":record}}`. A transcript's
+ * record is an array: size, mtimeMs, ino, its cwd (an index into `cwds`),
+ * scannedTo, anchor, title, name, id, createdAt, forkedFromId, with null
+ * for what is absent, and for the id and creation time when the file's name
+ * (`<createdAt>_<id>.jsonl`) already says them. Any other file's record is
+ * size, mtimeMs, ino. Half the bytes of named fields and one cwd string per
+ * project: the first listing of a process parses the whole file.
+ */
+const INDEX_VERSION = 2;
 /** A bigger index is not read (it would cost more than it saves) and not written. */
 export const MAX_INDEX_BYTES = 16 * 1024 * 1024;
 
@@ -48,22 +57,36 @@ const sameIdentity = (a: FileIdentity | undefined, b: FileIdentity | undefined) 
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
-const isOptionalText = (value: unknown, max: number) => value === undefined || isText(value, max);
+const isOptionalText = (value: unknown, max: number): value is string | null => value === null || isText(value, max);
+
+/** `2025-06-01T09-30-00-000Z_<id>.jsonl`: the creation time as the file name writes it (ISO 8601 with `:` and `.` as `-`), then the id. */
+const NAMED = /^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3}Z)_([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
+
+/** The id and creation time a transcript's name says, when it is named the way our writer names it. */
+function namedHeader(name: string): { id: string; createdAt: string } | undefined {
+  const match = NAMED.exec(name);
+  return match === null ? undefined : { id: match[5]!, createdAt: `${match[1]}:${match[2]}:${match[3]}.${match[4]}` };
+}
 
 /** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
-function toIndexedFile(value: unknown): IndexedFile | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { size, mtimeMs, ino, id, cwd, createdAt, forkedFromId, title, name, scannedTo, anchor } = value as Record<string, unknown>;
+function toIndexedFile(value: unknown, fileName: string, cwds: readonly string[]): IndexedFile | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const [size, mtimeMs, ino, cwdAt, scannedTo, anchor, title, name, id, createdAt, forkedFromId] = value as unknown[];
   if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
-  if (id === undefined) return { size, mtimeMs, ino };
-  if (!isText(id, 256) || !isText(cwd, 64 * 1024) || !isText(createdAt, 64) || !isOptionalText(forkedFromId, 256)) return undefined;
-  // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
-  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX)) return undefined;
+  if (value.length === 3) return { size, mtimeMs, ino };
+  if (value.length !== 11 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
   if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
-  const header: ThreadHeader = forkedFromId === undefined ? { id, cwd, createdAt } : { id, cwd, createdAt, forkedFromId: forkedFromId as string };
+  // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
+  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
+  const named = id === null || createdAt === null ? namedHeader(fileName) : undefined;
+  const headerId = id === null ? named?.id : id;
+  const headerTime = createdAt === null ? named?.createdAt : createdAt;
+  if (!isText(headerId, 256) || !isText(headerTime, 64)) return undefined;
+  const header: ThreadHeader = { id: headerId, cwd: cwds[cwdAt]!, createdAt: headerTime };
+  if (forkedFromId !== null) header.forkedFromId = forkedFromId;
   const facts: TranscriptFacts = { header, scannedTo, anchor };
-  if (title !== undefined) facts.title = title as string;
-  if (name !== undefined) facts.name = name as string;
+  if (title !== null) facts.title = title;
+  if (name !== null) facts.name = name;
   return { size, mtimeMs, ino, facts };
 }
 
@@ -101,29 +124,40 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   } catch {
     return { files, replace: true, identity };
   }
-  const { version, files: records } = (value ?? {}) as { version?: unknown; files?: unknown };
+  const { version, cwds, files: records } = (value ?? {}) as { version?: unknown; cwds?: unknown; files?: unknown };
   if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true, identity };
+  if (!Array.isArray(cwds) || !cwds.every((cwd) => isText(cwd, 64 * 1024))) return { files, replace: true, identity };
   let replace = false;
-  for (const [name, record] of Object.entries(records)) {
-    const file = isTranscriptName(name) ? toIndexedFile(record) : undefined;
+  for (const name in records) {
+    const file = isTranscriptName(name) ? toIndexedFile((records as Record<string, unknown>)[name], name, cwds as string[]) : undefined;
     if (file === undefined) replace = true;
     else files.set(name, file);
   }
   return { files, replace, identity };
 }
 
-function recordOf(file: IndexedFile): Record<string, unknown> {
+function recordOf(file: IndexedFile, fileName: string, cwdAt: (cwd: string) => number): unknown[] {
   const { size, mtimeMs, ino, facts } = file;
-  if (facts === undefined) return { size, mtimeMs, ino };
+  if (facts === undefined) return [size, mtimeMs, ino];
   const { header, title, name, scannedTo, anchor } = facts;
-  return { size, mtimeMs, ino, ...header, title, name, scannedTo, anchor };
+  const named = namedHeader(fileName);
+  const id = named?.id === header.id ? null : header.id;
+  const createdAt = named?.createdAt === header.createdAt ? null : header.createdAt;
+  return [size, mtimeMs, ino, cwdAt(header.cwd), scannedTo, anchor, title ?? null, name ?? null, id, createdAt, header.forkedFromId ?? null];
 }
 
 /** The file's text, or undefined when it would be too big to be read back. */
 export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string | undefined {
+  const cwds: string[] = [];
+  const cwdIndex = new Map<string, number>();
+  const cwdAt = (cwd: string) => {
+    let at = cwdIndex.get(cwd);
+    if (at === undefined) cwdIndex.set(cwd, (at = cwds.push(cwd) - 1));
+    return at;
+  };
   const records: Record<string, unknown> = {};
-  for (const [name, file] of files) records[name] = recordOf(file);
-  const text = JSON.stringify({ version: INDEX_VERSION, files: records });
+  for (const [name, file] of files) records[name] = recordOf(file, name, cwdAt);
+  const text = JSON.stringify({ version: INDEX_VERSION, cwds, files: records });
   return Buffer.byteLength(text) > MAX_INDEX_BYTES ? undefined : text;
 }
 
