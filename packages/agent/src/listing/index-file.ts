@@ -10,11 +10,10 @@ export const INDEX_FILE = ".thread-index.json";
 /**
  * `{"version":2,"cwds":[...],"files":{"<name>":record}}`. A transcript's
  * record is an array: size, mtimeMs, ino, its cwd (an index into `cwds`),
- * scannedTo, anchor, title, name, id, createdAt, forkedFromId, with null
- * for what is absent, and for the id and creation time when the file's name
- * (`<createdAt>_<id>.jsonl`) already says them. Any other file's record is
- * size, mtimeMs, ino. Half the bytes of named fields and one cwd string per
- * project: the first listing of a process parses the whole file.
+ * id, createdAt, scannedTo, anchor, title, name, forkedFromId, with null
+ * for what is absent; any other file's is size, mtimeMs, ino. Fewer bytes
+ * than named fields, and one cwd string per project: the first listing of
+ * a process reads, parses and checks the whole file.
  */
 const INDEX_VERSION = 2;
 /** A bigger index is not read (it would cost more than it saves) and not written. */
@@ -59,30 +58,18 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
 const isOptionalText = (value: unknown, max: number): value is string | null => value === null || isText(value, max);
 
-/** `2025-06-01T09-30-00-000Z_<id>.jsonl`: the creation time as the file name writes it (ISO 8601 with `:` and `.` as `-`), then the id. */
-const NAMED = /^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3}Z)_([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
-
-/** The id and creation time a transcript's name says, when it is named the way our writer names it. */
-function namedHeader(name: string): { id: string; createdAt: string } | undefined {
-  const match = NAMED.exec(name);
-  return match === null ? undefined : { id: match[5]!, createdAt: `${match[1]}:${match[2]}:${match[3]}.${match[4]}` };
-}
-
 /** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
-function toIndexedFile(value: unknown, fileName: string, cwds: readonly string[]): IndexedFile | undefined {
+function toIndexedFile(value: unknown, cwds: readonly string[]): IndexedFile | undefined {
   if (!Array.isArray(value)) return undefined;
-  const [size, mtimeMs, ino, cwdAt, scannedTo, anchor, title, name, id, createdAt, forkedFromId] = value as unknown[];
+  const [size, mtimeMs, ino, cwdAt, id, createdAt, scannedTo, anchor, title, name, forkedFromId] = value as unknown[];
   if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
   if (value.length === 3) return { size, mtimeMs, ino };
   if (value.length !== 11 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
   if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
   // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
   if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
-  const named = id === null || createdAt === null ? namedHeader(fileName) : undefined;
-  const headerId = id === null ? named?.id : id;
-  const headerTime = createdAt === null ? named?.createdAt : createdAt;
-  if (!isText(headerId, 256) || !isText(headerTime, 64)) return undefined;
-  const header: ThreadHeader = { id: headerId, cwd: cwds[cwdAt]!, createdAt: headerTime };
+  if (!isText(id, 256) || !isText(createdAt, 64)) return undefined;
+  const header: ThreadHeader = { id, cwd: cwds[cwdAt]!, createdAt };
   if (forkedFromId !== null) header.forkedFromId = forkedFromId;
   const facts: TranscriptFacts = { header, scannedTo, anchor };
   if (title !== null) facts.title = title;
@@ -129,21 +116,18 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   if (!Array.isArray(cwds) || !cwds.every((cwd) => isText(cwd, 64 * 1024))) return { files, replace: true, identity };
   let replace = false;
   for (const name in records) {
-    const file = isTranscriptName(name) ? toIndexedFile((records as Record<string, unknown>)[name], name, cwds as string[]) : undefined;
+    const file = isTranscriptName(name) ? toIndexedFile((records as Record<string, unknown>)[name], cwds as string[]) : undefined;
     if (file === undefined) replace = true;
     else files.set(name, file);
   }
   return { files, replace, identity };
 }
 
-function recordOf(file: IndexedFile, fileName: string, cwdAt: (cwd: string) => number): unknown[] {
+function recordOf(file: IndexedFile, cwdAt: (cwd: string) => number): unknown[] {
   const { size, mtimeMs, ino, facts } = file;
   if (facts === undefined) return [size, mtimeMs, ino];
   const { header, title, name, scannedTo, anchor } = facts;
-  const named = namedHeader(fileName);
-  const id = named?.id === header.id ? null : header.id;
-  const createdAt = named?.createdAt === header.createdAt ? null : header.createdAt;
-  return [size, mtimeMs, ino, cwdAt(header.cwd), scannedTo, anchor, title ?? null, name ?? null, id, createdAt, header.forkedFromId ?? null];
+  return [size, mtimeMs, ino, cwdAt(header.cwd), header.id, header.createdAt, scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null];
 }
 
 /** The file's text, or undefined when it would be too big to be read back. */
@@ -156,7 +140,7 @@ export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string 
     return at;
   };
   const records: Record<string, unknown> = {};
-  for (const [name, file] of files) records[name] = recordOf(file, name, cwdAt);
+  for (const [name, file] of files) records[name] = recordOf(file, cwdAt);
   const text = JSON.stringify({ version: INDEX_VERSION, cwds, files: records });
   return Buffer.byteLength(text) > MAX_INDEX_BYTES ? undefined : text;
 }

@@ -121,25 +121,18 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.deepEqual(Object.values(await indexRecords(dir)).map((r) => r.id).sort(), [made[0]!.id, made[2]!.id, made[3]!.id].sort());
   });
 
-  test("a record leaves out what the transcript's name already says; one cwd string per project; the same summaries come back", async () => {
+  test("records are arrays with one cwd string per project; the same summaries come back", async () => {
     const dir = tempDir("index-compact");
-    writeTranscript(dir, { firstUser: "named our way", cwd: "/work/a", mtimeMs: T0 });
-    writeTranscript(dir, { firstUser: "also ours", cwd: "/work/a", forkedFromId: "0b8f6c8e-1f5e-4b7e-9a53-5b2a6f0c9d11", mtimeMs: T0 - 1000 });
-    const other = writeTranscript(dir, { firstUser: "renamed by hand", cwd: "/work/b", mtimeMs: T0 - 2000 });
+    writeTranscript(dir, { firstUser: "in a", cwd: "/work/a", mtimeMs: T0 });
+    writeTranscript(dir, { firstUser: "forked in a", cwd: "/work/a", forkedFromId: "0b8f6c8e-1f5e-4b7e-9a53-5b2a6f0c9d11", mtimeMs: T0 - 1000 });
+    const other = writeTranscript(dir, { firstUser: "in b, renamed by hand", cwd: "/work/b", mtimeMs: T0 - 2000 });
     renameSync(other.path, join(dir, "notes.jsonl"));
     const cold = newListing();
     const listed = (await cold.list({ folders: [dir] })).threads;
     await cold.flush();
-    const text = readFileSync(join(dir, INDEX_FILE), "utf8");
-    const index = JSON.parse(text) as { cwds: string[]; files: Record<string, unknown[]> };
-    assert.deepEqual(index.cwds.sort(), ["/work/a", "/work/b"]);
-    const records = Object.entries(index.files);
-    for (const [name, record] of records) {
-      assert.equal(record.length, 11);
-      const [id, createdAt] = [record[8], record[9]];
-      if (name === "notes.jsonl") assert.ok(id === other.id && typeof createdAt === "string", "a name that says nothing keeps both");
-      else assert.deepEqual([id, createdAt], [null, null], name);
-    }
+    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { cwds: string[]; files: Record<string, unknown[]> };
+    assert.deepEqual([...index.cwds].sort(), ["/work/a", "/work/b"]);
+    assert.ok(Object.values(index.files).every((record) => record.length === 11));
     const warm = engine();
     assert.deepEqual((await warm.listing.list({ folders: [dir] })).threads, listed);
     assert.deepEqual(warm.opened, []);
@@ -184,7 +177,7 @@ describe("thread/list: the .thread-index.json cache", () => {
     await first.flush();
     const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, unknown[]> };
     const names = Object.keys(index.files);
-    index.files[names[0]!]![6] = "y".repeat(10_000);
+    index.files[names[0]!]![8] = "y".repeat(10_000);
     index.files[names[1]!]![0] = -1;
     index.files[names[2]!]![3] = 99;
     index.files["../escape.jsonl"] = [1, 1, 1];
