@@ -12,8 +12,10 @@
 //                       restarted process, 1,000 threads seeded through the
 //                       protocol by an earlier process
 //
-//   node bench/latency.mjs [--reps 7] [--list-size 1000] [--no-codex] [--out result.json]
+//   node bench/latency.mjs [--reps 7] [--list-size 1000] [--no-codex] [--baseline bin] [--out result.json]
 //
+// --baseline runs another build of ours too (e.g. main's, built elsewhere:
+// its packages/cli/bin/knightcode.js), so before and after share the run.
 // Each rep of the first two is a fresh process on a fresh home; the listing
 // reps are fresh processes on one seeded home. KNIGHTCODE_PEER_HARNESS
 // overrides where the harness is; BENCH_DIR where Codex is installed. The
@@ -30,6 +32,7 @@ const flag = (name, fallback) => {
 const reps = flag("--reps", "7");
 const listSize = flag("--list-size", "1000");
 const withCodex = !args.includes("--no-codex");
+const baseline = flag("--baseline");
 
 const median = (values) => {
   const sorted = values.filter((v) => typeof v === "number" && Number.isFinite(v)).sort((a, b) => a - b);
@@ -86,6 +89,7 @@ const summary = {
   },
   knightcode: pick(peer.ours("latency-knightcode", common)),
 };
+if (baseline) summary.baseline = { bin: baseline, ...pick(peer.ours("latency-baseline", common, baseline)) };
 if (withCodex) summary.codex = pick(peer.codex("latency-codex", common));
 summary.loadAverageAtEnd = loadavg().map((l) => +l.toFixed(2));
 const text = JSON.stringify(summary, null, 2);
