@@ -171,7 +171,8 @@ export class FolderIndex {
     this.written = new Set();
     const run = this.queue.then(async () => {
       await this.loadOnce();
-      for (const name of names) await this.recheck(name, false);
+      // One transcript that cannot be read keeps its stale record; the others still catch up.
+      for (const name of names) await this.recheck(name, false).catch(() => undefined);
     });
     this.queue = run.catch(() => undefined);
     return run;
