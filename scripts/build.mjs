@@ -18,10 +18,13 @@ const outdir = `${root}/packages/cli/dist/bundle`;
  * Bundled: our workspace packages, the engine (pi-ai, pi-agent-core) and
  * typebox, whose several hundred small modules otherwise cost more to find
  * and load than everything else on the way to a first thread (about 80 ms
- * bundled against 380 ms as files). The provider SDKs, jiti and ws stay
- * external: pi-ai loads a provider's SDK only when a model of it is used.
+ * bundled against 380 ms as files). The OpenAI and Anthropic SDKs are
+ * bundled too, into the chunks of the providers that use them, so that they
+ * still load only with a model of theirs: as 230 and 100 files, finding and
+ * loading them took longer than the first model request itself. The other
+ * provider SDKs, jiti and ws stay external.
  */
-const BUNDLED_PACKAGES = ["@knightcode/", "@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "typebox", "partial-json"];
+const BUNDLED_PACKAGES = ["@knightcode/", "@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "typebox", "partial-json", "openai", "@anthropic-ai/sdk"];
 function bundled(specifier) {
   return specifier.startsWith("node:") || BUNDLED_PACKAGES.some((name) => specifier === name || specifier.startsWith(name.endsWith("/") ? name : `${name}/`));
 }
@@ -44,6 +47,27 @@ const bedrockImport = {
     });
   },
 };
+/**
+ * pi-ai's model catalogue is a 450 KB object literal, parsed and run on the
+ * way to the first thread; as a JSON string given to JSON.parse it costs
+ * half as much. The build fails if the module ever holds more than JSON can
+ * carry (undefined, NaN, functions), so the data cannot change silently.
+ */
+const modelsAsJson = {
+  name: "pi-ai-models-as-json",
+  setup(b) {
+    b.onLoad({ filter: /pi-ai[\\/]dist[\\/]models\.generated\.js$/ }, async (args) => {
+      const { pathToFileURL } = await import("node:url");
+      const { isDeepStrictEqual } = await import("node:util");
+      const module = await import(pathToFileURL(args.path).href);
+      const names = Object.keys(module);
+      if (names.length !== 1 || names[0] !== "MODELS") throw new Error(`${args.path}: expected one export, MODELS; update scripts/build.mjs`);
+      const text = JSON.stringify(module.MODELS);
+      if (!isDeepStrictEqual(JSON.parse(text), module.MODELS)) throw new Error(`${args.path}: MODELS does not survive JSON; update scripts/build.mjs`);
+      return { contents: `export const MODELS = JSON.parse(${JSON.stringify(text)});\n`, loader: "js" };
+    });
+  },
+};
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: `${root}/packages/cli/dist/src/main.js` },
@@ -55,6 +79,7 @@ await build({
   target: "node20",
   plugins: [
     bedrockImport,
+    modelsAsJson,
     {
       // V8 parses a JSON string much faster than the same data as a JavaScript literal.
       name: "json-as-parse",

@@ -39,12 +39,12 @@ export function preparePeer({ withCodex }) {
     return JSON.parse(readFileSync(out, "utf8"));
   };
   return {
-    /** Our server through the harness, in its own loopback-only namespace. */
-    ours: (label, harnessArgs) =>
+    /** Our server (this checkout's build, or `bin`) through the harness, in its own loopback-only namespace. */
+    ours: (label, harnessArgs, bin = BIN) =>
       run(label, "unshare", [
         "-n", "bash", "-c", 'ip link set lo up && exec "$@"', "_",
         process.execPath, "appserver-bench.mjs", "--profile", "profiles/knightcode.json",
-        "--set", `KNIGHTCODE_BIN=${BIN}`, "--set", `NODE_BIN=${process.execPath}`,
+        "--set", `KNIGHTCODE_BIN=${bin}`, "--set", `NODE_BIN=${process.execPath}`,
       ], harnessArgs),
     /** Codex through the harness's own wrapper. */
     codex: (label, harnessArgs) => run(label, "bash", ["run-codex-bench.sh"], harnessArgs),

@@ -42,6 +42,16 @@ export class ProtocolSchema {
 
   /** Checks a value against a method's `params` or `result`; the message names the failing field. */
   check(section: Section, method: string, part: "params" | "result", value: unknown): string | undefined {
+    const found = this.validator(section, method, part)(value);
+    return found ? `${formatPath(part, found.path)} ${found.message}` : undefined;
+  }
+
+  /** Compiles these methods' validators now, so that their first requests do not wait for it (a warm-up). */
+  prepare(section: Section, methods: readonly string[], part: "params" | "result" = "params"): void {
+    for (const method of methods) this.validator(section, method, part);
+  }
+
+  private validator(section: Section, method: string, part: "params" | "result"): (value: unknown) => SchemaIssue | undefined {
     const key = `${section}\u0000${method}\u0000${part}`;
     let validator = this.validators.get(key);
     if (!validator) {
@@ -51,7 +61,6 @@ export class ProtocolSchema {
       validator = (v) => compiled(v, []);
       this.validators.set(key, validator);
     }
-    const found = validator(value);
-    return found ? `${formatPath(part, found.path)} ${found.message}` : undefined;
+    return validator;
   }
 }

@@ -18,7 +18,8 @@ export interface AppServerOptions {
 }
 
 const MAX_ERROR_MESSAGE = 2000;
-const WARM_UP_DELAY_MS = 250;
+/** What a client asks first: their validators compile during the warm-up. */
+const FIRST_REQUESTS = ["thread/start", "thread/resume", "thread/read", "thread/list", "turn/start"];
 
 /**
  * Connections and dispatch over one shared context. Each request is checked
@@ -102,21 +103,46 @@ export class AppServer {
   }
 
   private warmUpScheduled = false;
+  /** Requests accepted and not answered yet, over every connection. */
+  private answering = 0;
+  private readonly idleWaiters: (() => void)[] = [];
 
-  /** Shortly after the first handshake, the thread layer loads in the background: the handshake itself never waits for it. */
+  /** Once the first handshake is done, the thread layer loads in the background: the handshake itself never waits for it. */
   private scheduleWarmUp(): void {
     if (this.warmUpScheduled) return;
     this.warmUpScheduled = true;
-    setTimeout(() => {
+    setImmediate(() => {
       if (!this.shutdownPromise) this.warmUp();
-    }, WARM_UP_DELAY_MS).unref();
+    }).unref();
   }
 
-  /** Loads the thread layer in the background so the first thread does not wait for it. */
+  /**
+   * Loads the thread layer, then what the first thread and turn need, in
+   * steps taken only while no request is being answered: a request never
+   * waits for more than the step under way.
+   */
   warmUp(): void {
-    this.threads()
-      .then((manager) => manager.warm())
+    this.idle()
+      .then(() => Promise.all([this.threads(), import("./thread-layer.js")]))
+      .then(async ([manager]) => {
+        await this.idle();
+        this.schema.prepare("clientRequests", FIRST_REQUESTS);
+        await manager.warm(() => this.idle());
+      })
       .catch((error: unknown) => this.context.log.warn("warming the thread layer failed", error));
+  }
+
+  /** Resolves once no request is being answered. */
+  private idle(): Promise<void> {
+    if (this.answering === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private track(request: { settled: Promise<void> }): void {
+    this.answering++;
+    void request.settled.then(() => {
+      if (--this.answering === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    });
   }
 
   /**
@@ -153,6 +179,7 @@ export class AppServer {
     const problem = this.schema.check("clientRequests", method, "params", params);
     if (problem) return connection.refuse(id, rpcError("invalidParams", problem));
     const inFlight = connection.accept(id, method);
+    this.track(inFlight);
     const ctx: RequestContext = {
       requestId: id,
       connection,

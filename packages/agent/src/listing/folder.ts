@@ -21,6 +21,13 @@ const STATS_PER_TURN = 1000;
  * look at least this often bounds what a lost event could hide.
  */
 export const FULL_LOOK_MS = 15_000;
+/**
+ * How long after its owner writes a transcript its record is brought up to
+ * date and the index file rewritten: every transcript written meanwhile
+ * joins the same rewrite, so a busy folder of 10,000 threads is not
+ * serialized on every appended entry.
+ */
+export const WRITTEN_FLUSH_MS = 2_000;
 
 export interface FolderDeps {
   openTranscript: OpenTranscript;
@@ -75,6 +82,9 @@ export class FolderIndex {
   private readonly writer: IndexWriter;
   private watch: FolderWatch | undefined;
   private lastFullLook = -Infinity;
+  /** Transcripts this process wrote whose records are not up to date yet. */
+  private written = new Set<string>();
+  private writtenTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly dir: string,
@@ -108,6 +118,7 @@ export class FolderIndex {
     const loaded = await loadIndex(this.dir);
     this.files = loaded.files;
     this.replaceFile = loaded.replace;
+    this.writer.loaded(loaded.identity);
     this.loaded = true;
     this.rowsStale = true;
   }
@@ -122,11 +133,12 @@ export class FolderIndex {
    * Brings one name's record up to date: a stat, a read when it changed,
    * the record dropped when the file went. Returns the record as it now is.
    */
-  private async recheck(name: string): Promise<IndexedFile | undefined> {
+  private async recheck(name: string, counted = true): Promise<IndexedFile | undefined> {
     const stats = statQuietly(this.prefix + name);
     const previous = this.files.get(name);
     if (stats !== undefined && stats.isFile() && sameFile(previous, stats)) return previous;
-    const file = stats?.isFile() ? await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous })) : undefined;
+    const file = stats?.isFile() ? await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous }, counted)) : undefined;
+    if (file === undefined) this.writer.forget(name);
     if (file === undefined && previous === undefined) return undefined;
     if (file === undefined) this.files.delete(name);
     else this.files.set(name, file);
@@ -138,9 +150,38 @@ export class FolderIndex {
     return file;
   }
 
-  /** Resolves once the index file holds what the last refresh found (or failed to be written). */
-  flush(): Promise<void> {
-    return this.writer.flush();
+  /**
+   * The owner of a transcript of this folder wrote to it. A little later
+   * its record is brought up to date (a stat, and a read of what was
+   * appended) and the index file rewritten, so that a restarted server
+   * lists without reading what this one wrote. The stat check stays the
+   * truth: a record that missed a write (a crash before the rewrite) only
+   * makes its transcript be read again.
+   */
+  noteWritten(name: string): void {
+    this.written.add(name);
+    this.writtenTimer ??= setTimeout(() => void this.updateWritten().catch(() => undefined), WRITTEN_FLUSH_MS).unref();
+  }
+
+  /** Brings the records of written transcripts up to date; not a listing, so the listing counters do not move. */
+  private updateWritten(): Promise<void> {
+    clearTimeout(this.writtenTimer);
+    this.writtenTimer = undefined;
+    const names = [...this.written];
+    this.written = new Set();
+    const run = this.queue.then(async () => {
+      await this.loadOnce();
+      // One transcript that cannot be read keeps its stale record; the others still catch up.
+      for (const name of names) await this.recheck(name, false).catch(() => undefined);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once the index file holds what the last refresh found and what was written since (or failed to be written). */
+  async flush(): Promise<void> {
+    if (this.written.size > 0) await this.updateWritten().catch(() => undefined);
+    await this.writer.flush();
   }
 
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
@@ -164,6 +205,7 @@ export class FolderIndex {
   private async fullLook(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     const names = this.transcriptNames();
     if (names === undefined) {
+      this.writer.keepOnly([]);
       this.files = new Map();
       this.rows = [];
       this.lastNames = [];
@@ -210,6 +252,7 @@ export class FolderIndex {
     const files = new Map<string, IndexedFile>();
     for (let i = 0; i < names.length; i++) if (known[i] !== undefined) files.set(names[i]!, known[i]!);
     this.files = files;
+    this.writer.keepOnly(names);
     this.lastNames = names;
     this.lastKnown = known;
     this.rowsStale = true;
@@ -287,7 +330,7 @@ export class FolderIndex {
     if (failure !== undefined) throw failure;
   }
 
-  private async scanOne({ name, stats, previous }: Changed): Promise<IndexedFile | undefined> {
+  private async scanOne({ name, stats, previous }: Changed, counted = true): Promise<IndexedFile | undefined> {
     const path = join(this.dir, name);
     const identity = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
     let handle: FileHandle;
@@ -297,10 +340,11 @@ export class FolderIndex {
       if (passOver(error)) return undefined;
       throw new ListingError("io", `could not open ${path}: ${(error as Error).message}`, { path, cause: error });
     }
-    this.deps.counters.listingFilesOpened++;
+    const { counters } = this.deps;
+    if (counted) counters.listingFilesOpened++;
     try {
       const resume = previous?.ino === stats.ino ? previous.facts : undefined;
-      const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (this.deps.counters.listingBytesScanned += bytes));
+      const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (counted ? (counters.listingBytesScanned += bytes) : undefined));
       return { ...identity, facts };
     } catch (error) {
       if (error instanceof NotATranscript) return identity;

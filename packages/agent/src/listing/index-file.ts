@@ -1,4 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
@@ -6,7 +7,15 @@ import { NAME_MAX, TITLE_MAX } from "./title.js";
 import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
 
 export const INDEX_FILE = ".thread-index.json";
-const INDEX_VERSION = 1;
+/**
+ * `{"version":2,"cwds":[...],"files":{"<name>":record}}`. A transcript's
+ * record is an array: size, mtimeMs, ino, its cwd (an index into `cwds`),
+ * id, createdAt, scannedTo, anchor, title, name, forkedFromId, with null
+ * for what is absent; any other file's is size, mtimeMs, ino. Fewer bytes
+ * than named fields, and one cwd string per project: the first listing of
+ * a process reads, parses and checks the whole file.
+ */
+const INDEX_VERSION = 2;
 /** A bigger index is not read (it would cost more than it saves) and not written. */
 export const MAX_INDEX_BYTES = 16 * 1024 * 1024;
 
@@ -22,26 +31,49 @@ export interface LoadedIndex {
   files: Map<string, IndexedFile>;
   /** The file exists but could not be used whole: it should be replaced even if nothing changes. */
   replace: boolean;
+  /** The index file that was read, to tell later whether someone rewrote it. */
+  identity?: FileIdentity;
 }
+
+/** One version of the index file: another process that rewrites it makes another. */
+export interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+async function identityOf(path: string): Promise<FileIdentity | undefined> {
+  try {
+    const { ino, size, mtimeMs } = await stat(path);
+    return { ino, size, mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+const sameIdentity = (a: FileIdentity | undefined, b: FileIdentity | undefined) =>
+  a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
-const isOptionalText = (value: unknown, max: number) => value === undefined || isText(value, max);
+const isOptionalText = (value: unknown, max: number): value is string | null => value === null || isText(value, max);
 
 /** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
-function toIndexedFile(value: unknown): IndexedFile | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { size, mtimeMs, ino, id, cwd, createdAt, forkedFromId, title, name, scannedTo, anchor } = value as Record<string, unknown>;
+function toIndexedFile(value: unknown, cwds: readonly string[]): IndexedFile | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const [size, mtimeMs, ino, cwdAt, id, createdAt, scannedTo, anchor, title, name, forkedFromId] = value as unknown[];
   if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
-  if (id === undefined) return { size, mtimeMs, ino };
-  if (!isText(id, 256) || !isText(cwd, 64 * 1024) || !isText(createdAt, 64) || !isOptionalText(forkedFromId, 256)) return undefined;
-  // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
-  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX)) return undefined;
+  if (value.length === 3) return { size, mtimeMs, ino };
+  if (value.length !== 11 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
   if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
-  const header: ThreadHeader = forkedFromId === undefined ? { id, cwd, createdAt } : { id, cwd, createdAt, forkedFromId: forkedFromId as string };
+  // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
+  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
+  if (!isText(id, 256) || !isText(createdAt, 64)) return undefined;
+  const header: ThreadHeader = { id, cwd: cwds[cwdAt]!, createdAt };
+  if (forkedFromId !== null) header.forkedFromId = forkedFromId;
   const facts: TranscriptFacts = { header, scannedTo, anchor };
-  if (title !== undefined) facts.title = title as string;
-  if (name !== undefined) facts.name = name as string;
+  if (title !== null) facts.title = title;
+  if (name !== null) facts.name = name;
   return { size, mtimeMs, ino, facts };
 }
 
@@ -58,42 +90,58 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
   const path = join(dir, INDEX_FILE);
   const files = new Map<string, IndexedFile>();
   let text: string;
+  let identity: FileIdentity;
+  let fd: number | undefined;
   try {
-    const stats = await stat(path);
+    // Sync: one open and one read instead of several trips through the thread pool, on the first listing's path.
+    // Non-blocking, so that a FIFO in the index's place is refused rather than waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stats = fstatSync(fd);
     if (!stats.isFile() || stats.size > MAX_INDEX_BYTES) return { files, replace: true };
-    text = await readFile(path, "utf8");
+    identity = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
+    text = readFileSync(fd, "utf8");
   } catch (error) {
     return { files, replace: (error as NodeJS.ErrnoException).code !== "ENOENT" };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { files, replace: true };
+    return { files, replace: true, identity };
   }
-  const { version, files: records } = (value ?? {}) as { version?: unknown; files?: unknown };
-  if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true };
+  const { version, cwds, files: records } = (value ?? {}) as { version?: unknown; cwds?: unknown; files?: unknown };
+  if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true, identity };
+  if (!Array.isArray(cwds) || !cwds.every((cwd) => isText(cwd, 64 * 1024))) return { files, replace: true, identity };
   let replace = false;
-  for (const [name, record] of Object.entries(records)) {
-    const file = isTranscriptName(name) ? toIndexedFile(record) : undefined;
+  for (const name in records) {
+    const file = isTranscriptName(name) ? toIndexedFile((records as Record<string, unknown>)[name], cwds as string[]) : undefined;
     if (file === undefined) replace = true;
     else files.set(name, file);
   }
-  return { files, replace };
+  return { files, replace, identity };
 }
 
-function recordOf(file: IndexedFile): Record<string, unknown> {
+function recordOf(file: IndexedFile, cwdAt: (cwd: string) => number): unknown[] {
   const { size, mtimeMs, ino, facts } = file;
-  if (facts === undefined) return { size, mtimeMs, ino };
+  if (facts === undefined) return [size, mtimeMs, ino];
   const { header, title, name, scannedTo, anchor } = facts;
-  return { size, mtimeMs, ino, ...header, title, name, scannedTo, anchor };
+  return [size, mtimeMs, ino, cwdAt(header.cwd), header.id, header.createdAt, scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null];
 }
 
 /** The file's text, or undefined when it would be too big to be read back. */
 export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string | undefined {
+  const cwds: string[] = [];
+  const cwdIndex = new Map<string, number>();
+  const cwdAt = (cwd: string) => {
+    let at = cwdIndex.get(cwd);
+    if (at === undefined) cwdIndex.set(cwd, (at = cwds.push(cwd) - 1));
+    return at;
+  };
   const records: Record<string, unknown> = {};
-  for (const [name, file] of files) records[name] = recordOf(file);
-  const text = JSON.stringify({ version: INDEX_VERSION, files: records });
+  for (const [name, file] of files) records[name] = recordOf(file, cwdAt);
+  const text = JSON.stringify({ version: INDEX_VERSION, cwds, files: records });
   return Buffer.byteLength(text) > MAX_INDEX_BYTES ? undefined : text;
 }
 
@@ -104,16 +152,44 @@ export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string 
  * the file at once (temporary file, then rename), so readers, in this
  * process or another, see the old index or the new one, never a mix; a
  * failure (a read-only folder, a full disk) only costs the cache.
+ *
+ * Several processes may write one folder's index (two servers, a server
+ * and a terminal session). Before each write, a file rewritten by someone
+ * else since this process last read or wrote it is read again, and its
+ * records are carried into ours: kept in the file, never trusted here (a
+ * listing here only uses what it checked itself). A carried record gives
+ * way to ours unless it describes the same file grown further. Rewrites
+ * that cross can still lose a record; that only costs a read.
  */
 export class IndexWriter {
   private writing: Promise<void> | undefined;
   private wanted = false;
+  /** The index file as this process last read or wrote it. */
+  private known: FileIdentity | undefined;
+  private readonly carried = new Map<string, IndexedFile>();
 
   constructor(
     private readonly dir: string,
     private readonly current: () => ReadonlyMap<string, IndexedFile>,
     private readonly onWritten: () => void,
   ) {}
+
+  /** The index file as the folder loaded it. */
+  loaded(identity: FileIdentity | undefined): void {
+    this.known = identity;
+  }
+
+  /** A transcript went: a record carried for it goes too. */
+  forget(name: string): void {
+    this.carried.delete(name);
+  }
+
+  /** After a full look at the folder: records carried for names it no longer holds go. */
+  keepOnly(names: readonly string[]): void {
+    if (this.carried.size === 0) return;
+    const present = new Set(names);
+    for (const name of this.carried.keys()) if (!present.has(name)) this.carried.delete(name);
+  }
 
   schedule(): void {
     this.wanted = true;
@@ -129,17 +205,46 @@ export class IndexWriter {
   }
 
   private async writeWhileWanted(): Promise<void> {
+    const path = join(this.dir, INDEX_FILE);
     while (this.wanted) {
       this.wanted = false;
       await setImmediate();
-      const text = serializeIndex(this.current());
+      await this.carryForeign(path);
+      const text = serializeIndex(this.merged());
       if (text === undefined) continue;
       try {
-        await writeFileAtomicAsync(join(this.dir, INDEX_FILE), text, { mode: 0o600 });
+        await writeFileAtomicAsync(path, text, { mode: 0o600 });
+        this.known = await identityOf(path);
         this.onWritten();
       } catch {
         // Best effort: the next change tries again.
       }
     }
+  }
+
+  /**
+   * Takes in the records of an index file someone else wrote since this
+   * process last read or wrote it; a record of a transcript this process
+   * does not know is taken only while the transcript exists.
+   */
+  private async carryForeign(path: string): Promise<void> {
+    const identity = await identityOf(path);
+    if (identity === undefined || sameIdentity(identity, this.known)) return;
+    const { files } = await loadIndex(this.dir);
+    const ours = this.current();
+    for (const [name, file] of files) if (ours.has(name) || existsSync(join(this.dir, name))) this.carried.set(name, file);
+    this.known = identity;
+  }
+
+  private merged(): ReadonlyMap<string, IndexedFile> {
+    const ours = this.current();
+    if (this.carried.size === 0) return ours;
+    const merged = new Map(this.carried);
+    for (const [name, file] of ours) {
+      const other = merged.get(name);
+      // Transcripts only grow: the same file seen larger elsewhere is the newer record.
+      if (other === undefined || other.ino !== file.ino || file.size >= other.size) merged.set(name, file);
+    }
+    return merged;
   }
 }

@@ -68,7 +68,16 @@ export class ThreadListing {
     return row === undefined ? undefined : summaryOf(row, basename(dirname(absolute)) === ARCHIVED_FOLDER);
   }
 
-  /** Waits for index files still being written; for tests, benchmarks and shutdown. */
+  /**
+   * The owner of the transcript at `path` (this process) wrote to it; its
+   * folder's index catches up shortly after, or at the latest on close.
+   */
+  noteWritten(path: string): void {
+    const absolute = resolve(path);
+    this.folder(dirname(absolute)).noteWritten(basename(absolute));
+  }
+
+  /** Waits for index files still being written, records of written transcripts included; for tests, benchmarks and shutdown. */
   async flush(): Promise<void> {
     await Promise.all([...this.folders.values()].map((folder) => folder.flush()));
   }

@@ -198,14 +198,34 @@ export class ModelRegistry {
       const model = await this.find({ provider: configured.provider, id: configured.id });
       if (model) return model;
     }
-    const summaries = await this.list();
-    const usable = summaries.filter((s) => s.available);
+    const usable = this.usable(await this.load());
     const pick =
-      PREFERRED_DEFAULTS.map((ref) => usable.find((s) => s.provider === ref.provider && s.id === ref.id)).find(Boolean) ??
-      usable.find((s) => s.source !== "builtin") ??
+      PREFERRED_DEFAULTS.map((ref) => usable.find(({ model }) => model.provider === ref.provider && model.id === ref.id)).find(Boolean) ??
+      usable.find(({ source }) => source !== "builtin") ??
       usable[0];
     if (!pick) throw new ModelError("noModel", "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json");
-    return (await this.find(pick))!;
+    return (await this.find({ provider: pick.model.provider, id: pick.model.id }))!;
+  }
+
+  /**
+   * The models `list` reports as available, in its order, without building
+   * its summaries: picking a default runs on every new thread, and pricing
+   * and levelling a thousand models for it took longer than the rest.
+   */
+  private usable(ai: PiAi): { model: Model<Api>; source: ModelSource }[] {
+    const seen = new Set<string>();
+    const usable: { model: Model<Api>; source: ModelSource }[] = [];
+    const stored = this.auth.readAll().credentials;
+    for (const group of this.allProviders(ai)) {
+      const available = stored[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
+      for (const model of group.models) {
+        const key = `${model.provider}\u0000${model.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (available) usable.push({ model, source: group.source });
+      }
+    }
+    return usable;
   }
 
   /** Throws noCredentials when the model's provider has no key. */

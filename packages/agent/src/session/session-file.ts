@@ -34,6 +34,12 @@ export interface SessionFileOptions {
   lazy?: boolean;
   /** How often a non-durable append re-reads the lock; durable appends always do. */
   ownershipCheckMs?: number;
+  /**
+   * Told the file's path once the file is created and after each append:
+   * how a listing's index keeps up with what its owner writes. Called
+   * synchronously on the append's path, so it must only take note.
+   */
+  onWritten?: (path: string) => void;
 }
 
 export interface CreateSessionOptions extends SessionFileOptions {
@@ -150,6 +156,7 @@ export class SessionFile {
   private loading: Promise<void> | undefined;
   private readonly now: () => number;
   private readonly checkEveryMs: number;
+  private readonly onWritten: ((path: string) => void) | undefined;
 
   private constructor(
     private readonly parts: Parts,
@@ -157,6 +164,7 @@ export class SessionFile {
   ) {
     this.now = options.now ?? Date.now;
     this.checkEveryMs = options.ownershipCheckMs ?? 250;
+    this.onWritten = options.onWritten;
   }
 
   /** Creates the folder and a new transcript holding only its header, durably, and owns it. */
@@ -181,7 +189,9 @@ export class SessionFile {
         ...{ path, realPath, header, lock, fd, identity, appender, refs: [], byId: new Map(), leafId: null, branchRefs: [], branchEntries: [], issues: [] },
         ...{ lineCount: 1, summary: emptySummary(), lastTimestamp: undefined, loaded: true },
       };
-      return new SessionFile(parts, options);
+      const file = new SessionFile(parts, options);
+      file.noteWritten();
+      return file;
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
       lock.release();
@@ -369,6 +379,7 @@ export class SessionFile {
     this.parts.leafId = ref.id;
     this.parts.lastTimestamp = stored.timestamp;
     foldEntry(this.parts.summary, stored);
+    this.noteWritten();
     return stored as EntryOfType<E["type"]>;
   }
 
@@ -427,6 +438,15 @@ export class SessionFile {
     const checked = toEntry(stored);
     if (!checked.ok) throw new TypeError(`refusing to write a ${type} entry: ${checked.reason}`);
     return checked.entry;
+  }
+
+  /** The bytes are on disk whatever the observer does: its failure never fails the write. */
+  private noteWritten(): void {
+    try {
+      this.onWritten?.(this.parts.path);
+    } catch {
+      // Only a cache can miss this write; the stat check finds it.
+    }
   }
 
   private assertNotClosed(): void {

@@ -21,6 +21,7 @@ import { ProcessGroups } from "../tools/process-groups.js";
 import type { TrustStore } from "../trust/store.js";
 import { untrustedResourcesWarning } from "../trust/resources.js";
 import type { Warning } from "../warning.js";
+import { refuseWithoutGate } from "./gates.js";
 import { selectTools } from "./tool-selection.js";
 
 /** What every thread of a process shares. */
@@ -275,8 +276,3 @@ export class ThreadRuntime {
     }
   }
 }
-
-const refuseWithoutGate: BeforeToolCall = async () => ({ block: true, reason: "This thread has no approval gate, so no tool call may run." });
-
-/** The gate of a thread that runs every tool call without asking: headless runs and tests that say so. */
-export const allowAllToolCalls: BeforeToolCall = async () => undefined;

@@ -28,7 +28,6 @@ export { createEditTool, type EditDetails } from "./edit.js";
 export { ToolError, type ToolErrorCode } from "./errors.js";
 export { createFindTool, type FindDetails } from "./find.js";
 export { createGrepTool, type GrepDetails } from "./grep.js";
-export { imageMimeType, type ImageMimeType } from "./image.js";
 export { createLsTool, type LsDetails } from "./ls.js";
 export { createReadTool, type ReadDetails } from "./read.js";
 export type { SearchToolOptions } from "./search/engine.js";

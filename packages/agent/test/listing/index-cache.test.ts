@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { INDEX_FILE, MAX_INDEX_BYTES } from "../../src/listing/index-file.js";
+import { INDEX_FILE, MAX_INDEX_BYTES, loadIndex } from "../../src/listing/index-file.js";
 import type { ThreadListing } from "../../src/listing/thread-listing.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { mulberry32 } from "../session/helpers.js";
@@ -24,8 +24,9 @@ async function listIds(listing: ThreadListing, dir: string): Promise<string[]> {
   return (await listing.list({ folders: [dir], limit: 200 })).threads.map((t) => t.id);
 }
 
-function indexRecords(dir: string): Record<string, { id?: string; title?: string }> {
-  return (JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, { id?: string; title?: string }> }).files;
+async function indexRecords(dir: string): Promise<Record<string, { id?: string; title?: string }>> {
+  const { files } = await loadIndex(dir);
+  return Object.fromEntries([...files].map(([name, file]) => [name, { id: file.facts?.header.id, title: file.facts?.title }]));
 }
 
 function threadName(name: string): string {
@@ -117,7 +118,24 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.deepEqual(await listIds(listing, dir), [made[0]!.id, made[2]!.id, made[3]!.id]);
     assert.deepEqual(opened, []);
     await listing.flush();
-    assert.deepEqual(Object.values(indexRecords(dir)).map((r) => r.id).sort(), [made[0]!.id, made[2]!.id, made[3]!.id].sort());
+    assert.deepEqual(Object.values(await indexRecords(dir)).map((r) => r.id).sort(), [made[0]!.id, made[2]!.id, made[3]!.id].sort());
+  });
+
+  test("records are arrays with one cwd string per project; the same summaries come back", async () => {
+    const dir = tempDir("index-compact");
+    writeTranscript(dir, { firstUser: "in a", cwd: "/work/a", mtimeMs: T0 });
+    writeTranscript(dir, { firstUser: "forked in a", cwd: "/work/a", forkedFromId: "0b8f6c8e-1f5e-4b7e-9a53-5b2a6f0c9d11", mtimeMs: T0 - 1000 });
+    const other = writeTranscript(dir, { firstUser: "in b, renamed by hand", cwd: "/work/b", mtimeMs: T0 - 2000 });
+    renameSync(other.path, join(dir, "notes.jsonl"));
+    const cold = newListing();
+    const listed = (await cold.list({ folders: [dir] })).threads;
+    await cold.flush();
+    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { cwds: string[]; files: Record<string, unknown[]> };
+    assert.deepEqual([...index.cwds].sort(), ["/work/a", "/work/b"]);
+    assert.ok(Object.values(index.files).every((record) => record.length === 11));
+    const warm = engine();
+    assert.deepEqual((await warm.listing.list({ folders: [dir] })).threads, listed);
+    assert.deepEqual(warm.opened, []);
   });
 
   test("missing, corrupt, invalid and oversized indexes rebuild, and are replaced", async () => {
@@ -127,15 +145,17 @@ describe("thread/list: the .thread-index.json cache", () => {
     const ids = await listIds(first, dir);
     await first.flush();
     const good = readFileSync(join(dir, INDEX_FILE), "utf8");
-    const oversized = `{"version":1,"files":{},"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
+    const oversized = `{"version":2,"cwds":[],"files":{},"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
     const damages: Array<[string, string | undefined]> = [
       ["missing", undefined],
       ["empty", ""],
       ["not JSON", "{ this is not json"],
       ["truncated", good.slice(0, good.length / 2)],
-      ["wrong version", good.replace('"version":1', '"version":99')],
+      ["wrong version", good.replace('"version":2', '"version":99')],
+      ["the version-1 layout", '{"version":1,"files":{}}'],
       ["not an object", "[1,2,3]"],
-      ["files not an object", '{"version":1,"files":"no"}'],
+      ["files not an object", '{"version":2,"cwds":[],"files":"no"}'],
+      ["cwds not a list of paths", good.replace('"cwds":[', '"cwds":[7,')],
       ["oversized", oversized],
     ];
     for (const [what, text] of damages) {
@@ -145,7 +165,7 @@ describe("thread/list: the .thread-index.json cache", () => {
       assert.deepEqual(await listIds(listing, dir), ids, what);
       assert.equal(opened.length, made.length, what);
       await listing.flush();
-      assert.equal(Object.keys(indexRecords(dir)).length, made.length, `${what}: the index was rewritten`);
+      assert.equal(Object.keys(await indexRecords(dir)).length, made.length, `${what}: the index was rewritten`);
     }
   });
 
@@ -155,15 +175,16 @@ describe("thread/list: the .thread-index.json cache", () => {
     const first = newListing();
     await listIds(first, dir);
     await first.flush();
-    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, Record<string, unknown>> };
+    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, unknown[]> };
     const names = Object.keys(index.files);
-    index.files[names[0]!]!.title = "y".repeat(10_000);
-    index.files[names[1]!]!.size = -1;
-    index.files["../escape.jsonl"] = { size: 1, mtimeMs: 1, ino: 1 };
+    index.files[names[0]!]![8] = "y".repeat(10_000);
+    index.files[names[1]!]![0] = -1;
+    index.files[names[2]!]![3] = 99;
+    index.files["../escape.jsonl"] = [1, 1, 1];
     writeFileSync(join(dir, INDEX_FILE), JSON.stringify(index));
     const { listing, opened } = engine();
     const { threads } = await listing.list({ folders: [dir] });
-    assert.deepEqual(opened.map((p) => p.slice(dir.length + 1)).sort(), [names[0], names[1]].sort());
+    assert.deepEqual(opened.map((p) => p.slice(dir.length + 1)).sort(), [names[0], names[1], names[2]].sort());
     assert.ok(threads.every((t) => t.title.length < 200));
     assert.equal(threads.length, made.length);
   });

@@ -33,6 +33,24 @@ describe("SessionFile", () => {
     await assert.rejects(SessionFile.create({ dir: nested, cwd: "/p", id: "../../escape" }), TypeError);
   });
 
+  test("tells its observer after creating the file and after each append; an observer that throws fails no write", async () => {
+    const seen: string[] = [];
+    const file = await SessionFile.create({ dir, cwd: "/p", onWritten: (path) => seen.push(path) });
+    assert.deepEqual(seen, [file.path]);
+    file.append(say("one"));
+    file.append({ type: "thread_name", name: "named" });
+    assert.deepEqual(seen, [file.path, file.path, file.path]);
+    file.close();
+    const reopened = await SessionFile.open(file.path, {
+      onWritten: () => {
+        throw new Error("observer failed");
+      },
+    });
+    const two = reopened.append(say("two"));
+    reopened.close();
+    assert.equal((await readSession(file.path)).entries.at(-1)?.id, two.id);
+  });
+
   test("branch, leaf and setLeaf", async () => {
     const file = await SessionFile.create({ dir, cwd: "/p" });
     assert.equal(file.isOwned(), true);

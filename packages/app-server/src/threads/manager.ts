@@ -9,6 +9,7 @@ import {
   readSessionHeader,
   readSettings,
   warmEngine,
+  warmUp,
   type ExtensionMessageInput,
   type ThreadEnvironment,
   type Warning,
@@ -16,16 +17,24 @@ import {
 import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
-import { UiBridge } from "../ui/bridge.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
-import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
+import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
 import { ThreadLocator } from "./locate.js";
 import { modelError } from "./model-error.js";
 import { sessionError } from "./session-error.js";
 import { derivedName, validApprovalMode } from "./thread-object.js";
 
 type SendMessageOptions = { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" };
+
+type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js")];
+let threadParts: Promise<ThreadParts> | undefined;
+
+/** What a loaded thread runs on (turns, approvals, its UI bridge) loads with the first thread: listing never waits for it. */
+function loadThreadParts(): Promise<ThreadParts> {
+  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js")]);
+  return threadParts;
+}
 
 /**
  * Every thread this process has loaded, and the shared pieces they run on:
@@ -57,9 +66,13 @@ export class ThreadManager {
     });
   }
 
-  /** Loads the model layer ahead of the first turn. */
-  warm(): void {
-    warmEngine();
+  /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
+  private readonly fileOptions = { onWritten: (path: string) => this.listing.noteWritten(path) };
+
+  /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
+  async warm(idle: () => Promise<void>): Promise<void> {
+    await loadThreadParts();
+    await warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
@@ -126,7 +139,7 @@ export class ThreadManager {
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     warmEngine();
-    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd });
+    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions });
     this.locator.moved(file.header.id, file.path);
     const thread = await this.open(file, "startup");
     const release = thread.hold();
@@ -164,7 +177,7 @@ export class ThreadManager {
         warmEngine();
         let file: SessionFile;
         try {
-          file = await SessionFile.open(path, { lazy: true });
+          file = await SessionFile.open(path, { lazy: true, ...this.fileOptions });
         } catch (error) {
           throw sessionError(error, threadId);
         }
@@ -184,7 +197,7 @@ export class ThreadManager {
     let sourceName = source?.name;
     const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
     const forked = await forkSession({ source: path, dir: this.locator.sessionDirFor(cwd), cwd });
-    const file = await SessionFile.open(forked.path);
+    const file = await SessionFile.open(forked.path, this.fileOptions);
     if (sourceName === undefined) {
       const state = file.summary();
       sourceName = state.name ?? derivedName(state.firstUserText);
@@ -197,6 +210,7 @@ export class ThreadManager {
   }
 
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
+    const [{ LoadedThread }, { UiBridge }] = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
     // Until the thread exists (extensions load first), what they send waits here.

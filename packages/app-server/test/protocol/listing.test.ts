@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
@@ -117,6 +118,37 @@ describe("spec: thread/list", () => {
     appendFileSync(kept.sessionFile!, JSON.stringify({ type: "thread_name", id: "edited00001", parentId: last.id, timestamp: Date.now(), name: "Edited outside" }) + "\n");
     const after = await server.main.request("thread/list", { cwd });
     assert.equal(after.threads[0]!.title, "Edited outside");
+  });
+
+  test("the server indexes what it writes: a restarted server lists its threads without reading one", async () => {
+    const home = mkdtempSync(join(tmpdir(), "kc-test-restart-"));
+    let second: TestServer | undefined;
+    try {
+      const first = await startServer({ model, home });
+      const cwd = first.project({}, "restart");
+      const ids: string[] = [];
+      for (const text of ["one", "two", "three"]) {
+        const { thread } = await first.main.request("thread/start", { cwd });
+        await turn(first.main, thread.id, text);
+        ids.unshift(thread.id);
+      }
+      const { thread: empty } = await first.main.request("thread/start", { cwd });
+      ids.unshift(empty.id);
+      await first.main.request("thread/name/set", { threadId: ids[1]!, name: "Named last" });
+      ids.splice(0, 2, ids[1]!, ids[0]!);
+      await first.close();
+
+      second = await startServer({ model, home });
+      const { threads } = await second.main.request("thread/list", { cwd });
+      assert.deepEqual(threads.map((t) => t.id), ids);
+      assert.deepEqual(threads.map((t) => t.title), ["Named last", "", "two", "one"]);
+      const diagnostics = await second.main.request("server/diagnostics", {});
+      assert.equal(diagnostics.listingFilesOpened, 0, "every transcript was in the index");
+      await second.close();
+    } finally {
+      second?.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   test("a warm listing opens no transcript: the diagnostics counters show it", async () => {

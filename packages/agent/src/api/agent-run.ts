@@ -1,0 +1,60 @@
+/** The agent run: the loop, its tools, extensions and resources. A thread's runtime loads it; listing and history never need it. */
+export {
+  AgentSession,
+  DEFAULT_RUN_SETTINGS,
+  TurnInProgressError,
+  type AgentSessionOptions,
+  type AfterToolCall,
+  type BeforeToolCall,
+  type RetrySettings,
+  type RunSettings,
+  type SessionHooks,
+  type ToolCallInfo,
+  type TurnInput,
+  type TurnResult,
+} from "../run/session.js";
+export { Turn, type TurnOutcome, type TurnPhase } from "../run/turn.js";
+export type { SessionEvent, SessionListener, CompactionReason } from "../run/events.js";
+export { contextMessages, type Transcript, type TranscriptEntry, type TurnEndFields } from "../run/transcript.js";
+export { buildSystemPrompt, collectContextFiles, type ContextFile } from "../run/system-prompt.js";
+export { emptyUsage, type TokenUsage } from "../run/usage.js";
+export { extensionMessage, textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "../run/messages.js";
+export { DEFAULT_COMPACTION, type CompactionSettings } from "../run/compaction.js";
+export * from "../tools/index.js";
+export { ExtensionHost, extensionName, type ExtensionHostDeps, type ExtensionSpec } from "../extensions/host.js";
+export { extensionRunHooks, runInputHooks, type ExtensionRunHooks } from "../extensions/session-hooks.js";
+export { silentUI } from "../extensions/silent-ui.js";
+export type * from "../extensions/types.js";
+export {
+  RESOURCE_TYPES,
+  ResourceError,
+  discoverResources,
+  planResourceToggle,
+  parseFrontmatter,
+  loadSkill,
+  readSkillHeader,
+  renderSkillsSection,
+  skillCommandMessage,
+  expandPromptTemplate,
+  loadPromptTemplate,
+  parseSlashInput,
+  splitArgs,
+  expandSlashInput,
+  listCommands,
+  SKILL_COMMAND_PREFIX,
+  projectBase,
+  projectResourcePaths,
+  scopeBase,
+  type PackageEntry,
+  type Resource,
+  type ResourceErrorCode,
+  type ResourceScope,
+  type ResourceSettings,
+  type ResourceType,
+  type ResourceWarning,
+  type ScopedSettings,
+  type DiscoveryResult,
+  type Skill,
+  type CommandInfo,
+} from "../resources/index.js";
+export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "../thread/tool-selection.js";

@@ -1,0 +1,35 @@
+/**
+ * What the server needs to find, list, read, own and configure threads;
+ * never the agent run itself. Only `export *`, as in ../index.ts: a named
+ * re-export here would make every module below part of the chunk of
+ * whatever imports the smallest of them.
+ */
+export type { Warning } from "../warning.js";
+export * from "../fs/file-lock.js";
+export * from "../fs/atomic-write.js";
+export * from "../fs/file-queue.js";
+export * from "../models/engine.js";
+export * from "../models/errors.js";
+export * from "../models/registry.js";
+export * from "../models/auth-store.js";
+export * from "../models/models-json.js";
+export * from "../run/error-kind.js";
+export * from "../settings/read.js";
+export * from "../settings/write.js";
+export * from "../settings/store.js";
+export * from "../settings/errors.js";
+export * from "../settings/scope.js";
+export * from "../settings/catalogue.js";
+export * from "../settings/migrations.js";
+export * from "../trust/store.js";
+export * from "../trust/resources.js";
+export * from "../trust/errors.js";
+export * from "../approvals/shell-prefix.js";
+export * from "../session/index.js";
+export * from "../listing/index.js";
+export * from "../tools/image.js";
+export * from "../thread/load-runtime.js";
+export * from "../thread/warm-up.js";
+export * from "../thread/gates.js";
+export type { ThreadEnvironment, ThreadRuntimeOptions, InputOutcome, TurnOwnerView } from "../thread/runtime.js";
+export * from "../extensions/factory-cache.js";

@@ -1,0 +1,31 @@
+import type { Api } from "@mariozechner/pi-ai";
+
+/**
+ * pi-ai imports a provider's module (and with it the provider's SDK) on the
+ * first request of a model of it. The same modules, by their exported
+ * names: importing one ahead of time is what pi-ai's own import then finds.
+ * Bedrock's module is not exported; it loads on first use.
+ */
+const PROVIDER_MODULES: Partial<Record<Api, () => Promise<unknown>>> = {
+  "anthropic-messages": () => import("@mariozechner/pi-ai/anthropic"),
+  "openai-completions": () => import("@mariozechner/pi-ai/openai-completions"),
+  "openai-responses": () => import("@mariozechner/pi-ai/openai-responses"),
+  "azure-openai-responses": () => import("@mariozechner/pi-ai/azure-openai-responses"),
+  "openai-codex-responses": () => import("@mariozechner/pi-ai/openai-codex-responses"),
+  "mistral-conversations": () => import("@mariozechner/pi-ai/mistral"),
+  "google-generative-ai": () => import("@mariozechner/pi-ai/google"),
+  "google-vertex": () => import("@mariozechner/pi-ai/google-vertex"),
+};
+
+/** Loads the module that streams from models of `api`; false when there is none to load ahead. */
+export async function loadProvider(api: Api): Promise<boolean> {
+  const load = PROVIDER_MODULES[api];
+  if (load === undefined) return false;
+  await load();
+  return true;
+}
+
+/** Whether a provider's requests go through the global `fetch` (every SDK here but Bedrock's AWS client). */
+export function usesFetch(api: Api): boolean {
+  return api !== "bedrock-converse-stream";
+}

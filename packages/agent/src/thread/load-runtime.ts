@@ -1,0 +1,26 @@
+import type { Warning } from "../warning.js";
+import type { ThreadRuntime as Runtime, ThreadRuntimeOptions } from "./runtime.js";
+
+type RuntimeModule = typeof import("./runtime.js");
+
+let loading: Promise<RuntimeModule> | undefined;
+
+/**
+ * The agent run (its loop, tools and their TypeBox schemas, extensions,
+ * resources) loads with the first thread, or when a host warms it up:
+ * listing and reading history never wait for it.
+ */
+export function loadThreadRuntime(): Promise<RuntimeModule> {
+  loading ??= import("./runtime.js");
+  return loading;
+}
+
+export type ThreadRuntime = Runtime;
+
+/** `ThreadRuntime.create`, loading the agent run first when it has not loaded yet. */
+export const ThreadRuntime = {
+  async create(options: ThreadRuntimeOptions): Promise<{ runtime: ThreadRuntime; warnings: Warning[] }> {
+    const { ThreadRuntime: Loaded } = await loadThreadRuntime();
+    return Loaded.create(options);
+  },
+};

@@ -1,0 +1,52 @@
+import { loadEngine } from "../models/engine.js";
+import { loadProvider, usesFetch } from "../models/providers.js";
+import type { ModelRegistry } from "../models/registry.js";
+import { warmRequest } from "../models/warm-request.js";
+import { readSettings } from "../settings/read.js";
+import { loadThreadRuntime } from "./load-runtime.js";
+
+export interface WarmUpOptions {
+  agentDir: string;
+  registry: ModelRegistry;
+  /**
+   * Resolves when the host has nothing more pressing to do (no request
+   * being answered); every step waits for it, so a request that arrives
+   * during the warm-up waits at most for the step under way.
+   */
+  idle?: () => Promise<void>;
+}
+
+/**
+ * Loads, one step at a time, what the first thread and its first turn
+ * would otherwise wait for: the engine and the agent run (a new thread
+ * needs them), then for the default model its provider's module with its
+ * SDK, and one request through them to a server of our own (what its
+ * first response would wait for). Best effort: a step that fails is what
+ * the first real use pays for, and reports.
+ */
+export async function warmUp(options: WarmUpOptions): Promise<void> {
+  const idle = options.idle ?? (() => Promise.resolve());
+  await idle();
+  await loadEngine();
+  await idle();
+  await loadThreadRuntime();
+  await idle();
+  const model = await defaultModel(options);
+  if (model === undefined) return;
+  await idle();
+  await loadProvider(model.api);
+  if (!usesFetch(model.api)) return;
+  await idle();
+  // A host without a loopback interface cannot warm this; its first request pays, as it would have.
+  await warmRequest(model).catch(() => undefined);
+}
+
+/** The model a thread starts with when neither its project nor its client picks one; undefined when none is usable. */
+async function defaultModel({ agentDir, registry }: WarmUpOptions) {
+  const { effective } = readSettings({ agentDir });
+  try {
+    return await registry.resolve(undefined, { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined });
+  } catch {
+    return undefined;
+  }
+}

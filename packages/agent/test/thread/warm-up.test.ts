@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { after, describe, test } from "node:test";
+import { loadProvider, usesFetch } from "../../src/models/providers.js";
+import { ModelRegistry } from "../../src/models/registry.js";
+import { warmRequest } from "../../src/models/warm-request.js";
+import { warmUp } from "../../src/thread/warm-up.js";
+
+const root = mkdtempSync(join(tmpdir(), "kc-warm-up-"));
+after(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+
+/** An agent dir whose only usable model is a local one of `api`, or none. */
+function agentDir(api?: string): string {
+  const dir = join(root, `a${n++}`);
+  mkdirSync(dir, { recursive: true });
+  if (api !== undefined) {
+    const provider = { baseUrl: "http://127.0.0.1:9/v1", api, apiKey: "local-key", models: [{ id: "m" }] };
+    writeFileSync(join(dir, "models.json"), JSON.stringify({ providers: { local: provider } }));
+  }
+  return dir;
+}
+
+/** An idle signal the test opens one step at a time. */
+function steppedIdle() {
+  const waiting: Array<() => void> = [];
+  return {
+    idle: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    waiting,
+    async release(): Promise<void> {
+      while (waiting.length === 0) await nextTurn();
+      waiting.shift()!();
+    },
+  };
+}
+
+async function settles(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true), () => (settled = true));
+  for (let i = 0; i < 50 && !settled; i++) await nextTurn();
+  return settled;
+}
+
+describe("warm-up", () => {
+  test("each step waits for the host to be idle: engine, agent run, then the default model's provider and a request through it", async () => {
+    const dir = agentDir("openai-responses");
+    const steps = steppedIdle();
+    const done = warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: steps.idle });
+    for (let step = 0; step < 4; step++) {
+      await steps.release();
+      assert.equal(await settles(done), false, `waiting for idleness after step ${step + 1}`);
+    }
+    await steps.release();
+    await done;
+    assert.equal(steps.waiting.length, 0);
+  });
+
+  test("without a usable model it stops after the agent run", async () => {
+    const dir = agentDir();
+    let asked = 0;
+    await warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: async () => void asked++ });
+    assert.equal(asked, 3);
+  });
+
+  test("provider modules load by api; Bedrock's and unknown ones are left to their first use", async () => {
+    assert.equal(await loadProvider("openai-completions"), true);
+    assert.equal(await loadProvider("anthropic-messages"), true);
+    assert.equal(await loadProvider("bedrock-converse-stream"), false);
+    assert.equal(await loadProvider("no-such-api"), false);
+    assert.equal(usesFetch("bedrock-converse-stream"), false);
+    assert.equal(usesFetch("openai-responses"), true);
+  });
+
+  test("the request warm-up streams a canned reply through the provider where it knows the wire format, else through fetch", async () => {
+    const registry = new ModelRegistry(agentDir("openai-responses"), {});
+    for (const api of ["openai-responses", "openai-completions", "anthropic-messages"]) {
+      const model = { ...(await registry.resolve()), api };
+      assert.deepEqual(await warmRequest(model), { through: "provider", outcome: "done" }, api);
+    }
+    assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "mistral-conversations" }), { through: "fetch" });
+    assert.deepEqual(await warmRequest(), { through: "fetch" });
+  });
+});
