@@ -134,6 +134,9 @@ describe("spec: thread/list", () => {
       }
       const { thread: empty } = await first.main.request("thread/start", { cwd });
       ids.unshift(empty.id);
+      // Listings order by modification time at whole milliseconds: the rename must land in a later one.
+      const created = Date.parse(empty.updatedAt);
+      await waitUntil("the clock to pass the empty thread's creation", () => Date.now() > created + 1 || undefined);
       await first.main.request("thread/name/set", { threadId: ids[1]!, name: "Named last" });
       ids.splice(0, 2, ids[1]!, ids[0]!);
       await first.close();
