@@ -7,6 +7,7 @@ import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
 import { shutdownConnections, type ShutdownOptions } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
+import type { ThreadCatalog } from "./threads/catalog.js";
 import type { ThreadManager } from "./threads/manager.js";
 
 export interface AppServerOptions {
@@ -18,6 +19,8 @@ export interface AppServerOptions {
 }
 
 const MAX_ERROR_MESSAGE = 2000;
+/** How long after the first handshake the warm-up begins. */
+const WARM_UP_DELAY_MS = 30;
 /** What a client asks first: their validators compile during the warm-up. */
 const FIRST_REQUESTS = ["thread/start", "thread/resume", "thread/read", "thread/list", "turn/start"];
 
@@ -30,6 +33,7 @@ export class AppServer {
   readonly context: ServerContext;
   private threadManager: ThreadManager | undefined;
   private threadManagerLoading: Promise<ThreadManager> | undefined;
+  private catalogLoading: Promise<ThreadCatalog> | undefined;
   private readonly handlers: HandlerTable;
   private readonly schema: ProtocolSchema;
   private readonly liveConnections = new Set<Connection>();
@@ -89,8 +93,20 @@ export class AppServer {
    */
   threads(): Promise<ThreadManager> {
     if (this.threadManager) return Promise.resolve(this.threadManager);
-    this.threadManagerLoading ??= import("./threads/manager.js").then(({ ThreadManager }) => this.adoptThreads(new ThreadManager(this.context)));
+    this.threadManagerLoading ??= Promise.all([import("./threads/manager.js"), this.catalog()]).then(([{ ThreadManager }, catalog]) =>
+      this.adoptThreads(new ThreadManager(this.context, catalog)),
+    );
     return this.threadManagerLoading;
+  }
+
+  /**
+   * The threads on disk, for listings and history: loads no more than the
+   * listing needs, and is the same catalog the thread manager uses.
+   */
+  catalog(): Promise<ThreadCatalog> {
+    if (this.threadManager) return Promise.resolve(this.threadManager.catalog);
+    this.catalogLoading ??= import("./threads/catalog.js").then(({ ThreadCatalog }) => new ThreadCatalog(this.context));
+    return this.catalogLoading;
   }
 
   /** The thread manager if it exists yet; nothing is loaded to answer. */
@@ -107,13 +123,18 @@ export class AppServer {
   private answering = 0;
   private readonly idleWaiters: (() => void)[] = [];
 
-  /** Once the first handshake is done, the thread layer loads in the background: the handshake itself never waits for it. */
+  /**
+   * Shortly after the first handshake, the thread layer loads in the
+   * background: the handshake never waits for it, and a request the client
+   * sends right after the handshake (a first listing) starts before it and
+   * does not share the processor with it.
+   */
   private scheduleWarmUp(): void {
     if (this.warmUpScheduled) return;
     this.warmUpScheduled = true;
-    setImmediate(() => {
+    setTimeout(() => {
       if (!this.shutdownPromise) this.warmUp();
-    }).unref();
+    }, WARM_UP_DELAY_MS).unref();
   }
 
   /**
@@ -159,7 +180,11 @@ export class AppServer {
       const manager = () => this.threadManager ?? this.threadManagerLoading;
       const threads = {
         stopTurns: async () => (await manager())?.stopTurns(),
-        closeAll: async (deadline: Promise<void>) => (await manager())?.closeAll(deadline),
+        closeAll: async (deadline: Promise<void>) => {
+          await (await manager())?.closeAll(deadline);
+          // A server that only listed has a catalog and no manager: its listing closes too.
+          await (await this.catalogLoading)?.close();
+        },
       };
       await shutdownConnections([...this.liveConnections], this.context, threads, options);
     })();

@@ -1,16 +1,14 @@
 import { archiveThread, unarchiveThread } from "./archive.js";
 import { deleteThread } from "./delete.js";
 import { forkThread } from "./fork.js";
-import { listThreads } from "./list.js";
 import { setThreadName } from "./name-set.js";
-import { readThread } from "./read.js";
 import { resumeThread } from "./resume.js";
 import { updateThreadSettings } from "./settings-update.js";
 import { startThread } from "./start.js";
 import type { ThreadHandlers } from "./thread-handler.js";
 import { unsubscribeThread } from "./unsubscribe.js";
 
-/** The thread/* methods: one file per method, named after it. */
+/** The thread/* methods that need the thread layer: one file per method, named after it (thread/list and thread/read are in listing-layer.ts). */
 export const threadHandlers = {
   "thread/start": startThread,
   "thread/resume": resumeThread,
@@ -18,8 +16,6 @@ export const threadHandlers = {
   "thread/unsubscribe": unsubscribeThread,
   "thread/name/set": setThreadName,
   "thread/settings/update": updateThreadSettings,
-  "thread/read": readThread,
-  "thread/list": listThreads,
   "thread/archive": archiveThread,
   "thread/unarchive": unarchiveThread,
   "thread/delete": deleteThread,

@@ -1,20 +1,20 @@
+import type { CatalogHandler } from "./catalog-handler.js";
 import { listingError, wireSummary } from "./summary.js";
-import type { ThreadHandler } from "./thread-handler.js";
 
 /** thread/list: summaries from the folder indexes, newest first, with each thread's live status. */
-export const listThreads: ThreadHandler<"thread/list"> = async (params, ctx, threads) => {
+export const listThreads: CatalogHandler<"thread/list"> = async (params, ctx, catalog) => {
   try {
-    const result = await threads.listing.list({
-      folders: threads.sessionFolders(),
+    const result = await catalog.listing.list({
+      folders: catalog.locator.sessionRoots(),
       ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
       ...(params.archived === undefined ? {} : { archived: params.archived }),
       ...(params.cursor == null ? {} : { cursor: params.cursor }),
       ...(params.limit === undefined ? {} : { limit: params.limit }),
       signal: ctx.signal,
     });
-    for (const summary of result.threads) threads.moved(summary.id, summary.path);
+    for (const summary of result.threads) catalog.locator.moved(summary.id, summary.path);
     return {
-      threads: result.threads.map((summary) => wireSummary(summary, threads)),
+      threads: result.threads.map((summary) => wireSummary(summary, catalog)),
       ...(result.nextCursor === undefined ? {} : { nextCursor: result.nextCursor }),
     };
   } catch (error) {

@@ -2,7 +2,6 @@ import {
   ExtensionFactoryCache,
   ModelRegistry,
   SessionFile,
-  ThreadListing,
   ThreadRuntime,
   TrustStore,
   forkSession,
@@ -17,10 +16,10 @@ import {
 import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
+import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
-import { ThreadLocator } from "./locate.js";
 import { modelError } from "./model-error.js";
 import { sessionError } from "./session-error.js";
 import { derivedName, validApprovalMode } from "./thread-object.js";
@@ -47,17 +46,19 @@ export class ThreadManager {
   private readonly loading = new Map<string, Promise<LoadedThread>>();
   /** Threads that lost their transcript: their systemError shows until a load succeeds. */
   private readonly failures = new Map<string, string>();
-  readonly locator: ThreadLocator;
   private readonly fences = new ThreadFences();
   private readonly housekeeping: Housekeeping;
   private environmentValue: ThreadEnvironment | undefined;
-  private listingValue: ThreadListing | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   /** Shutdown began: no thread is created, loaded or forked any more. */
   private closing = false;
 
-  constructor(readonly context: ServerContext) {
-    this.locator = new ThreadLocator(context);
+  constructor(
+    readonly context: ServerContext,
+    /** Where the threads are on disk; shared with the listing, which the manager tells what its threads are doing. */
+    readonly catalog: ThreadCatalog = new ThreadCatalog(context),
+  ) {
+    catalog.attachStatus((threadId) => this.liveStatus(threadId));
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
       loaded: () => this.loaded.values(),
@@ -67,7 +68,7 @@ export class ThreadManager {
   }
 
   /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
-  private readonly fileOptions = { onWritten: (path: string) => this.listing.noteWritten(path) };
+  private readonly fileOptions = { onWritten: (path: string) => this.catalog.listing.noteWritten(path) };
 
   /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
   async warm(idle: () => Promise<void>): Promise<void> {
@@ -94,10 +95,8 @@ export class ThreadManager {
     return this.environmentValue;
   }
 
-  /** The engine behind thread/list and thread/read's summaries; its counters are the server's. */
-  get listing(): ThreadListing {
-    this.listingValue ??= new ThreadListing({ counters: this.context.counters });
-    return this.listingValue;
+  private get locator() {
+    return this.catalog.locator;
   }
 
   get registry(): ModelRegistry {
@@ -284,20 +283,15 @@ export class ThreadManager {
     this.locator.moved(threadId, path);
   }
 
-  /** Every folder that holds this server's active transcripts (their `archived` folders beside them). */
-  sessionFolders(): string[] {
-    return this.locator.sessionRoots();
-  }
-
   /** Tells every connection (thread/archived, thread/deleted, ...). */
   broadcast: Broadcaster["broadcast"] = (method, params) => this.broadcaster.broadcast(method, params);
 
-  /** What a thread's status is, loaded or not: a lost thread's systemError outlives its unload. */
-  statusOf(threadId: string): ThreadStatus {
+  /** What a thread this process holds or lost is doing: a lost thread's systemError outlives its unload. */
+  private liveStatus(threadId: string): ThreadStatus | undefined {
     const loaded = this.loaded.get(threadId);
     if (loaded) return loaded.status;
     const failure = this.failures.get(threadId);
-    return failure === undefined ? { type: "notLoaded" } : { type: "systemError", message: failure };
+    return failure === undefined ? undefined : { type: "systemError", message: failure };
   }
 
   /**
@@ -349,6 +343,6 @@ export class ThreadManager {
     this.housekeeping.stop();
     await Promise.allSettled([...this.loading.values()]);
     await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown", deadline).catch(() => undefined)));
-    await this.listingValue?.close().catch(() => undefined);
+    await this.catalog.close();
   }
 }

@@ -1,14 +1,14 @@
 import { ListingError, type ThreadSummary as ListedThread } from "@knightcode/agent";
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
-import type { ThreadManager } from "./manager.js";
+import type { ThreadCatalog } from "./catalog.js";
 
 /** Long enough for any reason the server gives, short enough for a sidebar row. */
 const STATUS_MESSAGE_MAX = 500;
 
 /** A listed thread as thread/list and thread/read carry it, with its live status. */
-export function wireSummary(summary: ListedThread, threads: ThreadManager): ThreadSummary {
-  const status = threads.statusOf(summary.id);
+export function wireSummary(summary: ListedThread, catalog: ThreadCatalog): ThreadSummary {
+  const status = catalog.statusOf(summary.id);
   return {
     id: summary.id,
     title: summary.title,
