@@ -118,10 +118,13 @@ export class ModelRegistry {
     return out;
   }
 
-  async list(): Promise<ModelSummary[]> {
-    const ai = await this.load();
+  /**
+   * Every model once, in the registry's order (extension, custom, then
+   * built-in providers; an earlier entry shadows a later one of the same
+   * provider and id), with whether its provider has credentials.
+   */
+  private *distinctModels(ai: PiAi): Generator<{ model: Model<Api>; source: ModelSource; available: boolean }> {
     const seen = new Set<string>();
-    const summaries: ModelSummary[] = [];
     const stored = this.auth.readAll().credentials;
     for (const group of this.allProviders(ai)) {
       const available = stored[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
@@ -129,20 +132,28 @@ export class ModelRegistry {
         const key = `${model.provider}\u0000${model.id}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        summaries.push({
-          provider: model.provider,
-          id: model.id,
-          name: model.name,
-          reasoning: model.reasoning,
-          thinkingLevels: ai.getSupportedThinkingLevels(model),
-          contextWindow: model.contextWindow,
-          maxTokens: model.maxTokens,
-          input: model.input,
-          cost: knownPrices(model.cost),
-          available,
-          source: group.source,
-        });
+        yield { model, source: group.source, available };
       }
+    }
+  }
+
+  async list(): Promise<ModelSummary[]> {
+    const ai = await this.load();
+    const summaries: ModelSummary[] = [];
+    for (const { model, source, available } of this.distinctModels(ai)) {
+      summaries.push({
+        provider: model.provider,
+        id: model.id,
+        name: model.name,
+        reasoning: model.reasoning,
+        thinkingLevels: ai.getSupportedThinkingLevels(model),
+        contextWindow: model.contextWindow,
+        maxTokens: model.maxTokens,
+        input: model.input,
+        cost: knownPrices(model.cost),
+        available,
+        source,
+      });
     }
     return summaries;
   }
@@ -213,20 +224,9 @@ export class ModelRegistry {
    * and levelling a thousand models for it took longer than the rest.
    */
   private usable(ai: PiAi): { model: Model<Api>; source: ModelSource }[] {
-    const seen = new Set<string>();
-    const usable: { model: Model<Api>; source: ModelSource }[] = [];
-    const stored = this.auth.readAll().credentials;
-    for (const group of this.allProviders(ai)) {
-      const available = stored[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
-      for (const model of group.models) {
-        const key = `${model.provider}\u0000${model.id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        if (available) usable.push({ model, source: group.source });
-      }
-    }
-    return usable;
+    return [...this.distinctModels(ai)].filter(({ available }) => available);
   }
+
 
   /** Throws noCredentials when the model's provider has no key. */
   async requireCredentials(model: Model<Api>): Promise<string> {

@@ -2,30 +2,11 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFile, stat } from "node:fs/promises";
-import { setTimeout as delay } from "node:timers/promises";
 import { test } from "node:test";
 import { createBashTool, type BashDetails } from "../../src/tools/index.js";
+import { assertGone, isGone } from "./processes.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
-/** True once `pid` is gone or a zombie (dead, waiting to be reaped by whoever adopted it). */
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return true;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}
-
-/** Waits (up to a generous bound, so a slow machine does not fail the test) for `pid` to die. */
-async function assertGone(pid: number): Promise<void> {
-  for (let waited = 0; waited < 10_000 && !isGone(pid); waited += 20) await delay(20);
-  assert.ok(isGone(pid), `process ${pid} is still alive`);
-}
 
 const firstNumber = (text: string): number => Number(/\d+/.exec(text)![0]);
 

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { createBashTool, ProcessGroups, type SignalGroup } from "../../src/tools/index.js";
-import { assertGone, isGone, killAfter, ManualTimers, waitFor } from "./processes.js";
+import { waitUntil } from "../support/wait.js";
+import { assertGone, isGone, killAfter, ManualTimers } from "./processes.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 const firstNumber = (text: string): number => Number(/\d+/.exec(text)![0]);
@@ -204,7 +205,7 @@ describe("ProcessGroups, on real processes", () => {
     const bash = createBashTool({ cwd: dir, processes }, { killGraceMs: 60_000 });
     await rejectsWith(bash.execute("c", { command: "exec sleep 100", timeout: 0.2 }), "timedOut");
     // The leader was the only member and the tool has reaped it: the group is seen gone when the call ends.
-    await waitFor("the group to be seen gone", () => {
+    await waitUntil("the group to be seen gone", () => {
       timers.advance(25);
       return processes.size === 0;
     });

@@ -1,8 +1,7 @@
-import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { setTimeout as delay } from "node:timers/promises";
 import type { TestContext } from "node:test";
 import type { StopTimers } from "../../src/tools/index.js";
+import { waitUntil } from "../support/wait.js";
 
 /** True once `pid` is gone or a zombie (dead, waiting for whoever adopted it to reap it). */
 export function isGone(pid: number): boolean {
@@ -18,17 +17,8 @@ export function isGone(pid: number): boolean {
   }
 }
 
-/** Polls until `probe` holds, failing after `timeoutMs` (generous: the machine may be busy). */
-export async function waitFor(what: string, probe: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(10);
-  }
-}
-
 export async function assertGone(pid: number): Promise<void> {
-  await waitFor(`process ${pid} to die`, () => isGone(pid));
+  await waitUntil(`process ${pid} to die`, () => isGone(pid));
 }
 
 /** Kills `pid` when the test ends, should the test have failed before it died. */
