@@ -181,9 +181,10 @@ export class AppServer {
       const threads = {
         stopTurns: async () => (await manager())?.stopTurns(),
         closeAll: async (deadline: Promise<void>) => {
-          await (await manager())?.closeAll(deadline);
-          // A server that only listed has a catalog and no manager: its listing closes too.
-          await (await this.catalogLoading)?.close();
+          const threads = await manager();
+          // The manager closes the catalog it shares; a server that only listed has a catalog alone.
+          if (threads) await threads.closeAll(deadline);
+          else await (await this.catalogLoading)?.close();
         },
       };
       await shutdownConnections([...this.liveConnections], this.context, threads, options);

@@ -6,3 +6,4 @@ export {
   type ScriptedReply,
   type ScriptedResponse,
 } from "./scripted-model.js";
+export { waitUntil } from "./wait.js";

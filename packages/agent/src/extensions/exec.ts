@@ -17,8 +17,9 @@ export interface ExecOptions {
 /**
  * One stream's bytes up to the cap, decoded once at the end: a character
  * the pipe split across two chunks stays whole.
+ * @internal exported for its test
  */
-class CappedOutput {
+export class CappedOutput {
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
   private truncated = false;

@@ -1,13 +1,21 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { execProgram } from "../../src/extensions/exec.js";
+import { CappedOutput, execProgram } from "../../src/extensions/exec.js";
 import { ProcessGroups } from "../../src/tools/index.js";
 import { assertGone, isGone, killAfter } from "../tools/processes.js";
 import { tempDir } from "../tools/support.js";
 
-test("a character split across two writes reaches the caller whole, on stdout and stderr", async (t) => {
+test("output is decoded once from its bytes: a character split between two chunks stays whole", () => {
+  const text = Buffer.from("é€😀 done", "utf8");
+  const output = new CappedOutput();
+  // Cut inside the two-, three- and four-byte characters.
+  for (const [from, to] of [[0, 1], [1, 4], [4, 7], [7, text.length]] as const) output.push(text.subarray(from, to));
+  assert.equal(output.text(), "é€😀 done");
+});
+
+test("a character written in pieces reaches the caller whole, on stdout and stderr", async (t) => {
   const dir = await tempDir(t);
-  // Each write is flushed and followed by a pause, so the reader gets the halves as separate chunks.
+  // Each piece is written once the one before it was flushed: the reader may see them as separate chunks.
   const script = `
     const text = Buffer.from("é€😀 done", "utf8");
     const cuts = [1, 4, 7, text.length];
@@ -17,7 +25,7 @@ test("a character split across two writes reaches the caller whole, on stdout an
       const part = text.subarray(from, cuts[i]);
       from = cuts[i];
       let flushed = 0;
-      const both = () => ++flushed === 2 && setTimeout(() => next(i + 1), 50);
+      const both = () => ++flushed === 2 && next(i + 1);
       process.stdout.write(part, both);
       process.stderr.write(part, both);
     };

@@ -7,7 +7,7 @@ import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-h
 import { silentUI } from "../../src/extensions/silent-ui.js";
 import type { ExtensionWarning } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 
 let env: RunEnv;
 let dir: string;

@@ -5,7 +5,7 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { ModelError } from "../../src/models/errors.js";
 import { TurnInProgressError } from "../../src/run/session.js";
 import { eventTypes, runEnv, type RunEnv } from "../support/env.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 
 let env: RunEnv;
 before(async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Turn } from "../../src/run/turn.js";
 import { runEnv, type RunEnv } from "../support/env.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 
 let env: RunEnv;
 before(async () => {

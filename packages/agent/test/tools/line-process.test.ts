@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runLineProcess } from "../../src/tools/line-process.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 import { rejectsWith } from "./support.js";
 
 test("stopping from onLine kills an endless producer", async () => {

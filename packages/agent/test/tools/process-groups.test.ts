@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { createBashTool, ProcessGroups, type SignalGroup } from "../../src/tools/index.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 import { assertGone, isGone, killAfter, ManualTimers } from "./processes.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 

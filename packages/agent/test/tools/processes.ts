@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { TestContext } from "node:test";
 import type { StopTimers } from "../../src/tools/index.js";
-import { waitUntil } from "../support/wait.js";
+import { waitUntil } from "@knightcode/testkit";
 
 /** True once `pid` is gone or a zombie (dead, waiting for whoever adopted it to reap it). */
 export function isGone(pid: number): boolean {

@@ -218,10 +218,6 @@ export class LoadedThread {
     return true;
   }
 
-  isSubscribed(connection: Connection): boolean {
-    return this.subscribers.has(connection);
-  }
-
   /** A notification to this thread's subscribers. */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
     for (const connection of this.subscribers.keys()) connection.notify(method, params);

@@ -331,17 +331,20 @@ export class ThreadManager {
    * entries and settled.
    */
   async stopTurns(): Promise<void> {
+    await this.stopTaking();
+    await Promise.all([...this.loaded.values()].map((thread) => thread.turns.close()));
+  }
+
+  /** No thread is created, loaded or forked any more, nor unloaded for idling; loads under way finish first. */
+  private async stopTaking(): Promise<void> {
     this.closing = true;
     this.housekeeping.stop();
     await Promise.allSettled([...this.loading.values()]);
-    await Promise.all([...this.loaded.values()].map((thread) => thread.turns.close()));
   }
 
   /** Closes every thread, giving running turns until `deadline` to settle; safe to call twice. */
   async closeAll(deadline?: Promise<void>): Promise<void> {
-    this.closing = true;
-    this.housekeeping.stop();
-    await Promise.allSettled([...this.loading.values()]);
+    await this.stopTaking();
     await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown", deadline).catch(() => undefined)));
     await this.catalog.close();
   }

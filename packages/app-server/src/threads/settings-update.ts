@@ -12,7 +12,7 @@ import type { ThreadHandler } from "./thread-handler.js";
 export const updateThreadSettings: ThreadHandler<"thread/settings/update"> = async (params, _ctx, threads) => {
   const thread = threads.require(params.threadId);
   if (params.model || params.thinkingLevel) {
-    await thread.turns.exclusive("settings", async () => {
+    await thread.turns.exclusive(async () => {
       if (params.model) {
         const model = await threads.registry.find(params.model);
         if (!model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`);

@@ -72,7 +72,7 @@ type Phase =
   | { kind: "idle" }
   | { kind: "turn"; run: Run }
   /** A change that must not land inside a turn (settings, later reverts and handoffs): starts wait for it. */
-  | { kind: "exclusive"; what: string; done: Promise<void> };
+  | { kind: "exclusive"; done: Promise<void> };
 
 const WAITING_ORDER: readonly Waiting[] = ["approval", "dialog"];
 
@@ -101,10 +101,6 @@ export class TurnOwner {
   /** A turn or an exclusive change holds the thread. */
   get busy(): boolean {
     return this.phase.kind !== "idle";
-  }
-
-  get isClosed(): boolean {
-    return this.closing !== undefined;
   }
 
   /** The turn between its start and end entries, if any. */
@@ -194,10 +190,10 @@ export class TurnOwner {
    * start that arrives meanwhile waits for it), and while a turn runs it is
    * refused with turnInProgress. Exclusive changes run one after another.
    */
-  async exclusive<T>(what: string, work: () => Promise<T>): Promise<T> {
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
     let release!: () => void;
     const done = new Promise<void>((resolve) => (release = resolve));
-    const phase = await this.claim(() => ({ kind: "exclusive" as const, what, done }));
+    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
     try {
       return await work();
     } finally {

@@ -15,7 +15,7 @@ import type {
   ServerNotificationMethod,
   ServerNotificationParams,
 } from "@knightcode/app-server-protocol";
-import type { ScriptedModelServer } from "@knightcode/testkit";
+import { waitUntil, type ScriptedModelServer } from "@knightcode/testkit";
 import { ProtocolValidator } from "./schema.js";
 
 export const BIN = fileURLToPath(new URL("../../../../cli/bin/knightcode.js", import.meta.url));
@@ -39,16 +39,8 @@ export interface RawResponse {
   error?: { code: string; message: string; data?: Record<string, unknown> };
 }
 
-/** Waits for a condition with a deadline; every wait in the tests goes through it. */
-export async function waitUntil<T>(what: string, probe: () => T | undefined, timeoutMs = DEFAULT_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Every wait in the tests goes through it: a condition with a deadline. */
+export { waitUntil };
 
 /** waitUntil for a probe that has to ask (a request to the server): one look at a time, each awaited. */
 export async function waitUntilAsync<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = DEFAULT_WAIT_MS): Promise<T> {

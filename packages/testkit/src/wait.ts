@@ -1,4 +1,8 @@
-/** Waits for a condition with a deadline: a test waits for what it needs, never for time to pass. */
+/**
+ * Waits for a condition, polling, with a deadline: a test waits for what it
+ * needs, never for time to pass. Resolves with the probe's first value that
+ * is neither undefined nor false.
+ */
 export async function waitUntil<T>(what: string, probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
