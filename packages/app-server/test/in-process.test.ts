@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { AppServerClient, createMemoryTransportPair } from "@knightcode/app-server-client";
-import { AppServer, ServerContext, asServerTransport, createLogger, type HandlerTable, type ShutdownClock } from "../src/index.js";
+import { AppServer, ServerContext, asServerTransport, createLogger, type HandlerTable } from "../src/index.js";
 import { handlers } from "../src/handlers.js";
 import { TestClient, waitUntil } from "./support/harness.js";
+import { manualClock } from "./support/manual-clock.js";
 
 const quietLog = createLogger({ level: "error" });
 
@@ -44,19 +45,6 @@ describe("spec: Limits and client reference (createInProcessClient)", () => {
 });
 
 /** Shutdown's deadlines in the test's hand: each fires when the test says, and says how long it was set for. */
-function manualClock() {
-  const deadlines: { ms: number; fire(): void }[] = [];
-  const clock: ShutdownClock = {
-    after(ms) {
-      let fire!: () => void;
-      const promise = new Promise<void>((resolve) => (fire = resolve));
-      deadlines.push({ ms, fire });
-      return { promise, cancel: () => undefined };
-    },
-  };
-  return { clock, asked: () => deadlines.map((d) => d.ms), fire: (ms: number) => deadlines.filter((d) => d.ms === ms).forEach((d) => d.fire()) };
-}
-
 /** A handler of server/diagnostics that waits for the test's release, and says when it started and when it returned. */
 function heldDiagnostics() {
   let release!: () => void;

@@ -14,6 +14,7 @@ export {
   type TurnResult,
 } from "../run/session.js";
 export { Turn, type TurnOutcome, type TurnPhase } from "../run/turn.js";
+export type { UnsavedTail } from "../run/unsaved.js";
 export type { SessionEvent, SessionListener, CompactionReason } from "../run/events.js";
 export { contextMessages, type Transcript, type TranscriptEntry, type TurnEndFields } from "../run/transcript.js";
 export { buildSystemPrompt, collectContextFiles, type ContextFile } from "../run/system-prompt.js";

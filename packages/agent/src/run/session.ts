@@ -14,6 +14,8 @@ import { contextMessages, type Transcript, type TurnStatus } from "./transcript.
 import { runTurnLoop } from "./turn-loop.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
+import { threadFault } from "../session/fault.js";
+import { UnsavedEntries, type PendingEntry, type UnsavedTail } from "./unsaved.js";
 
 export interface RetrySettings {
   enabled: boolean;
@@ -26,12 +28,15 @@ export interface RunSettings {
   retry: RetrySettings;
   compaction: CompactionSettings;
   streamIdleTimeoutMs: number;
+  /** After an interrupt, how long a tool or hook that ignores it may hold the turn before the turn ends without it. */
+  interruptGraceMs: number;
 }
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {
   retry: { enabled: true, maxRetries: 3, baseDelayMs: 2_000, maxRetryDelayMs: 60_000 },
   compaction: DEFAULT_COMPACTION,
   streamIdleTimeoutMs: DEFAULT_STREAM_IDLE_TIMEOUT_MS,
+  interruptGraceMs: 5_000,
 };
 
 export interface ToolCallInfo {
@@ -118,11 +123,16 @@ export class AgentSession {
   /** The turn this session runs now: the same record its owner holds, never a copy. */
   private current: Turn | undefined;
   private fatalError: Error | undefined;
+  /** After a disk failure: what could not be written, to be written once the cause is gone. */
+  private unsaved: UnsavedEntries | undefined;
   private systemPrompt: string;
   private tools: AgentTool[];
   /** Steering and follow-up messages accepted but not yet delivered, in order; delivery is noticed by identity. */
   private steers: AgentMessage[] = [];
   private nestedCalls = 0;
+  /** Agents left behind by a turn that did not stop in time: what they still do is ignored. */
+  private readonly abandoned = new WeakSet<Agent>();
+  private readonly disposed = new AbortController();
 
   constructor(private readonly options: AgentSessionOptions) {
     this.threadId = options.threadId;
@@ -172,6 +182,11 @@ export class AgentSession {
 
   get fatal(): Error | undefined {
     return this.fatalError;
+  }
+
+  /** What the thread could not write since its disk failed; undefined when nothing failed or the failure is not one to recover from. */
+  unsavedTail(): UnsavedTail | undefined {
+    return this.unsaved?.snapshot();
   }
 
   /** The model the transcript or the settings choose, or undefined when none is usable yet. */
@@ -286,6 +301,7 @@ export class AgentSession {
       sessionId: this.threadId,
       steeringMode: "all",
       beforeToolCall: async ({ toolCall, args }, signal) => {
+        if (this.abandoned.has(agent)) return { block: true, reason: "The turn this call belonged to has ended." };
         const gate = this.options.beforeToolCall;
         return gate ? gate({ toolCallId: toolCall.id, toolName: toolCall.name, args }, signal) : undefined;
       },
@@ -295,6 +311,7 @@ export class AgentSession {
       },
     });
     agent.subscribe((event) => {
+      if (this.abandoned.has(agent)) return;
       this.onAgentEvent(event);
       return this.options.hooks?.onAgentEvent?.(event);
     });
@@ -346,15 +363,29 @@ export class AgentSession {
     }
   }
 
-  /** @internal Appends, turning a failure to write into a fatal stop of the thread. */
-  appendSafely(entry: { type: string; [field: string]: unknown }, durable = false): { id: string; timestamp: number } | undefined {
-    if (this.fatalError) return undefined;
+  /**
+   * @internal Appends, turning a failure to write into a fatal stop of the
+   * thread: the running turn fails with the fault's message, and what the
+   * thread would have written from then on is kept in memory when the
+   * failure is one to recover from.
+   */
+  appendSafely(entry: PendingEntry, durable = false): { id: string; timestamp: number } | undefined {
+    if (this.fatalError) {
+      this.unsaved?.keep(entry, durable);
+      return undefined;
+    }
+    const leafBefore = this.transcript.leafId ?? null;
     try {
       return this.transcript.append(entry as never, { durable });
     } catch (error) {
-      this.fatalError = error instanceof Error ? error : new Error(String(error));
-      this.abort();
-      this.emit({ type: "fatal", error: this.fatalError });
+      const fault = threadFault(error);
+      this.fatalError = fault;
+      if (fault.resumable) {
+        this.unsaved = new UnsavedEntries(leafBefore);
+        this.unsaved.keep(entry, durable);
+      }
+      this.current?.fail({ message: fault.message, kind: "other" });
+      this.emit({ type: "fatal", error: fault });
       return undefined;
     }
   }
@@ -380,7 +411,11 @@ export class AgentSession {
     const agent = await this.prepare();
     if (this.current) throw new TurnInProgressError((this.current as Turn).id ?? "");
     const start = this.appendSafely({ type: "turn_start" });
-    if (!start) throw this.fatalError ?? new Error("could not start the turn");
+    if (!start) {
+      // Nothing of this turn was written or shown: it did not start, and recovering must not start it either.
+      this.unsaved?.dropLast();
+      throw this.fatalError ?? new Error("could not start the turn");
+    }
     turn.begin(start.id, Date.now());
     this.current = turn;
     const stopAgent = () => agent.abort();
@@ -388,15 +423,11 @@ export class AgentSession {
     const turnId = start.id;
     const startedAt = turn.startedAt!;
     this.emit({ type: "turn_start", turnId, startedAt });
-    let error: TurnError | undefined;
-    try {
-      error = await runTurnLoop({ session: this, agent, turn, input, hooks: this.options.hooks });
-    } catch (thrown) {
-      error = { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" };
-    }
+    let error = await this.runLoop(agent, turn, input);
     turn.settle();
     turn.signal.removeEventListener("abort", stopAgent);
-    const status: TurnStatus = turn.interrupted ? "interrupted" : error ? "failed" : "completed";
+    if (turn.fault) error = turn.fault;
+    const status: TurnStatus = turn.fault ? "failed" : turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
     agent.clearAllQueues();
     const dropped = this.steers.length > 0;
@@ -410,6 +441,53 @@ export class AgentSession {
     turn.end({ status, ...(status === "failed" && error ? { error } : {}), completedAt });
     this.emit({ type: "turn_end", turnId, status, ...(status === "failed" && error ? { error } : {}), startedAt, completedAt });
     return { turnId, status, ...(status === "failed" && error ? { error } : {}) };
+  }
+
+  /**
+   * The turn's agent runs, until they end or, once the turn was stopped,
+   * until the grace period is over: a tool or hook that ignores the stop
+   * cannot hold the turn (and the thread) for ever. Then the agent is left
+   * behind and the next turn gets a new one.
+   */
+  private async runLoop(agent: Agent, turn: Turn, input: TurnInput): Promise<TurnError | undefined> {
+    const loop = runTurnLoop({ session: this, agent, turn, input, hooks: this.options.hooks }).catch(
+      (thrown: unknown): TurnError => ({ message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" }),
+    );
+    const finished = new AbortController();
+    // Disposing the session stops the wait too: no timer outlives the thread.
+    const grace = graceAfterStop(turn.signal, this.settings.interruptGraceMs, [finished.signal, this.disposed.signal]);
+    const outcome = await Promise.race([loop.then((error) => ({ error })), grace]);
+    finished.abort();
+    if (outcome !== "abandoned") return outcome.error;
+    this.abandon(agent, turn);
+    return undefined;
+  }
+
+  /**
+   * Leaves an agent whose run did not stop in time: nothing it does later
+   * reaches the transcript or the client, the calls it still runs are saved
+   * as failed, and the next turn starts on a new agent built from the
+   * transcript.
+   */
+  private abandon(agent: Agent, turn: Turn): void {
+    this.agent = undefined;
+    this.abandoned.add(agent);
+    const turnId = turn.id!;
+    const streaming = agent.state.streamingMessage;
+    if (streaming?.role === "assistant") this.recordMessage(turnId, { ...streaming, stopReason: "aborted" });
+    const last = [...agent.state.messages].reverse().find((m) => m.role === "assistant");
+    const names = new Map(last?.role === "assistant" ? last.content.flatMap((c) => (c.type === "toolCall" ? [[c.id, c.name] as const] : [])) : []);
+    for (const toolCallId of agent.state.pendingToolCalls) {
+      this.recordMessage(turnId, {
+        role: "toolResult",
+        toolCallId,
+        toolName: names.get(toolCallId) ?? "unknown",
+        content: [{ type: "text", text: `The tool did not stop within ${this.settings.interruptGraceMs} ms of the turn being stopped; the turn ended without its result.` }],
+        isError: true,
+        timestamp: Date.now(),
+      });
+    }
+    agent.abort();
   }
 
   /** Hands the user's input to the running turn; false when no turn accepts input. */
@@ -491,6 +569,7 @@ export class AgentSession {
 
   dispose(): void {
     this.abort();
+    this.disposed.abort();
     this.listeners.clear();
   }
 }
@@ -504,4 +583,23 @@ export interface NestedToolResult {
 
 function errorResult(message: string): NestedToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/** Resolves "abandoned" once `stop` has been aborted for `graceMs`; never, if one of `cancels` aborts first. */
+function graceAfterStop(stop: AbortSignal, graceMs: number, cancels: AbortSignal[]): Promise<"abandoned"> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onStop = () => {
+      timer = setTimeout(() => resolve("abandoned"), graceMs);
+    };
+    const cancel = () => {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+      for (const signal of cancels) signal.removeEventListener("abort", cancel);
+    };
+    if (cancels.some((signal) => signal.aborted)) return;
+    for (const signal of cancels) signal.addEventListener("abort", cancel, { once: true });
+    if (stop.aborted) onStop();
+    else stop.addEventListener("abort", onStop, { once: true });
+  });
 }

@@ -22,6 +22,8 @@ export interface Transcript {
   loadBranch(): Promise<void>;
   /** What the branch leaves behind, available before the branch is loaded. */
   summary(): BranchSummary;
+  /** The entry the next append continues from. */
+  readonly leafId?: string | null;
 }
 
 /** An entry's kind-specific fields; the run reads them by name. */

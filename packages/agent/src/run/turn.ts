@@ -35,6 +35,7 @@ export class Turn {
   private idValue: string | undefined;
   private startedAtValue: number | undefined;
   private outcomeValue: TurnOutcome | undefined;
+  private faultValue: TurnError | undefined;
 
   get phase(): TurnPhase {
     return this.phaseValue;
@@ -58,8 +59,14 @@ export class Turn {
     return this.controller.signal;
   }
 
+  /** Stopped: by an interrupt, or by a fault of the thread (then `fault` says which). */
   get interrupted(): boolean {
     return this.controller.signal.aborted;
+  }
+
+  /** What stopped the turn when it was not the user: it ends failed with this error. */
+  get fault(): TurnError | undefined {
+    return this.faultValue;
   }
 
   /** Whether input may still join: the turn runs and was neither interrupted nor decided to end. */
@@ -72,6 +79,17 @@ export class Turn {
     if (this.phaseValue === "ended" || this.interrupted) return false;
     this.controller.abort(new Error("interrupted"));
     return true;
+  }
+
+  /**
+   * Stops the turn because the thread cannot go on (its transcript can no
+   * longer be written): it ends failed with `error`. An interrupt that came
+   * first wins, as interrupted outcomes take precedence over failures.
+   */
+  fail(error: TurnError): void {
+    if (this.phaseValue === "ended" || this.interrupted) return;
+    this.faultValue = error;
+    this.controller.abort(new Error(error.message));
   }
 
   /** The input hooks are done: the session takes the turn. */

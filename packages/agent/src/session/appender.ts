@@ -70,10 +70,15 @@ export class LineAppender {
     const lead = this.needsNewline ? "\n" : "";
     const data = Buffer.from(`${lead}${line}\n`);
     const before = this.bytes;
-    let written = -1;
+    let written = 0;
     let cause: unknown;
     try {
-      written = writeSync(this.fd, data, 0, data.length, null);
+      // A short write is allowed to happen; the next one either goes on or says why (ENOSPC, EIO).
+      while (written < data.length) {
+        const n = writeSync(this.fd, data, written, data.length - written, null);
+        if (n <= 0) break;
+        written += n;
+      }
       if (written === data.length && durable) fdatasyncSync(this.fd);
     } catch (error) {
       cause = error;

@@ -63,6 +63,7 @@ export const SETTINGS_CATALOGUE = {
     keep: leaf(count, 15, "How many managed worktrees are kept; past that, the least recently used are deleted after a snapshot."),
     branchPrefix: leaf(branchPrefix, "knightcode/", "Prefix of the branch a handoff creates when the worktree has none of its own."),
   },
+  interruptGraceMs: leaf(count, 5000, "After a turn is stopped, how long a tool or extension hook that ignores the stop may hold it; then the turn ends without waiting for it."),
   shellPath: leaf(nullable(text), null, "Shell the bash tool runs commands with; null lets the tool find bash itself."),
 } as const satisfies SettingGroup;
 

@@ -84,6 +84,7 @@ function runSettingsFrom(effective: EffectiveSettings): RunSettings {
     retry: { enabled: retry.enabled, maxRetries: retry.maxRetries, baseDelayMs: retry.baseDelayMs, maxRetryDelayMs: retry.maxRetryDelayMs },
     compaction: { ...effective.compaction },
     streamIdleTimeoutMs: retry.streamIdleTimeoutMs,
+    interruptGraceMs: effective.interruptGraceMs,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ExtensionMessageInput, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, Warning } from "@knightcode/agent";
-import { boundErrorMessage } from "@knightcode/agent";
+import { SessionFileError, boundErrorMessage, threadFault } from "@knightcode/agent";
 import type {
   ApprovalMode,
   ServerNotificationMethod,
@@ -321,7 +321,7 @@ export class LoadedThread {
       reason = (error as Error).message;
     }
     if (reason === undefined) return false;
-    this.fail(new Error(reason));
+    this.fail(new SessionFileError("ownershipLost", `${this.file.path}: ${reason}`, { path: this.file.path }));
     return true;
   }
 
@@ -330,13 +330,20 @@ export class LoadedThread {
     return this.failure;
   }
 
-  /** Ownership or the disk failed: stop writing, say so, and let the manager close the thread. */
+  /**
+   * Ownership or the disk failed: the running turn fails with the same words
+   * the thread's systemError shows, everyone hears it, and the manager closes
+   * the thread (dropping its queue, withdrawing its requests, killing its
+   * processes).
+   */
   private fail(error: Error): void {
     if (this.closing || this.failure) return;
-    this.failure = `the thread stopped: ${error.message}`;
+    const fault = threadFault(error);
+    this.failure = fault.message;
+    this.turns.fail({ message: fault.message, kind: "other" });
     this.send("error", { message: this.failure, kind: "threadFailed", threadId: this.id });
     this.refreshStatus();
-    this.options.onFatal(this, error);
+    this.options.onFatal(this, fault);
   }
 
   /**
@@ -350,6 +357,7 @@ export class LoadedThread {
     this.closing ??= (async () => {
       const settled = this.turns.close();
       await (deadline ? Promise.race([settled, deadline]) : settled);
+      this.turns.reportUnsettled();
       for (const stopWatching of this.subscribers.values()) stopWatching();
       this.subscribers.clear();
       this.lastInitiator = undefined;

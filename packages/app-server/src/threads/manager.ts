@@ -10,7 +10,9 @@ import {
   warmEngine,
   warmUp,
   type ExtensionMessageInput,
+  threadFault,
   type ThreadEnvironment,
+  type UnsavedTail,
   type Warning,
 } from "@knightcode/agent";
 import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
@@ -44,8 +46,11 @@ function loadThreadParts(): Promise<ThreadParts> {
 export class ThreadManager {
   private readonly loaded = new Map<string, LoadedThread>();
   private readonly loading = new Map<string, Promise<LoadedThread>>();
-  /** Threads that lost their transcript: their systemError shows until a load succeeds. */
-  private readonly failures = new Map<string, string>();
+  /**
+   * Threads that stopped: their systemError shows until a load succeeds,
+   * and what a disk failure kept them from writing waits here for it.
+   */
+  private readonly failures = new Map<string, { message: string; unsaved?: UnsavedTail }>();
   private readonly fences = new ThreadFences();
   private readonly housekeeping: Housekeeping;
   private environmentValue: ThreadEnvironment | undefined;
@@ -180,11 +185,43 @@ export class ThreadManager {
         } catch (error) {
           throw sessionError(error, threadId);
         }
+        this.writeUnsaved(threadId, file);
         return this.open(file, "resume");
       })().finally(() => this.loading.delete(threadId));
       this.loading.set(threadId, pending);
     }
     return pending;
+  }
+
+  /**
+   * A thread that stopped on a disk failure loads again: what it could not
+   * write then is written now, where it left off. Should the disk still
+   * fail, the load fails with the same words and keeps the rest for the
+   * next try; should the transcript have changed meanwhile, the rest is
+   * dropped, since it no longer continues it.
+   */
+  private writeUnsaved(threadId: string, file: SessionFile): void {
+    const failure = this.failures.get(threadId);
+    const tail = failure?.unsaved;
+    if (!failure || !tail) return;
+    if (file.leafId !== tail.afterLeafId) {
+      this.context.log.warn(`thread ${threadId}: ${tail.entries.length} unsaved entries are dropped; its transcript changed after it stopped`);
+      delete failure.unsaved;
+      return;
+    }
+    let written = 0;
+    try {
+      for (const { entry, durable } of tail.entries) {
+        file.append(entry as never, { durable });
+        written++;
+      }
+    } catch (error) {
+      failure.unsaved = { ...tail, afterLeafId: file.leafId, entries: tail.entries.slice(written) };
+      file.close();
+      throw rpcError("internal", threadFault(error).message);
+    }
+    if (tail.dropped > 0) this.context.log.warn(`thread ${threadId}: ${tail.dropped} entries did not fit in memory after it stopped and are lost`);
+    delete failure.unsaved;
   }
 
   /** Copies a thread's history into a new thread named "<name> (fork)". */
@@ -291,7 +328,7 @@ export class ThreadManager {
     const loaded = this.loaded.get(threadId);
     if (loaded) return loaded.status;
     const failure = this.failures.get(threadId);
-    return failure === undefined ? undefined : { type: "systemError", message: failure };
+    return failure === undefined ? undefined : { type: "systemError", message: failure.message };
   }
 
   /**
@@ -316,11 +353,14 @@ export class ThreadManager {
   async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
     const failure = thread.failureMessage;
-    if (failure !== undefined) this.failures.set(thread.id, failure);
+    if (failure !== undefined) this.failures.set(thread.id, { message: failure });
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = thread.close(reason, deadline);
     this.fences.unloadStarted(thread.id, released);
     await released;
+    // Only once the turn settled is everything it could not write known.
+    const unsaved = failure === undefined ? undefined : thread.runtime.session.unsavedTail();
+    if (unsaved && unsaved.entries.length > 0) this.failures.set(thread.id, { message: failure!, unsaved });
     // A failed thread keeps showing its systemError until it loads again.
     if (reason === "unload" && failure === undefined) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }

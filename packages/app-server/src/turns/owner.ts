@@ -64,6 +64,8 @@ interface Run {
   items: LiveTurnItems | undefined;
   /** Resolves the start request once the start entry is written. */
   started?: (turnId: string) => void;
+  /** turn/completed went out: a started turn gets exactly one. */
+  completed: boolean;
   readonly done: Promise<void>;
   finish(): void;
 }
@@ -244,11 +246,14 @@ export class TurnOwner {
       this.host.runtime.session.runTurn(input, run.turn).then(
         () => this.settle(run),
         (error: unknown) => {
-          // Nothing was written: what the turn carried from extensions waits for the next one.
-          if (input.preamble) this.inbox.putBack(input.preamble);
-          if (run.turn.id === undefined) reject(this.host.modelError(error));
-          else this.host.log.error("a turn failed outside its run", error);
-          this.settle(run);
+          if (run.turn.id === undefined) {
+            // Nothing was written: what the turn carried from extensions waits for the next one.
+            if (input.preamble) this.inbox.putBack(input.preamble);
+            reject(this.host.modelError(error));
+          } else {
+            this.host.log.error("a turn failed outside its run", error);
+          }
+          this.settle(run, error);
         },
       );
     });
@@ -259,11 +264,38 @@ export class TurnOwner {
     return preamble.length === 0 ? input : { ...input, preamble };
   }
 
-  /** The run is over (or never launched): the thread is idle again and the next queued input may start. */
-  private settle(run: Run): void {
+  /**
+   * The run is over (or never launched): a turn that started and was not
+   * reported ended is reported now, the thread is idle again and the next
+   * queued input may start.
+   */
+  private settle(run: Run, thrown?: unknown): void {
+    if (run.turn.id !== undefined && !run.completed) this.completeUnreported(run, thrown);
     if (this.phase.kind === "turn" && this.phase.run === run) this.phase = { kind: "idle" };
     run.finish();
     this.startNext();
+  }
+
+  /** The run ended without its end event (it threw after starting): the turn ends failed, or as it was stopped. */
+  private completeUnreported(run: Run, thrown: unknown): void {
+    const { turn } = run;
+    const error = turn.fault ?? (thrown === undefined ? undefined : { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" as const });
+    const status = turn.outcome?.status ?? (turn.fault || !turn.interrupted ? "failed" : "interrupted");
+    this.steers.cancel((waiter) => waiter.turnId === turn.id);
+    this.reportEnded(run, {
+      type: "turn_end",
+      turnId: turn.id!,
+      status,
+      ...(status === "failed" ? { error: turn.outcome?.error ?? error ?? { message: "the turn ended unexpectedly", kind: "other" } } : {}),
+      startedAt: turn.startedAt!,
+      completedAt: turn.outcome?.completedAt ?? Date.now(),
+    });
+  }
+
+  private reportEnded(run: Run, event: Extract<SessionEvent, { type: "turn_end" }>): void {
+    run.completed = true;
+    this.host.out.completed(turnSummary(event));
+    this.host.activityChanged();
   }
 
   private onSessionEvent(event: SessionEvent): void {
@@ -273,7 +305,7 @@ export class TurnOwner {
         if (run) this.onTurnStarted(run, event.turnId, event.startedAt);
         return;
       case "turn_end":
-        this.onTurnEnded(event);
+        if (run?.turn.id === event.turnId) this.onTurnEnded(run, event);
         return;
       case "steering_changed":
         this.queueChanged();
@@ -290,10 +322,10 @@ export class TurnOwner {
     this.host.activityChanged();
   }
 
-  private onTurnEnded(event: Extract<SessionEvent, { type: "turn_end" }>): void {
+  private onTurnEnded(run: Run, event: Extract<SessionEvent, { type: "turn_end" }>): void {
     this.steers.cancel((waiter) => waiter.turnId === event.turnId);
-    this.host.out.completed(turnSummary(event));
-    this.host.activityChanged();
+    if (run.completed) return;
+    this.reportEnded(run, event);
   }
 
   /** turn/steer: input for the running turn named `expectedTurnId`, through the input hooks first. */
@@ -412,6 +444,24 @@ export class TurnOwner {
     };
   }
 
+  /**
+   * The thread cannot go on (its transcript can no longer be written): the
+   * running turn, wherever it is, ends failed with `error`.
+   */
+  fail(error: { message: string; kind: "other" }): void {
+    if (this.phase.kind === "turn") this.phase.run.turn.fail(error);
+  }
+
+  /**
+   * The thread closes before its turn could settle (its deadline passed):
+   * the turn is reported ended now, as it stands, so no client waits on it.
+   */
+  reportUnsettled(): void {
+    if (this.phase.kind !== "turn") return;
+    const run = this.phase.run;
+    if (run.turn.id !== undefined && !run.completed) this.completeUnreported(run, undefined);
+  }
+
   /** Resolves once no turn or exclusive change holds the thread. */
   async settled(): Promise<void> {
     while (this.phase.kind !== "idle") await (this.phase.kind === "turn" ? this.phase.run.done : this.phase.done);
@@ -439,5 +489,5 @@ export class TurnOwner {
 function newRun(meta: StartMeta): Run {
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
-  return { turn: new Turn(), meta, items: undefined, done, finish: () => finish() };
+  return { turn: new Turn(), meta, items: undefined, completed: false, done, finish: () => finish() };
 }
