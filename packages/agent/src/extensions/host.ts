@@ -6,6 +6,7 @@ import type { NestedToolResult } from "../run/session.js";
 import type { ProcessGroups } from "../tools/process-groups.js";
 import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
+import { DEFAULT_HOOK_TIMEOUT_MS, runHandler, type HookClock } from "./hook-limit.js";
 import { providerFromDefinition } from "./provider.js";
 import type {
   ExtensionAPI,
@@ -58,6 +59,10 @@ export interface ExtensionHostDeps {
   processes?: ProcessGroups;
   /** How long an extension's factory may take; 10 s by default. */
   loadTimeoutMs?: number;
+  /** How long one event handler may run before it is abandoned; asked at each event, so a reload's settings apply. 30 s by default. */
+  hookTimeoutMs?(): number;
+  /** The timers of that limit; real ones by default. */
+  hookClock?: HookClock;
   /** The process's cache of extension code; without one, the host keeps its own. */
   factories?: ExtensionFactoryCache;
   /** Runs a tool of the thread as a nested call of `parentId` (ctx.runTool of extension tools). */
@@ -79,24 +84,27 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Waits for a handler, unless the turn is interrupted first: an interrupt never waits on an extension. */
-function untilAborted<T>(value: T | Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
-  if (!(value instanceof Promise) || !signal) return Promise.resolve(value);
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener("abort", onAbort, { once: true });
-    value.then(
-      (result) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
+/** A handler that threw or ran past the limit; its warning has gone out already. */
+export interface HandlerFailure {
+  /** The extension's path, and its display name. */
+  path: string;
+  extension: string;
+  timedOut: boolean;
+  /** What went wrong: the error's message, or `did not finish within N ms`. */
+  message: string;
+}
+
+export interface EmitOptions<E extends ExtensionEventName> {
+  /** Ends the run at a result (a block, a handled input). */
+  stop?(result: ExtensionResults[E]): boolean;
+  /** What an interrupt aborts; the running turn's signal by default. */
+  signal?: AbortSignal;
+  /**
+   * What a failed handler counts as. Without it the handler is skipped; a
+   * gate answers with a block, so that a check that could not run never
+   * lets through what it may have meant to stop.
+   */
+  onFailure?(failure: HandlerFailure): ExtensionResults[E] | undefined;
 }
 
 /**
@@ -230,35 +238,44 @@ export class ExtensionHost {
 
   /**
    * Runs every handler of an event in load order and returns their results.
-   * A failing handler is reported and skipped; `stop` ends the run early (a
-   * block, a handled input).
+   * A handler that throws or runs past the time limit is reported and
+   * skipped (or replaced by `onFailure`'s result); `stop` ends the run early.
    */
-  async emit<E extends ExtensionEventName>(
-    event: E,
-    payload: ExtensionEvents[E],
-    stop?: (result: ExtensionResults[E]) => boolean,
-    signal?: AbortSignal,
-  ): Promise<ExtensionResults[E][]> {
+  async emit<E extends ExtensionEventName>(event: E, payload: ExtensionEvents[E], options: EmitOptions<E> = {}): Promise<ExtensionResults[E][]> {
     const results: ExtensionResults[E][] = [];
     const ctx = this.context();
-    const abortOn = signal ?? ctx.signal;
+    const signal = options.signal ?? ctx.signal;
+    const limitMs = this.deps.hookTimeoutMs?.() ?? DEFAULT_HOOK_TIMEOUT_MS;
     for (const instance of this.instances) {
       if (!instance.active) continue;
       for (const handler of instance.handlers.get(event) ?? []) {
+        const typed = handler as unknown as ExtensionHandler<E>;
+        const outcome = await runHandler(() => typed(payload, ctx), { limitMs, signal, clock: this.deps.hookClock });
         let result: ExtensionResults[E] | undefined;
-        try {
-          const typed = handler as unknown as ExtensionHandler<E>;
-          result = (await untilAborted(typed(payload, ctx), abortOn)) as ExtensionResults[E] | undefined;
-        } catch (error) {
-          this.deps.warn({ message: `${event} handler failed: ${describe(error)}`, source: "extension", path: instance.spec.path });
-          continue;
-        }
+        if (outcome.kind === "returned") result = outcome.value;
+        else if (outcome.kind !== "interrupted") result = this.failed(event, instance, outcome, options);
         if (result === undefined || result === null) continue;
         results.push(result);
-        if (stop?.(result)) return results;
+        if (options.stop?.(result)) return results;
       }
     }
     return results;
+  }
+
+  /** Reports a handler that threw or ran out of time, and gives what it counts as. */
+  private failed<E extends ExtensionEventName>(
+    event: E,
+    instance: Instance,
+    outcome: { kind: "threw"; error: unknown } | { kind: "timedOut"; limitMs: number },
+    options: EmitOptions<E>,
+  ): ExtensionResults[E] | undefined {
+    const path = instance.spec.path;
+    const extension = extensionName(path);
+    const timedOut = outcome.kind === "timedOut";
+    const what = timedOut ? `did not finish within ${outcome.limitMs} ms` : describe(outcome.error);
+    const message = timedOut ? `${event} handler of ${extension} ${what}; it was abandoned` : `${event} handler failed: ${what}`;
+    this.deps.warn({ message, source: "extension", path });
+    return options.onFailure?.({ path, extension, timedOut, message: what });
   }
 
   /** Registered tools, wrapped for the agent; a later extension's tool of the same name wins. */

@@ -4,7 +4,8 @@ import type { ProviderDefinition } from "./types.js";
 
 /**
  * Turns an extension's provider definition into a registry provider. An
- * `apiKey` of the form `$NAME` names an environment variable.
+ * `apiKey` of the form `$NAME` names an environment variable; a
+ * `streamSimple` streams its models instead of pi-ai's provider for `api`.
  */
 export function providerFromDefinition(name: string, definition: ProviderDefinition, env: NodeJS.ProcessEnv): CustomProvider {
   if (!/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/.test(name)) throw new Error(`invalid provider name ${JSON.stringify(name)}`);
@@ -12,6 +13,7 @@ export function providerFromDefinition(name: string, definition: ProviderDefinit
     throw new Error(`provider ${name} needs an http(s) baseUrl`);
   }
   if (!Array.isArray(definition.models) || definition.models.length === 0) throw new Error(`provider ${name} lists no models`);
+  if (definition.streamSimple !== undefined && typeof definition.streamSimple !== "function") throw new Error(`provider ${name} has a streamSimple that is not a function`);
   const api = (definition.api ?? "openai-completions") as Api;
   const baseUrl = definition.baseUrl.replace(/\/+$/, "");
   const rawKey = definition.apiKey;
@@ -32,5 +34,13 @@ export function providerFromDefinition(name: string, definition: ProviderDefinit
       ...(definition.headers ? { headers: definition.headers } : {}),
     };
   });
-  return { name, baseUrl, api, ...(apiKey !== undefined ? { apiKey } : {}), ...(definition.headers ? { headers: definition.headers } : {}), models };
+  return {
+    name,
+    baseUrl,
+    api,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(definition.headers ? { headers: definition.headers } : {}),
+    models,
+    ...(definition.streamSimple ? { stream: definition.streamSimple } : {}),
+  };
 }

@@ -2,7 +2,7 @@ import type { AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
 import type { TextContent, ImageContent } from "@mariozechner/pi-ai";
 import { extensionMessage } from "../run/messages.js";
 import type { AfterToolCall, BeforeToolCall, SessionHooks } from "../run/session.js";
-import type { ExtensionHost } from "./host.js";
+import type { ExtensionHost, HandlerFailure } from "./host.js";
 
 /** Where extension events plug into a thread's agent run. */
 export interface ExtensionRunHooks {
@@ -14,7 +14,9 @@ export interface ExtensionRunHooks {
 /**
  * Connects an extension host to a session: `tool_call` handlers may change
  * a call's input or block it (the block reason reaches the model as the
- * tool's error), `tool_result` handlers may patch results,
+ * tool's error), and one that fails or runs out of time blocks it too: it
+ * is a gate, and a gate that could not decide must not let the call
+ * through. `tool_result` handlers may patch results,
  * `before_agent_start` may add messages and replace the system prompt for
  * the turn, and the agent's lifecycle reaches the matching events.
  */
@@ -23,7 +25,11 @@ export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
   return {
     beforeToolCall: async (call, signal) => {
       const input = (call.args ?? {}) as Record<string, unknown>;
-      const results = await host.emit("tool_call", { toolCallId: call.toolCallId, toolName: call.toolName, input }, (r) => r?.block === true, signal);
+      const results = await host.emit(
+        "tool_call",
+        { toolCallId: call.toolCallId, toolName: call.toolName, input },
+        { stop: (r) => r?.block === true, signal, onFailure: (failure) => ({ block: true, reason: uncheckedCallReason(failure) }) },
+      );
       if (signal?.aborted) return { block: true, reason: "the turn was interrupted" };
       const block = results.find((r) => r?.block === true);
       if (!block) return undefined;
@@ -35,7 +41,7 @@ export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
       let isError = call.isError;
       let patched = false;
       const payload = { toolCallId: call.toolCallId, toolName: call.toolName, input: (call.args ?? {}) as Record<string, unknown>, content, details, isError };
-      for (const result of await host.emit("tool_result", payload, undefined, signal)) {
+      for (const result of await host.emit("tool_result", payload, { signal })) {
         if (!result) continue;
         if (Array.isArray(result.content)) (content = result.content), (patched = true);
         if ("details" in result) (details = result.details), (patched = true);
@@ -83,6 +89,14 @@ export function extensionRunHooks(host: ExtensionHost): ExtensionRunHooks {
   };
 }
 
+/** What the model reads when a `tool_call` handler could not decide on its call. */
+function uncheckedCallReason(failure: HandlerFailure): string {
+  const check = `the ${failure.extension} extension's check of this call`;
+  return failure.timedOut
+    ? `Blocked: ${check} ${failure.message}, so the call did not run.`
+    : `Blocked: ${check} failed (${failure.message}), so the call did not run.`;
+}
+
 /**
  * Runs the `input` handlers over user input: each may let it continue,
  * transform it (later handlers see the new text) or handle it, which ends
@@ -95,10 +109,8 @@ export async function runInputHooks(
 ): Promise<{ action: "continue"; text: string; images: ImageContent[] } | { action: "handled" }> {
   // One payload object: a transform rewrites it, so later handlers see the new input.
   const payload = { text: input.text, images: input.images, source: input.source };
-  const results = await host.emit(
-    "input",
-    payload,
-    (result) => {
+  const results = await host.emit("input", payload, {
+    stop: (result) => {
       if (result?.action === "transform") {
         payload.text = result.text;
         payload.images = result.images ?? payload.images;
@@ -106,7 +118,7 @@ export async function runInputHooks(
       return result?.action === "handled";
     },
     signal,
-  );
+  });
   if (results.some((r) => r?.action === "handled")) return { action: "handled" };
   return { action: "continue", text: payload.text, images: payload.images };
 }

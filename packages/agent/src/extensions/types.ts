@@ -1,5 +1,6 @@
 import type { Api, ImageContent, Model, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage, AgentToolResult, AgentToolUpdateCallback } from "@mariozechner/pi-agent-core";
+import type { ProviderStream } from "../models/models-json.js";
 
 /** Where an extension runs: a desktop app over the app server, a terminal, or nothing interactive. */
 export type ExtensionMode = "desktop" | "terminal" | "headless";
@@ -147,6 +148,13 @@ export interface ProviderDefinition {
   api?: string;
   apiKey?: string;
   headers?: Record<string, string>;
+  /**
+   * The provider's own streaming, for an API pi-ai does not speak: it gets
+   * the model, the context (failed replies left out) and the options
+   * (`signal`, `apiKey`), and yields pi-ai's assistant message events,
+   * ending with `done` or `error`. A throw, sync or midway, fails the turn.
+   */
+  streamSimple?: ProviderStream;
   models: {
     id: string;
     name?: string;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Api, Model } from "@mariozechner/pi-ai";
+import type { Api, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { parseJsonText } from "../fs/json-text.js";
 
 export interface ModelsFileWarning {
@@ -18,7 +18,20 @@ export interface CustomProvider {
   apiKey?: string;
   headers?: Record<string, string>;
   models: Model<Api>[];
+  /** An extension provider's own streaming, used instead of pi-ai's for its models. */
+  stream?: ProviderStream;
 }
+
+/**
+ * A provider's own stream function: pi-ai's assistant message events for
+ * one request, ending with a `done` or an `error` event. Any async iterable
+ * will do, so an extension need not import pi-ai to write one.
+ */
+export type ProviderStream = (
+  model: Model<Api>,
+  context: Context,
+  options: SimpleStreamOptions,
+) => AsyncIterable<AssistantMessageEvent> | Promise<AsyncIterable<AssistantMessageEvent>>;
 
 export interface ModelsFile {
   providers: CustomProvider[];

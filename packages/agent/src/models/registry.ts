@@ -4,7 +4,7 @@ import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { AuthStore, type OAuthCredential } from "./auth-store.js";
 import { loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
-import { readModelsFile, type CustomProvider, type ModelsFileWarning } from "./models-json.js";
+import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
 
 export type ModelSource = "builtin" | "custom" | "extension";
 
@@ -108,6 +108,17 @@ export class ModelRegistry {
       const entry = this.extensions[i]!;
       if (entry.owner === owner && (name === undefined || entry.provider.name === name)) this.extensions.splice(i, 1);
     }
+  }
+
+  /**
+   * The stream function an extension gave its provider, for that
+   * provider's models; undefined for everything pi-ai streams itself. By
+   * provider name, as credentials are, so a model chosen while one thread's
+   * instance of the extension was registered streams through whichever
+   * instance is registered now.
+   */
+  streamFor(model: Model<Api>): ProviderStream | undefined {
+    return this.extensions.find(({ provider }) => provider.name === model.provider)?.provider.stream;
   }
 
   private allProviders(ai: PiAi): { provider: string; models: Model<Api>[]; source: ModelSource; apiKey?: string }[] {

@@ -1,6 +1,8 @@
 import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { PiAi } from "../models/engine.js";
+import type { ProviderStream } from "../models/models-json.js";
+import { openModelStream } from "../models/provider-stream.js";
 import { textOf } from "./messages.js";
 
 export interface CompactionSettings {
@@ -128,6 +130,8 @@ Keep names, paths, numbers and the user's constraints exactly. Leave out chit-ch
 export async function summarize(options: {
   ai: PiAi;
   model: Model<Api>;
+  /** The model's provider's own stream function, when an extension gave it one. */
+  own?: ProviderStream;
   apiKey: string;
   messages: AgentMessage[];
   signal?: AbortSignal;
@@ -137,14 +141,16 @@ export async function summarize(options: {
   const { ai, model } = options;
   const budget = Math.max(4_000, (model.contextWindow - 8_192) * 3);
   const transcript = clipMiddle(serializeForSummary(options.messages), budget);
-  const reply: AssistantMessage = await ai.completeSimple(
+  const reply: AssistantMessage = await openModelStream(
+    ai,
+    options.own,
     model,
     {
       systemPrompt: SUMMARY_SYSTEM_PROMPT,
       messages: [{ role: "user", content: [{ type: "text", text: `<conversation>\n${transcript}\n</conversation>\n\nSummarize it as instructed.` }], timestamp: Date.now() }],
     },
     { apiKey: options.apiKey, signal: options.signal, maxTokens: Math.min(8_192, model.maxTokens), maxRetries: 0 },
-  );
+  ).result();
   options.onReply?.(reply);
   if (reply.stopReason === "error" || reply.stopReason === "aborted") {
     throw new Error(reply.errorMessage ?? `summary ${reply.stopReason}`);

@@ -296,7 +296,7 @@ export class AgentSession {
         messages: contextMessages(this.transcript.branch()).messages,
       },
       convertToLlm: toLlmMessages,
-      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs),
+      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs, (m) => this.registry.streamFor(m)),
       getApiKey: (provider) => this.registry.apiKey(provider),
       sessionId: this.threadId,
       steeringMode: "all",

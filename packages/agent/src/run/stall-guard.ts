@@ -1,23 +1,29 @@
-import type { AssistantMessage, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@mariozechner/pi-agent-core";
 import type { PiAi } from "../models/engine.js";
+import type { ProviderStream } from "../models/models-json.js";
+import { failedEvent, openModelStream } from "../models/provider-stream.js";
 
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
 
+/** An extension provider's own stream function for a model, if its provider has one. */
+export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
+
 /**
- * Wraps pi-ai's stream so that a response that stops sending (a stalled
+ * Wraps the model stream so that a response that stops sending (a stalled
  * stream) fails after `idleMs` without data instead of hanging the turn.
  * The failure is an error (retryable, classified `network`), not an abort:
- * an abort means the user interrupted.
+ * an abort means the user interrupted. A provider that throws fails the
+ * request the same way, as an error event, never as an exception.
  */
-export function stallGuardedStream(ai: PiAi, idleMs: number): StreamFn {
+export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnStreamOf): StreamFn {
   return (model: Model<any>, context: Context, options?: SimpleStreamOptions) => {
     const controller = new AbortController();
     const outer = options?.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", onOuterAbort, { once: true });
-    const inner = ai.streamSimple(model, context, { ...options, signal: controller.signal, maxRetries: 0 });
+    const inner = openModelStream(ai, ownStreamOf?.(model), model, context, { ...options, signal: controller.signal, maxRetries: 0 });
     const out = ai.createAssistantMessageEventStream();
     let stalled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -49,7 +55,7 @@ export function stallGuardedStream(ai: PiAi, idleMs: number): StreamFn {
           out.push(stalledError(final, idleMs));
         }
       } catch (error) {
-        out.push(thrownError(model, error));
+        out.push(failedEvent(model, undefined, error, outer));
       } finally {
         finish();
         out.end();
@@ -62,22 +68,4 @@ export function stallGuardedStream(ai: PiAi, idleMs: number): StreamFn {
 function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {
   const errorMessage = `model stream stalled: no data for ${Math.round(idleMs / 1000)} s`;
   return { type: "error", reason: "error", error: { ...message, stopReason: "error", errorMessage } };
-}
-
-function thrownError(model: Model<any>, error: unknown): AssistantMessageEvent {
-  return {
-    type: "error",
-    reason: "error",
-    error: {
-      role: "assistant",
-      content: [],
-      api: model.api,
-      provider: model.provider,
-      model: model.id,
-      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-      stopReason: "error",
-      errorMessage: error instanceof Error ? error.message : String(error),
-      timestamp: Date.now(),
-    },
-  };
 }

@@ -55,6 +55,7 @@ export const SETTINGS_CATALOGUE = {
   },
   defaultTools: leaf(toolPatterns, [], 'Tools a new thread registers: plain names choose the set, "+name" adds and "-name" removes one; with no plain name the set starts from read, bash, edit, write.'),
   extensions: leaf(pathPatterns, [], 'Extension files or folders to load; "+path" forces one on and "-path" skips one found elsewhere.'),
+  extensionHookTimeoutMs: leaf(count, 30000, "How long one extension event handler may run; past it the handler is abandoned (a tool_call check blocks its call) and the turn goes on."),
   skills: leaf(pathPatterns, [], 'Skill files or folders to load, with the same "+" and "-" patterns.'),
   prompts: leaf(pathPatterns, [], 'Prompt template files or folders to load, with the same "+" and "-" patterns.'),
   themes: leaf(pathPatterns, [], 'Theme files or folders to load, with the same "+" and "-" patterns.'),

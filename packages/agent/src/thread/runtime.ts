@@ -127,6 +127,7 @@ export class ThreadRuntime {
     const snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     const warnings: Warning[] = [...snapshot.errors];
     let session!: AgentSession;
+    let runtime: ThreadRuntime | undefined;
     const processes = new ProcessGroups();
     const host = new ExtensionHost({
       threadId: options.threadId,
@@ -148,6 +149,8 @@ export class ThreadRuntime {
       log: env.log,
       factories: env.extensionFactories,
       processes,
+      // The settings a reload read, once there was one.
+      hookTimeoutMs: () => (runtime?.settings ?? snapshot).effective.extensionHookTimeoutMs,
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
@@ -167,7 +170,7 @@ export class ThreadRuntime {
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
     });
-    const runtime = new ThreadRuntime(options, snapshot, host, session, processes);
+    runtime = new ThreadRuntime(options, snapshot, host, session, processes);
     warnings.push(...(await runtime.loadResources(trust === true)));
     return { runtime, warnings };
   }

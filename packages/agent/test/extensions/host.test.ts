@@ -7,6 +7,7 @@ import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-h
 import { silentUI } from "../../src/extensions/silent-ui.js";
 import type { ExtensionWarning } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { ManualClock } from "../support/hook-clock.js";
 import { waitUntil } from "@knightcode/testkit";
 
 let env: RunEnv;
@@ -251,6 +252,104 @@ describe("events", () => {
     session.abort();
     assert.equal((await running).status, "interrupted");
     assert.ok(Date.now() - started < 1000);
+  });
+});
+
+describe("the time limit and failing handlers", () => {
+  /** Two tools that leave a mark when they run, and a tool_call check that throws for one and never answers for the other. */
+  function gatedTools(marks: string) {
+    return extension(`
+      import { appendFileSync } from "node:fs";
+      export default function (kc: any) {
+        for (const name of ["checked_throw", "checked_hang"]) {
+          kc.registerTool({ name, description: name, parameters: { type: "object", properties: {} },
+            async execute() { appendFileSync(${JSON.stringify(marks)}, name + "\\n"); return { content: [{ type: "text", text: "ran" }], details: {} }; } });
+        }
+        kc.on("tool_call", (event: any) => {
+          if (event.toolName === "checked_throw") throw new Error("check exploded");
+          return new Promise(() => {});
+        });
+      }
+    `, "gate.ts");
+  }
+
+  test("a tool_call handler that throws or runs past the limit blocks its call; the model reads why", async () => {
+    const marks = join(env.dir, `marks-${n++}.txt`);
+    const path = gatedTools(marks);
+    const { host, warnings } = makeHost({ hookTimeoutMs: () => 100 });
+    await host.load([{ path }]);
+    const { session, events } = await sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "checked_throw", arguments: {} }, { name: "checked_hang", arguments: {} }] }, { text: "understood" });
+    const before = env.model.requests.length;
+    assert.equal((await session.runTurn({ text: "run both" })).status, "completed");
+    const { existsSync } = await import("node:fs");
+    assert.equal(existsSync(marks), false, "neither tool ran");
+    const results = env.model.requests[before + 1]!.body.messages.filter((m: { role: string }) => m.role === "tool");
+    assert.deepEqual(
+      results.map((m: { content: string }) => m.content),
+      [
+        "Blocked: the gate extension's check of this call failed (check exploded), so the call did not run.",
+        "Blocked: the gate extension's check of this call did not finish within 100 ms, so the call did not run.",
+      ],
+    );
+    assert.ok(events.filter((e) => e.type === "tool_end").every((e) => e.type === "tool_end" && e.isError));
+    assert.deepEqual(
+      warnings.map((w) => [w.message, w.path]),
+      [
+        ["tool_call handler failed: check exploded", path],
+        ["tool_call handler of gate did not finish within 100 ms; it was abandoned", path],
+      ],
+    );
+  });
+
+  test("a message_end handler that never finishes holds the turn no longer than the limit, and the handlers after it still run", async () => {
+    const stuck = extension(`export default (kc: any) => kc.on("message_end", () => new Promise(() => {}));`, "stuck.ts");
+    const watcher = extension(`export default (kc: any) => kc.on("message_end", (event: any) => kc.appendEntry("seen", event.message.role));`, "watcher.ts");
+    const { host, warnings, entries } = makeHost({ hookTimeoutMs: () => 50 });
+    await host.load([{ path: stuck }, { path: watcher }]);
+    const { session } = await sessionWith(host);
+    env.model.enqueue({ text: "hello" });
+    assert.equal((await session.runTurn({ text: "hi" })).status, "completed");
+    assert.deepEqual(entries, [{ customType: "seen", data: "user" }, { customType: "seen", data: "assistant" }]);
+    assert.deepEqual(warnings.map((w) => w.message), Array(2).fill("message_end handler of stuck did not finish within 50 ms; it was abandoned"));
+  });
+
+  test("the limit is read at each event, so a settings change applies to the next one", async () => {
+    const path = extension(`export default (kc: any) => kc.on("turn_start", () => new Promise(() => {}));`, "slow-start.ts");
+    let limit = 20;
+    const { host, warnings } = makeHost({ hookTimeoutMs: () => limit });
+    await host.load([{ path }]);
+    await host.emit("turn_start", { turnIndex: 0 });
+    limit = 40;
+    await host.emit("turn_start", { turnIndex: 1 });
+    assert.deepEqual(warnings.map((w) => w.message.match(/within (\d+) ms/)?.[1]), ["20", "40"]);
+  });
+
+  test("handlers that finish in time count, and no timer of the limit outlives its handler", async () => {
+    const marks = join(env.dir, `marks-${n++}.txt`);
+    const path = extension(`
+      import { appendFileSync } from "node:fs";
+      export default function (kc: any) {
+        kc.registerTool({ name: "guarded", description: "g", parameters: { type: "object", properties: {} },
+          async execute() { appendFileSync(${JSON.stringify(marks)}, "ran"); return { content: [{ type: "text", text: "ran" }], details: {} }; } });
+        for (const event of ["agent_start", "turn_start", "message_start", "message_end", "tool_result", "turn_end", "agent_end", "before_agent_start"]) {
+          kc.on(event, async () => { await Promise.resolve(); });
+        }
+        kc.on("tool_call", async () => { await Promise.resolve(); return { block: true, reason: "checked and refused" }; });
+      }
+    `);
+    const clock = new ManualClock();
+    const { host, warnings } = makeHost({ hookClock: clock });
+    await host.load([{ path }]);
+    const { session } = await sessionWith(host);
+    env.model.enqueue({ toolCalls: [{ name: "guarded", arguments: {} }] }, { text: "fine" });
+    const before = env.model.requests.length;
+    assert.equal((await session.runTurn({ text: "go" })).status, "completed");
+    assert.match(JSON.stringify(env.model.requests[before + 1]!.body.messages), /checked and refused/);
+    const { existsSync } = await import("node:fs");
+    assert.equal(existsSync(marks), false);
+    assert.deepEqual(warnings, []);
+    assert.equal(clock.timers.size, 0);
   });
 });
 

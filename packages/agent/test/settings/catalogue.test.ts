@@ -24,7 +24,7 @@ describe("settings catalogue", () => {
       "sessionDir", "defaultProvider", "defaultModel", "defaultThinkingLevel", "defaultApprovalMode", "theme",
       "retry.provider.enabled", "retry.provider.maxRetries", "retry.provider.baseDelayMs", "retry.provider.maxRetryDelayMs", "retry.provider.streamIdleTimeoutMs",
       "compaction.enabled", "compaction.reserveTokens", "compaction.keepRecentTokens", "defaultTools",
-      "extensions", "skills", "prompts", "themes", "worktrees.root", "worktrees.keep", "worktrees.branchPrefix", "shellPath",
+      "extensions", "extensionHookTimeoutMs", "skills", "prompts", "themes", "worktrees.root", "worktrees.keep", "worktrees.branchPrefix", "shellPath",
       "interruptGraceMs",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
@@ -39,6 +39,7 @@ describe("settings catalogue", () => {
     assert.equal(defaults.worktrees.branchPrefix, "knightcode/");
     assert.equal(defaults.sessionDir, null);
     assert.deepEqual(defaults.defaultTools, []);
+    assert.equal(defaults.extensionHookTimeoutMs, 30000);
   });
 
   test("each call returns a fresh copy", () => {

@@ -123,6 +123,24 @@ describe("a thread in a project", () => {
     transcript.close();
   });
 
+  test("extensionHookTimeoutMs from the settings limits every handler, and a reload reads it again", async () => {
+    const cwd = project({
+      ".knightcode/settings.json": JSON.stringify({ extensionHookTimeoutMs: 40 }),
+      ".knightcode/extensions/sleepy.ts": `export default (kc: any) => kc.on("session_start", () => new Promise(() => {}));`,
+    });
+    await environment.trust.set(cwd, true);
+    const { runtime, later, transcript } = await open(cwd);
+    await runtime.start("startup");
+    writeFileSync(join(cwd, ".knightcode", "settings.json"), JSON.stringify({ extensionHookTimeoutMs: 60 }));
+    await runtime.reload();
+    assert.deepEqual(
+      later.map((w) => w.message),
+      [40, 60].map((ms) => `session_start handler of sleepy did not finish within ${ms} ms; it was abandoned`),
+    );
+    await runtime.dispose("unload");
+    transcript.close();
+  });
+
   test("the thread's read tool refuses the agent dir's credential files; the model reads why, not the keys", async () => {
     const { runtime, transcript } = await open(project({}), { approvalGate: allowAllToolCalls });
     const path = join(env.agentDir, "models.json");

@@ -252,10 +252,22 @@ export class ThreadManager {
     // Until the thread exists (extensions load first), what they send waits here.
     let thread: LoadedThread | undefined;
     const early: [ExtensionMessageInput, SendMessageOptions][] = [];
+    // Nobody is subscribed before the answer that opened the thread: a warning until then goes back with it.
+    // Later ones also go to the log, which is all that sees one raised while the thread unloads.
+    const loadWarnings: Warning[] = [];
+    let opened = false;
+    const warn = (warning: Warning) => {
+      if (opened) {
+        log.warn(warning.path ? `${warning.message} (${warning.path})` : warning.message);
+        thread?.warn(warning);
+      } else {
+        loadWarnings.push(warning);
+      }
+    };
     const ui = new UiBridge({
       threadId: id,
       send: (method, params) => thread?.send(method, params),
-      warn: (warning) => thread?.warn(warning),
+      warn,
       log: (line) => log.info(line),
     });
     let runtime: ThreadRuntime;
@@ -269,7 +281,7 @@ export class ThreadManager {
         mode: "desktop",
         hasUI: true,
         ui,
-        onWarning: (warning) => thread?.warn(warning),
+        onWarning: warn,
         onSendMessage: (message, options) => (thread ? thread.deliverExtensionMessage(message, options) : early.push([message, options])),
         // A call before the thread exists has nobody to ask: it is refused, never allowed.
         approvalGate: (call, signal) =>
@@ -284,11 +296,12 @@ export class ThreadManager {
       file.close();
       throw error;
     }
+    loadWarnings.unshift(...warnings);
     thread = new LoadedThread({
       file,
       runtime,
       ui,
-      warnings,
+      warnings: loadWarnings,
       broadcaster: this.broadcaster,
       log,
       defaultApprovalMode: this.defaultApprovalMode(runtime),
@@ -305,6 +318,7 @@ export class ThreadManager {
       await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
       await runtime.start(reason);
     } finally {
+      opened = true;
       release();
     }
     return thread;
