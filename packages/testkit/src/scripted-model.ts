@@ -202,9 +202,12 @@ export class ScriptedModelServer {
     }
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     record.firstByteAt = Date.now();
+    let written: Promise<void> = Promise.resolve();
     for (let i = 0; i < events.length; i++) {
       if (response.destroyed) return;
       if (reply.breakAfter === i) {
+        // Node corks a chunked response until the next tick: destroying the socket at once would drop the chunks before the cut.
+        await written;
         response.socket?.destroy();
         return;
       }
@@ -213,7 +216,7 @@ export class ScriptedModelServer {
         else await new Promise(() => undefined);
       }
       if (reply.chunkDelayMs && i > 0) await sleep(reply.chunkDelayMs);
-      response.write(`data: ${JSON.stringify(events[i])}\n\n`);
+      written = new Promise<void>((resolve) => response.write(`data: ${JSON.stringify(events[i])}\n\n`, () => resolve()));
     }
     response.end("data: [DONE]\n\n");
     record.finishedAt = Date.now();

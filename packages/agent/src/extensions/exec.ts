@@ -46,8 +46,9 @@ export class CappedOutput {
 
 /**
  * Runs a program with an argument array (never a shell), in its own process
- * group so a timeout or abort stops everything it started. Output beyond
- * 16 MiB per stream is dropped.
+ * group so a timeout, an abort or the program's death by a signal stops
+ * everything it started. A signal death answers `code: null` and the
+ * signal's name. Output beyond 16 MiB per stream is dropped.
  */
 export function execProgram(command: string, args: string[], options: ExecOptions): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
@@ -62,6 +63,11 @@ export function execProgram(command: string, args: string[], options: ExecOption
       group?.stop(0).catch(() => undefined);
     };
     const timer = options.timeout ? setTimeout(() => ((timedOut = true), killGroup()), options.timeout) : undefined;
+    // A program killed from outside leaves its children orphaned and holding the pipes: the answer
+    // would wait for them. It did not finish, so nothing it started goes on.
+    child.once("exit", (_code, signal) => {
+      if (signal !== null) killGroup();
+    });
     const onAbort = (): void => killGroup();
     if (options.signal?.aborted) killGroup();
     else options.signal?.addEventListener("abort", onAbort, { once: true });

@@ -30,3 +30,15 @@ export function isTransient(kind: ErrorKind): boolean {
 export function boundErrorMessage(message: string, max = 2000): string {
   return message.length <= max ? message : `${message.slice(0, max - 3)}...`;
 }
+
+/**
+ * A failed turn's message. The words a broken connection leaves
+ * ("terminated", "fetch failed") say nothing a user can act on, so they are
+ * kept inside a sentence saying what broke, how often it was tried and what
+ * to do; other kinds keep the provider's own words.
+ */
+export function turnFailureMessage(error: string, kind: ErrorKind, attempts: number): string {
+  if (kind !== "network") return error;
+  const tried = attempts > 1 ? `, on all ${attempts} attempts` : "";
+  return `Lost the connection to the model provider${tried} (${error.trim().replace(/\.$/, "")}). Check the network and that the provider is reachable, then try again.`;
+}

@@ -66,6 +66,7 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
 }
 
 function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {
-  const errorMessage = `model stream stalled: no data for ${Math.round(idleMs / 1000)} s`;
+  // One decimal: a timeout under a second must not read "no data for 0 s".
+  const errorMessage = `model stream stalled: no data for ${Number((idleMs / 1000).toFixed(1))} s`;
   return { type: "error", reason: "error", error: { ...message, stopReason: "error", errorMessage } };
 }

@@ -1,5 +1,5 @@
 import type { Agent, AgentMessage } from "@mariozechner/pi-agent-core";
-import { classifyError, isTransient, type TurnError } from "./error-kind.js";
+import { classifyError, isTransient, turnFailureMessage, type TurnError } from "./error-kind.js";
 import { shouldCompact } from "./compaction.js";
 import { userMessage } from "./messages.js";
 import type { AgentSession, RetrySettings, SessionHooks, TurnInput } from "./session.js";
@@ -109,7 +109,7 @@ async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopCont
         await agent.continue();
         continue;
       }
-      return settle(turn, { message: failure, kind });
+      return settle(turn, { message: turnFailureMessage(failure, kind, attempt + 1), kind });
     }
     if (session.hasPendingSteers) {
       // A steer accepted as the run was ending still belongs to this turn.

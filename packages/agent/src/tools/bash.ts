@@ -9,6 +9,7 @@ import { throwIfAborted, ToolError } from "./errors.js";
 import { MAX_OUTPUT_BYTES } from "./format.js";
 import { OutputCollector } from "./output-collector.js";
 import { runInProcessGroup, type GroupRunResult } from "./process-group.js";
+import { exitedWithCode, killedBySignal } from "./signal-words.js";
 
 const HEAD_BYTES = 20 * 1024;
 const TAIL_BYTES = MAX_OUTPUT_BYTES - HEAD_BYTES;
@@ -134,6 +135,6 @@ function finishResult(result: GroupRunResult, output: OutputCollector, params: B
   }
   if (result.aborted) throw new ToolError("aborted", `${text}\n\n[Command aborted and killed.]`, { ...details });
   if (result.exitCode === 0) return { content: [{ type: "text" as const, text }], details };
-  const ending = result.exitCode === null ? `killed by signal ${result.signal ?? "unknown"}` : `exited with code ${result.exitCode}`;
+  const ending = result.exitCode === null ? killedBySignal(result.signal) : exitedWithCode(result.exitCode);
   throw new ToolError("commandFailed", `${text}\n\n[Command ${ending}.]`, { ...details });
 }

@@ -36,10 +36,11 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Runs a command as the leader of a new process group with stdin on
- * /dev/null, its stdout and stderr going to `output`. Abort and timeout send
- * SIGTERM to the whole group, then SIGKILL after the grace period, so
- * background children die with it. The group stays with `processes` (by
- * default the process-wide owner) until it is gone.
+ * /dev/null, its stdout and stderr going to `output`. Abort, timeout and a
+ * leader killed by a signal send SIGTERM to the whole group, then SIGKILL
+ * after the grace period, so background children die with it. The group
+ * stays with `processes` (by default the process-wide owner) until it is
+ * gone.
  */
 export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
   return new Promise((resolve, reject) => new GroupRun(options, resolve, reject).start());
@@ -77,6 +78,9 @@ class GroupRun {
     child.once("error", (error) => this.finish(error));
     child.once("exit", (code, signal) => {
       this.exit = { code, signal };
+      // A shell killed from outside did not finish its command: what it was running would go on
+      // unseen, orphaned and holding the pipes, so the rest of the group is stopped as on a timeout.
+      if (signal !== null) this.killGroup();
       this.pipeTimer = setTimeout(() => this.finishUnlessPaused(), PIPE_GRACE_MS);
     });
     child.once("close", (code, signal) => {

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
+import { waitUntil } from "@knightcode/testkit";
 import { CappedOutput, execProgram } from "../../src/extensions/exec.js";
 import { ProcessGroups } from "../../src/tools/index.js";
 import { assertGone, isGone, killAfter } from "../tools/processes.js";
@@ -69,4 +72,25 @@ test("a timeout kills the whole group at once", async (t) => {
   assert.equal(result.timedOut, true);
   assert.equal(result.signal, "SIGKILL");
   await assertGone(Number(result.stdout));
+});
+
+test("a program killed from outside answers with the signal, and the children holding its pipes are stopped", async (t) => {
+  const dir = await tempDir(t);
+  const processes = new ProcessGroups();
+  t.after(() => processes.dispose());
+  // The child inherits stdout: without the stop, the answer would wait for it to end.
+  const running = execProgram("bash", ["-c", "echo $$ > program.pid; sleep 1000 & echo $! > child.pid; wait"], { cwd: dir, processes });
+  const pidIn = (name: string) =>
+    waitUntil(`a pid in ${name}`, () => {
+      const pid = existsSync(join(dir, name)) ? Number(readFileSync(join(dir, name), "utf8").trim()) : NaN;
+      return Number.isSafeInteger(pid) && pid > 1 ? pid : undefined;
+    });
+  const child = await pidIn("child.pid");
+  killAfter(t, child);
+  process.kill(await pidIn("program.pid"), "SIGKILL");
+  const result = await running;
+  assert.equal(result.code, null);
+  assert.equal(result.signal, "SIGKILL");
+  assert.equal(result.timedOut, false);
+  await assertGone(child);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boundErrorMessage, classifyError, isTransient } from "../../src/run/error-kind.js";
+import { boundErrorMessage, classifyError, isTransient, turnFailureMessage } from "../../src/run/error-kind.js";
 
 test("provider error texts are classified", () => {
   const cases: [string, string][] = [
@@ -33,4 +33,12 @@ test("only rate limits, network and provider errors are retried", () => {
 test("messages are bounded to 2,000 characters", () => {
   assert.equal(boundErrorMessage("x".repeat(5000)).length, 2000);
   assert.equal(boundErrorMessage("short"), "short");
+});
+
+test("a lost connection fails a turn with what broke, how often it was tried and what to do; other kinds keep their words", () => {
+  const message = turnFailureMessage("terminated", "network", 3);
+  assert.equal(message, "Lost the connection to the model provider, on all 3 attempts (terminated). Check the network and that the provider is reachable, then try again.");
+  assert.equal(classifyError(message), "network");
+  assert.equal(turnFailureMessage("Connection error.", "network", 1), "Lost the connection to the model provider (Connection error). Check the network and that the provider is reachable, then try again.");
+  assert.equal(turnFailureMessage("503 Service Unavailable", "provider", 4), "503 Service Unavailable");
 });

@@ -172,6 +172,19 @@ describe("errors and retries", () => {
     assert.equal(events.find((e) => e.type === "retry")?.type === "retry" && (events.find((e) => e.type === "retry") as { error: { kind: string } }).error.kind, "network");
   });
 
+  test("a stream broken on every attempt fails the turn with a message saying what broke and what to do", async () => {
+    const { session, transcript } = await env.session();
+    const before = env.model.requests.length;
+    const attempts = session.settings.retry.maxRetries + 1;
+    for (let i = 0; i < attempts; i++) env.model.enqueue({ text: ["a", "b", "c"], breakAfter: 2 });
+    const result = await session.runTurn({ text: "x" });
+    assert.equal(result.status, "failed");
+    assert.equal(env.model.requests.length, before + attempts);
+    assert.equal(result.error?.kind, "network");
+    assert.match(result.error!.message, new RegExp(`^Lost the connection to the model provider, on all ${attempts} attempts \\(.+\\)\\. Check the network`));
+    assert.deepEqual(transcript.ofType("turn_end")[0]!.error, result.error);
+  });
+
   test("a stalled stream fails after the idle timeout and is retried", async () => {
     const { session, events } = await env.session({ settings: { streamIdleTimeoutMs: 300 } });
     const before = env.model.requests.length;
@@ -182,7 +195,7 @@ describe("errors and retries", () => {
     assert.ok(Date.now() - started >= 280);
     const retry = events.find((e) => e.type === "retry");
     assert.ok(retry && retry.type === "retry");
-    assert.match(retry.error.message, /stalled/);
+    assert.match(retry.error.message, /stalled: no data for 0\.3 s$/);
     assert.ok(env.model.requests[before]!.abortedAt, "the stalled request was aborted");
   });
 });

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { test } from "node:test";
 import { createBashTool, type BashDetails } from "../../src/tools/index.js";
-import { assertGone, isGone } from "./processes.js";
+import { waitUntil } from "@knightcode/testkit";
+import { assertGone, isGone, killAfter } from "./processes.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 
@@ -130,4 +131,42 @@ test("a background process that keeps the pipes open does not hold the call", as
     }
   });
   assert.match(textOf(result), /\nstarted$/);
+});
+
+/** Waits for a pid a command wrote to `file`. */
+function pidFrom(file: string): Promise<number> {
+  return waitUntil(`a pid in ${file}`, () => {
+    const pid = existsSync(file) ? Number(readFileSync(file, "utf8").trim()) : NaN;
+    return Number.isSafeInteger(pid) && pid > 1 ? pid : undefined;
+  });
+}
+
+test("a shell killed from outside fails the call naming the signal, and its orphaned child is stopped", async (t) => {
+  const dir = await tempDir(t);
+  // The shell waits on a child that holds the pipes: killed, it would leave the child running unseen.
+  const call = createBashTool({ cwd: dir }).execute("c", { command: "echo $$ > shell.pid; sleep 1000 & echo $! > child.pid; wait" });
+  const child = await pidFrom(join(dir, "child.pid"));
+  killAfter(t, child);
+  process.kill(await pidFrom(join(dir, "shell.pid")), "SIGKILL");
+  const error = await rejectsWith(call, "commandFailed", /\[Command killed by signal SIGKILL before it finished \(SIGKILL usually comes from another process, or from the system when memory runs out\)\.\]$/);
+  assert.deepEqual(error.details, { exitCode: null, signal: "SIGKILL" });
+  await assertGone(child);
+});
+
+test("SIGTERM from outside is named with where such a signal comes from", async (t) => {
+  const dir = await tempDir(t);
+  const call = createBashTool({ cwd: dir }).execute("c", { command: "echo $$ > cmd.pid; sleep 1000" });
+  const pid = await pidFrom(join(dir, "cmd.pid"));
+  killAfter(t, pid);
+  process.kill(pid, "SIGTERM");
+  await rejectsWith(call, "commandFailed", /\[Command killed by signal SIGTERM before it finished \(SIGTERM is a request to stop, usually from another process\)\.\]$/);
+});
+
+test("an exit status of 128 + N is read as signal N, as a shell reports a child it lost", async (t) => {
+  const dir = await tempDir(t);
+  const bash = createBashTool({ cwd: dir });
+  await rejectsWith(bash.execute("c", { command: "sh -c 'kill -KILL $$'; exit $?" }), "commandFailed", /\[Command exited with code 137: a process it ran was probably killed by signal SIGKILL \(128 \+ 9\); SIGKILL usually comes/);
+  await rejectsWith(bash.execute("c", { command: "exit 139" }), "commandFailed", /\[Command exited with code 139: a process it ran was probably killed by signal SIGSEGV \(128 \+ 11\)\.\]$/);
+  await rejectsWith(bash.execute("c", { command: "exit 128" }), "commandFailed", /\[Command exited with code 128\.\]$/);
+  await rejectsWith(bash.execute("c", { command: "exit 255" }), "commandFailed", /\[Command exited with code 255\.\]$/);
 });
