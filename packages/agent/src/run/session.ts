@@ -1,106 +1,23 @@
 import type { Api, ImageContent, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
-import type { Agent, AgentEvent, AgentMessage, AgentTool, AfterToolCallResult } from "@mariozechner/pi-agent-core";
+import type { Agent, AgentEvent, AgentMessage, AgentTool } from "@mariozechner/pi-agent-core";
 import { loadEngine, type Engine } from "../models/engine.js";
 import { ModelError } from "../models/errors.js";
 import type { ModelRef, ModelRegistry } from "../models/registry.js";
-import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
 import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
 import { textOf, toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
-import { DEFAULT_STREAM_IDLE_TIMEOUT_MS, stallGuardedStream } from "./stall-guard.js";
+import { stallGuardedStream } from "./stall-guard.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
 import { threadFault } from "../session/fault.js";
 import { UnsavedEntries, type PendingEntry, type UnsavedTail } from "./unsaved.js";
-
-export interface RetrySettings {
-  enabled: boolean;
-  maxRetries: number;
-  baseDelayMs: number;
-  maxRetryDelayMs: number;
-}
-
-export interface RunSettings {
-  retry: RetrySettings;
-  compaction: CompactionSettings;
-  streamIdleTimeoutMs: number;
-  /** After an interrupt, how long a tool or hook that ignores it may hold the turn before the turn ends without it. */
-  interruptGraceMs: number;
-}
-
-export const DEFAULT_RUN_SETTINGS: RunSettings = {
-  retry: { enabled: true, maxRetries: 3, baseDelayMs: 2_000, maxRetryDelayMs: 60_000 },
-  compaction: DEFAULT_COMPACTION,
-  streamIdleTimeoutMs: DEFAULT_STREAM_IDLE_TIMEOUT_MS,
-  interruptGraceMs: 5_000,
-};
-
-export interface ToolCallInfo {
-  toolCallId: string;
-  toolName: string;
-  args: unknown;
-}
-
-/** Where the approval gate and extensions' tool_call handlers sit: return a block to stop the call. */
-export type BeforeToolCall = (call: ToolCallInfo, signal: AbortSignal | undefined) => Promise<{ block: true; reason: string } | undefined>;
-export type AfterToolCall = (
-  call: ToolCallInfo & { result: { content: unknown[]; details?: unknown }; isError: boolean },
-  signal: AbortSignal | undefined,
-) => Promise<AfterToolCallResult | undefined>;
-
-/** Extension points around a turn; the thread runtime wires extensions into them. */
-export interface SessionHooks {
-  /** After the turn started and before the first model request: may add messages and replace the system prompt for this turn. */
-  beforeAgentStart?(input: { prompt: string; images: ImageContent[]; systemPrompt: string }): Promise<{ messages: AgentMessage[]; systemPrompt?: string }>;
-  /** Every low-level agent event, awaited in order (the agent waits for it). */
-  onAgentEvent?(event: AgentEvent): void | Promise<void>;
-}
-
-export interface AgentSessionOptions {
-  threadId: string;
-  cwd: string;
-  transcript: Transcript;
-  registry: ModelRegistry;
-  systemPrompt: string;
-  tools: AgentTool[];
-  settings?: RunSettings;
-  /** The configured default, used when the transcript chose no model. */
-  defaultModel?: Partial<ModelRef>;
-  defaultThinkingLevel?: ModelThinkingLevel;
-  beforeToolCall?: BeforeToolCall;
-  afterToolCall?: AfterToolCall;
-  hooks?: SessionHooks;
-}
-
-export interface TurnInput {
-  /** Messages that came before the text: what extensions said while the thread was idle. */
-  preamble?: AgentMessage[];
-  /** The user's text; absent for a turn an extension's message starts. */
-  text?: string;
-  /** A turn that only compacts the history (manual compaction). */
-  compactOnly?: boolean;
-  images?: ImageContent[];
-  /** Messages sent after the text (an extension's message that triggers the turn). */
-  messages?: AgentMessage[];
-}
-
-export interface TurnResult {
-  turnId: string;
-  status: TurnStatus;
-  error?: TurnError;
-}
-
-/** A turn is already running: the caller must steer, queue or wait. */
-export class TurnInProgressError extends Error {
-  readonly code = "turnInProgress";
-  constructor(readonly turnId: string) {
-    super(`turn ${turnId} is still running`);
-  }
-}
+import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
+import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
+export * from "./session-options.js";
 
 /**
  * One thread's agent: its transcript, model, tools, token usage and the
@@ -475,18 +392,7 @@ export class AgentSession {
     const turnId = turn.id!;
     const streaming = agent.state.streamingMessage;
     if (streaming?.role === "assistant") this.recordMessage(turnId, { ...streaming, stopReason: "aborted" });
-    const last = [...agent.state.messages].reverse().find((m) => m.role === "assistant");
-    const names = new Map(last?.role === "assistant" ? last.content.flatMap((c) => (c.type === "toolCall" ? [[c.id, c.name] as const] : [])) : []);
-    for (const toolCallId of agent.state.pendingToolCalls) {
-      this.recordMessage(turnId, {
-        role: "toolResult",
-        toolCallId,
-        toolName: names.get(toolCallId) ?? "unknown",
-        content: [{ type: "text", text: `The tool did not stop within ${this.settings.interruptGraceMs} ms of the turn being stopped; the turn ended without its result.` }],
-        isError: true,
-        timestamp: Date.now(),
-      });
-    }
+    for (const result of leftBehindResults(agent, this.settings.interruptGraceMs)) this.recordMessage(turnId, result);
     agent.abort();
   }
 
@@ -583,23 +489,4 @@ export interface NestedToolResult {
 
 function errorResult(message: string): NestedToolResult {
   return { content: [{ type: "text", text: message }], isError: true };
-}
-
-/** Resolves "abandoned" once `stop` has been aborted for `graceMs`; never, if one of `cancels` aborts first. */
-function graceAfterStop(stop: AbortSignal, graceMs: number, cancels: AbortSignal[]): Promise<"abandoned"> {
-  return new Promise((resolve) => {
-    let timer: NodeJS.Timeout | undefined;
-    const onStop = () => {
-      timer = setTimeout(() => resolve("abandoned"), graceMs);
-    };
-    const cancel = () => {
-      clearTimeout(timer);
-      stop.removeEventListener("abort", onStop);
-      for (const signal of cancels) signal.removeEventListener("abort", cancel);
-    };
-    if (cancels.some((signal) => signal.aborted)) return;
-    for (const signal of cancels) signal.addEventListener("abort", cancel, { once: true });
-    if (stop.aborted) onStop();
-    else stop.addEventListener("abort", onStop, { once: true });
-  });
 }

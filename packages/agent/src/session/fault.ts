@@ -5,29 +5,23 @@ export type FaultReason = "diskFull" | "quota" | "readOnly" | "ioError" | "permi
 
 interface Wording {
   headline: string;
-  remedy: string;
+  /** What the user does about it, before "then resume the thread" or "then try again". */
+  fix: string;
 }
 
-const KEPT = "nothing saved before is lost";
+const WORDING: Record<Exclude<FaultReason, "ownershipLost">, Wording> = {
+  diskFull: { headline: "the disk holding the sessions folder is full", fix: "Free some space on it" },
+  quota: { headline: "the disk quota of the sessions folder is used up", fix: "Free space within the quota" },
+  readOnly: { headline: "the file system holding the sessions folder became read-only", fix: "Make it writable again (check the disk, remount it)" },
+  ioError: { headline: "the disk holding the sessions folder reported an I/O error", fix: "Check the disk" },
+  permission: { headline: "the session file may no longer be written (permission denied)", fix: "Give this user write access to the sessions folder and its files again" },
+  fileTooLarge: { headline: "the session file reached the largest size its file system allows", fix: "Fork the thread to go on" },
+  writeFailed: { headline: "the session file could not be written", fix: "Fix the cause" },
+};
 
-const WORDING: Record<FaultReason, Wording> = {
-  diskFull: { headline: "the disk holding the sessions folder is full", remedy: `Free some space on it, then resume the thread; ${KEPT}.` },
-  quota: { headline: "the disk quota of the sessions folder is used up", remedy: `Free space within the quota, then resume the thread; ${KEPT}.` },
-  readOnly: {
-    headline: "the file system holding the sessions folder became read-only",
-    remedy: `Make it writable again (check the disk, remount it), then resume the thread; ${KEPT}.`,
-  },
-  ioError: { headline: "the disk holding the sessions folder reported an I/O error", remedy: `Check the disk, then resume the thread; ${KEPT}.` },
-  permission: {
-    headline: "the session file may no longer be written (permission denied)",
-    remedy: `Give this user write access to the session file and its folder again, then resume the thread; ${KEPT}.`,
-  },
-  fileTooLarge: { headline: "the session file reached the largest size its file system allows", remedy: `Fork the thread to go on; ${KEPT}.` },
-  ownershipLost: {
-    headline: "another process took this thread over",
-    remedy: "This process writes nothing more to it; close it there, then resume it here.",
-  },
-  writeFailed: { headline: "the session file could not be written", remedy: `Resume the thread once the cause is fixed; ${KEPT}.` },
+const TAKEN_OVER = {
+  headline: "another process took this thread over",
+  remedy: "This process writes nothing more to it; close it there, then resume it here.",
 };
 
 const BY_ERRNO: Record<string, FaultReason> = {
@@ -80,11 +74,28 @@ function reasonOf(error: unknown): FaultReason {
   return (errno && BY_ERRNO[errno]) || "writeFailed";
 }
 
+function detailOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Words a user can act on for a failure to write a transcript. */
 export function threadFault(error: unknown): ThreadFault {
   if (error instanceof ThreadFault) return error;
   const reason = reasonOf(error);
-  const { headline, remedy } = WORDING[reason];
-  const detail = error instanceof Error ? error.message : String(error);
-  return new ThreadFault(reason, `The thread stopped: ${headline} (${detail}). ${remedy}`, { cause: error });
+  const detail = detailOf(error);
+  if (reason === "ownershipLost") return new ThreadFault(reason, `The thread stopped: ${TAKEN_OVER.headline} (${detail}). ${TAKEN_OVER.remedy}`, { cause: error });
+  const { headline, fix } = WORDING[reason];
+  const then = reason === "fileTooLarge" ? "" : ", then resume the thread";
+  return new ThreadFault(reason, `The thread stopped: ${headline} (${detail}). ${fix}${then}; nothing saved before is lost.`, { cause: error });
+}
+
+/**
+ * Words a user can act on for a transcript that could not be created (a new
+ * thread, a fork); undefined when the error is not a disk's failure.
+ */
+export function creationFailure(what: string, error: unknown): string | undefined {
+  const reason = reasonOf(error);
+  if (reason === "ownershipLost" || (reason === "writeFailed" && !(error instanceof SessionFileError))) return undefined;
+  const { headline, fix } = WORDING[reason];
+  return `Could not create ${what}: ${headline} (${detailOf(error)}). ${fix}, then try again.`;
 }

@@ -1,5 +1,5 @@
 export { SessionFileError, type SessionFileErrorCode, type SessionFileErrorDetails } from "./errors.js";
-export { ThreadFault, threadFault, type FaultReason } from "./fault.js";
+export { ThreadFault, creationFailure, threadFault, type FaultReason } from "./fault.js";
 export {
   SESSION_FORMAT_VERSION,
   isKnownEntry,

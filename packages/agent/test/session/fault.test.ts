@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { SessionFileError } from "../../src/session/errors.js";
-import { ThreadFault, threadFault } from "../../src/session/fault.js";
+import { ThreadFault, creationFailure, threadFault } from "../../src/session/fault.js";
 
 /** A write failure as the appender reports it: the errno error as its cause. */
 function writeFailure(code: string): SessionFileError {
@@ -17,7 +17,7 @@ describe("threadFault: why a thread stopped, in words a user can act on", () => 
     ["EIO", /the disk holding the sessions folder reported an I\/O error/, /Check the disk/],
     ["EACCES", /permission denied/, /write access/],
     ["EFBIG", /the largest size its file system allows/, /Fork the thread/],
-    ["EMFILE", /the session file could not be written/, /once the cause is fixed/],
+    ["EMFILE", /the session file could not be written/, /Fix the cause, then resume the thread/],
   ];
   for (const [code, headline, remedy] of cases) {
     test(`${code}`, () => {
@@ -41,6 +41,15 @@ describe("threadFault: why a thread stopped, in words a user can act on", () => 
     assert.equal(fault.reason, "ownershipLost");
     assert.equal(fault.resumable, false);
     assert.match(fault.message, /^The thread stopped: another process took this thread over \(.*ownership lost.*\)\. This process writes nothing more to it/);
+  });
+
+  test("a transcript that could not be created says why in the same words, and what to do", () => {
+    const cause = Object.assign(new Error("ENOSPC: no space left on device, open '/s/t.jsonl'"), { code: "ENOSPC" });
+    assert.equal(
+      creationFailure("the thread", cause),
+      "Could not create the thread: the disk holding the sessions folder is full (ENOSPC: no space left on device, open '/s/t.jsonl'). Free some space on it, then try again.",
+    );
+    assert.equal(creationFailure("the thread", new Error("not a disk problem")), undefined);
   });
 
   test("a fault is described once", () => {

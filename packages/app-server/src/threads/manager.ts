@@ -10,6 +10,7 @@ import {
   warmEngine,
   warmUp,
   type ExtensionMessageInput,
+  creationFailure,
   threadFault,
   type ThreadEnvironment,
   type UnsavedTail,
@@ -143,7 +144,9 @@ export class ThreadManager {
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     warmEngine();
-    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions });
+    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
+      throw creationError("the thread", error);
+    });
     this.locator.moved(file.header.id, file.path);
     const thread = await this.open(file, "startup");
     const release = thread.hold();
@@ -232,7 +235,9 @@ export class ThreadManager {
     if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
     let sourceName = source?.name;
     const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
-    const forked = await forkSession({ source: path, dir: this.locator.sessionDirFor(cwd), cwd });
+    const forked = await forkSession({ source: path, dir: this.locator.sessionDirFor(cwd), cwd }).catch((error: unknown) => {
+      throw creationError("the fork", error);
+    });
     const file = await SessionFile.open(forked.path, this.fileOptions);
     if (sourceName === undefined) {
       const state = file.summary();
@@ -402,4 +407,10 @@ export class ThreadManager {
     await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown", deadline).catch(() => undefined)));
     await this.catalog.close();
   }
+}
+
+/** A disk's failure to create a transcript, in words a user can act on; anything else as it was. */
+function creationError(what: string, error: unknown): unknown {
+  const words = creationFailure(what, error);
+  return words === undefined ? error : rpcError("internal", words);
 }

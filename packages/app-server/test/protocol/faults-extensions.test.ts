@@ -341,6 +341,12 @@ export default function (kc: any) {
     return { [Symbol.asyncIterator]: () => ({ next: async () => { const next = await events.next(); if (next.done) return Promise.reject(new Error("the SDK's stream rejected")); return next; } }) };
   }));
   kc.registerProvider("no-api", provider(undefined, "no-such-api"));
+  kc.registerProvider("deaf", provider(async function* (model: any, context: any) {
+    if (!lastPrompt(context).includes("hang")) return yield* reply(model, context);
+    yield* opening(model, "partial ");
+    // Deaf to the abort: it never yields again and never ends.
+    await new Promise(() => undefined);
+  }));
 }
 `;
 
@@ -348,6 +354,7 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
   let server: TestServer;
   before(async () => {
     server = await startServer({ model });
+    writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ interruptGraceMs: 200 }));
     install(server, "flaky-providers.ts", FLAKY_PROVIDERS);
   });
   after(async () => {
@@ -411,6 +418,27 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
       ["item/removed", ""],
     ]);
     await nextTurnWorks(threadId, "fail midway");
+  });
+
+  test("a stream deaf to the interrupt: the turn ends interrupted after interruptGraceMs, what it streamed is kept as an interrupted reply, and the next turn works", async () => {
+    const threadId = await threadOn("deaf");
+    const mark = server.main.notifications.length;
+    await server.main.request("turn/start", { threadId, text: "please hang" });
+    await server.main.waitForNotification("item/agentMessage/delta", (p) => p.threadId === threadId, { since: mark });
+    await server.main.request("turn/interrupt", { threadId });
+    const done = await server.main.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark });
+    assert.equal(done.turn.status, "interrupted");
+    assert.deepEqual(seen(server.main, threadId, mark), [
+      ["turn/started", "inProgress"],
+      ["item/started", "userMessage"],
+      ["item/completed", "userMessage"],
+      ["item/started", "agentMessage"],
+      ["item/agentMessage/delta", ""],
+      ["item/completed", "agentMessage"],
+      ["turn/completed", "interrupted"],
+      ["thread/turn/completed", "interrupted"],
+    ]);
+    await nextTurnWorks(threadId, "please hang");
   });
 
   test("a stream whose next event rejects fails the turn the same way", async () => {

@@ -169,6 +169,14 @@ describe("faults: the disk under the sessions folder fails mid-turn", { skip: RO
 
       // Still full: resuming fails in the same words and keeps what it could not write.
       await assert.rejects(client.request("thread/resume", { threadId: thread.id }), rejectsWith("internal", /the disk holding the sessions folder is full/));
+      // Full to the last page, a new thread cannot even be created, and says so in the same words.
+      const filler = join(disk.dir, "filler");
+      assert.throws(() => writeFileSync(filler, Buffer.alloc(1024 * 1024)), /ENOSPC/);
+      await assert.rejects(
+        client.request("thread/start", { cwd: server.project() }),
+        rejectsWith("internal", /^Could not create the thread: the disk holding the sessions folder is full \(.*ENOSPC.*\)\. Free some space on it, then try again\.$/),
+      );
+      rmSync(filler);
 
       disk.remount("size=4m");
       const resumed = await client.request("thread/resume", { threadId: thread.id });
