@@ -276,19 +276,24 @@ export class TurnOwner {
     this.startNext();
   }
 
-  /** The run ended without its end event (it threw after starting): the turn ends failed, or as it was stopped. */
+  /**
+   * The turn ended without the session's end event (its run threw after
+   * starting, or the thread closes before it could settle): a fault fails
+   * it, a stop interrupts it (interrupted outcomes take precedence), and
+   * otherwise it failed with what was thrown.
+   */
   private completeUnreported(run: Run, thrown: unknown): void {
     const { turn } = run;
-    const error = turn.fault ?? (thrown === undefined ? undefined : { message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" as const });
-    const status = turn.outcome?.status ?? (turn.fault || !turn.interrupted ? "failed" : "interrupted");
+    const thrownMessage = thrown instanceof Error ? thrown.message : thrown === undefined ? "the turn ended without finishing" : String(thrown);
+    const error = turn.fault ?? (turn.interrupted ? undefined : { message: thrownMessage, kind: "other" as const });
     this.steers.cancel((waiter) => waiter.turnId === turn.id);
     this.reportEnded(run, {
       type: "turn_end",
       turnId: turn.id!,
-      status,
-      ...(status === "failed" ? { error: turn.outcome?.error ?? error ?? { message: "the turn ended unexpectedly", kind: "other" } } : {}),
+      status: error ? "failed" : "interrupted",
+      ...(error ? { error } : {}),
       startedAt: turn.startedAt!,
-      completedAt: turn.outcome?.completedAt ?? Date.now(),
+      completedAt: Date.now(),
     });
   }
 
