@@ -57,5 +57,8 @@ export {
   type DiscoveryResult,
   type Skill,
   type CommandInfo,
+  codePathOf,
+  type CodePath,
+  type CodePathOptions,
 } from "../resources/index.js";
 export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "../thread/tool-selection.js";

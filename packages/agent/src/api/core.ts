@@ -8,6 +8,7 @@ export type { Warning } from "../warning.js";
 export * from "../fs/file-lock.js";
 export * from "../fs/atomic-write.js";
 export * from "../fs/file-queue.js";
+export * from "../fs/real-target.js";
 export * from "../models/engine.js";
 export * from "../models/errors.js";
 export * from "../models/registry.js";

@@ -13,12 +13,20 @@ export interface DenyOptions {
   readonly long: readonly string[];
   readonly short: string;
   readonly abbreviations: boolean;
+  /** Long names refused only as written, for parsers that never abbreviate (cargo's `--target-dir` beside `--target`). */
+  readonly exact?: readonly string[];
 }
 
-/** For programs whose long options take one dash (find, go): `-exec` and `--exec` alike, never abbreviated. */
+/**
+ * For programs whose long options take one dash (find, go, tsc): `-exec`
+ * and `--exec` alike, never abbreviated. `prefixes` refuses whole families
+ * (go's `-test.*`); `ignoreCase` is for tsc, which reads `--OUTDIR` as `--outDir`.
+ */
 export interface DenySingleDash {
   readonly kind: "denySingleDash";
   readonly names: readonly string[];
+  readonly prefixes?: readonly string[];
+  readonly ignoreCase?: boolean;
 }
 
 /** Only these option words are recognized; any other option refuses the command. */
@@ -41,8 +49,12 @@ export interface ArgRule {
 
 export const NO_OPTION_LIMITS: OptionRule = { kind: "deny", long: [], short: "", abbreviations: false };
 
-export function deny(long: readonly string[], short = "", abbreviations = true): DenyOptions {
-  return { kind: "deny", long, short, abbreviations };
+export function deny(long: readonly string[], short = "", abbreviations = true, exact: readonly string[] = []): DenyOptions {
+  return { kind: "deny", long, short, abbreviations, exact };
+}
+
+export function denySingleDash(names: readonly string[], more: Pick<DenySingleDash, "prefixes" | "ignoreCase"> = {}): DenySingleDash {
+  return { kind: "denySingleDash", names, ...more };
 }
 
 export function allow(exact: readonly string[], patterns: readonly RegExp[] = []): AllowOptions {
@@ -79,12 +91,18 @@ function refuseOption(rule: OptionRule, text: string): string | undefined {
       const known = rule.exact.includes(text) || rule.patterns.some((pattern) => pattern.test(text));
       return known ? undefined : "only a short list of options is recognized there";
     }
-    case "denySingleDash":
-      return rule.names.includes(optionName(text.replace(/^--?/, ""))) ? RISKY : undefined;
+    case "denySingleDash": {
+      const written = optionName(text.replace(/^--?/, ""));
+      const name = rule.ignoreCase ? written.toLowerCase() : written;
+      const hit = rule.names.includes(name) || (rule.prefixes ?? []).some((prefix) => name.startsWith(prefix));
+      return hit ? RISKY : undefined;
+    }
     case "deny": {
       if (text.startsWith("--")) {
-        const name = optionName(text.slice(2));
-        const hit = rule.long.some((denied) => (rule.abbreviations ? denied.startsWith(name) : denied === name));
+        // pflag (kubectl, docker) reads `--log_file` as `--log-file`; refusing both spellings costs nothing elsewhere.
+        const name = optionName(text.slice(2)).replaceAll("_", "-");
+        const hit =
+          rule.long.some((denied) => (rule.abbreviations ? denied.startsWith(name) : denied === name)) || (rule.exact ?? []).includes(name);
         return hit ? RISKY : undefined;
       }
       const letters = text.slice(1);

@@ -1,5 +1,5 @@
-import { allow, type ArgRule, deny, NO_OPTION_LIMITS } from "./shell-options.js";
-import type { ShellWord } from "./shell-words.js";
+import { allOf, noRemoteHelper, noResponseFile, staysInFolder } from "./shell-checks.js";
+import { allow, type ArgRule, deny, denySingleDash, NO_OPTION_LIMITS } from "./shell-options.js";
 
 /**
  * One step of a recognized command form. The prefix grows by one word for
@@ -22,17 +22,13 @@ export interface CommandNode {
 }
 
 const anyArgs = (options = NO_OPTION_LIMITS, more: Partial<ArgRule> = {}): ArgRule => ({ positionals: true, options, ...more });
+
 const bareArgs = (options = NO_OPTION_LIMITS): ArgRule => ({ positionals: false, options });
 const leaf = (args: ArgRule): CommandNode => ({ args });
 
 // git: options that run a program (upload-pack, exec, open-files-in-pager,
 // strategy), write a file anywhere (output) or use an external diff tool.
 const GIT_DENIED = ["exec", "upload-pack", "receive-pack", "output", "ext-diff", "open-files-in-pager", "strategy"];
-
-/** `ext::` and `fd::` remote helpers run commands; refuse any `::` rather than list helpers. */
-function noRemoteHelper(words: readonly ShellWord[]): string | undefined {
-  return words.some((word) => word.text.includes("::")) ? "`::` can name a remote helper that runs a command" : undefined;
-}
 
 const gitArgs = (short = "", positionals = true): ArgRule => ({
   positionals,
@@ -127,7 +123,8 @@ const YARN: CommandNode = {
 // cargo: --config can set a runner or linker, -Z unstable flags, -C and
 // --manifest-path point at another project. Words after `--` go to rustc,
 // clippy or a test binary, whose options we do not check.
-const CARGO_ARGS = anyArgs(deny(["config", "manifest-path", "lockfile-path"], "ZC"), {
+// --target-dir and --artifact-dir/--out-dir write (and `cargo clean` deletes) wherever they say.
+const CARGO_ARGS = anyArgs(deny(["config", "manifest-path", "lockfile-path"], "ZC", true, ["target-dir", "artifact-dir", "out-dir"]), {
   check: (words) => (words.some((word) => word.text === "--") ? "words after `--` go to another program" : undefined),
 });
 const CARGO: CommandNode = {
@@ -138,11 +135,19 @@ const CARGO: CommandNode = {
 
 // go: flags that name a program to run (exec, toolexec, vettool, the linker
 // through ldflags), swap the source files (overlay, modfile, C), hand words
-// to the test binary (args) or put an executable anywhere (o).
-const GO_ARGS = anyArgs({
-  kind: "denySingleDash",
-  names: ["exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "args", "o"],
-});
+// to the test binary (args, any -test.* flag), or write a file anywhere (o,
+// the profiles, trace, outputdir, pkgdir). Packages outside the working
+// folder are code nobody here looked at.
+const GO_ARGS = anyArgs(
+  denySingleDash(
+    [
+      "exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "args", "o",
+      "pkgdir", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir",
+    ],
+    { prefixes: ["test."] },
+  ),
+  { check: staysInFolder },
+);
 const GO: CommandNode = {
   subcommands: {
     build: leaf(GO_ARGS),
@@ -185,11 +190,40 @@ const ESLINT = leaf(
       "--fix", "--fix-dry-run", "--cache", "--quiet", "--max-warnings", "--no-error-on-unmatched-pattern",
       "--report-unused-disable-directives", "--color", "--no-color", "--format=json", "--format=stylish",
     ], [/^--max-warnings=[0-9]+$/]),
+    { check: staysInFolder },
   ),
 );
-const PRETTIER = leaf(anyArgs(allow(["--write", "-w", "--check", "-c", "--list-different", "-l", "--cache", "--no-color"])));
-// pytest: -p loads a plugin module, -c/-o/--config-file can add options from another file.
-const PYTEST = leaf(anyArgs(deny(["config-file", "override-ini", "rootdir", "confcutdir", "pyargs"], "pco")));
+const PRETTIER = leaf(anyArgs(allow(["--write", "-w", "--check", "-c", "--list-different", "-l", "--cache", "--no-color"]), { check: staysInFolder }));
+// pytest: -p loads a plugin module, --pdbcls imports one, -c/-o/--config-file
+// and @file add options from another file; --basetemp is emptied first, and
+// the reports and logs are written wherever they say.
+const PYTEST = leaf(
+  anyArgs(
+    deny(
+      [
+        "config-file", "inifile", "override-ini", "rootdir", "confcutdir", "pyargs", "pdbcls", "basetemp", "junitxml", "junit-xml",
+        "log-file", "debug", "report-log", "resultlog", "result-log", "html", "cov-report",
+      ],
+      "pco",
+    ),
+    { check: allOf(noResponseFile, staysInFolder) },
+  ),
+);
+
+// tsc: options that write elsewhere (outDir, outFile, declarationDir, the
+// build info, traces and profiles; rootDir shapes the output tree) or read
+// another project (-p, -b). tsc reads option names in any case and with one
+// dash or two, and arguments from `@file`; it writes each input's output
+// beside it, so inputs stay in the working folder.
+const TSC = leaf(
+  anyArgs(
+    denySingleDash(
+      ["outdir", "outfile", "out", "declarationdir", "tsbuildinfofile", "generatetrace", "generatecpuprofile", "rootdir", "project", "p", "build", "b"],
+      { ignoreCase: true },
+    ),
+    { check: allOf(noResponseFile, staysInFolder) },
+  ),
+);
 
 // docker and kubectl: only reading subcommands, and no option that picks
 // another daemon, cluster, credential or config (kubeconfig exec plugins run commands).
@@ -204,6 +238,8 @@ const KUBECTL_ARGS = anyArgs(
   deny([
     "kubeconfig", "as", "as-group", "as-uid", "token", "server", "user", "username", "password", "cluster", "context",
     "certificate-authority", "client-certificate", "client-key", "insecure-skip-tls-verify",
+    // Files written wherever they say: klog's logs, the discovery cache, profiles.
+    "log-file", "log-dir", "cache-dir", "profile", "profile-output",
   ], "s"),
 );
 const KUBECTL: CommandNode = {
@@ -239,7 +275,7 @@ export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
   cargo: CARGO,
   go: GO,
   make: MAKE,
-  tsc: plain,
+  tsc: TSC,
   jest: JEST,
   vitest: VITEST,
   eslint: ESLINT,
@@ -267,7 +303,7 @@ export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
   jq: plain,
   rg: leaf(anyArgs(deny(["pre", "hostname-bin"]))),
   find: leaf(anyArgs({ kind: "denySingleDash", names: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] })),
-  sort: leaf(anyArgs(deny(["output", "compress-program"], "o"))),
+  sort: leaf(anyArgs(deny(["output", "compress-program", "temporary-directory"], "oT"))),
   tree: leaf(anyArgs(deny([], "oR"))),
   file: leaf(anyArgs(deny(["compile"], "C"))),
   date: leaf(anyArgs(deny(["set"], "s"))),

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import { withGitGuards } from "../tools/git-guards.js";
 import { unownedProcessGroups, type ProcessGroup, type ProcessGroups } from "../tools/process-groups.js";
 import type { ExecResult } from "./types.js";
 
@@ -52,7 +53,7 @@ export class CappedOutput {
  */
 export function execProgram(command: string, args: string[], options: ExecOptions): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(command, args, { cwd: options.cwd, env: withGitGuards(options.env ?? process.env), stdio: ["ignore", "pipe", "pipe"], detached: true });
     const group: ProcessGroup | undefined = child.pid === undefined ? undefined : (options.processes ?? unownedProcessGroups()).add(child.pid);
     const stdout = new CappedOutput();
     const stderr = new CappedOutput();

@@ -8,3 +8,4 @@ export { expandPromptTemplate, loadPromptTemplate, parseSlashInput, splitArgs, t
 export { expandSlashInput, listCommands, SKILL_COMMAND_PREFIX, type CommandInfo, type SlashExpansion } from "./commands.js";
 export { resourceRank } from "./describe.js";
 export { globToRegExp } from "./glob.js";
+export { codePathOf, settingsCodePaths, type CodePath, type CodePathOptions } from "./code-paths.js";

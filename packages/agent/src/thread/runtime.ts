@@ -5,6 +5,7 @@ import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
 import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../extensions/types.js";
 import type { ModelRef, ModelRegistry } from "../models/registry.js";
+import { codePathOf, type CodePath } from "../resources/code-paths.js";
 import { expandSlashInput, listCommands, type CommandInfo } from "../resources/commands.js";
 import { discoverResources } from "../resources/discover.js";
 import { renderSkillsSection } from "../resources/skills.js";
@@ -220,6 +221,26 @@ export class ThreadRuntime {
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */
   isBuiltinTool(name: string): boolean {
     return this.builtinNames.has(name);
+  }
+
+  /**
+   * What makes a write to `path` a change to code this server loads: an
+   * extension, one of its imports, or a package that global settings, `-e`
+   * or trusted project settings name. Undefined for any other path.
+   */
+  codePathOf(path: string): CodePath | undefined {
+    const { environment: env, cwd } = this.options;
+    return codePathOf(path, {
+      agentDir: env.agentDir,
+      cwd,
+      cliExtensions: env.extensionPaths,
+      isTrusted: (folder) => env.trust.decisionFor(folder) === true,
+    });
+  }
+
+  /** The agent folder this thread's settings, extensions and credentials come from. */
+  get agentDir(): string {
+    return this.options.environment.agentDir;
   }
 
   get settings(): SettingsSnapshot {

@@ -7,6 +7,7 @@ import { findExecutable } from "../util/executable.js";
 import { toolEnv, type ToolContext } from "./context.js";
 import { throwIfAborted, ToolError } from "./errors.js";
 import { MAX_OUTPUT_BYTES } from "./format.js";
+import { withGitGuards } from "./git-guards.js";
 import { OutputCollector } from "./output-collector.js";
 import { runInProcessGroup, type GroupRunResult } from "./process-group.js";
 import { exitedWithCode, killedBySignal } from "./signal-words.js";
@@ -75,7 +76,7 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
           // One pipe for both streams keeps their interleaving; on the same line so bash's line numbers hold.
           args: ["-c", `exec 2>&1; ${params.command}`],
           cwd: ctx.cwd,
-          env,
+          env: withGitGuards(env),
           output,
           ...(signal ? { signal } : {}),
           ...(params.timeout !== undefined ? { timeoutMs: Math.ceil(params.timeout * 1000) } : {}),

@@ -28,9 +28,15 @@ export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {
 export function resolveToolPath(ctx: ToolContext, path: string): string {
   if (path.length === 0) throw new ToolError("invalidArgument", "The path is empty.");
   if (path.includes("\0")) throw new ToolError("invalidArgument", "The path contains a NUL character.");
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
+  if (path === "~" || path.startsWith("~/")) return join(absoluteHome(), path.slice(2));
   return isAbsolute(path) ? resolve(path) : resolve(ctx.cwd, path);
+}
+
+/** A HOME that is empty or relative would put `~/x` beside the server's own working folder: refused. */
+function absoluteHome(): string {
+  const home = homedir();
+  if (!isAbsolute(home)) throw new ToolError("invalidArgument", `~ cannot be used: the home folder (${JSON.stringify(home)}) is not an absolute path.`);
+  return home;
 }
 
 /** A path as the user sees it: relative to the cwd when inside it, else absolute. */

@@ -91,6 +91,10 @@ test("reasons name what made the command fail closed", () => {
   assert.match(reasonOf("frobnicate"), /not a recognized program/);
   assert.match(reasonOf("git commit -m 'x"), /unterminated quote/);
   assert.match(reasonOf("x".repeat(9000)), /longer than 8192/);
+  assert.match(reasonOf("tsc --OUTDIR x a.ts"), /`--OUTDIR` is refused after `tsc`/);
+  assert.match(reasonOf("tsc @args.txt"), /`@args.txt` names a file of further arguments/);
+  assert.match(reasonOf("pytest ../other"), /`..\/other` leaves the working folder/);
+  assert.match(reasonOf("go test -test.coverprofile=x"), /refused after `go test`/);
 });
 
 test("the returned prefix is a fresh array: changing it changes nothing later", () => {

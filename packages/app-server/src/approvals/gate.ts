@@ -3,6 +3,7 @@ import { AppServerError, type ApprovalMode, type PayloadRef, type ServerRequestP
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Connection } from "../rpc/connection.js";
+import type { ControlLookups } from "./control-paths.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
 
 export interface GateHost {
@@ -11,6 +12,8 @@ export interface GateHost {
   approvalMode(): ApprovalMode;
   /** Whether the active tool of this name is ours rather than an extension's. */
   isBuiltinTool(name: string): boolean;
+  /** The agent folder and the code the settings load: writes there always ask. */
+  readonly controls: ControlLookups;
   turnId(): string | undefined;
   /** Open subscribers, oldest first. */
   subscribers(): Connection[];
@@ -55,7 +58,13 @@ export class ApprovalGate {
   check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
     const builtin = this.host.isBuiltinTool(call.toolName);
     const kind = classifyTool(call.toolName, builtin);
-    const { allow, reason } = verdict(this.host.approvalMode(), kind, call.args, this.host.cwd);
+    const { allow, reason } = verdict({
+      mode: this.host.approvalMode(),
+      kind,
+      input: call.args,
+      workspace: this.host.cwd,
+      controls: this.host.controls,
+    });
     if (allow) return undefined;
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
     const command = (call.args as { command?: unknown } | null)?.command;
@@ -65,7 +74,7 @@ export class ApprovalGate {
       if (kind === "shell" && prefix && this.covered(shellName, prefix)) return undefined;
       if (kind !== "shell" && this.sessionTools.has(call.toolName)) return undefined;
     }
-    // An outside-workspace write is approved once at a time: a session grant must not stretch to it.
+    // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
     const answer = await this.ask(
       {

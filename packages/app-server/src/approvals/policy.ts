@@ -1,6 +1,7 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { isWithin, realTarget, resolveToolPath } from "@knightcode/agent";
 import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
+import { broadFolder } from "./broad-folders.js";
+import { controlReason, type ControlLookups } from "./control-paths.js";
 
 export type ToolClass = "readOnly" | "edit" | "shell" | "other";
 
@@ -24,73 +25,70 @@ export function classifyTool(name: string, builtin = true): ToolClass {
   return "other";
 }
 
-/** The path an edit or write targets, resolved against the cwd; undefined when the input names none. */
+/**
+ * The path an edit or write targets, resolved exactly as the write and edit
+ * tools resolve it (`~` included), so the judgement is about the file the
+ * tool will write; undefined when the input names none or the tool would
+ * refuse the path.
+ */
 export function editTarget(input: unknown, cwd: string): string | undefined {
   const path = (input as { path?: unknown } | null)?.path;
   if (typeof path !== "string" || path === "") return undefined;
-  const expanded = path.startsWith("~/") ? `${process.env.HOME ?? ""}${path.slice(1)}` : path;
-  return isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
-}
-
-/** The path with every symbolic link in its existing part resolved: where a write really lands. */
-export function realTarget(path: string): string {
-  let existing = path;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(existing), ...rest.reverse());
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return path;
-      rest.push(basename(existing));
-      existing = parent;
-    }
+  try {
+    return resolveToolPath({ cwd }, path);
+  } catch {
+    return undefined;
   }
 }
 
 export function isInside(root: string, path: string): boolean {
-  const rel = relative(realTarget(resolve(root)), realTarget(path));
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-/**
- * Folders whose files decide what later commands do: git runs hooks and
- * configured programs (`core.fsmonitor`, `core.pager`) from `.git/`, and
- * `.knightcode/` holds a project's settings and extensions. A write there
- * can turn an approved `git status` into any command, so it is asked about
- * on its own.
- */
-const CONTROL_FOLDERS = [".git", ".knightcode"];
-
-function controlFolderOf(root: string, path: string): string | undefined {
-  const rel = relative(realTarget(resolve(root)), realTarget(path));
-  return rel.split(/[\\/]/).find((segment) => CONTROL_FOLDERS.includes(segment.toLowerCase()));
+  return isWithin(realTarget(root), realTarget(path));
 }
 
 export interface GateVerdict {
   /** Run without asking. */
   allow: boolean;
-  /** Why the user is asked, beyond the mode (an outside-workspace write). */
+  /** Why the user is asked, beyond the mode: a write outside the workspace or into a place that decides what later runs. */
   reason?: string;
 }
 
 /**
- * The approvals table: read-only tools always run; edits ask only in `ask`
- * (and a write outside the workspace or into `.git/` or `.knightcode/` asks
- * in `autoEdit` too, never covered by a session grant); shells and
- * every other tool ask in `ask` and `autoEdit`; `fullAccess` runs all.
+ * The approvals table: read-only tools always run; edits ask only in `ask`;
+ * shells and every other tool ask in `ask` and `autoEdit`; `fullAccess`
+ * runs all. Outside `fullAccess` some edits ask in every mode, with a
+ * reason and never covered by a session grant: a write outside the
+ * workspace (every write, when the workspace is the root, a home folder or
+ * a system folder), and a write into a place whose files change what later
+ * commands or threads run (`.git/`, `.knightcode/`, a folder git would take
+ * for a repository, the agent folder, code the settings load).
  */
-export function verdict(mode: ApprovalMode, kind: ToolClass, input: unknown, workspace: string): GateVerdict {
+export interface VerdictRequest {
+  mode: ApprovalMode;
+  kind: ToolClass;
+  input: unknown;
+  /** The thread's folder. */
+  workspace: string;
+  controls?: ControlLookups;
+}
+
+export function verdict({ mode, kind, input, workspace, controls = {} }: VerdictRequest): GateVerdict {
   if (kind === "readOnly" || mode === "fullAccess") return { allow: true };
-  if (kind === "edit") {
-    const target = editTarget(input, workspace);
-    const outside = target !== undefined && !isInside(workspace, target);
-    if (outside) return { allow: false, reason: `writes outside the workspace: ${target}` };
-    const control = target === undefined ? undefined : controlFolderOf(workspace, target);
-    if (control) return { allow: false, reason: `writes into ${control}/, whose files can change what later commands run: ${target}` };
-    return { allow: mode === "autoEdit" };
+  if (kind !== "edit") return { allow: false };
+  const target = editTarget(input, workspace);
+  // Without a path the tool writes nothing (it refuses the call), so only the mode decides.
+  if (target === undefined) return { allow: mode === "autoEdit" };
+  const real = realTarget(target);
+  // The user sees where the write really lands, not only the name it was given.
+  const shown = real === target ? target : `${target}, which resolves to ${real}`;
+  const broad = broadFolder(workspace);
+  const inside = broad === undefined && isInside(workspace, target);
+  const control = controlReason(workspace, real, inside, controls);
+  if (!inside) {
+    const why = broad ? `; the thread's folder ${workspace} is ${broad}, so no write counts as inside it` : "";
+    return { allow: false, reason: `writes outside the workspace: ${shown}${why}${control ? `; it also ${control}` : ""}` };
   }
-  return { allow: false };
+  if (control) return { allow: false, reason: `${control}: ${shown}` };
+  return { allow: mode === "autoEdit" };
 }
 
 /** The choices a request offers: never acceptForSession for a shell, acceptPrefixForSession only with a recognized prefix. */

@@ -86,6 +86,7 @@ export class LoadedThread {
       cwd: this.file.header.cwd,
       approvalMode: () => this.approval,
       isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
+      controls: { agentDir: this.runtime.agentDir, codePathOf: (path) => this.runtime.codePathOf(path) },
       turnId: () => this.turns.runningTurnId,
       subscribers: () => [...this.subscribers.keys()],
       lastInitiator: () => this.lastInitiator,
