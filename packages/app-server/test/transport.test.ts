@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
+import { waitUntil } from "./support/harness.js";
 
 /** A real pipe that nobody reads: the stdin of a sleeping child. */
 function stalledPipe() {
@@ -68,4 +69,28 @@ test("stopInput drops lines not yet delivered and reports the end of input once"
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(messages.length, 1);
   assert.equal(ends, 1);
+});
+
+test("the backlog is what the client left unread; drain says when it read everything", async () => {
+  const child = spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
+  try {
+    child.stdin.on("error", () => undefined);
+    child.stdout.pause();
+    const stream = child.stdin;
+    const transport = new StdioTransport({ input: new PassThrough(), output: { stream, write: (text, done) => stream.write(text, done) } });
+    let drains = 0;
+    transport.onDrain(() => drains++);
+    assert.equal(transport.backlog(), 0);
+    const message = JSON.stringify({ method: "x", params: { pad: "y".repeat(4 * 1024 * 1024) } });
+    transport.send(message);
+    assert.ok(transport.backlog() > 3 * 1024 * 1024, `${transport.backlog()} bytes wait`);
+    let read = 0;
+    child.stdout.on("data", (chunk: Buffer) => (read += chunk.length));
+    child.stdout.resume();
+    await waitUntil("the client to read everything", () => drains > 0);
+    assert.equal(transport.backlog(), 0);
+    await waitUntil("every byte through", () => read === message.length + 1);
+  } finally {
+    child.kill("SIGKILL");
+  }
 });

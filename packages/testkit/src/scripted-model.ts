@@ -217,10 +217,25 @@ export class ScriptedModelServer {
       }
       if (reply.chunkDelayMs && i > 0) await sleep(reply.chunkDelayMs);
       written = new Promise<void>((resolve) => response.write(`data: ${JSON.stringify(events[i])}\n\n`, () => resolve()));
+      // A reader slower than the script holds it back: a huge reply never sits whole in this process's memory.
+      if (response.writableNeedDrain) await drained(response);
     }
     response.end("data: [DONE]\n\n");
     record.finishedAt = Date.now();
   }
+}
+
+/** Resolves once `response` can take more, or closed. */
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+  });
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -19,6 +19,8 @@ export interface RunSettings {
   streamIdleTimeoutMs: number;
   /** After an interrupt, how long a tool or hook that ignores it may hold the turn before the turn ends without it. */
   interruptGraceMs: number;
+  /** The most one model reply may stream before it is cut off as too long (MAX_REPLY_BYTES when absent). */
+  maxReplyBytes?: number;
 }
 
 export const DEFAULT_RUN_SETTINGS: RunSettings = {

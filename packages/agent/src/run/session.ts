@@ -213,7 +213,7 @@ export class AgentSession {
         messages: contextMessages(this.transcript.branch()).messages,
       },
       convertToLlm: toLlmMessages,
-      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs, (m) => this.registry.streamFor(m)),
+      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs, (m) => this.registry.streamFor(m), this.settings.maxReplyBytes),
       getApiKey: (provider) => this.registry.apiKey(provider),
       sessionId: this.threadId,
       steeringMode: "all",
@@ -438,6 +438,17 @@ export class AgentSession {
   /** Steering texts accepted but not yet delivered to the model. */
   pendingSteers(): string[] {
     return this.steers.map((m) => (m.role === "user" || m.role === "custom" ? textOf(m.content) : ""));
+  }
+
+  /** The images steers not yet delivered carry: their base64 characters together. */
+  pendingSteerImageBytes(): number {
+    let bytes = 0;
+    for (const message of this.steers) {
+      if ((message.role === "user" || message.role === "custom") && typeof message.content !== "string") {
+        for (const part of message.content) if (part.type === "image") bytes += part.data.length;
+      }
+    }
+    return bytes;
   }
 
   /** @internal whether steers wait for delivery (the turn loop runs the agent again for them) */

@@ -3,6 +3,7 @@ import type { StreamFn } from "@mariozechner/pi-agent-core";
 import type { PiAi } from "../models/engine.js";
 import type { ProviderStream } from "../models/models-json.js";
 import { failedEvent, openModelStream } from "../models/provider-stream.js";
+import { MAX_REPLY_BYTES, ReplyMeter, tooLongEvent } from "./reply-limit.js";
 
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
 
@@ -14,9 +15,12 @@ export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
  * stream) fails after `idleMs` without data instead of hanging the turn.
  * The failure is an error (retryable, classified `network`), not an abort:
  * an abort means the user interrupted. A provider that throws fails the
- * request the same way, as an error event, never as an exception.
+ * request the same way, as an error event, never as an exception. A reply
+ * that streams more than `maxReplyBytes` is cut off the same way: the
+ * request is aborted and the reply fails, saying it was too long (a failure
+ * of kind `other`, never retried).
  */
-export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnStreamOf): StreamFn {
+export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnStreamOf, maxReplyBytes = MAX_REPLY_BYTES): StreamFn {
   return (model: Model<any>, context: Context, options?: SimpleStreamOptions) => {
     const controller = new AbortController();
     const outer = options?.signal;
@@ -26,6 +30,7 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
     const inner = openModelStream(ai, ownStreamOf?.(model), model, context, { ...options, signal: controller.signal, maxRetries: 0 });
     const out = ai.createAssistantMessageEventStream();
     let stalled = false;
+    const meter = new ReplyMeter(maxReplyBytes);
     let timer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(timer);
@@ -43,6 +48,11 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
       try {
         for await (const event of inner) {
           arm();
+          if (event.type !== "done" && event.type !== "error" && meter.passed(event)) {
+            controller.abort(new Error("the reply was too long"));
+            out.push(tooLongEvent(event.partial, maxReplyBytes));
+            return;
+          }
           if (event.type === "error" && stalled && !outer?.aborted) {
             out.push(stalledError(event.error, idleMs));
           } else {

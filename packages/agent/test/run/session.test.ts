@@ -198,6 +198,24 @@ describe("errors and retries", () => {
     assert.match(retry.error.message, /stalled: no data for 0\.3 s$/);
     assert.ok(env.model.requests[before]!.abortedAt, "the stalled request was aborted");
   });
+
+  test("a reply past the limit is cut off: the turn fails saying so, is not retried, and nothing of the reply is kept or sent again", async () => {
+    const { session, transcript, events } = await env.session({ settings: { maxReplyBytes: 1000 } });
+    const before = env.model.requests.length;
+    env.model.enqueue({ text: new Array<string>(50).fill("x".repeat(100)) }, { text: "short" });
+    const result = await session.runTurn({ text: "x" });
+    assert.equal(result.status, "failed");
+    assert.equal(result.error?.kind, "other");
+    assert.match(result.error!.message, /^The model's reply was too long: it passed 1000 bytes, so it was cut off/);
+    assert.equal(env.model.requests.length, before + 1, "not retried");
+    assert.equal(events.some((e) => e.type === "retry"), false);
+    const reply = transcript.ofType("message").map((e) => e.message as { role: string; stopReason?: string; content: unknown[] }).find((m) => m.role === "assistant");
+    assert.equal(reply?.stopReason, "error");
+    assert.deepEqual(reply?.content, [], "the transcript keeps the failure, not the text");
+    const next = await session.runTurn({ text: "again" });
+    assert.equal(next.status, "completed");
+    assert.doesNotMatch(JSON.stringify(env.model.requests.at(-1)!.body.messages), /xxxxxxxxxx/);
+  });
 });
 
 describe("interrupts", () => {

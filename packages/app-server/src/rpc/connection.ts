@@ -14,6 +14,7 @@ import type { ServerTransport } from "../transport/types.js";
 import { ServerRequestError } from "./errors.js";
 import { InFlightRequest } from "./in-flight.js";
 import { parseIncoming, type Incoming } from "./message.js";
+import { Outbox } from "./outbox.js";
 
 export type ConnectionState = "new" | "initializing" | "ready" | "closed";
 
@@ -46,6 +47,8 @@ export class Connection {
   private nextServerRequestId = 1;
   private readonly closeListeners = new Listeners<[]>();
   private readonly detach: (() => void)[];
+  /** What this client is sent while it falls behind reading. */
+  private readonly outbox: Outbox;
   readonly log: Logger;
 
   constructor(
@@ -55,10 +58,12 @@ export class Connection {
     log: Logger,
   ) {
     this.log = log.child(`${kind}#${this.id}`);
+    this.outbox = new Outbox(transport, (message) => this.write(message));
     this.detach = [
       transport.onMessage((text) => this.receive(text)),
       transport.onFault((fault) => this.notifyError(fault.message, fault.kind)),
       transport.onClose((reason) => this.handleClose(reason)),
+      transport.onDrain(() => this.outbox.drained()),
     ];
   }
 
@@ -93,7 +98,7 @@ export class Connection {
     if (this.currentState === "closed" || this.optOut.has(method)) return;
     // Connection-level errors (a malformed line) may precede the handshake; everything else waits for it.
     if (this.currentState !== "ready" && method !== "error") return;
-    this.write({ method, params });
+    this.outbox.notify(method, params as Record<string, unknown>);
   }
 
   notifyError(message: string, kind: string): void {
@@ -127,7 +132,8 @@ export class Connection {
           reject(error);
         },
       });
-      this.write({ id, method, params });
+      const threadId = (params as { threadId?: unknown }).threadId;
+      this.outbox.request(typeof threadId === "string" ? threadId : undefined, { id, method, params });
     });
   }
 

@@ -12,6 +12,7 @@ import type {
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
 import { ApprovalGate } from "../approvals/gate.js";
+import { DELTAS } from "../rpc/outbox.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire } from "../payloads/refs.js";
 import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
@@ -219,8 +220,13 @@ export class LoadedThread {
     return true;
   }
 
-  /** A notification to this thread's subscribers. */
+  /**
+   * A notification to this thread's subscribers. A queue update still
+   * pending goes first, so nothing overtakes it; deltas, which never depend
+   * on the queue, do not wait for it.
+   */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+    if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.turns.flushQueueUpdate();
     for (const connection of this.subscribers.keys()) connection.notify(method, params);
   }
 
@@ -359,6 +365,7 @@ export class LoadedThread {
       const settled = this.turns.close();
       await (deadline ? Promise.race([settled, deadline]) : settled);
       this.turns.reportUnsettled();
+      this.turns.flushQueueUpdate();
       for (const stopWatching of this.subscribers.values()) stopWatching();
       this.subscribers.clear();
       this.lastInitiator = undefined;

@@ -48,6 +48,13 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     input.on("error", () => this.endInput());
     const stream = options.output.stream;
     stream.on("error", (error: Error) => this.close(error));
+    const drained = () => this.drains.emit();
+    stream.on("drain", drained);
+    this.closes.add(() => stream.off("drain", drained));
+  }
+
+  backlog(): number {
+    return this.batchBytes + this.options.output.stream.writableLength;
   }
 
   send(text: string): void {

@@ -21,6 +21,10 @@ export interface ServerTransport extends MessageTransport {
   stopInput(): void;
   /** Resolves once everything sent so far has been written out, or the transport closed. */
   flush(): Promise<void>;
+  /** Bytes sent and not yet taken by the client: what it has left unread so far. */
+  backlog(): number;
+  /** The client read everything sent so far (after some had to wait). */
+  onDrain(listener: () => void): () => void;
 }
 
 /**
@@ -33,6 +37,7 @@ export abstract class TransportEvents {
   protected readonly faults = new Listeners<[TransportFault]>();
   protected readonly inputEnd = new Listeners<[]>();
   protected readonly closes = new Listeners<[Error | undefined]>();
+  protected readonly drains = new Listeners<[]>();
 
   onMessage(listener: (text: string) => void): () => void {
     return this.messages.add(listener);
@@ -50,7 +55,12 @@ export abstract class TransportEvents {
     return this.closes.add(listener);
   }
 
+  onDrain(listener: () => void): () => void {
+    return this.drains.add(listener);
+  }
+
   protected detachAll(): void {
+    this.drains.clear();
     for (const listeners of [this.messages, this.faults, this.inputEnd, this.closes]) listeners.clear();
   }
 }
@@ -82,5 +92,8 @@ export function asServerTransport(transport: MessageTransport): ServerTransport 
       stopped = true;
     },
     flush: () => Promise.resolve(),
+    // An in-memory receiver takes each message as it is sent: nothing is ever left unread.
+    backlog: () => 0,
+    onDrain: () => () => undefined,
   };
 }

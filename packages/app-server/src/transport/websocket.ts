@@ -50,6 +50,8 @@ function refuse(socket: Duplex, status: number, text: string): void {
 class WebSocketServerTransport extends TransportEvents implements ServerTransport {
   private inputStopped = false;
   private closed = false;
+  /** Messages sent and not yet written out to the socket. */
+  private unwritten = 0;
 
   constructor(private readonly socket: WebSocket) {
     super();
@@ -69,7 +71,10 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
 
   send(text: string): void {
     if (this.closed) return;
-    this.socket.send(text);
+    this.unwritten++;
+    this.socket.send(text, () => {
+      if (--this.unwritten === 0) this.drains.emit();
+    });
     if (this.socket.bufferedAmount > MAX_PENDING_OUTPUT_BYTES) {
       this.socket.terminate();
       this.finish(new Error(`more than ${MAX_PENDING_OUTPUT_BYTES} bytes of output left unread`));
@@ -78,6 +83,10 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
 
   stopInput(): void {
     this.inputStopped = true;
+  }
+
+  backlog(): number {
+    return this.socket.bufferedAmount;
   }
 
   flush(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { QueueSnapshot } from "@knightcode/app-server-protocol";
+import { sizeOf, type WaitingSize } from "./waiting-limits.js";
 
 export interface QueuedInput {
   id: string;
@@ -12,14 +13,22 @@ export interface QueuedInput {
 export class InputQueue {
   private readonly inputs: QueuedInput[] = [];
   private seq = 0;
+  /** Every queued text and image together. */
+  private total: WaitingSize = { inputs: 0, textBytes: 0, imageBytes: 0 };
 
   get size(): number {
     return this.inputs.length;
   }
 
+  /** How much the queue holds: inputs, text and images. */
+  get held(): WaitingSize {
+    return this.total;
+  }
+
   add(input: Omit<QueuedInput, "id">): string {
     const id = `q${++this.seq}`;
     this.inputs.push({ id, ...input });
+    this.count(input, 1);
     return id;
   }
 
@@ -27,23 +36,38 @@ export class InputQueue {
   remove(id: string): boolean {
     const at = this.inputs.findIndex((q) => q.id === id);
     if (at === -1) return false;
-    this.inputs.splice(at, 1);
+    this.taken(this.inputs.splice(at, 1)[0]);
     return true;
   }
 
   shift(): QueuedInput | undefined {
-    return this.inputs.shift();
+    return this.taken(this.inputs.shift());
   }
 
   /** Drops every input; whether there were any. */
   clear(): boolean {
     const had = this.inputs.length > 0;
     this.inputs.length = 0;
+    this.total = { inputs: 0, textBytes: 0, imageBytes: 0 };
     return had;
   }
 
   /** The queued inputs as `turn/queue/updated` shows them: the user's text, and how many attachments it does not show. */
   followUp(): QueueSnapshot["followUp"] {
     return this.inputs.map((q) => ({ id: q.id, text: q.text, ...(q.images.length > 0 ? { attachments: q.images.length } : {}) }));
+  }
+
+  private taken(input: QueuedInput | undefined): QueuedInput | undefined {
+    if (input) this.count(input, -1);
+    return input;
+  }
+
+  private count(input: Omit<QueuedInput, "id">, sign: 1 | -1): void {
+    const size = sizeOf(input.text, input.images);
+    this.total = {
+      inputs: this.total.inputs + sign,
+      textBytes: this.total.textBytes + sign * size.textBytes,
+      imageBytes: this.total.imageBytes + sign * size.imageBytes,
+    };
   }
 }

@@ -17,6 +17,7 @@ import { InputQueue } from "./input-queue.js";
 import { LiveTurnItems, type ItemSink } from "./live-items.js";
 import { SteerWaiters } from "./steer-waiters.js";
 import { turnSummary } from "./summary.js";
+import { requireRoom, sizeOf, sum, type WaitingSize } from "./waiting-limits.js";
 
 /** What the owner needs from its thread. */
 export interface TurnOwnerHost {
@@ -95,6 +96,8 @@ export class TurnOwner {
   private readonly waits = new Map<Waiting, number>();
   private readonly inbox = new ExtensionInbox();
   private readonly unsubscribe: () => void;
+  /** The queue or the steers changed since the last turn/queue/updated went out. */
+  private queueDirty = false;
 
   constructor(private readonly host: TurnOwnerHost) {
     this.unsubscribe = host.runtime.session.subscribe((event) => this.onSessionEvent(event));
@@ -341,12 +344,14 @@ export class TurnOwner {
         ...(running ? { runningTurnId: running } : {}),
       });
     }
+    requireRoom(this.waiting(), sizeOf(text, images));
     const waiter = this.steers.open(expectedTurnId);
     const ended = () => rpcError("invalidParams", `turn ${expectedTurnId} ended before the steer was accepted`, { reason: "turnEnded" });
     try {
       const processed = await this.host.runtime.processInput(text, images, "user", waiter.signal);
       if (waiter.cancelled || this.runningTurnId !== expectedTurnId) throw ended();
       if (processed.action === "handled") return { status: "handled", turnId: expectedTurnId };
+      requireRoom(this.waiting(), sizeOf(processed.text, processed.images));
       if (!this.host.runtime.session.steer(processed.text, processed.images)) throw ended();
       return { status: "steered", turnId: expectedTurnId };
     } finally {
@@ -357,6 +362,7 @@ export class TurnOwner {
   /** turn/queue/add: starts at once on an idle thread, else when the thread next becomes idle. */
   queueAdd(input: { text: string; images: ImageContent[]; clientMessageId?: string }, connection: Connection): string {
     if (this.closing) throw rpcError("threadNotFound", `thread ${this.host.threadId} is unloading`);
+    requireRoom(this.waiting(), sizeOf(input.text, input.images));
     const id = this.queue.add(input);
     this.host.subscribe(connection);
     this.queueChanged();
@@ -370,7 +376,35 @@ export class TurnOwner {
     return true;
   }
 
+  /** What waits on the thread: queued inputs and steers not yet delivered. */
+  private waiting(): WaitingSize {
+    const session = this.host.runtime.session;
+    const steers = session.pendingSteers().map((text) => sizeOf(text, []));
+    return sum([this.queue.held, ...steers, { inputs: 0, textBytes: 0, imageBytes: session.pendingSteerImageBytes() }]);
+  }
+
+  /**
+   * The queue changed: one turn/queue/updated goes out at the end of this
+   * turn of the event loop, with the queue as it then stands, however many
+   * changes came before it. Each update lists the whole queue, so one per
+   * change would let a burst of adds cost every subscriber the square of
+   * the queue's size.
+   */
   private queueChanged(): void {
+    if (this.queueDirty) return;
+    this.queueDirty = true;
+    setImmediate(() => this.flushQueueUpdate());
+  }
+
+  /**
+   * Sends the pending queue update now, if there is one. The thread calls it
+   * before anything else it sends, so an update is never overtaken by what
+   * follows from it: the turn/started of an input it took off the queue,
+   * the turn/completed of an interrupt that dropped it.
+   */
+  flushQueueUpdate(): void {
+    if (!this.queueDirty) return;
+    this.queueDirty = false;
     this.host.out.queueChanged(this.queueSnapshot());
   }
 

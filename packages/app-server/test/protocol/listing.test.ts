@@ -134,9 +134,14 @@ describe("spec: thread/list", () => {
       }
       const { thread: empty } = await first.main.request("thread/start", { cwd });
       ids.unshift(empty.id);
-      // Listings order by modification time at whole milliseconds: the rename must land in a later one.
-      const created = Date.parse(empty.updatedAt);
-      await waitUntil("the clock to pass the empty thread's creation", () => Date.now() > created + 1 || undefined);
+      // Listings order by modification time at whole milliseconds: the rename must land in a later one. File
+      // times come from the kernel's coarse clock, which can lag Date.now() by a tick: wait on the files' own clock.
+      const written = Math.floor(statSync(empty.sessionFile!).mtimeMs);
+      const probe = join(cwd, ".clock-probe");
+      await waitUntil("the file clock to pass the empty thread's last write", () => {
+        writeFileSync(probe, "");
+        return Math.floor(statSync(probe).mtimeMs) > written || undefined;
+      });
       await first.main.request("thread/name/set", { threadId: ids[1]!, name: "Named last" });
       ids.splice(0, 2, ids[1]!, ids[0]!);
       await first.close();
