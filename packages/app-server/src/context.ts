@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import type { ServerSecrets } from "@knightcode/agent";
 import { join, resolve } from "node:path";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";
 import { scheduleStaleSpoolSweep } from "./payloads/stale-spools.js";
@@ -17,6 +18,8 @@ export interface ServerContextOptions {
   idleUnloadMs?: number;
   log?: Logger;
   env?: NodeJS.ProcessEnv;
+  /** The WebSocket token and its file: never given to a child process, never read by a read-only tool. */
+  secrets?: ServerSecrets;
 }
 
 /**
@@ -47,6 +50,7 @@ export class ServerContext {
   readonly terminal: boolean;
   readonly idleUnloadMs: number;
   readonly env: NodeJS.ProcessEnv;
+  readonly secrets: ServerSecrets;
   readonly counters: ServerCounters = {
     payloadFiles: 0,
     payloadBytes: 0,
@@ -60,6 +64,7 @@ export class ServerContext {
 
   constructor(options: ServerContextOptions = {}) {
     this.env = options.env ?? process.env;
+    this.secrets = { values: [...(options.secrets?.values ?? [])], files: (options.secrets?.files ?? []).map((path) => resolve(path)) };
     this.log = options.log ?? createLogger({ level: levelFromEnv(this.env.KNIGHTCODE_LOG) });
     this.agentDir = resolve(options.agentDir ?? this.env.KNIGHTCODE_CODING_AGENT_DIR ?? join(homedir(), ".knightcode", "agent"));
     this.sessionDir = options.sessionDir === undefined ? undefined : resolve(options.sessionDir);

@@ -28,7 +28,9 @@ export async function runAppServer(args: AppServerArgs, output: ProtocolOutput):
       process.exit(2);
     }
   }
-  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env });
+  // The token is the server's alone: no child process gets it, no read-only tool reads its file.
+  const secrets = { values: token === undefined ? [] : [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
+  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
   const log = context.log;
   process.on("uncaughtException", (error) => log.error("uncaught exception", error));
   process.on("unhandledRejection", (error) => log.error("unhandled rejection", error));

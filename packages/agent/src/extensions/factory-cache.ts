@@ -1,9 +1,10 @@
 import type { Stats } from "node:fs";
-import { open, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { extname, join } from "node:path";
+import { stat } from "node:fs/promises";
+import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Jiti, TransformOptions, TransformResult } from "jiti";
+import { openRegularFile } from "../fs/regular-file.js";
+import { privateFolder } from "./private-folder.js";
 import type { ExtensionFactory } from "./types.js";
 
 const DEFAULT_MAX_INACTIVE = 256;
@@ -20,6 +21,15 @@ export interface ExtensionFactoryCacheOptions {
   maxInactive?: number;
   /** Called after the counts change; a throwing listener is ignored. */
   onChange?(counts: FactoryCacheCounts): void;
+  /**
+   * Where transformed code is kept across restarts (`<agentDir>/cache/jiti`
+   * for the server). The server runs what it finds there, so the folder and
+   * its parent must be this user's alone; one that is not is replaced (see
+   * privateFolder). Without it, nothing is kept on disk.
+   */
+  diskCache?: string;
+  /** Told when the disk cache's folder was not as it must be. */
+  onWarning?(message: string): void;
 }
 
 /** One thread's hold on an extension file's cached code, with the instance it evaluated. */
@@ -200,7 +210,7 @@ export class ExtensionFactoryCache {
 
   private async compile(filename: string): Promise<Compiled> {
     const { compiler } = await this.loader();
-    const file = await open(filename, "r");
+    const { handle: file } = await openRegularFile(filename);
     let source: string;
     let signature: string;
     try {
@@ -243,13 +253,13 @@ export class ExtensionFactoryCache {
   }
 
   private loader(): Promise<Loader> {
-    this.loading ??= import("jiti").then(
-      ({ createJiti }) => {
+    this.loading ??= Promise.all([import("jiti"), this.diskCacheFolder()]).then(
+      ([{ createJiti }, fsCache]) => {
         // No module cache: each evaluation imports its own copies of the extension's files.
         const base = { moduleCache: false, interopDefault: true, alias: sharedModuleAliases() };
-        // jiti's on-disk cache keys on file and source, not on how it was parsed: other users of
-        // jiti's shared folder may have stored CommonJS in module mode, so ours stays apart.
-        const compiler = createJiti(import.meta.url, { ...base, fsCache: join(tmpdir(), "jiti", "knightcode") });
+        // Never jiti's shared folder in the system's temporary folder: any local user can write
+        // there, and whatever is found there runs in the server.
+        const compiler = createJiti(import.meta.url, { ...base, fsCache: fsCache ?? false });
         const evaluator = createJiti(import.meta.url, {
           ...base,
           fsCache: false,
@@ -263,6 +273,25 @@ export class ExtensionFactoryCache {
       },
     );
     return this.loading;
+  }
+
+  /** The disk cache's folder once it is private, or undefined: then jiti keeps nothing on disk. */
+  private async diskCacheFolder(): Promise<string | undefined> {
+    const folder = this.options.diskCache;
+    if (folder === undefined) return undefined;
+    const warn = (message: string): void => {
+      try {
+        this.options.onWarning?.(message);
+      } catch {
+        // A listener must not break loading.
+      }
+    };
+    try {
+      return await privateFolder(folder, warn);
+    } catch (error) {
+      warn(`the extension compile cache ${folder} cannot be prepared (${(error as Error).message}); extensions are compiled without a disk cache`);
+      return undefined;
+    }
   }
 
   /** A newer version exists: the old one goes as soon as nobody holds it. */

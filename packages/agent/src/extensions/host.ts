@@ -4,6 +4,7 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
 import type { NestedToolResult } from "../run/session.js";
 import type { ProcessGroups } from "../tools/process-groups.js";
+import { childEnvironment } from "../util/child-env.js";
 import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { DEFAULT_HOOK_TIMEOUT_MS, runHandler, type HookClock } from "./hook-limit.js";
@@ -54,7 +55,10 @@ export interface ExtensionHostDeps {
   /** Tools or commands changed after loading (an extension registered one late). */
   changed?(): void;
   log?(line: string): void;
+  /** The server's environment: where an extension provider's `$NAME` key is read. */
   env?: NodeJS.ProcessEnv;
+  /** The environment `exec` starts programs with, asked at each start; the server's without its secrets by default (childEnvironment). */
+  childEnv?(): NodeJS.ProcessEnv;
   /** Owns the process groups `exec` starts, so none outlives the thread. */
   processes?: ProcessGroups;
   /** How long an extension's factory may take; 10 s by default. */
@@ -203,7 +207,8 @@ export class ExtensionHost {
         deps.appendEntry(customType, data);
       },
       exec(command, args = [], options = {}) {
-        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env: deps.env, processes: deps.processes });
+        const env = deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env);
+        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes });
       },
     };
   }

@@ -39,6 +39,7 @@ export function providerFromDefinition(name: string, definition: ProviderDefinit
     baseUrl,
     api,
     ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(rawKey?.startsWith("$") ? { apiKeyEnv: rawKey.slice(1) } : {}),
     ...(definition.headers ? { headers: definition.headers } : {}),
     models,
     ...(definition.streamSimple ? { stream: definition.streamSimple } : {}),

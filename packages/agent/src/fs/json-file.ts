@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type JsonSyntaxError, parseJsonText } from "./json-text.js";
+import { readRegularFileSync } from "./regular-file.js";
 
 /** The version of a file that does not exist, or of a scope that was not read. */
 export const NO_VERSION = "none";
@@ -24,11 +25,16 @@ export interface JsonFileRead {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads and parses a JSON file; a missing file (or missing folder) is not an error, other failures throw. */
+/**
+ * Reads and parses a JSON file; a missing file (or missing folder) is not an
+ * error, other failures throw. A FIFO or a device in the file's place is
+ * refused (NotRegularFileError) rather than read, which would block the
+ * process until a writer came.
+ */
 export function readJsonFile(path: string): JsonFileRead {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readRegularFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return { exists: false, version: NO_VERSION };

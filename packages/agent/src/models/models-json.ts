@@ -16,6 +16,8 @@ export interface CustomProvider {
   api: Api;
   /** The configured key, resolved: an environment variable's value when the setting names one, else the literal. */
   apiKey?: string;
+  /** The environment variable the key came from, when it came from one: children never receive it. */
+  apiKeyEnv?: string;
   headers?: Record<string, string>;
   models: Model<Api>[];
   /** An extension provider's own streaming, used instead of pi-ai's for its models. */
@@ -116,6 +118,7 @@ function parseProvider(name: string, raw: unknown, env: NodeJS.ProcessEnv, warn:
     baseUrl: raw.baseUrl.replace(/\/+$/, ""),
     api: api as Api,
     ...(configuredKey !== undefined ? { apiKey: env[configuredKey] ?? configuredKey } : {}),
+    ...(configuredKey !== undefined && env[configuredKey] !== undefined ? { apiKeyEnv: configuredKey } : {}),
     ...(raw.headers ? { headers: raw.headers as Record<string, string> } : {}),
   };
   const models = raw.models

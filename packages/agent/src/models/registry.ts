@@ -97,6 +97,21 @@ export class ModelRegistry {
     this.modelsFileStamp = stamp;
   }
 
+  /**
+   * The environment variables custom providers take their keys from:
+   * models.json entries whose `apiKey` names a variable (the file is read
+   * again when it changed), and extensions' `$NAME` keys. Child processes
+   * never receive them.
+   */
+  keyEnvNames(): string[] {
+    this.refreshModelsFile();
+    const names: string[] = [];
+    for (const provider of [...this.custom, ...this.extensions.map((e) => e.provider)]) {
+      if (provider.apiKeyEnv !== undefined) names.push(provider.apiKeyEnv);
+    }
+    return names;
+  }
+
   /** Adds an extension's provider; it stays until its owner unregisters. */
   registerProvider(owner: string, provider: CustomProvider): void {
     this.unregisterProvider(owner, provider.name);

@@ -1,11 +1,12 @@
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
+import { openRegularFileSync, readRegularFileSync } from "../fs/regular-file.js";
 import { parseFrontmatter, type Frontmatter } from "./frontmatter.js";
 
 /** Listing needs only the header: a huge Markdown file is read no further than this. */
 export const HEADER_READ_BYTES = 64 * 1024;
 
 function readHead(path: string, bytes: number): string {
-  const fd = openSync(path, "r");
+  const { fd } = openRegularFileSync(path);
   try {
     const buffer = Buffer.alloc(bytes);
     const read = readSync(fd, buffer, 0, bytes, 0);
@@ -21,7 +22,7 @@ export function readMarkdownHeader(path: string): Frontmatter {
 }
 
 export function readMarkdownFile(path: string): Frontmatter {
-  return parseFrontmatter(readFileSync(path, "utf8"));
+  return parseFrontmatter(readRegularFileSync(path).toString("utf8"));
 }
 
 /** A short description from the first line of text, for templates that give none. */

@@ -1,6 +1,7 @@
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { parseJsonText } from "../fs/json-text.js";
+import { readRegularFileSync } from "../fs/regular-file.js";
 import { PathPattern, globToRegExp, hasGlobChars } from "./glob.js";
 import { realPathOf, relativeInside } from "./paths.js";
 import { SKILL_FILE, resourcesAtPath, scanTypeFolder, type FoundFile, type ScanOutcome } from "./scan.js";
@@ -33,7 +34,7 @@ function readManifest(root: string, problems: PackageContents["problems"]): Reco
   const file = join(root, "package.json");
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readRegularFileSync(file).toString("utf8");
   } catch {
     return undefined;
   }

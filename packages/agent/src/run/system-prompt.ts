@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { readRegularFileSync } from "../fs/regular-file.js";
 
 export const CONTEXT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"];
 const MAX_CONTEXT_FILE_BYTES = 64 * 1024;
@@ -15,8 +16,8 @@ function readContextFile(dir: string): ContextFile | undefined {
   for (const name of CONTEXT_FILE_NAMES) {
     const path = join(dir, name);
     try {
-      if (!statSync(path).isFile()) continue;
-      const raw = readFileSync(path);
+      // Not past the part that is used; a folder, a FIFO or a device of that name is passed over.
+      const raw = readRegularFileSync(path, MAX_CONTEXT_FILE_BYTES);
       const truncated = raw.length > MAX_CONTEXT_FILE_BYTES;
       return { path, content: raw.subarray(0, MAX_CONTEXT_FILE_BYTES).toString("utf8"), truncated };
     } catch {

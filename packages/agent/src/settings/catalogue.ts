@@ -1,4 +1,4 @@
-import { bool, branchPrefix, count, type Kind, nullable, oneOf, pathPatterns, text, toolPatterns } from "./kinds.js";
+import { bool, branchPrefix, count, envNames, type Kind, nullable, oneOf, pathPatterns, text, toolPatterns } from "./kinds.js";
 
 /** One known setting: what it accepts, what unset means, and a line for the docs. */
 export class SettingLeaf<T> {
@@ -66,6 +66,9 @@ export const SETTINGS_CATALOGUE = {
   },
   interruptGraceMs: leaf(count, 5000, "After a turn is stopped, how long a tool or extension hook that ignores the stop may hold it; then the turn ends without waiting for it."),
   shellPath: leaf(nullable(text), null, "Shell the bash tool runs commands with; null lets the tool find bash itself."),
+  shellEnv: {
+    passThrough: leaf(envNames, [], "Environment variables that programs a thread starts (bash, rg, fd, extensions' exec) receive although they hold a provider key or the server's token; only the global settings count."),
+  },
 } as const satisfies SettingGroup;
 
 export type EffectiveSettings = SettingValues<typeof SETTINGS_CATALOGUE>;

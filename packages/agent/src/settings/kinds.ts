@@ -45,3 +45,8 @@ export const pathPatterns = kind<string[]>(
   'an array of paths, each optionally prefixed with "+" or "-"',
   (value) => Array.isArray(value) && value.every(isPathPattern),
 );
+
+/** An environment variable's name, as a POSIX shell accepts it. */
+const isEnvName = (value: unknown): boolean => typeof value === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(value);
+
+export const envNames = kind<string[]>("an array of environment variable names", (value) => Array.isArray(value) && value.every(isEnvName));

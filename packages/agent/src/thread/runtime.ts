@@ -19,9 +19,12 @@ import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { SettingsObject } from "../settings/keys.js";
 import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserAnswers } from "../tools/index.js";
 import { ProcessGroups } from "../tools/process-groups.js";
+import { SpillFiles } from "../tools/spill-files.js";
+import type { ServerSecrets } from "../util/child-env.js";
 import type { TrustStore } from "../trust/store.js";
-import { untrustedResourcesWarning } from "../trust/resources.js";
+import { findProjectResources, untrustedResourcesWarning } from "../trust/resources.js";
 import type { Warning } from "../warning.js";
+import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
 import { selectTools } from "./tool-selection.js";
 
@@ -35,7 +38,10 @@ export interface ThreadEnvironment {
   builtinExtensions?: readonly ExtensionSpec[];
   /** One per process, so threads loading the same extension file read and transform it once. */
   extensionFactories?: ExtensionFactoryCache;
+  /** The server's environment; what child processes get is built from it (childEnvironment). */
   env: NodeJS.ProcessEnv;
+  /** What the server keeps from the model and from child processes besides provider keys: its WebSocket token. */
+  secrets?: ServerSecrets;
   log?: (line: string) => void;
 }
 
@@ -115,6 +121,8 @@ export class ThreadRuntime {
     session: AgentSession,
     /** Every process group the thread's commands started and that still lives. */
     readonly processes: ProcessGroups,
+    /** The files bash spilled large outputs to; deleted when the thread goes. */
+    private readonly spills: SpillFiles,
   ) {
     this.snapshot = snapshot;
     this.host = host;
@@ -130,6 +138,7 @@ export class ThreadRuntime {
     let session!: AgentSession;
     let runtime: ThreadRuntime | undefined;
     const processes = new ProcessGroups();
+    const spills = new SpillFiles({ onError: (path, error) => env.log?.(`cannot delete the output file ${path}: ${(error as Error).message}`) });
     const host = new ExtensionHost({
       threadId: options.threadId,
       cwd,
@@ -138,6 +147,8 @@ export class ThreadRuntime {
       ui: options.ui,
       registry: env.registry,
       env: env.env,
+      // The settings a reload read, once there was one.
+      childEnv: () => threadChildEnv(env, runtime?.settings ?? snapshot),
       model: () => session?.model,
       turnSignal: () => (options.turns ? options.turns.signal() : session?.runningTurn?.signal),
       abort: () => (options.turns ? options.turns.interrupt() : session?.abort()),
@@ -171,7 +182,7 @@ export class ThreadRuntime {
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
     });
-    runtime = new ThreadRuntime(options, snapshot, host, session, processes);
+    runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills);
     warnings.push(...(await runtime.loadResources(trust === true)));
     return { runtime, warnings };
   }
@@ -190,7 +201,11 @@ export class ThreadRuntime {
     });
     this.resourceList = discovery.resources;
     warnings.push(...discovery.warnings);
-    if (discovery.skipped && env.trust.decisionFor(cwd) === null) warnings.push(untrustedResourcesWarning(cwd, discovery.skipped.paths));
+    if (!trusted && env.trust.decisionFor(cwd) === null) {
+      // By entry, mcp.json and environments.json included: they load nothing here, but they wait for trust all the same.
+      const found = findProjectResources(cwd);
+      if (found.length > 0) warnings.push(untrustedResourcesWarning(cwd, found));
+    }
     const specs: ExtensionSpec[] = [
       ...(env.builtinExtensions ?? []),
       ...discovery.resources.filter((r) => r.type === "extensions" && r.enabled).map((r) => ({ path: r.path })),
@@ -203,7 +218,16 @@ export class ThreadRuntime {
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
   refreshToolsAndPrompt(): void {
     const { cwd, environment: env } = this.options;
-    const builtins: AgentTool[] = [...createBuiltinTools({ cwd, env: env.env, agentDir: env.agentDir, processes: this.processes })];
+    const builtins: AgentTool[] = [
+      ...createBuiltinTools({
+        cwd,
+        env: () => threadChildEnv(env, this.snapshot),
+        agentDir: env.agentDir,
+        ...(env.secrets ? { secretFiles: env.secrets.files } : {}),
+        processes: this.processes,
+        spills: this.spills,
+      }),
+    ];
     if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
     if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
@@ -298,6 +322,7 @@ export class ThreadRuntime {
     } finally {
       // After the extensions' shutdown handlers, which may still run commands.
       await this.processes.dispose();
+      await this.spills.dispose();
     }
   }
 }

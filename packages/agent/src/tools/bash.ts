@@ -89,6 +89,8 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
       } finally {
         updates.cancel();
         await output.close();
+        // The thread owns it from here: the model may still read it, and it goes when the thread does.
+        if (output.spillFile !== undefined) ctx.spills?.add(output.spillFile);
       }
       return finishResult(result, output, params);
     },

@@ -1,14 +1,21 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { childEnvironment } from "../util/child-env.js";
 import { ToolError } from "./errors.js";
 import type { ProcessGroups } from "./process-groups.js";
+import type { SpillFiles } from "./spill-files.js";
 
 /** What the tools of one thread share. */
 export interface ToolContext {
   /** The thread's working directory; relative paths resolve against it. */
   cwd: string;
-  /** Environment for child processes and for finding rg and fd; defaults to process.env. */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * Environment for child processes and for finding rg and fd, or what
+   * answers it at each start (a thread's: the server's environment without
+   * its token and provider keys, see childEnvironment). Defaults to
+   * process.env without them.
+   */
+  env?: NodeJS.ProcessEnv | (() => NodeJS.ProcessEnv);
   /** Owns the process groups the thread's commands start, so none outlives the thread. */
   processes?: ProcessGroups;
   /**
@@ -18,10 +25,16 @@ export interface ToolContext {
    * mcp.json). Unset, as for tools built outside a thread, nothing is refused.
    */
   agentDir?: string;
+  /** Other files holding the server's own secrets (the `--listen-token-file`), refused like the credential files. */
+  secretFiles?: readonly string[];
+  /** Owns the files bash spills large outputs to, and deletes them; without it they are left behind. */
+  spills?: SpillFiles;
 }
 
+/** The environment a tool's child process starts with, asked anew for each start. */
 export function toolEnv(ctx: ToolContext): NodeJS.ProcessEnv {
-  return ctx.env ?? process.env;
+  if (ctx.env === undefined) return childEnvironment(process.env);
+  return typeof ctx.env === "function" ? ctx.env() : ctx.env;
 }
 
 /** Resolves a path the model gave: `~` is the home directory, relative is against the thread's cwd. */

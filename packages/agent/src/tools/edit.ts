@@ -1,7 +1,7 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { readFile } from "node:fs/promises";
 import { Type, type Static } from "typebox";
 import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
+import { readRegularFile } from "../fs/regular-file.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 import { unifiedDiff, type FileChange } from "./diff.js";
 import { findReplacement } from "./edit-match.js";
@@ -63,13 +63,14 @@ export function createEditTool(ctx: ToolContext): AgentTool<typeof editParameter
 async function readEditable(absolute: string, shown: string): Promise<string> {
   let data: Buffer;
   try {
-    data = await readFile(absolute);
+    // Never more than one byte past the limit, whatever the file's size.
+    data = await readRegularFile(absolute, MAX_EDIT_BYTES);
   } catch (error) {
     if (errnoCode(error) === "ENOENT") throw new ToolError("notFound", `File not found: ${shown}. Use write to create a file.`);
     throw error;
   }
   if (data.length > MAX_EDIT_BYTES) {
-    throw new ToolError("tooLarge", `${shown} is ${formatBytes(data.length)}; edit handles files up to ${formatBytes(MAX_EDIT_BYTES)}.`);
+    throw new ToolError("tooLarge", `${shown} is larger than ${formatBytes(MAX_EDIT_BYTES)}; edit handles files up to ${formatBytes(MAX_EDIT_BYTES)}.`);
   }
   if (data.includes(0)) throw new ToolError("binaryFile", `${shown} is a binary file; edit only changes text files.`);
   const text = data.toString("utf8");

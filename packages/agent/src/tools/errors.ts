@@ -1,3 +1,5 @@
+import { NotRegularFileError } from "../fs/regular-file.js";
+
 /**
  * Why a tool call failed. `toolMissing` is also a protocol error code: the
  * server maps it unchanged; the others become a failed tool call whose
@@ -50,6 +52,7 @@ export function errnoCode(error: unknown): string | undefined {
 /** A file system failure as a message the model can act on; ToolErrors pass through. */
 export function fileSystemError(error: unknown, shownPath: string, action: string): ToolError {
   if (error instanceof ToolError) return error;
+  if (error instanceof NotRegularFileError) return new ToolError("notAFile", `Cannot ${action} ${shownPath}: it is ${error.kind}, not a regular file.`);
   const message = error instanceof Error ? error.message : String(error);
   switch (errnoCode(error)) {
     case "ENOENT":

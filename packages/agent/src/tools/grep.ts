@@ -30,7 +30,7 @@ export type GrepParams = Static<typeof grepParameters>;
 
 const DESCRIPTION = `Search file contents for a regular expression, line by line. Matches come back as path:line: text \
 (context lines as path-line- text), paths relative to the working directory. Files that .gitignore or .ignore files exclude \
-are skipped unless glob names them; hidden files are searched, .git, binary files and KnightCode's credential files are not. \
+are skipped unless glob names them; hidden files are searched, .git, binary files, KnightCode's credential files and /proc/<pid>/environ, cmdline and mem are not. \
 Uses ripgrep when installed, else a built-in search with the same results: keep to regex syntax both share \
 (no lookaround or backreferences); the built-in search skips lines over ${MAX_SEARCHED_LINE_CHARS / (1024 * 1024)} MiB. \
 Returns at most ${DEFAULT_LIMIT} matches by default (limit up to ${MAX_LIMIT}) and ${MAX_OUTPUT_BYTES / 1024} KiB; \

@@ -31,5 +31,6 @@ export { createGrepTool, type GrepDetails } from "./grep.js";
 export { createLsTool, type LsDetails } from "./ls.js";
 export { createReadTool, type ReadDetails } from "./read.js";
 export type { SearchToolOptions } from "./search/engine.js";
+export { SpillFiles, type SpillFilesOptions } from "./spill-files.js";
 export { createSubmitPlanTool, type SubmitPlanHandler, type SubmitPlanResult } from "./submit-plan.js";
 export { createWriteTool, type FileChangeDetails } from "./write.js";

@@ -39,6 +39,11 @@ export class OutputCollector {
 
   constructor(private readonly options: OutputCollectorOptions) {}
 
+  /** The spill file, once one was created (even when writing to it failed). */
+  get spillFile(): string | undefined {
+    return this.spillPath;
+  }
+
   /** Bytes held in memory now. */
   get retainedBytes(): number {
     return this.headSize + this.tailSize;

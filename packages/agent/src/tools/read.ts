@@ -1,9 +1,11 @@
 import type { ImageContent, TextContent } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { open, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { Type, type Static } from "typebox";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
+import { openRegularFile } from "../fs/regular-file.js";
 import { CredentialFiles } from "./credential-files.js";
+import { NotRegularFileError } from "../fs/regular-file.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
 import { formatBytes, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_OUTPUT_LINES } from "./format.js";
 import { IMAGE_SNIFF_BYTES, imageMimeType, type ImageMimeType } from "./image.js";
@@ -35,7 +37,8 @@ export interface ReadDetails {
 const DESCRIPTION = `Read a file. Text comes back as its lines, at most ${MAX_OUTPUT_LINES} lines or ${MAX_OUTPUT_BYTES / 1024} KiB per call; \
 when more remain, a notice at the end gives the offset to continue from. Lines longer than ${MAX_LINE_CHARS} characters are cut. \
 Use offset and limit to read a part of a large file. PNG, JPEG, GIF and WebP images come back as images. \
-Other binary files and directories are refused (use ls for directories), and so are KnightCode's credential files.`;
+Other binary files, directories (use ls), FIFOs and devices are refused, and so are KnightCode's credential files \
+and a process's environment, command line or memory under /proc.`;
 
 export function createReadTool(ctx: ToolContext): AgentTool<typeof readParameters, ReadDetails> {
   return {
@@ -49,60 +52,57 @@ export function createReadTool(ctx: ToolContext): AgentTool<typeof readParameter
       const absolute = resolveToolPath(ctx, params.path);
       const shown = displayPath(ctx, absolute);
       CredentialFiles.of(ctx).refuse(absolute, shown);
+      const { handle, size } = await openFile(absolute, shown);
       try {
-        const size = await fileSize(absolute, shown);
-        const mimeType = await sniffImage(absolute);
-        if (mimeType !== undefined) return await readImage(absolute, shown, size, mimeType);
-        return await readText(absolute, shown, params, signal);
+        const mimeType = await sniffImage(handle);
+        if (mimeType !== undefined) return await readImage(handle, shown, size, mimeType);
+        return await readText(handle, shown, params, signal);
       } catch (error) {
         throw fileSystemError(error, shown, "read");
+      } finally {
+        await handle.close();
       }
     },
   };
 }
 
-async function fileSize(absolute: string, shown: string): Promise<number> {
-  let info;
+/** The file, opened only when it is a regular one: a FIFO or a device would never answer. */
+async function openFile(absolute: string, shown: string): Promise<{ handle: FileHandle; size: number }> {
   try {
-    info = await stat(absolute);
+    const { handle, stats } = await openRegularFile(absolute);
+    return { handle, size: stats.size };
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError("notFound", `File not found: ${shown}`);
-    throw error;
-  }
-  if (info.isDirectory()) throw new ToolError("notAFile", `${shown} is a directory, not a file. Use ls to list it.`);
-  if (!info.isFile()) throw new ToolError("notAFile", `${shown} is not a regular file.`);
-  return info.size;
-}
-
-async function sniffImage(absolute: string): Promise<ImageMimeType | undefined> {
-  const handle = await open(absolute, "r");
-  try {
-    const head = Buffer.alloc(IMAGE_SNIFF_BYTES);
-    const { bytesRead } = await handle.read(head, 0, IMAGE_SNIFF_BYTES, 0);
-    return imageMimeType(head.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
+    if (code === "EISDIR") throw new ToolError("notAFile", `${shown} is a directory, not a file. Use ls to list it.`);
+    if (error instanceof NotRegularFileError) throw new ToolError("notAFile", `${shown} is ${error.kind}, not a regular file.`);
+    throw fileSystemError(error, shown, "read");
   }
 }
 
-async function readImage(absolute: string, shown: string, size: number, mimeType: ImageMimeType) {
+async function sniffImage(handle: FileHandle): Promise<ImageMimeType | undefined> {
+  const head = Buffer.alloc(IMAGE_SNIFF_BYTES);
+  const { bytesRead } = await handle.read(head, 0, IMAGE_SNIFF_BYTES, 0);
+  return imageMimeType(head.subarray(0, bytesRead));
+}
+
+async function readImage(handle: FileHandle, shown: string, size: number, mimeType: ImageMimeType) {
   if (size > MAX_IMAGE_BYTES) {
     throw new ToolError("tooLarge", `${shown} is a ${formatBytes(size)} image; images up to ${formatBytes(MAX_IMAGE_BYTES)} can be read.`);
   }
-  const handle = await open(absolute, "r");
-  const data = await handle.readFile().finally(() => handle.close());
+  const data = Buffer.alloc(size);
+  const { bytesRead } = await handle.read(data, 0, size, 0);
   const content: (TextContent | ImageContent)[] = [
-    { type: "text", text: `Read image ${shown} (${mimeType}, ${formatBytes(data.length)}).` },
-    { type: "image", data: data.toString("base64"), mimeType },
+    { type: "text", text: `Read image ${shown} (${mimeType}, ${formatBytes(bytesRead)}).` },
+    { type: "image", data: data.subarray(0, bytesRead).toString("base64"), mimeType },
   ];
   return { content, details: { path: shown, mimeType } };
 }
 
-async function readText(absolute: string, shown: string, params: ReadParams, signal: AbortSignal | undefined) {
+async function readText(handle: FileHandle, shown: string, params: ReadParams, signal: AbortSignal | undefined) {
   const offset = params.offset ?? 1;
   const maxLines = Math.min(params.limit ?? MAX_OUTPUT_LINES, MAX_OUTPUT_LINES);
-  const window = await readTextWindow(absolute, { offset, maxLines, maxBytes: MAX_OUTPUT_BYTES }, signal);
+  const window = await readTextWindow(handle, { offset, maxLines, maxBytes: MAX_OUTPUT_BYTES }, signal);
   if (window.totalLines === 0 && offset === 1) {
     return { content: [{ type: "text" as const, text: "(empty file)" }], details: { path: shown, totalLines: 0 } };
   }

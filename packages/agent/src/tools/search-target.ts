@@ -9,7 +9,7 @@ export interface SearchTarget {
   dir: string;
   file?: string;
   shown: string;
-  /** The agent dir's credential files, which a search of `dir` passes over. */
+  /** The files the read-only tools refuse (credential files, the token file, /proc secrets), which a search of `dir` passes over. */
   credentials: CredentialFiles;
 }
 
@@ -28,5 +28,7 @@ export async function searchTarget(ctx: ToolContext, path: string | undefined, a
   if (info.isDirectory()) return { dir: absolute, shown, credentials };
   credentials.refuse(absolute, shown);
   if (!allowFile) throw new ToolError("notADirectory", `${shown} is not a directory.`);
+  // rg would wait on a FIFO for a writer, and read a device without end.
+  if (!info.isFile()) throw new ToolError("notAFile", `${shown} is not a regular file or a directory.`);
   return { dir: dirname(absolute), file: basename(absolute), shown, credentials };
 }

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "./errors.js";
 import { MAX_LINE_CHARS, sliceChars } from "./format.js";
 
@@ -96,11 +96,15 @@ class LineScanner {
   }
 }
 
-/** Reads one window of lines of a text file; a NUL byte near the start means binary and is refused. */
-export async function readTextWindow(path: string, options: WindowOptions, signal?: AbortSignal): Promise<TextWindow> {
+/**
+ * Reads one window of lines of a text file, from its start; a NUL byte near
+ * the start means binary and is refused. The file stays open: its owner
+ * closes it.
+ */
+export async function readTextWindow(file: FileHandle, options: WindowOptions, signal?: AbortSignal): Promise<TextWindow> {
   const scanner = new LineScanner(options);
   let sniffed = 0;
-  const stream = createReadStream(path, { highWaterMark: 256 * 1024, ...(signal ? { signal } : {}) });
+  const stream = file.createReadStream({ start: 0, highWaterMark: 256 * 1024, autoClose: false, ...(signal ? { signal } : {}) });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     if (sniffed < BINARY_SNIFF_BYTES) {
       if (chunk.subarray(0, BINARY_SNIFF_BYTES - sniffed).includes(0)) {

@@ -1,8 +1,9 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Type, type Static } from "typebox";
 import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
+import { readRegularFile, requireRegularFile } from "../fs/regular-file.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 import { unifiedDiff, type FileChange } from "./diff.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
@@ -58,12 +59,15 @@ async function previousContents(absolute: string, shown: string): Promise<{ exis
   try {
     const info = await stat(absolute);
     if (info.isDirectory()) throw new ToolError("notAFile", `${shown} is a directory; give a file path.`);
+    // A FIFO or a device is not replaced by a file, nor read (which could wait forever).
+    requireRegularFile(absolute, info);
     size = info.size;
   } catch (error) {
     if (errnoCode(error) === "ENOENT") return { existed: false, text: "" };
     throw error;
   }
   if (size > MAX_DIFF_INPUT_BYTES) return { existed: true };
-  const data = await readFile(absolute);
+  const data = await readRegularFile(absolute, MAX_DIFF_INPUT_BYTES);
+  if (data.length > MAX_DIFF_INPUT_BYTES) return { existed: true };
   return data.includes(0) ? { existed: true } : { existed: true, text: data.toString("utf8") };
 }

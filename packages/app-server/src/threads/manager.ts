@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   ExtensionFactoryCache,
   ModelRegistry,
@@ -93,9 +94,15 @@ export class ThreadManager {
       registry: new ModelRegistry(this.context.agentDir, this.context.env),
       trust: new TrustStore(this.context.agentDir),
       // One code cache per process: threads lease what they load; at most 256 unleased entries stay.
-      extensionFactories: new ExtensionFactoryCache({ onChange: (counts) => (this.context.counters.inactiveFactories = counts.inactive) }),
+      extensionFactories: new ExtensionFactoryCache({
+        onChange: (counts) => (this.context.counters.inactiveFactories = counts.inactive),
+        // Per user and private: what is found there runs in the server.
+        diskCache: join(this.context.agentDir, "cache", "jiti"),
+        onWarning: (message) => this.context.log.warn(message),
+      }),
       extensionPaths: this.context.extensionPaths,
       env: this.context.env,
+      secrets: this.context.secrets,
       log: (line) => this.context.log.info(line),
     };
     return this.environmentValue;

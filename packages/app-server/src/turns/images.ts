@@ -1,7 +1,6 @@
-import { open } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import type { ImageContent } from "@mariozechner/pi-ai";
-import { imageMimeType } from "@knightcode/agent";
+import { imageMimeType, NotRegularFileError, readRegularFile } from "@knightcode/agent";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 
@@ -11,26 +10,26 @@ type ImageInput = NonNullable<ClientRequestParams<"turn/start">["images"]>[numbe
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/**
+ * A path the client names is opened only when it is a regular file: a FIFO
+ * would otherwise hold one of the few threads every file operation of the
+ * server shares until someone writes to it.
+ */
 async function readImageFile(path: string, where: string): Promise<ImageContent> {
   if (!isAbsolute(path)) throw rpcError("invalidParams", `${where}.path must be absolute`);
-  let handle;
+  let data: Buffer;
   try {
-    handle = await open(path, "r");
+    data = await readRegularFile(path, MAX_IMAGE_BYTES);
   } catch (error) {
+    if (error instanceof NotRegularFileError) throw rpcError("invalidParams", `${where}.path is ${error.kind}, not a regular file`);
     const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") throw rpcError("invalidParams", `${where}.path is not a regular file`);
     throw rpcError("invalidParams", `${where}.path ${code === "ENOENT" ? "does not exist" : `cannot be read (${code})`}`);
   }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw rpcError("invalidParams", `${where}.path is not a regular file`);
-    if (stat.size > MAX_IMAGE_BYTES) throw rpcError("invalidParams", `${where}.path is ${stat.size} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
-    const data = await handle.readFile();
-    const mimeType = imageMimeType(data);
-    if (!mimeType) throw rpcError("invalidParams", `${where}.path is not a PNG, JPEG, GIF or WebP image`);
-    return { type: "image", mimeType, data: data.toString("base64") };
-  } finally {
-    await handle.close();
-  }
+  if (data.length > MAX_IMAGE_BYTES) throw rpcError("invalidParams", `${where}.path is larger than ${MAX_IMAGE_BYTES} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
+  const mimeType = imageMimeType(data);
+  if (!mimeType) throw rpcError("invalidParams", `${where}.path is not a PNG, JPEG, GIF or WebP image`);
+  return { type: "image", mimeType, data: data.toString("base64") };
 }
 
 function decodeInline(image: { mimeType: string; data: string }, where: string): ImageContent {

@@ -1,5 +1,7 @@
-import { open } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
+import { NotRegularFileError, openRegularFile } from "../../fs/regular-file.js";
 import { throwIfAborted, ToolError } from "../errors.js";
 import type { SearchTarget } from "../search-target.js";
 import { grepGlob, slashPath } from "./globs.js";
@@ -115,17 +117,18 @@ class FileSearch {
 
   /** Feeds a file's lines to `emit`; false when `emit` asked to stop. Unreadable files count as problems. */
   async stream(path: string, emit: (hit: LineHit) => boolean, binaryQuits = true): Promise<boolean> {
-    let handle;
+    let opened: { handle: FileHandle; stats: Stats };
     try {
-      handle = await open(path, "r");
+      // A FIFO swapped in for a walked file is skipped, never opened to wait for a writer.
+      opened = await openRegularFile(path);
     } catch (error) {
-      this.problems.add(error);
+      if (!(error instanceof NotRegularFileError)) this.problems.add(error);
       return true;
     }
+    const { handle, stats } = opened;
     const buffer = this.buffers.pop() ?? Buffer.allocUnsafe(CHUNK_BYTES);
     try {
-      const stats = await handle.stat();
-      if (!stats.isFile() || this.target.credentials.matchesStats(stats)) return true;
+      if (this.target.credentials.skipsWalked(path, stats)) return true;
       return await scanFile(handle, buffer, { ...this.scan, binaryQuits, size: stats.size }, emit);
     } catch (error) {
       if (error instanceof ToolError) throw error;

@@ -1,5 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
+import { readRegularFile } from "../../fs/regular-file.js";
 import { IgnoreFile } from "./ignore-file.js";
 
 /**
@@ -71,9 +72,9 @@ export class IgnoreRules {
   private async addFile(into: Map<string, IgnoreFile>, dir: string, file: string): Promise<void> {
     let text: string;
     try {
-      text = await readFile(file, "utf8");
+      text = (await readRegularFile(file)).toString("utf8");
     } catch {
-      // An unreadable ignore file (or a .git that is a worktree's pointer file) ignores nothing.
+      // An unreadable ignore file (a FIFO among them, or a .git that is a worktree's pointer file) ignores nothing.
       return;
     }
     into.set(dir, IgnoreFile.parse(text));

@@ -1,0 +1,31 @@
+/**
+ * The environment variables pi-ai reads providers' credentials from (its
+ * `getEnvApiKey`), besides any `*_API_KEY`. They are the server's to use and
+ * never passed to a child process. A test holds this list to pi-ai's own.
+ */
+export const PROVIDER_KEY_ENV_NAMES = [
+  "ANTHROPIC_OAUTH_TOKEN",
+  "COPILOT_GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GITHUB_TOKEN",
+  "HF_TOKEN",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+] as const;
+
+/**
+ * What pi-ai also reads, which is not a secret: where credentials are, or
+ * which project and profile to use. Children keep these.
+ */
+export const PROVIDER_NON_SECRET_ENV_NAMES = [
+  "GOOGLE_APPLICATION_CREDENTIALS",
+  "GOOGLE_CLOUD_PROJECT",
+  "GCLOUD_PROJECT",
+  "GOOGLE_CLOUD_LOCATION",
+  "AWS_PROFILE",
+  "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+  "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+  "AWS_WEB_IDENTITY_TOKEN_FILE",
+] as const;
