@@ -9,9 +9,22 @@ import type { Turn } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
 
-const ROOT = process.getuid?.() === 0;
-const NOT_ROOT = "needs root to mount a small tmpfs (CI runs as root)";
-if (!ROOT) console.log(`# faults: the disk tests are skipped: ${NOT_ROOT}`);
+/** Why a small tmpfs cannot be mounted here, or undefined when it can: root alone is not enough in a container without CAP_SYS_ADMIN. */
+function whyNoTmpfs(): string | undefined {
+  if (process.getuid?.() !== 0) return "needs root to mount a small tmpfs (CI runs as root)";
+  const probe = mkdtempSync(join(tmpdir(), "kc-faults-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe], { stdio: "pipe" });
+    execFileSync("umount", [probe], { stdio: "pipe" });
+    return undefined;
+  } catch (error) {
+    return `cannot mount a tmpfs here (${String((error as { stderr?: Buffer }).stderr ?? error).trim()})`;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+}
+const NO_TMPFS = whyNoTmpfs();
+if (NO_TMPFS) console.log(`# faults: the disk tests are skipped: ${NO_TMPFS}`);
 
 let model: ScriptedModelServer;
 before(async () => {
@@ -107,7 +120,7 @@ async function completedTurn(client: TestClient, threadId: string, text: string)
   return (await client.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark })).turn;
 }
 
-describe("faults: the disk under the sessions folder fails mid-turn", { skip: ROOT ? false : NOT_ROOT }, () => {
+describe("faults: the disk under the sessions folder fails mid-turn", { skip: NO_TMPFS ?? false }, () => {
   test("a full disk: the turn ends failed in the systemError's words, the queue is dropped, and resuming after space returns saves every word", async () => {
     const disk = smallDisk("256k");
     const server = await startServer({ model, env: { KNIGHTCODE_CODING_AGENT_SESSION_DIR: disk.dir } });
