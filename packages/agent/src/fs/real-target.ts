@@ -1,6 +1,15 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
+/** The real path when the file exists, else the path as given: links to one file count once. */
+export function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * The absolute path with every symbolic link in its existing part resolved:
  * where a write to it really lands. The missing rest (a file about to be

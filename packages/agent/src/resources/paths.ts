@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** `~` and `~/x` name the home directory; `~user` forms are left alone. */
@@ -20,11 +19,4 @@ export function relativeInside(path: string, base: string): string | undefined {
   return rel.split(sep).join("/");
 }
 
-/** The real path when the file exists, so that links to one file count once. */
-export function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
+export { realPathOf } from "../fs/real-target.js";

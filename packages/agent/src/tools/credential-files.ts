@@ -1,5 +1,6 @@
-import { realpathSync, statSync, type Stats } from "node:fs";
+import { statSync, type Stats } from "node:fs";
 import { join } from "node:path";
+import { realPathOf } from "../fs/real-target.js";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./errors.js";
 import { isProcessSecretFile, mayBeProcessSecret } from "./process-files.js";
@@ -37,7 +38,7 @@ export class CredentialFiles {
     if (stats === undefined) return;
     const id = identity(stats);
     if (id !== undefined) this.identities.set(id, kind);
-    this.realPaths.set(realpathOrSelf(path), kind);
+    this.realPaths.set(realPathOf(path), kind);
   }
 
   /**
@@ -65,7 +66,7 @@ export class CredentialFiles {
       known = null;
       if (this.realPaths.size > 0) {
         const stats = statOrUndefined(path);
-        if (stats !== undefined) known = this.identities.get(identity(stats) ?? "") ?? this.realPaths.get(realpathOrSelf(path)) ?? null;
+        if (stats !== undefined) known = this.identities.get(identity(stats) ?? "") ?? this.realPaths.get(realPathOf(path)) ?? null;
       }
       if (known === null && isProcessSecretFile(path)) known = "process";
       this.seen.set(path, known);
@@ -109,10 +110,3 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}

@@ -1,5 +1,6 @@
-import { realpathSync, statfsSync } from "node:fs";
+import { statfsSync } from "node:fs";
 import { basename } from "node:path";
+import { realPathOf } from "../fs/real-target.js";
 
 /**
  * The files of the proc file system that hold what a process keeps secret:
@@ -27,12 +28,7 @@ export function mayBeProcessSecret(path: string): boolean {
  * and under `/proc`, or on a proc file system mounted anywhere else.
  */
 export function isProcessSecretFile(path: string): boolean {
-  let real: string;
-  try {
-    real = realpathSync(path);
-  } catch {
-    real = path;
-  }
+  const real = realPathOf(path);
   if (!SECRET_NAMES.has(basename(real))) return false;
   if (real.startsWith("/proc/")) return true;
   try {

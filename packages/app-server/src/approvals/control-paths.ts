@@ -22,11 +22,11 @@ const CHANGES_WHAT_RUNS = "can change what later commands run";
 /**
  * Why a write to `real` (links resolved) can change what later commands or
  * threads run, or undefined for an ordinary file. `inside` says whether it
- * lies in the workspace `root`; the folder rules only look inside.
+ * lies in the workspace `realRoot` (links resolved too); the folder rules
+ * only look inside.
  */
-export function controlReason(root: string, real: string, inside: boolean, lookups: ControlLookups): string | undefined {
+export function controlReason(realRoot: string, real: string, inside: boolean, lookups: ControlLookups): string | undefined {
   if (inside) {
-    const realRoot = realTarget(root);
     const segment = relative(realRoot, real)
       .split(sep)
       .find((part) => CONTROL_FOLDERS.includes(part.toLowerCase()));

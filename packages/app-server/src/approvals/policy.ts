@@ -41,10 +41,6 @@ export function editTarget(input: unknown, cwd: string): string | undefined {
   }
 }
 
-export function isInside(root: string, path: string): boolean {
-  return isWithin(realTarget(root), realTarget(path));
-}
-
 export interface GateVerdict {
   /** Run without asking. */
   allow: boolean;
@@ -81,8 +77,9 @@ export function verdict({ mode, kind, input, workspace, controls = {} }: Verdict
   // The user sees where the write really lands, not only the name it was given.
   const shown = real === target ? target : `${target}, which resolves to ${real}`;
   const broad = broadFolder(workspace);
-  const inside = broad === undefined && isInside(workspace, target);
-  const control = controlReason(workspace, real, inside, controls);
+  const realRoot = realTarget(workspace);
+  const inside = broad === undefined && isWithin(realRoot, real);
+  const control = controlReason(realRoot, real, inside, controls);
   if (!inside) {
     const why = broad ? `; the thread's folder ${workspace} is ${broad}, so no write counts as inside it` : "";
     return { allow: false, reason: `writes outside the workspace: ${shown}${why}${control ? `; it also ${control}` : ""}` };
