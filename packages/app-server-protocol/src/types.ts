@@ -5,6 +5,7 @@ import type * as Approvals from "./schema/approvals.js";
 import type * as Common from "./schema/common.js";
 import type * as Items from "./schema/items.js";
 import type * as Threads from "./schema/threads.js";
+import type * as Views from "./schema/views.js";
 
 type ParamsOf<D> = D extends { params: infer P extends TSchema } ? Static<P> : never;
 type ResultOf<D> = D extends { result: infer R extends TSchema } ? Static<R> : never;
@@ -87,3 +88,6 @@ export type ModelRef = Static<typeof Threads.ModelRef>;
 export type QueueSnapshot = Static<typeof Threads.QueueSnapshot>;
 export type Warning = Static<typeof Common.Warning>;
 export type ApprovalDecision = Static<typeof Approvals.ApprovalDecision>;
+/** A declarative view: one node, containers nested at most 8 deep (docs/declarative-views.md). */
+export type View = Static<typeof Views.View>;
+export type ViewControl = Extract<View, { id: string }>;

@@ -19,6 +19,7 @@ export const protocol = {
     ...turnControl.clientRequests,
     ...approvals.clientRequests,
     ...payloads.clientRequests,
+    ...ui.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
