@@ -109,6 +109,29 @@ export default function (kc: any) {
 }
 `;
 
+/** Changes its statuses and widgets every few milliseconds between /tick and /stop. */
+const TICKER = `
+export default function (kc: any) {
+  let timer: any;
+  const stop = () => clearInterval(timer);
+  kc.registerCommand("tick", { handler: async (_args: string, ctx: any) => {
+    let n = 0;
+    timer = setInterval(() => {
+      n++;
+      ctx.ui.setStatus("tick", String(n));
+      ctx.ui.setWidget("tick", ["tick " + n], { placement: n % 2 ? "aboveEditor" : "belowEditor" });
+      if (n % 3 === 0) ctx.ui.setWidget("tock", undefined);
+      else ctx.ui.setWidget("tock", { type: "text", text: "tock " + n });
+    }, 2);
+  } });
+  kc.registerCommand("stop", { handler: async (_args: string, ctx: any) => {
+    stop();
+    ctx.ui.setStatus("tick", "stopped");
+  } });
+  kc.on("session_shutdown", stop);
+}
+`;
+
 /** Sets random views, hostile ones included, from a seed: /fuzz <seed>. */
 const FUZZER = `
 import { randomView } from ${JSON.stringify(TREES)};
@@ -130,16 +153,28 @@ function nested(containers: number): unknown {
 let model: ScriptedModelServer;
 let server: TestServer;
 let extensionDir: string;
-let paths: { panel: string; watcher: string; fuzzer: string };
+let paths: { panel: string; watcher: string; fuzzer: string; ticker: string };
+let ws: TestClient;
+const TOKEN = "extension-ui-test-token-0123456789abcdef";
 
 before(async () => {
   model = await ScriptedModelServer.start();
   extensionDir = mkdtempSync(join(tmpdir(), "kc-ui-ext-"));
-  paths = { panel: join(extensionDir, "panel.ts"), watcher: join(extensionDir, "watcher.ts"), fuzzer: join(extensionDir, "fuzzer.ts") };
+  paths = {
+    panel: join(extensionDir, "panel.ts"),
+    watcher: join(extensionDir, "watcher.ts"),
+    fuzzer: join(extensionDir, "fuzzer.ts"),
+    ticker: join(extensionDir, "ticker.ts"),
+  };
   writeFileSync(paths.panel, PANEL);
   writeFileSync(paths.watcher, WATCHER);
   writeFileSync(paths.fuzzer, FUZZER);
-  server = await startServer({ model, args: ["-e", paths.panel, "-e", paths.watcher, "-e", paths.fuzzer] });
+  writeFileSync(paths.ticker, TICKER);
+  const extensions = Object.values(paths).flatMap((path) => ["-e", path]);
+  server = await startServer({ model, args: [...extensions, "--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN] });
+  const url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
+  ws = await server.connectWebSocket(url, TOKEN);
+  await ws.initialize();
   // A view handler that never settles is abandoned after this long.
   writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ extensionHookTimeoutMs: 400 }));
 });
@@ -300,6 +335,32 @@ describe("spec: Dialogs and extension UI", () => {
     const read = await server.main.request("thread/read", { threadId });
     const saved = read.turns.flatMap((t) => (t.items ?? []) as Item[]).filter((item) => item.type === "toolCall" || item.type === "extensionMessage");
     assert.deepEqual(saved.map(shape).sort(), [...expected].sort());
+  });
+});
+
+describe("spec: Dialogs and extension UI (buffered across a resume)", () => {
+  test("a second client resuming while the UI changes every few ms: the result's ui plus every notification after it is the UI as it ends", async () => {
+    const { threadId } = await startThread();
+    await command(threadId, "/tick");
+    await server.main.waitForNotification("ui/widget", (p) => p.threadId === threadId && p.key === "tock");
+    // Several resumes, each installed afresh with what arrived from its subscription on.
+    let resumed: ThreadUi | undefined;
+    let from = 0;
+    for (let i = 0; i < 5; i++) {
+      if (i > 0) await ws.request("thread/unsubscribe", { threadId });
+      from = ws.notifications.length;
+      resumed = (await ws.request("thread/resume", { threadId })).ui;
+    }
+    const tickBefore = Number(resumed!.statuses.find((s) => s.key === "tick")!.text);
+    await waitUntil("a few more ticks", () =>
+      ws.notifications.slice(from).some((n) => n.method === "ui/state" && Number(JSON.stringify(n.params).match(/"tick","text":"(\d+)"/)?.[1]) > tickBefore + 5),
+    );
+    await command(threadId, "/stop");
+    await ws.waitForNotification("ui/state", (p) => p.threadId === threadId && p.statuses.some((s) => s.key === "tick" && s.text === "stopped"), { since: from });
+    const shown = applied(resumed!, uiSince(ws, threadId, from));
+    const now = (await server.main.request("thread/resume", { threadId })).ui;
+    assert.deepEqual(shown, now);
+    assert.deepEqual(now.widgets.map((w) => w.key).sort(), (now.widgets.some((w) => w.key === "tock") ? ["lines", "panel", "second", "tick", "tock"] : ["lines", "panel", "second", "tick"]).sort());
   });
 });
 
