@@ -75,6 +75,23 @@ function widgetLines(content: unknown[]): string[] | undefined {
   return lines;
 }
 
+/** The widget an extension's content makes (lines or a view, checked and copied), or why it makes none. */
+function widgetOf(key: string, placement: WidgetPlacement, content: object): Widget | { refused: string } {
+  let lines: string[] | undefined;
+  try {
+    if (!Array.isArray(content)) {
+      const checked = checkView(content, MAX_WIDGET_BYTES);
+      return checked.ok ? { key, placement, view: checked.view } : { refused: `its view is invalid: ${checked.reason}` };
+    }
+    lines = widgetLines(content);
+  } catch {
+    return { refused: "its content could not be read" };
+  }
+  if (!lines) return { refused: `its lines must be strings, at most ${MAX_WIDGET_BYTES} bytes in all` };
+  if (Buffer.byteLength(JSON.stringify(lines)) > MAX_WIDGET_BYTES) return { refused: `widgets are limited to ${MAX_WIDGET_BYTES} bytes` };
+  return { key, placement, lines };
+}
+
 /**
  * A desktop thread's extension UI on the server side: what extensions show
  * (statuses, widgets, title, working message) kept as state and sent to the
@@ -172,28 +189,8 @@ export class UiBridge implements ScopedExtensionUI {
       return;
     }
     const placement: WidgetPlacement = options?.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
-    let widget: Widget;
-    let isArray = false;
-    try {
-      isArray = Array.isArray(content);
-    } catch {
-      return this.refuse("widget", key, "its content could not be read");
-    }
-    if (isArray) {
-      let lines: string[] | undefined;
-      try {
-        lines = widgetLines(content as unknown[]);
-      } catch {
-        lines = undefined;
-      }
-      if (!lines) return this.refuse("widget", key, `its lines must be strings, at most ${MAX_WIDGET_BYTES} bytes in all`);
-      if (Buffer.byteLength(JSON.stringify(lines)) > MAX_WIDGET_BYTES) return this.refuse("widget", key, `widgets are limited to ${MAX_WIDGET_BYTES} bytes`);
-      widget = { key, placement, lines };
-    } else {
-      const checked = checkView(content, MAX_WIDGET_BYTES);
-      if (!checked.ok) return this.refuse("widget", key, `its view is invalid: ${checked.reason}`);
-      widget = { key, placement, view: checked.view };
-    }
+    const widget = widgetOf(key, placement, content);
+    if ("refused" in widget) return this.refuse("widget", key, widget.refused);
     if (at === -1 && this.widgets.length >= MAX_WIDGETS) return this.refuse("widget", key, `a thread shows at most ${MAX_WIDGETS} widgets`);
     if (at !== -1) this.widgets.splice(at, 1);
     this.widgets.push(widget);
