@@ -9,10 +9,12 @@ import type { ThreadHandler } from "./threads/thread-handler.js";
 import { threadHandlers } from "./threads/handlers.js";
 import { trustHandlers } from "./trust/handlers.js";
 import { turnHandlers } from "./turns/handlers.js";
+import { uiHandlers } from "./ui/handlers.js";
 
 export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> } = {
   ...threadHandlers,
   ...turnHandlers,
   ...modelHandlers,
   ...trustHandlers,
+  ...uiHandlers,
 };

@@ -24,6 +24,7 @@ import type {
   ExtensionToolDefinition,
   ExtensionUI,
   ExtensionWarning,
+  ScopedExtensionUI,
 } from "./types.js";
 
 const LOAD_TIMEOUT_MS = 10_000;
@@ -42,7 +43,8 @@ export interface ExtensionHostDeps {
   cwd: string;
   mode: ExtensionMode;
   hasUI: boolean;
-  ui: ExtensionUI;
+  /** Shared by every extension; a scoped one gives each extension its own view of it. */
+  ui: ExtensionUI | ScopedExtensionUI;
   registry: ModelRegistry;
   model(): Model<Api> | undefined;
   turnSignal(): AbortSignal | undefined;
@@ -82,6 +84,8 @@ interface Instance {
   active: boolean;
   /** The cache entry a file's instance came from; built-ins have none. */
   lease?: FactoryLease;
+  /** The UI this extension's handlers, commands and tools see. */
+  ui?: ExtensionUI;
 }
 
 function describe(error: unknown): string {
@@ -221,15 +225,27 @@ export class ExtensionHost {
     if (instance.providers.length > 0) this.deps.registry.unregisterProvider(this.ownerOf(instance));
   }
 
+  private uiOf(instance: Instance | undefined): ExtensionUI {
+    const ui = this.deps.ui;
+    if (!instance || !("forExtension" in ui)) return ui;
+    instance.ui ??= ui.forExtension(instance.spec.path);
+    return instance.ui;
+  }
+
   /** The context handlers see, built fresh so it reflects the thread now. */
   context(): ExtensionContext {
+    return this.contextOf(undefined);
+  }
+
+  /** The context one extension's handlers, commands and tools see: its own UI. */
+  private contextOf(instance: Instance | undefined): ExtensionContext {
     const deps = this.deps;
     return {
       threadId: deps.threadId,
       cwd: deps.cwd,
       mode: deps.mode,
       hasUI: deps.hasUI,
-      ui: deps.ui,
+      ui: this.uiOf(instance),
       get model() {
         return deps.model();
       },
@@ -248,11 +264,11 @@ export class ExtensionHost {
    */
   async emit<E extends ExtensionEventName>(event: E, payload: ExtensionEvents[E], options: EmitOptions<E> = {}): Promise<ExtensionResults[E][]> {
     const results: ExtensionResults[E][] = [];
-    const ctx = this.context();
-    const signal = options.signal ?? ctx.signal;
+    const signal = options.signal ?? this.deps.turnSignal();
     const limitMs = this.deps.hookTimeoutMs?.() ?? DEFAULT_HOOK_TIMEOUT_MS;
     for (const instance of this.instances) {
       if (!instance.active) continue;
+      const ctx = this.contextOf(instance);
       for (const handler of instance.handlers.get(event) ?? []) {
         const typed = handler as unknown as ExtensionHandler<E>;
         const outcome = await runHandler(() => typed(payload, ctx), { limitMs, signal, clock: this.deps.hookClock });
@@ -290,10 +306,10 @@ export class ExtensionHost {
       if (!instance.active) continue;
       for (const tool of instance.tools.values()) byName.set(tool.name, { tool, instance });
     }
-    return [...byName.values()].map(({ tool }) => this.wrapTool(tool));
+    return [...byName.values()].map(({ tool, instance }) => this.wrapTool(tool, instance));
   }
 
-  private wrapTool(tool: ExtensionToolDefinition): AgentTool {
+  private wrapTool(tool: ExtensionToolDefinition, instance: Instance): AgentTool {
     return {
       name: tool.name,
       label: tool.label ?? tool.name,
@@ -302,7 +318,7 @@ export class ExtensionHost {
       execute: async (toolCallId, params, signal, onUpdate) => {
         const runTool = this.deps.runTool;
         const ctx: ExtensionToolContext = {
-          ...this.context(),
+          ...this.contextOf(instance),
           runTool: async (name, nestedParams, nestedSignal) => {
             if (!runTool) throw new Error("this host runs no nested tool calls");
             const result = await runTool(toolCallId, name, nestedParams, nestedSignal ?? signal);
@@ -332,7 +348,7 @@ export class ExtensionHost {
     }
     if (!found) return false;
     try {
-      await found.command.handler(args, this.context());
+      await found.command.handler(args, this.contextOf(found.instance));
     } catch (error) {
       this.deps.warn({ message: `command /${name} failed: ${describe(error)}`, source: "extension", path: found.instance.spec.path });
     }

@@ -39,6 +39,15 @@ export interface ExtensionUI {
   pasteToEditor(text: string): void;
 }
 
+/**
+ * A host's UI that tells extensions apart: `forExtension` gives the UI one
+ * extension sees, so that what it registers there (a view handler) is known
+ * to be its own, and a failure can name it.
+ */
+export interface ScopedExtensionUI extends ExtensionUI {
+  forExtension(path: string): ExtensionUI;
+}
+
 /** What every handler, command and tool of an extension gets about its thread. */
 export interface ExtensionContext {
   readonly threadId: string;

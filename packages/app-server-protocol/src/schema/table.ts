@@ -20,6 +20,7 @@ export const protocol = {
     ...turnControl.clientRequests,
     ...approvals.clientRequests,
     ...payloads.clientRequests,
+    ...ui.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { notification, request } from "./define.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
+import { View } from "./views.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
@@ -132,7 +133,7 @@ const Widget = Type.Object(
     key: Type.String(),
     placement: Type.Union([Type.Literal("aboveEditor"), Type.Literal("belowEditor")]),
     lines: Type.Optional(Type.Array(Type.String())),
-    view: Type.Optional(Type.Unknown()),
+    view: Type.Optional(View),
   },
   Closed,
 );

@@ -449,6 +449,7 @@ export class LoadedThread {
       try {
         await this.runtime.dispose(reason);
       } finally {
+        this.ui.dispose();
         this.file.close();
       }
     })();
