@@ -5,6 +5,7 @@ import { turns } from "./turns.js";
 import { turnControl } from "./turn-control.js";
 import { ui } from "./ui.js";
 import { approvals } from "./approvals.js";
+import { commands } from "./commands.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -19,6 +20,7 @@ export const protocol = {
     ...turnControl.clientRequests,
     ...approvals.clientRequests,
     ...payloads.clientRequests,
+    ...commands.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
