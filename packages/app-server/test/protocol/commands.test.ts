@@ -320,6 +320,36 @@ export default function (kc: any) {
 `;
 }
 
+describe("spec: /compact", () => {
+  test("turn/start with /compact starts a compaction turn whose turn/started carries the requestId", async () => {
+    const server = await startServer({ model });
+    try {
+      const { thread } = await server.main.request("thread/start", { cwd: server.project() });
+      model.enqueue({ text: "one" }, { text: "two" });
+      for (const text of ["q1", "q2"]) {
+        const mark = server.main.notifications.length;
+        await server.main.request("turn/start", { threadId: thread.id, text });
+        await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === thread.id, { since: mark });
+      }
+      model.enqueue({ text: "## Goal\nsummary" });
+      const mark = server.main.notifications.length;
+      const answer = await server.main.request("turn/start", { threadId: thread.id, text: "/compact", requestId: "compact-1" });
+      assert.deepEqual(answer, { status: "started", threadId: thread.id, requestId: "compact-1" });
+      const started = await server.main.waitForNotification("turn/started", (p) => p.threadId === thread.id, { since: mark });
+      assert.equal(started.requestId, "compact-1");
+      await server.main.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark });
+      const items = server.main.notificationsOf("item/completed").filter((p) => p.turnId === started.turn.id);
+      assert.deepEqual(
+        items.map((p) => p.item.type),
+        ["compaction"],
+      );
+      await server.close();
+    } finally {
+      server.cleanup();
+    }
+  });
+});
+
 describe("spec: session-replacing commands (/new, ctx.newSession)", () => {
   let server: TestServer;
   let ws: TestClient;
