@@ -3,6 +3,7 @@
  * one module on the first request that needs it. The type requires a
  * handler for each such method, so a missing one does not compile.
  */
+import { commandHandlers } from "./commands/handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
@@ -17,4 +18,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...modelHandlers,
   ...trustHandlers,
   ...uiHandlers,
+  ...commandHandlers,
 };

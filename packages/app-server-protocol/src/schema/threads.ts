@@ -291,7 +291,19 @@ export const threads = {
     }),
   },
   serverNotifications: {
-    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start or fork); to every connection." }),
+    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start, fork or a session-replacing command); to every connection." }),
+    "thread/replaced": notification({
+      params: Type.Object(
+        {
+          threadId: Type.String({ description: "The thread that was replaced." }),
+          thread: Thread,
+          warnings: Type.Array(Warning, { description: "The new thread's load warnings." }),
+          ui: ThreadUi,
+        },
+        Closed,
+      ),
+      doc: "A command replaced the thread (/new, an extension's ctx.newSession()): this connection is now subscribed to `thread` instead, and the old thread's extension contexts are stale; to the old thread's subscribers.",
+    }),
     "thread/status/changed": notification({
       params: Type.Object({ threadId: Type.String(), status: ThreadStatus }, Closed),
       doc: "A thread's status changed; to every connection.",
