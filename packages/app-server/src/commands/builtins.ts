@@ -13,6 +13,7 @@ import type { ThreadManager } from "../threads/manager.js";
 export const BUILTIN_COMMANDS = [
   { name: "compact", description: "Summarize older history now, as a turn of its own, to free context" },
   { name: "new", description: "Start a new thread in this project with the same model, thinking level and approval mode" },
+  { name: "plan", description: "Plan before changing anything: only read-only tools run until you approve a plan (/plan off leaves plan mode)" },
   { name: "reload", description: "Reload extensions, settings, prompt templates and skills" },
 ] as const satisfies readonly CommandInfo[];
 
@@ -55,7 +56,7 @@ export async function runBuiltinCommand(
   ctx: RequestContext,
   threads: ThreadManager,
 ): Promise<ClientRequestResult<"turn/start">> {
-  if (command.args !== "") throw rpcError("invalidParams", `params.text: /${command.name} takes no arguments`);
+  if (command.name !== "plan" && command.args !== "") throw rpcError("invalidParams", `params.text: /${command.name} takes no arguments`);
   const answer = (status: "started" | "handled", threadId: string) => ({ status, threadId, ...(meta.requestId ? { requestId: meta.requestId } : {}) });
   thread.lastInitiator = ctx.connection;
   switch (command.name) {
@@ -72,5 +73,18 @@ export async function runBuiltinCommand(
     case "compact":
       await thread.turns.compact(ctx.connection, meta.requestId ? { requestId: meta.requestId } : {});
       return answer("started", thread.id);
+    case "plan":
+      // A task after /plan is turn/start's to run (planTask); here only the switch.
+      thread.subscribe(ctx.connection);
+      thread.setPlanMode(command.args !== "off");
+      return answer("handled", thread.id);
   }
+}
+
+/**
+ * `/plan <task>`: the task, which starts a turn in plan mode; undefined for
+ * `/plan` and `/plan off`, which only switch it.
+ */
+export function planTask(command: { name: BuiltinName; args: string }): string | undefined {
+  return command.name === "plan" && command.args !== "" && command.args !== "off" ? command.args : undefined;
 }

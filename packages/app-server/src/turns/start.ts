@@ -1,4 +1,5 @@
-import { builtinCommandOf, runBuiltinCommand } from "../commands/builtins.js";
+import { builtinCommandOf, planTask, runBuiltinCommand } from "../commands/builtins.js";
+import { rpcError } from "../rpc/errors.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
 import { resolveImages } from "./images.js";
 
@@ -12,10 +13,16 @@ export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, thread
   const thread = threads.require(params.threadId);
   const images = await resolveImages(params.images);
   const builtin = builtinCommandOf(params.text);
-  if (builtin) return runBuiltinCommand(builtin, thread, params.requestId ? { requestId: params.requestId } : {}, ctx, threads);
+  const task = builtin && planTask(builtin);
+  if (builtin && task === undefined) return runBuiltinCommand(builtin, thread, params.requestId ? { requestId: params.requestId } : {}, ctx, threads);
+  if (task !== undefined) {
+    // `/plan <task>`: plan mode first, then the task as the turn's input; nothing changes when a turn already runs.
+    if (thread.isRunning) throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own");
+    thread.setPlanMode(true);
+  }
   const outcome = await thread.startTurn(
     {
-      text: params.text,
+      text: task ?? params.text,
       images,
       ...(params.requestId ? { requestId: params.requestId } : {}),
       ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}),

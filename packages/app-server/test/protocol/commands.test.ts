@@ -80,6 +80,7 @@ function tree(root: string, skip: string): Map<string, string> {
 const BUILTINS = [
   { name: "compact", description: "Summarize older history now, as a turn of its own, to free context" },
   { name: "new", description: "Start a new thread in this project with the same model, thinking level and approval mode" },
+  { name: "plan", description: "Plan before changing anything: only read-only tools run until you approve a plan (/plan off leaves plan mode)" },
   { name: "reload", description: "Reload extensions, settings, prompt templates and skills" },
 ];
 const byName = (list: { name: string }[]) => list.map((c) => c.name);
@@ -101,6 +102,7 @@ describe("spec: command/list", () => {
         { name: "deploy", description: "Ship the build" },
         BUILTINS[1],
         BUILTINS[2],
+        BUILTINS[3],
         { name: "review", description: "Review the diff" },
         { name: "skill:lint", description: "Lint the code" },
       ]);
@@ -111,7 +113,7 @@ describe("spec: command/list", () => {
 
       await server.main.request("project/trust/set", { cwd, trusted: true });
       const trusted = await server.main.request("command/list", { cwd });
-      assert.deepEqual(byName(trusted.commands), ["compact", "deploy", "new", "proj", "reload", "review", "secret", "skill:lint"]);
+      assert.deepEqual(byName(trusted.commands), ["compact", "deploy", "new", "plan", "proj", "reload", "review", "secret", "skill:lint"]);
       assert.equal(existsSync(marker), false);
       await server.close();
     } finally {
@@ -129,7 +131,7 @@ describe("spec: command/list", () => {
       const cwd = writeResources(first);
       const { thread } = await first.main.request("thread/start", { cwd });
       const loaded = await first.main.request("command/list", { threadId: thread.id });
-      assert.deepEqual(byName(loaded.commands), ["compact", "deploy", "new", "reload", "review", "skill:lint"]);
+      assert.deepEqual(byName(loaded.commands), ["compact", "deploy", "new", "plan", "reload", "review", "skill:lint"]);
       assert.equal(readFileSync(marker, "utf8"), "startup\n");
       first.transport.close();
       await first.waitForExit();

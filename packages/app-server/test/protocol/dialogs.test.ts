@@ -508,6 +508,33 @@ describe("spec: Dialogs and extension UI (plan mode)", () => {
     }
   });
 
+  test("/plan turns plan mode on, /plan off turns it off, and /plan <task> starts the task's turn in plan mode", async () => {
+    const thread = await newThread(server.main);
+    const mark = server.main.notifications.length;
+    const on = await server.main.request("turn/start", { threadId: thread.id, text: "/plan", requestId: "plan-1" });
+    assert.deepEqual(on, { status: "handled", threadId: thread.id, requestId: "plan-1" });
+    await server.main.waitForNotification("thread/planMode/updated", (p) => p.threadId === thread.id && p.planMode, { since: mark });
+    const off = await server.main.request("turn/start", { threadId: thread.id, text: "/plan off" });
+    assert.equal(off.status, "handled");
+    await server.main.waitForNotification("thread/planMode/updated", (p) => p.threadId === thread.id && !p.planMode, { since: mark });
+    const { commands } = await server.main.request("command/list", { threadId: thread.id });
+    assert.ok(commands.some((c) => c.name === "plan"));
+
+    const toolCall = call("write", { path: "plan-task.txt", content: "x" });
+    model.enqueue({ toolCalls: [toolCall] }, { text: "I will plan first" });
+    const modelMark = model.requests.length;
+    const started = await server.main.request("turn/start", { threadId: thread.id, text: "/plan add a login page" });
+    assert.equal(started.status, "started");
+    const done = await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === thread.id, { since: mark });
+    assert.equal(done.turn.status, "completed");
+    const first = model.requests[modelMark]!;
+    assert.match(JSON.stringify(first.body.messages[0]), /Plan mode is on/, "the turn's instructions say plan mode is on");
+    assert.deepEqual(first.body.messages.at(-1).content, [{ type: "text", text: "add a login page" }], "the task is the turn's input, without the command");
+    assert.equal(existsSync(join(cwd, "plan-task.txt")), false);
+    const read = await server.main.request("thread/settings/update", { threadId: thread.id });
+    assert.equal(read.thread.planMode, true);
+  });
+
   test("plan mode survives a resume in a new process", async () => {
     const thread = await newThread(server.main);
     await server.main.request("thread/settings/update", { threadId: thread.id, planMode: true });
