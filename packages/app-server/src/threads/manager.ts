@@ -453,12 +453,15 @@ export class ThreadManager {
   }
 
   /**
-   * Shutdown's first step: no thread takes new work, and every running turn
-   * is interrupted as turn/interrupt does. Resolves once each has written its
+   * Shutdown's first step: no thread takes new work, every question open to
+   * a client is withdrawn, and every running turn is interrupted as
+   * turn/interrupt does. Resolves once each has written its
    * entries and settled.
    */
   async stopTurns(): Promise<void> {
     await this.stopTaking();
+    // Whatever a thread still asks is withdrawn now: an answer could only come too late, and a command waiting on one would hold its request to the deadline.
+    for (const thread of this.loaded.values()) thread.asker.close();
     await Promise.all([...this.loaded.values()].map((thread) => thread.turns.close()));
   }
 

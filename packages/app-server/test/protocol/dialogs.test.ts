@@ -233,6 +233,36 @@ describe("spec: Dialogs and extension UI (ui/dialog)", () => {
   });
 });
 
+describe("spec: Ownership, unloading, and shutdown (dialogs)", () => {
+  test("stdin EOF withdraws an open dialog first, before the start waiting on it is answered, and the command finishes", async () => {
+    const own = await startServer({ model, args: ["-e", join(extensionDir, "dialogs.ts")] });
+    const hold = holding(own.main, "ui/dialog");
+    try {
+      const thread = (await own.main.request("thread/start", { cwd, approvalMode: "fullAccess" })).thread;
+      const out = join(cwd, "shutdown-name.json");
+      const pending = own.main.rawRequest("turn/start", { threadId: thread.id, text: `/ask-name ${out}` }, "ask-at-shutdown");
+      await waitUntil("the dialog", () => hold.asked[0]);
+      own.transport.child.stdin!.end();
+      const answer = await pending;
+      // Interrupted during its extension command, as the spec says of a start; launched nothing.
+      assert.deepEqual(answer.result, { status: "cancelled", threadId: thread.id }, JSON.stringify(answer));
+      // The dialog was withdrawn as shutdown began, before that answer; not at the deadline, when the threads unload.
+      const before = own.main.notificationsBefore.get("ask-at-shutdown")!;
+      assert.ok(
+        own.main.notifications.slice(0, before).some((n) => n.method === "serverRequest/cancelled" && (n.params as { requestId: RequestId }).requestId === hold.asked[0]!.requestId),
+        "serverRequest/cancelled came before the answer",
+      );
+      const exit = await own.waitForExit();
+      assert.equal(exit.code, 0);
+      // The command went on with no answer and finished before the server exited.
+      assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), { name: null, hasUI: true, mode: "desktop" });
+    } finally {
+      hold.off();
+      await own.close().catch(() => undefined);
+    }
+  });
+});
+
 describe("spec: Dialogs and extension UI (who is asked)", () => {
   test("the initiator is asked first; unsubscribe and disconnect move the dialog; a resuming client gets it", async () => {
     const thread = await newThread(server.main);
