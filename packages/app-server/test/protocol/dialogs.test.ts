@@ -235,21 +235,27 @@ describe("spec: Dialogs and extension UI (ui/dialog)", () => {
 
 describe("spec: Ownership, unloading, and shutdown (dialogs)", () => {
   test("stdin EOF withdraws an open dialog first, before the start waiting on it is answered, and the command finishes", async () => {
-    const own = await startServer({ model, args: ["-e", join(extensionDir, "dialogs.ts")] });
-    const hold = holding(own.main, "ui/dialog");
+    const own = await startServer({ model, args: ["-e", join(extensionDir, "dialogs.ts"), "--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN] });
+    const wsUrl = (await own.waitForStderr(/listening on (ws:\S+)/))[1]!;
+    const client = await own.connectWebSocket(wsUrl, TOKEN, "asked");
+    await client.initialize();
+    const hold = holding(client, "ui/dialog");
     try {
-      const thread = (await own.main.request("thread/start", { cwd, approvalMode: "fullAccess" })).thread;
+      const thread = (await client.request("thread/start", { cwd, approvalMode: "fullAccess" })).thread;
       const out = join(cwd, "shutdown-name.json");
-      const pending = own.main.rawRequest("turn/start", { threadId: thread.id, text: `/ask-name ${out}` }, "ask-at-shutdown");
+      const pending = client.rawRequest("turn/start", { threadId: thread.id, text: `/ask-name ${out}` }, "ask-at-shutdown");
       await waitUntil("the dialog", () => hold.asked[0]);
+      // The stdio client goes away; the WebSocket client that is asked stays connected.
       own.transport.child.stdin!.end();
       const answer = await pending;
-      // Interrupted during its extension command, as the spec says of a start; launched nothing.
+      // Interrupted during its extension command, as the spec says of a start; it launched nothing.
       assert.deepEqual(answer.result, { status: "cancelled", threadId: thread.id }, JSON.stringify(answer));
-      // The dialog was withdrawn as shutdown began, before that answer; not at the deadline, when the threads unload.
-      const before = own.main.notificationsBefore.get("ask-at-shutdown")!;
+      // The dialog was withdrawn as shutdown began, before that answer, not at the deadline when the threads unload.
+      const before = client.notificationsBefore.get("ask-at-shutdown")!;
       assert.ok(
-        own.main.notifications.slice(0, before).some((n) => n.method === "serverRequest/cancelled" && (n.params as { requestId: RequestId }).requestId === hold.asked[0]!.requestId),
+        client.notifications
+          .slice(0, before)
+          .some((n) => n.method === "serverRequest/cancelled" && (n.params as { requestId: RequestId }).requestId === hold.asked[0]!.requestId),
         "serverRequest/cancelled came before the answer",
       );
       const exit = await own.waitForExit();
