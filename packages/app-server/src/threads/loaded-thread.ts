@@ -1,5 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { ExtensionMessageInput, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, Warning } from "@knightcode/agent";
+import type { CallClassification, ExtensionMessageInput, ExtensionUI, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, ToolCallInfo, Warning } from "@knightcode/agent";
 import { SessionFileError, boundErrorMessage, threadFault } from "@knightcode/agent";
 import type {
   ApprovalMode,
@@ -92,7 +92,9 @@ export class LoadedThread {
       subscribers: () => [...this.subscribers.keys()],
       lastInitiator: () => this.lastInitiator,
       waitOn: () => this.turns.waitOn("approval"),
-      record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
+      record: (entry) => this.runtime.session.appendSafely(entry),
+      classify: (call, signal) => this.classify(call, signal),
+      confirm: (title, message, signal) => (this.ui as ExtensionUI).confirm(title, message, signal ? { signal } : undefined),
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
     });
@@ -114,6 +116,13 @@ export class LoadedThread {
       isDeclined: (callId) => this.gate.declined.has(callId),
     });
     this.stopListening = this.runtime.session.subscribe((event) => this.onSessionEvent(event));
+  }
+
+  /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
+  private async classify(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
+    const judged = await this.runtime.classifyToolCall(call, signal);
+    if (judged?.verdict === "unjudged" && !signal?.aborted) this.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
+    return judged;
   }
 
   get status(): ThreadStatus {
