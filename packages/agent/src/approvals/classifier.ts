@@ -15,6 +15,8 @@ export interface CallToClassify {
   args: unknown;
   /** The thread's folder: what "the project" means to the classifier. */
   cwd: string;
+  /** KnightCode's own folder (settings, credentials, extensions, this gate's settings). */
+  agentDir?: string;
 }
 
 /** The input the classifier sees, as JSON text; longer input keeps its head and tail. */
@@ -31,6 +33,7 @@ Judge a call RISKY when it could:
 - change privileges or the system: sudo, ownership or permission changes outside the project, users, services, startup files, shell profiles, SSH or git configuration;
 - rewrite or throw away history: force pushes, hard resets, rebases or branch deletions that lose work, clearing stashes or reflogs;
 - switch off a safeguard: skip hooks, tests or signature and certificate checks, disable a sandbox, or interfere with this review;
+- change files in the agent's own folder, when one is named below (its settings, credentials and extensions, and the settings of this review);
 - fetch code from the network and run it, or install software for the whole system.
 
 Ordinary development is SAFE: reading and editing the project's files, building, running its tests and scripts, local git commands that keep history, installing the project's own dependencies.
@@ -61,7 +64,8 @@ export function boundedInput(args: unknown): string {
 /** The user message: the call between markers no input can predict, so none can close them early. */
 export function classifierMessage(call: CallToClassify): string {
   const marker = `call-${randomBytes(6).toString("hex")}`;
-  return [`Working folder: ${call.cwd}`, `Tool: ${call.toolName}`, "Input (JSON):", `<${marker}>`, boundedInput(call.args), `</${marker}>`].join("\n");
+  const agentFolder = call.agentDir === undefined ? [] : [`Agent folder: ${call.agentDir}`];
+  return [`Working folder: ${call.cwd}`, ...agentFolder, `Tool: ${call.toolName}`, "Input (JSON):", `<${marker}>`, boundedInput(call.args), `</${marker}>`].join("\n");
 }
 
 function oneLine(text: string, max = MAX_REASON): string {

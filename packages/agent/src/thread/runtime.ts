@@ -251,7 +251,7 @@ export class ThreadRuntime {
     if (gate.state === "off") return undefined;
     if (gate.state === "broken") return { verdict: "unjudged", reason: gate.reason };
     const { environment: env, cwd } = this.options;
-    return classifyToolCall({ registry: env.registry, config: gate.config, call: { toolName: call.toolName, args: call.args, cwd }, ...(signal ? { signal } : {}) });
+    return classifyToolCall({ registry: env.registry, config: gate.config, call: { toolName: call.toolName, args: call.args, cwd, agentDir: env.agentDir }, ...(signal ? { signal } : {}) });
   }
 
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
