@@ -3,6 +3,7 @@ import type { Protocol } from "./schema/table.js";
 import type { ErrorCode } from "./errors.js";
 import type * as Approvals from "./schema/approvals.js";
 import type * as Common from "./schema/common.js";
+import type * as Dialogs from "./schema/dialogs.js";
 import type * as Items from "./schema/items.js";
 import type * as Threads from "./schema/threads.js";
 
@@ -87,3 +88,8 @@ export type ModelRef = Static<typeof Threads.ModelRef>;
 export type QueueSnapshot = Static<typeof Threads.QueueSnapshot>;
 export type Warning = Static<typeof Common.Warning>;
 export type ApprovalDecision = Static<typeof Approvals.ApprovalDecision>;
+export type UserQuestion = ServerRequestParams<"item/toolCall/requestUserInput">["questions"][number];
+export type UserAnswer = Static<typeof Dialogs.UserAnswer>;
+/** A dialog's params; `kind` narrows the union. */
+export type DialogParams = Static<typeof Dialogs.DialogParams>;
+export type DialogKind = DialogParams["kind"];

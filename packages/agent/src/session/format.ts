@@ -57,6 +57,11 @@ export interface ApprovalModeEntry extends EntryBase<"approval_mode"> {
   mode: string;
 }
 
+/** Plan mode turned on or off (thread/settings/update, /plan, an approved plan). */
+export interface PlanModeEntry extends EntryBase<"plan_mode"> {
+  on: boolean;
+}
+
 export interface ThreadNameEntry extends EntryBase<"thread_name"> {
   name: string;
 }
@@ -119,6 +124,7 @@ export type KnownEntry =
   | ModelChangeEntry
   | ThinkingLevelChangeEntry
   | ApprovalModeEntry
+  | PlanModeEntry
   | ThreadNameEntry
   | CompactionEntry
   | LabelEntry
@@ -164,6 +170,7 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   model_change: requireStrings("provider", "modelId"),
   thinking_level_change: requireStrings("thinkingLevel"),
   approval_mode: requireStrings("mode"),
+  plan_mode: (e) => (typeof e.on === "boolean" ? undefined : "on"),
   thread_name: requireStrings("name"),
   compaction: (e) => requireStrings("summary", "firstKeptEntryId")(e) ?? (typeof e.tokensBefore === "number" ? undefined : "tokensBefore"),
   label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),

@@ -24,6 +24,7 @@ const KNOWN_TYPES = [
   "model_change",
   "thinking_level_change",
   "approval_mode",
+  "plan_mode",
   "thread_name",
   "compaction",
   "label",

@@ -20,6 +20,8 @@ export interface BranchSummary {
   model?: { provider: string; id: string };
   thinkingLevel?: string;
   approvalMode?: string;
+  /** Present once plan mode was ever set on the branch. */
+  planMode?: boolean;
   name?: string;
   /** The start of the first user message's text, for a default name. */
   firstUserText?: string;
@@ -75,6 +77,9 @@ export function foldEntry(summary: BranchSummary, base: SessionEntry): void {
     case "approval_mode":
       summary.approvalMode = String(entry.mode);
       return;
+    case "plan_mode":
+      summary.planMode = entry.on === true;
+      return;
     case "thread_name":
       summary.name = String(entry.name);
       return;
@@ -119,5 +124,6 @@ export function checkpointOf(entry: SessionEntry): BranchSummary | undefined {
   for (const key of ["thinkingLevel", "approvalMode", "name", "firstUserText"] as const) {
     if (typeof value[key] === "string") summary[key] = value[key] as string;
   }
+  if (typeof value.planMode === "boolean") summary.planMode = value.planMode;
   return summary;
 }

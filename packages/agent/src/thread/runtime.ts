@@ -18,7 +18,7 @@ import type { Transcript } from "../run/transcript.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { SettingsObject } from "../settings/keys.js";
-import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserAnswers } from "../tools/index.js";
+import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../tools/process-groups.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting } from "../tools/tools-json.js";
@@ -29,6 +29,13 @@ import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
 import { selectTools } from "./tool-selection.js";
+
+const PLAN_MODE_SECTION = `# Plan mode
+
+Plan mode is on. Change nothing yet: only read, grep, find, ls and ask_user run, and any other tool call fails. \
+Read what you need to understand the task, ask the user about choices that are theirs, then call submit_plan \
+with a concrete plan: the goal, the files to change and how, and how to check the result. \
+When the user approves it, plan mode ends and you carry the plan out; when they ask for changes, revise it and submit it again.`;
 
 /** What every thread of a process shares. */
 export interface ThreadEnvironment {
@@ -69,7 +76,8 @@ export interface ThreadRuntimeOptions {
   approvalGate?: BeforeToolCall;
   /** Who owns the running turn; the session itself when absent. */
   turns?: TurnOwnerView;
-  askUser?: (questions: unknown, signal?: AbortSignal) => Promise<AskUserAnswers | undefined>;
+  /** ask_user's questions to the thread's user; offered to the model only with a UI. */
+  askUser?: AskUserHandler;
   submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
 }
 
@@ -116,6 +124,7 @@ export class ThreadRuntime {
   private builtinNames = new Set<string>();
   private snapshot: SettingsSnapshot;
   private gateSetting: ClassifierGateSetting = { state: "off" };
+  private planMode = false;
 
   private constructor(
     private readonly options: ThreadRuntimeOptions,
@@ -267,7 +276,7 @@ export class ThreadRuntime {
         spills: this.spills,
       }),
     ];
-    if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser as never));
+    if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser));
     if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
     this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
@@ -275,10 +284,20 @@ export class ThreadRuntime {
       .filter((r) => r.type === "skills" && r.enabled && !r.shadowedBy)
       .map((r) => ({ name: r.name, description: r.description, path: r.path }));
     const skillsSection = renderSkillsSection(skills);
+    const appendix = [...(skillsSection === "" ? [] : [skillsSection]), ...(this.planMode ? [PLAN_MODE_SECTION] : [])];
     this.session.setTools(tools);
-    this.session.setSystemPrompt(
-      buildSystemPrompt({ cwd, agentDir: env.agentDir, tools, appendix: skillsSection === "" ? [] : [skillsSection] }),
-    );
+    this.session.setSystemPrompt(buildSystemPrompt({ cwd, agentDir: env.agentDir, tools, appendix }));
+  }
+
+  /**
+   * Plan mode changes what the model is told from the next turn on (a
+   * running turn keeps its instructions); what it may run is the approval
+   * gate's to enforce, at once.
+   */
+  setPlanMode(on: boolean): void {
+    if (on === this.planMode) return;
+    this.planMode = on;
+    this.refreshToolsAndPrompt();
   }
 
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */

@@ -25,8 +25,12 @@ export type AskUserQuestion = Static<typeof questionSchema>;
 export type AskUserAnswer = { label: string; note?: string } | { other: string };
 /** Answers by question id; a skipped question has none. */
 export type AskUserAnswers = Record<string, AskUserAnswer>;
-/** Asks the user; resolves to undefined when the user dismisses the questions. */
-export type AskUserHandler = (questions: AskUserQuestion[], signal?: AbortSignal) => Promise<AskUserAnswers | undefined>;
+/**
+ * Asks the user; resolves to undefined when the user dismisses the
+ * questions. A rejection fails the call with its message (an answer that
+ * names an option never offered, say).
+ */
+export type AskUserHandler = (questions: AskUserQuestion[], call: { toolCallId: string; signal?: AbortSignal }) => Promise<AskUserAnswers | undefined>;
 
 export interface AskUserDetails {
   answers: AskUserAnswers;
@@ -44,7 +48,7 @@ export function createAskUserTool(_ctx: ToolContext, ask?: AskUserHandler): Agen
     description: DESCRIPTION,
     parameters: askUserParameters,
     executionMode: "sequential",
-    execute: async (_toolCallId, params, signal) => {
+    execute: async (toolCallId, params, signal) => {
       throwIfAborted(signal);
       if (ask === undefined) throw new ToolError("notAvailable", "ask_user is not available in this session: there is no user to ask.");
       const ids = new Set<string>();
@@ -52,7 +56,7 @@ export function createAskUserTool(_ctx: ToolContext, ask?: AskUserHandler): Agen
         if (ids.has(id)) throw new ToolError("invalidArgument", `Question id "${id}" is used twice; give each question its own id.`);
         ids.add(id);
       }
-      const answers = await ask(params.questions, signal);
+      const answers = await ask(params.questions, { toolCallId, ...(signal ? { signal } : {}) });
       if (answers === undefined) {
         return {
           content: [{ type: "text", text: "The user dismissed the questions without answering." }],

@@ -33,7 +33,7 @@ export function createSubmitPlanTool(_ctx: ToolContext, submit?: SubmitPlanHandl
       throwIfAborted(signal);
       if (submit === undefined) throw new ToolError("notAvailable", "submit_plan is not available in this session: there is no plan review here.");
       const review = await submit(params.plan, signal);
-      const verdict = review.approved ? "The user approved the plan." : "The user did not approve the plan.";
+      const verdict = review.approved ? "The user approved the plan. Carry it out now." : "The user did not approve the plan.";
       const feedback = review.feedback ? `\n\nFeedback: ${review.feedback}` : "";
       return { content: [{ type: "text", text: verdict + feedback }], details: review };
     },

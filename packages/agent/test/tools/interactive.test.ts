@@ -15,15 +15,15 @@ test("without a handler, ask_user and submit_plan say they are not available", a
   await rejectsWith(createSubmitPlanTool(ctx).execute("c", { plan: "do it" }), "notAvailable", /submit_plan is not available in this session/);
 });
 
-test("ask_user passes the questions and the signal to the handler and reports the answers", async () => {
+test("ask_user passes the questions, the call id and the signal to the handler and reports the answers", async () => {
   const controller = new AbortController();
-  let received: { questions: AskUserQuestion[]; signal: AbortSignal | undefined } | undefined;
-  const tool = createAskUserTool(ctx, async (asked, signal) => {
-    received = { questions: asked, signal };
+  let received: { questions: AskUserQuestion[]; toolCallId: string; signal: AbortSignal | undefined } | undefined;
+  const tool = createAskUserTool(ctx, async (asked, call) => {
+    received = { questions: asked, toolCallId: call.toolCallId, signal: call.signal };
     return { db: { label: "SQLite", note: "keep it small" }, name: { other: "knight" } };
   });
-  const result = await tool.execute("c", { questions }, controller.signal);
-  assert.deepEqual(received, { questions, signal: controller.signal });
+  const result = await tool.execute("call-7", { questions }, controller.signal);
+  assert.deepEqual(received, { questions, toolCallId: "call-7", signal: controller.signal });
   assert.equal(
     textOf(result),
     "Q: Which database?\nA: SQLite (note: keep it small)\n\nQ: Project name?\nA: (in their own words) knight\n\nQ: Add CI?\nA: (skipped)",
@@ -50,5 +50,5 @@ test("submit_plan reports the review with its feedback", async () => {
   assert.equal(seen, "1. Change code");
   assert.equal(textOf(rejected), "The user did not approve the plan.\n\nFeedback: Add tests.");
   assert.deepEqual(rejected.details, { approved: false, feedback: "Add tests." });
-  assert.equal(textOf(await tool.execute("c", { plan: "1. Change code\n2. Run tests" })), "The user approved the plan.");
+  assert.equal(textOf(await tool.execute("c", { plan: "1. Change code\n2. Run tests" })), "The user approved the plan. Carry it out now.");
 });

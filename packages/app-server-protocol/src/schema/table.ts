@@ -5,6 +5,7 @@ import { turns } from "./turns.js";
 import { turnControl } from "./turn-control.js";
 import { ui } from "./ui.js";
 import { approvals } from "./approvals.js";
+import { dialogs } from "./dialogs.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -25,6 +26,7 @@ export const protocol = {
   },
   serverRequests: {
     ...approvals.serverRequests,
+    ...dialogs.serverRequests,
   },
   serverNotifications: {
     ...lifecycle.serverNotifications,

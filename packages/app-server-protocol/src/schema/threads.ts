@@ -57,6 +57,7 @@ export const Thread = Type.Object(
     model: Type.Union([ModelRef, Type.Null()], { description: "Null until a usable model is chosen." }),
     thinkingLevel: ThinkingLevel,
     approvalMode: ApprovalMode,
+    planMode: Type.Boolean({ description: "Only read-only tools and submit_plan run until the user approves a plan." }),
   },
   { ...Closed, $id: "Thread" },
 );
@@ -251,7 +252,13 @@ export const threads = {
     }),
     "thread/settings/update": request({
       params: Type.Object(
-        { threadId: ThreadId, model: Type.Optional(ModelRef), thinkingLevel: Type.Optional(ThinkingLevel), approvalMode: Type.Optional(ApprovalMode) },
+        {
+          threadId: ThreadId,
+          model: Type.Optional(ModelRef),
+          thinkingLevel: Type.Optional(ThinkingLevel),
+          approvalMode: Type.Optional(ApprovalMode),
+          planMode: Type.Optional(Type.Boolean({ description: "Applies at once, mid-turn too, like approvalMode." })),
+        },
         Closed,
       ),
       result: Type.Object({ thread: Thread }, Closed),
@@ -291,6 +298,10 @@ export const threads = {
     "thread/archived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was archived; to every connection." }),
     "thread/unarchived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was unarchived; to every connection." }),
     "thread/deleted": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "An archived thread was deleted; to every connection." }),
+    "thread/planMode/updated": notification({
+      params: Type.Object({ threadId: Type.String(), planMode: Type.Boolean() }, Closed),
+      doc: "Plan mode turned on or off (settings, /plan, an approved plan); to subscribers.",
+    }),
     "thread/name/updated": notification({
       params: Type.Object({ threadId: Type.String(), name: Type.String() }, Closed),
       doc: "A thread was renamed; to every connection.",

@@ -1,8 +1,8 @@
 import { analyzeShellCommand, formatPrefix, type CallClassification, type ToolCallInfo } from "@knightcode/agent";
-import { AppServerError, type ApprovalMode, type PayloadRef, type ServerRequestParams } from "@knightcode/app-server-protocol";
+import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
-import type { Connection } from "../rpc/connection.js";
+import type { Asker } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
@@ -11,16 +11,15 @@ export interface GateHost {
   readonly threadId: string;
   readonly cwd: string;
   approvalMode(): ApprovalMode;
+  /** Plan mode: only read-only tools (and submit_plan) run, whatever the approval mode. */
+  planMode(): boolean;
   /** Whether the active tool of this name is ours rather than an extension's. */
   isBuiltinTool(name: string): boolean;
   /** The agent folder and the code the settings load: writes there always ask. */
   readonly controls: ControlLookups;
   turnId(): string | undefined;
-  /** Open subscribers, oldest first. */
-  subscribers(): Connection[];
-  lastInitiator(): Connection | undefined;
-  /** An approval is open until the returned release runs: the thread's waitingOn. */
-  waitOn(): () => void;
+  /** Who is asked, and how the request moves and is withdrawn: the thread's, shared with its dialogs. */
+  readonly asker: Asker;
   record(entry: GateRecord): void;
   /**
    * The classifier gate's verdict on a call the approval gate would let run
@@ -40,23 +39,18 @@ export type GateRecord =
   | { type: "approval"; toolCallId: string; tool: string; decision: Decision; message?: string }
   | { type: "classification"; toolCallId: string; tool: string; verdict: CallClassification["verdict"]; reason: string; confirmed?: boolean };
 
-interface Outstanding {
-  target: Connection;
-  attempt: AbortController;
-  moveTo?: Connection;
-  moved: boolean;
-}
-
 const DECLINED = "The user declined this tool call.";
+const PLAN_MODE =
+  "Plan mode is on: nothing may change until the user approves a plan, so only read-only tools (read, grep, find, ls) and ask_user run. " +
+  "Submit your plan with submit_plan; once it is approved, plan mode ends and you can carry it out.";
 const CANCELLED = "The user cancelled this tool call; the turn stops.";
 
 /**
  * A thread's approval gate. Every grant means exactly what the user saw:
  * session grants last for this load only, a shell grant covers only
  * commands that independently yield the granted prefix, and anything but an
- * offered decision is a decline. One subscriber is asked at a time: the
- * most recent initiator first; the request moves when that subscriber leaves
- * and is cancelled when nobody is left.
+ * offered decision is a decline. The thread's asker puts the question to
+ * one subscriber at a time and moves it; nobody left to ask is a cancel.
  *
  * A call the gate would let run without asking (by the mode, a session grant
  * or a prefix grant) goes to the classifier gate, when one is configured,
@@ -65,8 +59,6 @@ const CANCELLED = "The user cancelled this tool call; the turn stops.";
 export class ApprovalGate {
   private readonly sessionTools = new Set<string>();
   private readonly grantedPrefixes = new Map<string, string[][]>();
-  /** Requests on the wire now; the agent preflights calls one by one, but nothing here relies on it. */
-  private readonly outstanding = new Set<Outstanding>();
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
 
@@ -75,6 +67,8 @@ export class ApprovalGate {
   check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
     const builtin = this.host.isBuiltinTool(call.toolName);
     const kind = classifyTool(call.toolName, builtin);
+    // Plan mode comes before the approval mode: no answer of the user's and no grant lets a change through it.
+    if (this.host.planMode() && kind !== "readOnly") return { block: true, reason: PLAN_MODE };
     const { allow, reason } = verdict({
       mode: this.host.approvalMode(),
       kind,
@@ -93,7 +87,8 @@ export class ApprovalGate {
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
-    const answer = await this.ask(
+    const outcome = await this.host.asker.ask(
+      "item/toolCall/requestApproval",
       {
         threadId: this.host.threadId,
         turnId: this.host.turnId() ?? "",
@@ -104,9 +99,13 @@ export class ApprovalGate {
         ...(reason ? { reason } : {}),
         ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: formatPrefix(prefix) } : {}),
       },
-      signal,
+      { kind: "approval", signal },
     );
-    const { decision, message } = answer === undefined ? { decision: "cancel" as const, message: undefined } : interpretAnswer(answer, offered);
+    // Nobody left to ask cancels; an error answer declines and never grants.
+    const { decision, message } =
+      outcome.kind === "unanswered"
+        ? { decision: "cancel" as const, message: undefined }
+        : interpretAnswer(outcome.kind === "answered" ? outcome.result : undefined, offered);
     this.host.record({ type: "approval", toolCallId: call.toolCallId, tool: call.toolName, decision, ...(message ? { message } : {}) });
     switch (decision) {
       case "accept":
@@ -157,67 +156,6 @@ export class ApprovalGate {
 
   private covered(shell: string, prefix: string[]): boolean {
     return (this.grantedPrefixes.get(shell) ?? []).some((granted) => granted.length === prefix.length && granted.every((word, i) => word === prefix[i]));
-  }
-
-  /** Asks one subscriber at a time until one answers; undefined when nobody can (cancel). */
-  private async ask(params: ServerRequestParams<"item/toolCall/requestApproval">, signal: AbortSignal | undefined): Promise<unknown> {
-    let preferred = this.host.lastInitiator();
-    const release = this.host.waitOn();
-    try {
-      for (;;) {
-        if (signal?.aborted) return undefined;
-        const target = this.pick(preferred);
-        if (!target) return undefined;
-        const outstanding: Outstanding = { target, attempt: new AbortController(), moved: false };
-        const onTurnAbort = () => outstanding.attempt.abort();
-        signal?.addEventListener("abort", onTurnAbort, { once: true });
-        this.outstanding.add(outstanding);
-        try {
-          return await target.request("item/toolCall/requestApproval", params, { signal: outstanding.attempt.signal });
-        } catch (error) {
-          if (signal?.aborted) return undefined;
-          if (outstanding.moved) {
-            preferred = outstanding.moveTo;
-            continue;
-          }
-          // The subscriber answered with an error: a decline, never a grant.
-          if (error instanceof AppServerError) return { decision: "decline" };
-          // Its connection closed under the request: ask someone else; anything stranger declines.
-          if (target.state !== "closed") return { decision: "decline" };
-          preferred = undefined;
-        } finally {
-          signal?.removeEventListener("abort", onTurnAbort);
-          this.outstanding.delete(outstanding);
-        }
-      }
-    } finally {
-      release();
-    }
-  }
-
-  private pick(preferred: Connection | undefined): Connection | undefined {
-    const open = this.host.subscribers().filter((c) => c.state !== "closed");
-    if (preferred && open.includes(preferred)) return preferred;
-    return open.at(-1);
-  }
-
-  /** A subscriber left (unsubscribed or disconnected): a request it holds moves on. */
-  subscriberLeft(connection: Connection): void {
-    for (const outstanding of this.outstanding) {
-      if (outstanding.target !== connection) continue;
-      outstanding.moved = true;
-      outstanding.attempt.abort();
-    }
-  }
-
-  /** A client resumed the thread: the outstanding request moves to it. */
-  subscriberResumed(connection: Connection): void {
-    for (const outstanding of this.outstanding) {
-      if (outstanding.target === connection) continue;
-      outstanding.moved = true;
-      outstanding.moveTo = connection;
-      outstanding.attempt.abort();
-    }
   }
 
   /** A finished turn's calls no longer need their declined marks: its items are final. */

@@ -1,5 +1,16 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { CallClassification, ExtensionMessageInput, ExtensionUI, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, ToolCallInfo, Warning } from "@knightcode/agent";
+import type {
+  AskUserAnswers,
+  AskUserQuestion,
+  CallClassification,
+  ExtensionMessageInput,
+  SessionEvent,
+  SessionFile,
+  ThreadRuntime,
+  TokenUsage,
+  ToolCallInfo,
+  Warning,
+} from "@knightcode/agent";
 import { SessionFileError, boundErrorMessage, threadFault } from "@knightcode/agent";
 import type {
   ApprovalMode,
@@ -12,6 +23,8 @@ import type {
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
 import { ApprovalGate } from "../approvals/gate.js";
+import { Asker } from "../asking/asker.js";
+import { interpretUserInput, questionsForWire } from "../ui/dialogs.js";
 import { DELTAS } from "../rpc/outbox.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire } from "../payloads/refs.js";
@@ -19,6 +32,9 @@ import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js"
 import type { ItemSink } from "../turns/live-items.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { derivedName, isoTime, validApprovalMode } from "./thread-object.js";
+
+const PLAN_APPROVE = "Approve";
+const PLAN_REVISE = "Revise";
 
 export interface Broadcaster {
   broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
@@ -54,6 +70,8 @@ export class LoadedThread {
   readonly log: Logger;
   readonly turns: TurnOwner;
   readonly gate: ApprovalGate;
+  /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
+  readonly asker: Asker;
   /** Each subscriber, with the disposer of the close listener it holds on that connection. */
   private readonly subscribers = new Map<Connection, () => void>();
   private statusValue: ThreadStatus = { type: "idle" };
@@ -64,6 +82,7 @@ export class LoadedThread {
   /** Requests working on the thread (opening, resuming): it is not idle while any does. */
   private holds = 0;
   private approval: ApprovalMode;
+  private plan: boolean;
   private nameValue: string;
   private explicitName = false;
   private closing: Promise<void> | undefined;
@@ -80,21 +99,27 @@ export class LoadedThread {
     this.log = options.log;
     const state = this.file.summary();
     this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
+    this.plan = state.planMode === true;
+    this.runtime.setPlanMode(this.plan);
     this.explicitName = state.name !== undefined;
     this.nameValue = state.name ?? derivedName(state.firstUserText);
+    this.asker = new Asker({
+      subscribers: () => [...this.subscribers.keys()],
+      lastInitiator: () => this.lastInitiator,
+      waitOn: (kind) => this.turns.waitOn(kind),
+    });
     this.gate = new ApprovalGate({
       threadId: this.id,
       cwd: this.file.header.cwd,
       approvalMode: () => this.approval,
+      planMode: () => this.plan,
       isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
       controls: { agentDir: this.runtime.agentDir, codePathOf: (path) => this.runtime.codePathOf(path) },
       turnId: () => this.turns.runningTurnId,
-      subscribers: () => [...this.subscribers.keys()],
-      lastInitiator: () => this.lastInitiator,
-      waitOn: () => this.turns.waitOn("approval"),
+      asker: this.asker,
       record: (entry) => this.runtime.session.appendSafely(entry),
       classify: (call, signal) => this.classify(call, signal),
-      confirm: (title, message, signal) => (this.ui as ExtensionUI).confirm(title, message, signal ? { signal } : undefined),
+      confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
     });
@@ -189,6 +214,7 @@ export class LoadedThread {
       model: model ? { provider: model.provider, id: model.id } : null,
       thinkingLevel: model && !model.reasoning ? "off" : session.thinkingLevel,
       approvalMode: this.approval,
+      planMode: this.plan,
     };
   }
 
@@ -215,7 +241,7 @@ export class LoadedThread {
   /** A client resumed the thread: it subscribes, and an approval waiting on another client moves to it. */
   resumedBy(connection: Connection): void {
     this.subscribe(connection);
-    this.gate.subscriberResumed(connection);
+    this.asker.subscriberResumed(connection);
   }
 
   unsubscribe(connection: Connection): boolean {
@@ -225,7 +251,7 @@ export class LoadedThread {
     this.subscribers.delete(connection);
     if (this.lastInitiator === connection) this.lastInitiator = undefined;
     this.lastActivity = Date.now();
-    this.gate.subscriberLeft(connection);
+    this.asker.subscriberLeft(connection);
     return true;
   }
 
@@ -277,6 +303,26 @@ export class LoadedThread {
     this.send("warning", { threadId: this.id, warning });
   }
 
+  /**
+   * ask_user's questions, all at once, to one subscriber at a time. `{}`
+   * (or nobody left to ask) dismisses them and stops the turn, as Escape
+   * does; an answer that is not one the questions allow fails the call and
+   * says why, and the turn goes on.
+   */
+  async askUser(questions: AskUserQuestion[], call: { toolCallId: string; signal?: AbortSignal }): Promise<AskUserAnswers | undefined> {
+    const outcome = await this.asker.ask(
+      "item/toolCall/requestUserInput",
+      { threadId: this.id, turnId: this.turns.runningTurnId ?? "", itemId: call.toolCallId, questions: questionsForWire(questions) },
+      { kind: "dialog", ...(call.signal ? { signal: call.signal } : {}) },
+    );
+    if (outcome.kind === "refused") throw new Error("The user's client could not show the questions (it answered with an error).");
+    const reply = outcome.kind === "answered" ? interpretUserInput(outcome.result, questions) : ({ kind: "dismissed" } as const);
+    if (reply.kind === "invalid") throw new Error(`The user's answer was refused: ${reply.reason}. Ask again if you still need it.`);
+    if (reply.kind === "answers") return reply.answers;
+    if (!call.signal?.aborted) this.turns.interrupt();
+    return undefined;
+  }
+
   /** An extension's sendMessage: the owner of the turn delivers it. */
   deliverExtensionMessage(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void {
     this.turns.deliver(message, options);
@@ -297,6 +343,45 @@ export class LoadedThread {
   setApprovalMode(mode: ApprovalMode): void {
     this.runtime.session.appendSafely({ type: "approval_mode", mode });
     this.approval = mode;
+  }
+
+  get planMode(): boolean {
+    return this.plan;
+  }
+
+  /**
+   * Plan mode on or off, at once (the gate reads it for each call) and on
+   * the branch, so a resume finds it; the model's instructions follow from
+   * the next turn. Subscribers hear a change.
+   */
+  setPlanMode(on: boolean): void {
+    if (on === this.plan) return;
+    this.runtime.session.appendSafely({ type: "plan_mode", on });
+    this.plan = on;
+    this.runtime.setPlanMode(on);
+    this.send("thread/planMode/updated", { threadId: this.id, planMode: on });
+  }
+
+  /**
+   * submit_plan's review: a select of Approve or Revise, and for Revise an
+   * editor for what should change. Approval ends plan mode, so the plan is
+   * carried out under the thread's approval mode. A review nobody answers
+   * (dismissed, withdrawn, nobody left) stops the turn, as Escape does,
+   * rather than have the model submit again and again.
+   */
+  async reviewPlan(plan: string, signal: AbortSignal | undefined): Promise<{ approved: boolean; feedback?: string }> {
+    const opts = signal ? { signal } : {};
+    const choice = await this.ui.select("Review the plan", [PLAN_APPROVE, PLAN_REVISE], opts);
+    if (choice === PLAN_APPROVE) {
+      this.setPlanMode(false);
+      return { approved: true };
+    }
+    if (choice === PLAN_REVISE) {
+      const feedback = await this.ui.editor("What should change in the plan?", "", opts);
+      if (feedback !== undefined) return feedback.trim() === "" ? { approved: false } : { approved: false, feedback };
+    }
+    if (!signal?.aborted) this.turns.interrupt();
+    return { approved: false };
   }
 
   private onSessionEvent(event: SessionEvent): void {
@@ -371,6 +456,8 @@ export class LoadedThread {
    */
   close(reason: "unload" | "shutdown", deadline?: Promise<void>): Promise<void> {
     this.closing ??= (async () => {
+      // Whatever is still asked is withdrawn at once: nobody will act on an answer.
+      this.asker.close();
       const settled = this.turns.close();
       await (deadline ? Promise.race([settled, deadline]) : settled);
       this.turns.reportUnsettled();

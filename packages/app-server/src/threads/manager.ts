@@ -30,12 +30,12 @@ import { derivedName, validApprovalMode } from "./thread-object.js";
 
 type SendMessageOptions = { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" };
 
-type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js")];
+type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js"), typeof import("../ui/dialogs.js")];
 let threadParts: Promise<ThreadParts> | undefined;
 
 /** What a loaded thread runs on (turns, approvals, its UI bridge) loads with the first thread: listing never waits for it. */
 function loadThreadParts(): Promise<ThreadParts> {
-  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js")]);
+  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js"), import("../ui/dialogs.js")]);
   return threadParts;
 }
 
@@ -258,7 +258,7 @@ export class ThreadManager {
   }
 
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
-    const [{ LoadedThread }, { UiBridge }] = await loadThreadParts();
+    const [{ LoadedThread }, { UiBridge }, { ThreadDialogs }] = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
     // Until the thread exists (extensions load first), what they send waits here.
@@ -276,11 +276,21 @@ export class ThreadManager {
         loadWarnings.push(warning);
       }
     };
+    const dialogs = new ThreadDialogs({
+      threadId: id,
+      // Before the thread exists nobody is subscribed: a dialog then has nobody to ask.
+      ask: (params, signal) => (thread ? thread.asker.ask("ui/dialog", params, { kind: "dialog", signal }) : Promise.resolve({ kind: "unanswered" })),
+      turn: () => {
+        const signal = thread?.turns.view.signal();
+        return signal ? { id: thread?.turns.runningTurnId, signal } : undefined;
+      },
+    });
     const ui = new UiBridge({
       threadId: id,
       send: (method, params) => thread?.send(method, params),
       warn,
       log: (line) => log.info(line),
+      dialogs,
     });
     let runtime: ThreadRuntime;
     let warnings: Warning[];
@@ -294,6 +304,8 @@ export class ThreadManager {
         hasUI: true,
         ui,
         onWarning: warn,
+        askUser: (questions, call) => (thread ? thread.askUser(questions, call) : Promise.resolve(undefined)),
+        submitPlan: (plan, signal) => (thread ? thread.reviewPlan(plan, signal) : Promise.resolve({ approved: false })),
         onSendMessage: (message, options) => (thread ? thread.deliverExtensionMessage(message, options) : early.push([message, options])),
         // A call before the thread exists has nobody to ask: it is refused, never allowed.
         approvalGate: (call, signal) =>

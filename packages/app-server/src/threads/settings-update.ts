@@ -6,8 +6,8 @@ import type { ThreadHandler } from "./thread-handler.js";
  * thread/settings/update. A model or thinking-level change is an exclusive
  * change of the turn owner: refused with turnInProgress while a turn runs,
  * and a start that arrives meanwhile waits for it, so it lands before a turn
- * and never inside one. An approval mode alone applies at once, mid-turn
- * too: the gate reads it for each call.
+ * and never inside one. An approval mode or plan mode alone applies at
+ * once, mid-turn too: the gate reads it for each call.
  */
 export const updateThreadSettings: ThreadHandler<"thread/settings/update"> = async (params, _ctx, threads) => {
   const thread = threads.require(params.threadId);
@@ -29,5 +29,6 @@ export const updateThreadSettings: ThreadHandler<"thread/settings/update"> = asy
     });
   }
   if (params.approvalMode) thread.setApprovalMode(params.approvalMode);
+  if (params.planMode !== undefined) thread.setPlanMode(params.planMode);
   return { thread: thread.thread() };
 };

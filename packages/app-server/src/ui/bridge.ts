@@ -1,4 +1,4 @@
-import type { ExtensionUI, NotifyLevel, Warning, WidgetPlacement } from "@knightcode/agent";
+import type { DialogOptions, ExtensionUI, NotifyLevel, Warning, WidgetPlacement } from "@knightcode/agent";
 import type { ServerNotificationParams, ThreadUi } from "@knightcode/app-server-protocol";
 
 export const MAX_WIDGET_BYTES = 16 * 1024;
@@ -31,6 +31,8 @@ export interface UiBridgeOptions {
   send<M extends UiMethod>(method: M, params: ServerNotificationParams<M>): void;
   warn(warning: Warning): void;
   log(line: string): void;
+  /** Where select, confirm, input and editor go: the thread's dialogs. */
+  dialogs: Pick<ExtensionUI, "select" | "confirm" | "input" | "editor">;
 }
 
 type Widget = { key: string; placement: WidgetPlacement; lines: string[] } | { key: string; placement: WidgetPlacement; view: unknown };
@@ -90,24 +92,20 @@ export class UiBridge implements ExtensionUI {
     return false;
   }
 
-  async select(): Promise<string | undefined> {
-    this.once("select", "dialogs are not available on this connection yet; the question went unanswered");
-    return undefined;
+  select(title: string, options: string[], opts?: DialogOptions): Promise<string | undefined> {
+    return this.options.dialogs.select(title, options, opts);
   }
 
-  async confirm(): Promise<boolean> {
-    this.once("confirm", "dialogs are not available on this connection yet; the question went unanswered");
-    return false;
+  confirm(title: string, message: string, opts?: DialogOptions): Promise<boolean> {
+    return this.options.dialogs.confirm(title, message, opts);
   }
 
-  async input(): Promise<string | undefined> {
-    this.once("input", "dialogs are not available on this connection yet; the question went unanswered");
-    return undefined;
+  input(title: string, placeholder?: string, opts?: DialogOptions): Promise<string | undefined> {
+    return this.options.dialogs.input(title, placeholder, opts);
   }
 
-  async editor(): Promise<string | undefined> {
-    this.once("editor", "dialogs are not available on this connection yet; the question went unanswered");
-    return undefined;
+  editor(title: string, prefill?: string, opts?: DialogOptions): Promise<string | undefined> {
+    return this.options.dialogs.editor(title, prefill, opts);
   }
 
   notify(message: string, level: NotifyLevel = "info"): void {
