@@ -7,6 +7,8 @@ import { ScriptedModelServer, type RecordedRequest, type ScriptedResponse } from
 import { startServer, type TestServer } from "../support/harness.js";
 
 type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
+type DialogParams = ServerRequestParams<"ui/dialog">;
+type DialogAnswer = ServerRequestResult<"ui/dialog">;
 type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;
 type ToolCall = { id: string; name: string; arguments: unknown };
 
@@ -133,24 +135,65 @@ describe("classifier gate", () => {
     server.assertNoSchemaViolations();
   });
 
-  test("a call judged RISKY is blocked while nobody can confirm it: the model gets the reason and the turn goes on", async () => {
+  test("a call judged RISKY asks the client to confirm it, naming the call and the reason; confirmed, it runs", async () => {
     configureClassifier();
     const { thread, cwd } = await newThread("fullAccess");
-    classifierReplies.push(classifierReply("RISKY: pushes to a remote"));
-    const push = call("bash", { command: "echo pushed > marker.txt" });
-    const { turn, items, followUp } = await toolTurn(thread.id, [push]);
-    assert.equal(turn.status, "completed");
-    assert.equal(existsSync(join(cwd, "marker.txt")), false, "the call did not run");
-    assert.equal(items.find((i) => i.id === push.id)?.status, "declined");
-    const result = toolResults(followUp).get(push.id);
-    assert.match(result ?? "", /The user did not confirm this tool call, which the safety classifier judged risky: pushes to a remote/);
-    const [entry] = classifications(thread.sessionFile!);
-    assert.deepEqual({ verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed }, { verdict: "risky", reason: "pushes to a remote", confirmed: false });
-    const read = await server.main.request("thread/read", { threadId: thread.id });
-    const saved = read.turns.at(-1)!.items!.find((i) => i.id === push.id) as { status?: string } | undefined;
-    assert.equal(saved?.status, "declined", "history shows the unconfirmed call as declined");
+    const asked: DialogParams[] = [];
+    const off = server.main.client.onRequest("ui/dialog", (params): DialogAnswer => {
+      asked.push(params);
+      return { confirmed: true };
+    });
+    try {
+      classifierReplies.push(classifierReply("RISKY: pushes to a remote"));
+      const push = call("bash", { command: "echo pushed > marker.txt" });
+      const { items, serverRequests } = await toolTurn(thread.id, [push]);
+      assert.deepEqual(serverRequests, ["ui/dialog"]);
+      assert.equal(asked.length, 1);
+      const dialog = asked[0]!;
+      assert.equal(dialog.kind, "confirm");
+      assert.equal(dialog.threadId, thread.id);
+      assert.equal(dialog.title, "Run bash?");
+      assert.match((dialog as { message: string }).message, /judged this bash call risky: pushes to a remote/);
+      assert.match((dialog as { message: string }).message, /echo pushed > marker\.txt/);
+      assert.equal(items.find((i) => i.id === push.id)?.status, "completed");
+      assert.ok(existsSync(join(cwd, "marker.txt")), "the confirmed call ran");
+      const [entry] = classifications(thread.sessionFile!);
+      assert.deepEqual({ verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed }, { verdict: "risky", reason: "pushes to a remote", confirmed: true });
+    } finally {
+      off();
+    }
     server.assertNoSchemaViolations();
   });
+
+  for (const [label, answer] of [
+    ["{confirmed: false}", { confirmed: false }],
+    ["{}", {}],
+  ] as [string, DialogAnswer][]) {
+    test(`a call judged RISKY and answered ${label} is blocked: the model gets the reason and the turn goes on`, async () => {
+      configureClassifier();
+      const { thread, cwd } = await newThread("fullAccess");
+      const off = server.main.client.onRequest("ui/dialog", (): DialogAnswer => answer);
+      try {
+        classifierReplies.push(classifierReply("RISKY: pushes to a remote"));
+        const push = call("bash", { command: "echo pushed > marker.txt" });
+        const { turn, items, followUp, serverRequests } = await toolTurn(thread.id, [push]);
+        assert.deepEqual(serverRequests, ["ui/dialog"]);
+        assert.equal(turn.status, "completed");
+        assert.equal(existsSync(join(cwd, "marker.txt")), false, "the call did not run");
+        assert.equal(items.find((i) => i.id === push.id)?.status, "declined");
+        const result = toolResults(followUp).get(push.id);
+        assert.match(result ?? "", /The user did not confirm this tool call, which the safety classifier judged risky: pushes to a remote/);
+        const [entry] = classifications(thread.sessionFile!);
+        assert.deepEqual({ verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed }, { verdict: "risky", reason: "pushes to a remote", confirmed: false });
+        const read = await server.main.request("thread/read", { threadId: thread.id });
+        const saved = read.turns.at(-1)!.items!.find((i) => i.id === push.id) as { status?: string } | undefined;
+        assert.equal(saved?.status, "declined", "history shows the unconfirmed call as declined");
+      } finally {
+        off();
+      }
+      server.assertNoSchemaViolations();
+    });
+  }
 
   test("a classifier that cannot answer fails closed, and the log says why", async () => {
     configureClassifier();
@@ -158,7 +201,14 @@ describe("classifier gate", () => {
     classifierReplies.push(classifierReply("Looks fine to me."), { status: 503, body: { error: { message: "overloaded" } } });
     const first = call("bash", { command: "echo one > one.txt" });
     const second = call("bash", { command: "echo two > two.txt" });
-    const { items, followUp } = await toolTurn(thread.id, [first, second]);
+    const asked: DialogParams[] = [];
+    const off = server.main.client.onRequest("ui/dialog", (params): DialogAnswer => {
+      asked.push(params);
+      return {};
+    });
+    const { items, followUp } = await toolTurn(thread.id, [first, second]).finally(off);
+    assert.equal(asked.length, 2);
+    assert.match((asked[0] as { message: string }).message, /could not judge this bash call: .*answered neither SAFE nor RISKY/);
     for (const [blocked, file] of [[first, "one.txt"], [second, "two.txt"]] as const) {
       assert.equal(items.find((i) => i.id === blocked.id)?.status, "declined");
       assert.equal(existsSync(join(cwd, file)), false);
