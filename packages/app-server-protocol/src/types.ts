@@ -6,6 +6,7 @@ import type * as Common from "./schema/common.js";
 import type * as Dialogs from "./schema/dialogs.js";
 import type * as Items from "./schema/items.js";
 import type * as Threads from "./schema/threads.js";
+import type * as Views from "./schema/views.js";
 
 type ParamsOf<D> = D extends { params: infer P extends TSchema } ? Static<P> : never;
 type ResultOf<D> = D extends { result: infer R extends TSchema } ? Static<R> : never;
@@ -93,3 +94,6 @@ export type UserAnswer = Static<typeof Dialogs.UserAnswer>;
 /** A dialog's params; `kind` narrows the union. */
 export type DialogParams = Static<typeof Dialogs.DialogParams>;
 export type DialogKind = DialogParams["kind"];
+/** A declarative view: one node, containers nested at most 8 deep (docs/declarative-views.md). */
+export type View = Static<typeof Views.View>;
+export type ViewControl = Extract<View, { id: string }>;

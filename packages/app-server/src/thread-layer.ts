@@ -3,16 +3,20 @@
  * one module on the first request that needs it. The type requires a
  * handler for each such method, so a missing one does not compile.
  */
+import { commandHandlers } from "./commands/handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 import { threadHandlers } from "./threads/handlers.js";
 import { trustHandlers } from "./trust/handlers.js";
 import { turnHandlers } from "./turns/handlers.js";
+import { uiHandlers } from "./ui/handlers.js";
 
 export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> } = {
   ...threadHandlers,
   ...turnHandlers,
   ...modelHandlers,
   ...trustHandlers,
+  ...uiHandlers,
+  ...commandHandlers,
 };

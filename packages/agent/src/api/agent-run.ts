@@ -23,7 +23,7 @@ export { extensionMessage, textOf, userMessage, type CompactionSummaryMessage, t
 export { DEFAULT_COMPACTION, type CompactionSettings } from "../run/compaction.js";
 export * from "../tools/index.js";
 export { classifyToolCall, parseVerdict, type CallClassification, type CallToClassify } from "../approvals/classifier.js";
-export { ExtensionHost, extensionName, type ExtensionHostDeps, type ExtensionSpec } from "../extensions/host.js";
+export { ExtensionHost, extensionName, type CommandRun, type ExtensionHostDeps, type ExtensionSpec } from "../extensions/host.js";
 export { extensionRunHooks, runInputHooks, type ExtensionRunHooks } from "../extensions/session-hooks.js";
 export { silentUI } from "../extensions/silent-ui.js";
 export type * from "../extensions/types.js";

@@ -37,3 +37,4 @@ export * from "../thread/gates.js";
 export type { ThreadEnvironment, ThreadRuntimeOptions, InputOutcome, TurnOwnerView } from "../thread/runtime.js";
 export type { ServerSecrets } from "../util/child-env.js";
 export * from "../extensions/factory-cache.js";
+export * from "../extensions/hook-limit.js";

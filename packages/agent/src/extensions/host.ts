@@ -9,9 +9,11 @@ import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { DEFAULT_HOOK_TIMEOUT_MS, runHandler, type HookClock } from "./hook-limit.js";
 import { providerFromDefinition } from "./provider.js";
+import { staleAwareUI } from "./stale-ui.js";
 import type {
   ExtensionAPI,
   ExtensionCommand,
+  ExtensionCommandContext,
   ExtensionContext,
   ExtensionEventName,
   ExtensionEvents,
@@ -24,6 +26,7 @@ import type {
   ExtensionToolDefinition,
   ExtensionUI,
   ExtensionWarning,
+  ScopedExtensionUI,
 } from "./types.js";
 
 const LOAD_TIMEOUT_MS = 10_000;
@@ -42,7 +45,8 @@ export interface ExtensionHostDeps {
   cwd: string;
   mode: ExtensionMode;
   hasUI: boolean;
-  ui: ExtensionUI;
+  /** Shared by every extension; a scoped one gives each extension its own view of it. */
+  ui: ExtensionUI | ScopedExtensionUI;
   registry: ModelRegistry;
   model(): Model<Api> | undefined;
   turnSignal(): AbortSignal | undefined;
@@ -71,6 +75,14 @@ export interface ExtensionHostDeps {
   factories?: ExtensionFactoryCache;
   /** Runs a tool of the thread as a nested call of `parentId` (ctx.runTool of extension tools). */
   runTool?(parentId: string, name: string, params: unknown, signal: AbortSignal | undefined): Promise<NestedToolResult>;
+  /** Replaces the thread with a fresh one (a command's ctx.newSession()); resolves to its id. Without it, newSession rejects. */
+  newSession?(): Promise<string>;
+}
+
+/** What running a command did beyond its own work. */
+export interface CommandRun {
+  /** The thread that replaced this one, when the command called ctx.newSession(). */
+  newThreadId?: string;
 }
 
 interface Instance {
@@ -82,6 +94,8 @@ interface Instance {
   active: boolean;
   /** The cache entry a file's instance came from; built-ins have none. */
   lease?: FactoryLease;
+  /** The UI this extension's handlers, commands and tools see. */
+  ui?: ExtensionUI;
 }
 
 function describe(error: unknown): string {
@@ -121,8 +135,33 @@ export interface EmitOptions<E extends ExtensionEventName> {
 export class ExtensionHost {
   private instances: Instance[] = [];
   private ownFactories: ExtensionFactoryCache | undefined;
+  /** The thread that replaced this one: from then on every context handed out is stale. */
+  private replacedBy: string | undefined;
+  private readonly staleCalls = new Set<string>();
+  private readonly ui: ExtensionUI;
 
-  constructor(private readonly deps: ExtensionHostDeps) {}
+  constructor(private readonly deps: ExtensionHostDeps) {
+    this.ui = staleAwareUI(deps.ui, (method) => this.isStale(`ui.${method}`));
+  }
+
+  /**
+   * The thread was replaced by `threadId`: every context its extensions
+   * hold, captured or fresh, is stale from now on. Its `ui` shows nothing
+   * and answers no question, `abort()` does nothing, `newSession()`
+   * rejects; each refused method is logged once.
+   */
+  retire(threadId: string): void {
+    this.replacedBy ??= threadId;
+  }
+
+  private isStale(method: string): boolean {
+    if (this.replacedBy === undefined) return false;
+    if (!this.staleCalls.has(method)) {
+      this.staleCalls.add(method);
+      this.deps.log?.(`thread ${this.deps.threadId} was replaced by ${this.replacedBy}: ${method} on its stale extension context does nothing`);
+    }
+    return true;
+  }
 
   /** Loads extensions in order; returns the warnings of those that failed to load. */
   async load(specs: ExtensionSpec[]): Promise<ExtensionWarning[]> {
@@ -221,23 +260,52 @@ export class ExtensionHost {
     if (instance.providers.length > 0) this.deps.registry.unregisterProvider(this.ownerOf(instance));
   }
 
+  /** The UI one extension sees (its own, when the host's UI tells extensions apart), stale once the thread is replaced. */
+  private uiOf(instance: Instance | undefined): ExtensionUI {
+    const ui = this.deps.ui;
+    if (!instance || !("forExtension" in ui)) return this.ui;
+    instance.ui ??= staleAwareUI(ui.forExtension(instance.spec.path), (method) => this.isStale(`ui.${method}`));
+    return instance.ui;
+  }
+
   /** The context handlers see, built fresh so it reflects the thread now. */
   context(): ExtensionContext {
+    return this.contextOf(undefined);
+  }
+
+  /** The context one extension's handlers, commands and tools see: its own UI. */
+  private contextOf(instance: Instance | undefined): ExtensionContext {
     const deps = this.deps;
     return {
       threadId: deps.threadId,
       cwd: deps.cwd,
       mode: deps.mode,
       hasUI: deps.hasUI,
-      ui: deps.ui,
+      ui: this.uiOf(instance),
       get model() {
         return deps.model();
       },
       get signal() {
         return deps.turnSignal();
       },
-      abort: () => deps.abort(),
+      abort: () => {
+        if (!this.isStale("abort")) deps.abort();
+      },
       isIdle: () => deps.isIdle(),
+    };
+  }
+
+  /** A command's context: the thread's, plus newSession, whose new thread the run reports. */
+  private commandContext(run: CommandRun, instance: Instance): ExtensionCommandContext {
+    return {
+      ...this.contextOf(instance),
+      newSession: async () => {
+        if (this.isStale("newSession")) throw new Error(`this context is stale: thread ${this.deps.threadId} was replaced by ${this.replacedBy}`);
+        if (!this.deps.newSession) throw new Error("this thread cannot start a new session");
+        const threadId = await this.deps.newSession();
+        run.newThreadId ??= threadId;
+        return threadId;
+      },
     };
   }
 
@@ -248,11 +316,11 @@ export class ExtensionHost {
    */
   async emit<E extends ExtensionEventName>(event: E, payload: ExtensionEvents[E], options: EmitOptions<E> = {}): Promise<ExtensionResults[E][]> {
     const results: ExtensionResults[E][] = [];
-    const ctx = this.context();
-    const signal = options.signal ?? ctx.signal;
+    const signal = options.signal ?? this.deps.turnSignal();
     const limitMs = this.deps.hookTimeoutMs?.() ?? DEFAULT_HOOK_TIMEOUT_MS;
     for (const instance of this.instances) {
       if (!instance.active) continue;
+      const ctx = this.contextOf(instance);
       for (const handler of instance.handlers.get(event) ?? []) {
         const typed = handler as unknown as ExtensionHandler<E>;
         const outcome = await runHandler(() => typed(payload, ctx), { limitMs, signal, clock: this.deps.hookClock });
@@ -290,10 +358,10 @@ export class ExtensionHost {
       if (!instance.active) continue;
       for (const tool of instance.tools.values()) byName.set(tool.name, { tool, instance });
     }
-    return [...byName.values()].map(({ tool }) => this.wrapTool(tool));
+    return [...byName.values()].map(({ tool, instance }) => this.wrapTool(tool, instance));
   }
 
-  private wrapTool(tool: ExtensionToolDefinition): AgentTool {
+  private wrapTool(tool: ExtensionToolDefinition, instance: Instance): AgentTool {
     return {
       name: tool.name,
       label: tool.label ?? tool.name,
@@ -302,7 +370,7 @@ export class ExtensionHost {
       execute: async (toolCallId, params, signal, onUpdate) => {
         const runTool = this.deps.runTool;
         const ctx: ExtensionToolContext = {
-          ...this.context(),
+          ...this.contextOf(instance),
           runTool: async (name, nestedParams, nestedSignal) => {
             if (!runTool) throw new Error("this host runs no nested tool calls");
             const result = await runTool(toolCallId, name, nestedParams, nestedSignal ?? signal);
@@ -323,20 +391,21 @@ export class ExtensionHost {
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Runs an extension command; false when no extension registered it. */
-  async runCommand(name: string, args: string): Promise<boolean> {
+  /** Runs an extension command; undefined when no extension registered it. */
+  async runCommand(name: string, args: string): Promise<CommandRun | undefined> {
     let found: { command: ExtensionCommand; instance: Instance } | undefined;
     for (const instance of this.instances) {
       const command = instance.active ? instance.commands.get(name) : undefined;
       if (command) found = { command, instance };
     }
-    if (!found) return false;
+    if (!found) return undefined;
+    const run: CommandRun = {};
     try {
-      await found.command.handler(args, this.context());
+      await found.command.handler(args, this.commandContext(run, found.instance));
     } catch (error) {
       this.deps.warn({ message: `command /${name} failed: ${describe(error)}`, source: "extension", path: found.instance.spec.path });
     }
-    return true;
+    return run;
   }
 
   /** Paths of the loaded (non built-in) extensions. */
@@ -346,10 +415,14 @@ export class ExtensionHost {
 
   /** Sends session_shutdown to every extension, forgets them and releases their cache leases; safe to call twice. */
   async dispose(reason: ExtensionEvents["session_shutdown"]["reason"]): Promise<void> {
-    const instances = this.instances;
-    if (instances.length === 0) return;
+    if (this.instances.length === 0) return;
     await this.emit("session_shutdown", { reason });
-    for (const instance of instances) {
+    this.discard();
+  }
+
+  /** Forgets every extension without an event (for a session that never started), dropping their providers and leases. */
+  discard(): void {
+    for (const instance of this.instances) {
       instance.active = false;
       this.dropProviders(instance);
       instance.lease?.release();

@@ -39,6 +39,15 @@ export interface ExtensionUI {
   pasteToEditor(text: string): void;
 }
 
+/**
+ * A host's UI that tells extensions apart: `forExtension` gives the UI one
+ * extension sees, so that what it registers there (a view handler) is known
+ * to be its own, and a failure can name it.
+ */
+export interface ScopedExtensionUI extends ExtensionUI {
+  forExtension(path: string): ExtensionUI;
+}
+
 /** What every handler, command and tool of an extension gets about its thread. */
 export interface ExtensionContext {
   readonly threadId: string;
@@ -138,9 +147,21 @@ export interface ExtensionToolDefinition {
   ): Promise<AgentToolResult<unknown>> | AgentToolResult<unknown>;
 }
 
+/** What a command's handler gets: the thread's context, plus what only a command the user typed may do. */
+export interface ExtensionCommandContext extends ExtensionContext {
+  /**
+   * Replaces the thread with a fresh one in the same folder, with the same
+   * model, thinking level and approval mode; resolves to the new thread's
+   * id. Every context the old thread's extensions were given goes stale.
+   * Rejects while a turn runs, on a stale context, and where the host
+   * starts no sessions.
+   */
+  newSession(): Promise<string>;
+}
+
 export interface ExtensionCommand {
   description?: string;
-  handler(args: string, ctx: ExtensionContext): void | Promise<void>;
+  handler(args: string, ctx: ExtensionCommandContext): void | Promise<void>;
 }
 
 export interface ProviderDefinition {

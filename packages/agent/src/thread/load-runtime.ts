@@ -1,5 +1,6 @@
 import type { Warning } from "../warning.js";
-import type { ThreadRuntime as Runtime, ThreadRuntimeOptions } from "./runtime.js";
+import type { CommandInfo } from "../resources/commands.js";
+import type { ThreadEnvironment, ThreadRuntime as Runtime, ThreadRuntimeOptions } from "./runtime.js";
 
 type RuntimeModule = typeof import("./runtime.js");
 
@@ -24,3 +25,9 @@ export const ThreadRuntime = {
     return Loaded.create(options);
   },
 };
+
+/** The commands a new thread in `cwd` would offer, from a session built in memory (probeCommands); loads the agent run first. */
+export async function probeThreadCommands(environment: ThreadEnvironment, cwd: string): Promise<CommandInfo[]> {
+  const { probeCommands } = await loadThreadRuntime();
+  return probeCommands(environment, cwd);
+}

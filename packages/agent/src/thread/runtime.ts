@@ -8,27 +8,27 @@ import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../exten
 import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { codePathOf, type CodePath } from "../resources/code-paths.js";
 import { expandSlashInput, listCommands, type CommandInfo } from "../resources/commands.js";
-import { discoverResources } from "../resources/discover.js";
 import { renderSkillsSection } from "../resources/skills.js";
 import { parseSlashInput } from "../resources/templates.js";
-import type { Resource, ResourceSettings } from "../resources/types.js";
+import type { Resource } from "../resources/types.js";
 import { AgentSession, type BeforeToolCall, type RunSettings, type ToolCallInfo } from "../run/session.js";
 import { buildSystemPrompt } from "../run/system-prompt.js";
 import type { Transcript } from "../run/transcript.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import type { SettingsObject } from "../settings/keys.js";
 import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../tools/process-groups.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting } from "../tools/tools-json.js";
 import type { ServerSecrets } from "../util/child-env.js";
 import type { TrustStore } from "../trust/store.js";
-import { findProjectResources, untrustedResourcesWarning } from "../trust/resources.js";
 import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
+import { threadResources } from "./thread-resources.js";
 import { selectTools } from "./tool-selection.js";
+
+export { probeCommands } from "./command-probe.js";
 
 const PLAN_MODE_SECTION = `# Plan mode
 
@@ -78,6 +78,8 @@ export interface ThreadRuntimeOptions {
   turns?: TurnOwnerView;
   /** ask_user's questions to the thread's user; offered to the model only with a UI. */
   askUser?: AskUserHandler;
+  /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
+  newSession?(): Promise<string>;
   submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
 }
 
@@ -93,7 +95,10 @@ export interface TurnOwnerView {
   interrupt(): void;
 }
 
-export type InputOutcome = { action: "handled" } | { action: "continue"; text: string; images: ImageContent[] };
+export type InputOutcome =
+  /** `threadId`: a command replaced the thread with this one. */
+  | { action: "handled"; threadId?: string }
+  | { action: "continue"; text: string; images: ImageContent[] };
 
 function runSettingsFrom(effective: EffectiveSettings): RunSettings {
   const retry = effective.retry.provider;
@@ -103,12 +108,6 @@ function runSettingsFrom(effective: EffectiveSettings): RunSettings {
     streamIdleTimeoutMs: retry.streamIdleTimeoutMs,
     interruptGraceMs: effective.interruptGraceMs,
   };
-}
-
-function resourceSettings(settings: SettingsObject | undefined): ResourceSettings | undefined {
-  if (!settings) return undefined;
-  const pick = (key: string) => (Array.isArray(settings[key]) ? (settings[key] as never) : undefined);
-  return { extensions: pick("extensions"), skills: pick("skills"), prompts: pick("prompts"), themes: pick("themes"), packages: pick("packages") };
 }
 
 /**
@@ -170,6 +169,7 @@ export class ThreadRuntime {
       warn: (warning) => options.onWarning(warning),
       changed: () => options.onChanged?.(),
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
+      ...(options.newSession ? { newSession: options.newSession } : {}),
       log: env.log,
       factories: env.extensionFactories,
       processes,
@@ -202,28 +202,9 @@ export class ThreadRuntime {
 
   private async loadResources(trusted: boolean): Promise<Warning[]> {
     const { environment: env, cwd } = this.options;
-    const warnings: Warning[] = [];
-    const scopes = this.snapshot.scopes;
-    const discovery = discoverResources({
-      agentDir: env.agentDir,
-      cwd,
-      projectTrusted: trusted,
-      settings: { global: resourceSettings(scopes.global.settings), project: trusted ? resourceSettings(scopes.project?.settings) : undefined },
-      cliExtensions: [...env.extensionPaths],
-      builtinNames: (env.builtinExtensions ?? []).map((b) => b.path),
-    });
-    this.resourceList = discovery.resources;
-    warnings.push(...discovery.warnings);
-    if (!trusted && env.trust.decisionFor(cwd) === null) {
-      // By entry, mcp.json and environments.json included: they load nothing here, but they wait for trust all the same.
-      const found = findProjectResources(cwd);
-      if (found.length > 0) warnings.push(untrustedResourcesWarning(cwd, found));
-    }
-    const specs: ExtensionSpec[] = [
-      ...(env.builtinExtensions ?? []),
-      ...discovery.resources.filter((r) => r.type === "extensions" && r.enabled).map((r) => ({ path: r.path })),
-    ];
-    warnings.push(...(await this.host.load(specs)));
+    const found = threadResources(env, cwd, this.snapshot, trusted);
+    this.resourceList = found.resources;
+    const warnings = [...found.warnings, ...(await this.host.load(found.extensions))];
     this.refreshToolsAndPrompt();
     return warnings;
   }
@@ -345,7 +326,8 @@ export class ThreadRuntime {
    */
   async processInput(text: string, images: ImageContent[], source: "user" | "queue" | "extension", signal?: AbortSignal): Promise<InputOutcome> {
     const slash = parseSlashInput(text);
-    if (slash && (await this.host.runCommand(slash.name, slash.args))) return { action: "handled" };
+    const command = slash ? await this.host.runCommand(slash.name, slash.args) : undefined;
+    if (command) return { action: "handled", ...(command.newThreadId ? { threadId: command.newThreadId } : {}) };
     const hooked = await runInputHooks(this.host, { text, images, source }, signal);
     if (hooked.action === "handled") return hooked;
     const expanded = expandSlashInput(hooked.text, this.resourceList);
@@ -358,9 +340,14 @@ export class ThreadRuntime {
     if (options.thinkingLevel) await this.session.setThinkingLevel(options.thinkingLevel);
   }
 
-  /** `/reload`: every extension is shut down and loaded anew, with fresh settings and resources. */
-  async reload(): Promise<Warning[]> {
+  /**
+   * `/reload`: every extension is shut down and loaded anew, with fresh
+   * settings and resources. `afterShutdown` runs once the old extensions
+   * are gone, before any new one loads or starts.
+   */
+  async reload(options: { afterShutdown?: () => void } = {}): Promise<Warning[]> {
     await this.host.dispose("reload");
+    options.afterShutdown?.();
     const { environment: env, cwd } = this.options;
     const trust = env.trust.decisionFor(cwd);
     this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });

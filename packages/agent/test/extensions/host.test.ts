@@ -363,11 +363,11 @@ describe("the API", () => {
     `);
     const { host, entries, warnings } = makeHost();
     await host.load([{ path }]);
-    assert.equal(await host.runCommand("note", "buy milk"), true);
+    assert.deepEqual(await host.runCommand("note", "buy milk"), {});
     assert.deepEqual(entries, [{ customType: "notes", data: { args: "buy milk" } }]);
-    assert.equal(await host.runCommand("fail", ""), true);
+    assert.deepEqual(await host.runCommand("fail", ""), {});
     assert.match(warnings[0]!.message, /command \/fail failed: command broke/);
-    assert.equal(await host.runCommand("unknown", ""), false);
+    assert.equal(await host.runCommand("unknown", ""), undefined);
   });
 
   test("registerProvider adds models to the registry until the extension is disposed", async () => {

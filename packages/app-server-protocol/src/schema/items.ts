@@ -1,5 +1,6 @@
 import { Type, type TSchema } from "typebox";
 import { Closed } from "./common.js";
+import { View } from "./views.js";
 
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 
@@ -71,7 +72,7 @@ export const ToolCallItem = item(
     outputRef: Type.Optional(PayloadRef),
     status: ToolCallStatus,
     fileChanges: Type.Optional(Type.Array(FileChange)),
-    view: Type.Optional(Type.Unknown()),
+    view: Type.Optional(View),
   },
   "A tool call; its id is the call id.",
 );
@@ -80,7 +81,7 @@ export const CompactionItem = item("compaction", { summary: Type.String() }, "Ol
 
 export const ExtensionMessageItem = item(
   "extensionMessage",
-  { text: Type.String(), customType: Type.Optional(Type.String()), view: Type.Optional(Type.Unknown()) },
+  { text: Type.String(), customType: Type.Optional(Type.String()), view: Type.Optional(View) },
   "A message an extension added to the conversation.",
 );
 

@@ -6,6 +6,7 @@ import { turnControl } from "./turn-control.js";
 import { ui } from "./ui.js";
 import { approvals } from "./approvals.js";
 import { dialogs } from "./dialogs.js";
+import { commands } from "./commands.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -20,6 +21,8 @@ export const protocol = {
     ...turnControl.clientRequests,
     ...approvals.clientRequests,
     ...payloads.clientRequests,
+    ...ui.clientRequests,
+    ...commands.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { notification, request } from "./define.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
+import { View } from "./views.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
@@ -132,7 +133,7 @@ const Widget = Type.Object(
     key: Type.String(),
     placement: Type.Union([Type.Literal("aboveEditor"), Type.Literal("belowEditor")]),
     lines: Type.Optional(Type.Array(Type.String())),
-    view: Type.Optional(Type.Unknown()),
+    view: Type.Optional(View),
   },
   Closed,
 );
@@ -290,7 +291,19 @@ export const threads = {
     }),
   },
   serverNotifications: {
-    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start or fork); to every connection." }),
+    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start, fork or a session-replacing command); to every connection." }),
+    "thread/replaced": notification({
+      params: Type.Object(
+        {
+          threadId: Type.String({ description: "The thread that was replaced." }),
+          thread: Thread,
+          warnings: Type.Array(Warning, { description: "The new thread's load warnings." }),
+          ui: ThreadUi,
+        },
+        Closed,
+      ),
+      doc: "A command replaced the thread (/new, an extension's ctx.newSession()): this connection is now subscribed to `thread` instead, and the old thread's extension contexts are stale; to the old thread's subscribers.",
+    }),
     "thread/status/changed": notification({
       params: Type.Object({ threadId: Type.String(), status: ThreadStatus }, Closed),
       doc: "A thread's status changed; to every connection.",

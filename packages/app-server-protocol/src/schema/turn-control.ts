@@ -27,7 +27,7 @@ export const turnControl = {
         Closed,
       ),
       errors: ["threadNotFound", "turnMismatch"],
-      doc: "Hands input to the running turn, which must be expectedTurnId; a steer the turn ends before accepting answers invalidParams. Steers waiting for delivery count toward the queue's limit (invalidParams, data.reason \"queueFull\").",
+      doc: "Hands input to the running turn, which must be expectedTurnId; a steer the turn ends before accepting answers invalidParams. Steers waiting for delivery count toward the queue's limit (invalidParams, data.reason \"queueFull\"). A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one.",
     }),
     "turn/queue/add": request({
       params: Type.Object(
@@ -41,7 +41,7 @@ export const turnControl = {
       ),
       result: Type.Object({ queueId: Type.String() }, Closed),
       errors: ["threadNotFound"],
-      doc: "Queues input that starts a turn of its own once the thread is idle, oldest first; at once on an idle thread. At most 100 inputs, 4 MiB of text and 256 MiB of images wait per thread, queued and steering together; past that invalidParams with data {reason: \"queueFull\", maxInputs, maxTextBytes, maxImageBytes}.",
+      doc: "Queues input that starts a turn of its own once the thread is idle, oldest first; at once on an idle thread. At most 100 inputs, 4 MiB of text and 256 MiB of images wait per thread, queued and steering together; past that invalidParams with data {reason: \"queueFull\", maxInputs, maxTextBytes, maxImageBytes}. A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one.",
     }),
     "turn/queue/remove": request({
       params: Type.Object({ threadId: ThreadId, queueId: Type.String({ minLength: 1, maxLength: 128 }) }, Closed),

@@ -41,13 +41,13 @@ export const turns = {
       result: Type.Object(
         {
           status: Type.Union([Type.Literal("started"), Type.Literal("handled"), Type.Literal("cancelled")]),
-          threadId: Type.String(),
+          threadId: Type.String({ description: "The thread that now runs: the new one after a session-replacing command." }),
           requestId: Type.Optional(Type.String()),
         },
         Closed,
       ),
       errors: ["threadNotFound", "turnInProgress", "authRequired"],
-      doc: "Starts a turn without waiting for it: started, handled (an extension consumed the input) or cancelled.",
+      doc: "Starts a turn without waiting for it: started, handled (a command or an extension consumed the input) or cancelled. A session-replacing command answers handled with the new thread's id.",
     }),
   },
   serverNotifications: {

@@ -1,10 +1,31 @@
 import { Type } from "typebox";
-import { Closed } from "./common.js";
-import { notification } from "./define.js";
+import { Closed, EmptyObject } from "./common.js";
+import { notification, request } from "./define.js";
+import { View } from "./views.js";
 
 const Placement = Type.Union([Type.Literal("aboveEditor"), Type.Literal("belowEditor")]);
 
 export const ui = {
+  clientRequests: {
+    "ui/event": request({
+      params: Type.Object(
+        {
+          threadId: Type.String(),
+          widgetKey: Type.String(),
+          id: Type.String({ description: "The control's id in the widget's view." }),
+          value: Type.Optional(
+            Type.Union([Type.String(), Type.Boolean()], {
+              description: "A toggle's boolean, a select's option, a text field's text; absent for a button.",
+            }),
+          ),
+        },
+        Closed,
+      ),
+      result: EmptyObject,
+      errors: ["threadNotFound"],
+      doc: "A press or change of a control in a widget's view; every ctx.ui.onViewEvent handler of the thread gets it. A gone widget or control answers {} and reaches nobody; a value that does not fit the control is invalidParams.",
+    }),
+  },
   serverNotifications: {
     "ui/state": notification({
       params: Type.Object(
@@ -26,7 +47,7 @@ export const ui = {
           key: Type.String(),
           placement: Type.Optional(Placement),
           lines: Type.Optional(Type.Array(Type.String())),
-          view: Type.Optional(Type.Unknown()),
+          view: Type.Optional(View),
         },
         Closed,
       ),

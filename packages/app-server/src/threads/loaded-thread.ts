@@ -86,6 +86,8 @@ export class LoadedThread {
   private nameValue: string;
   private explicitName = false;
   private closing: Promise<void> | undefined;
+  /** A session-replacing command began: no second one may. */
+  private replacing = false;
   private readonly stopListening: () => void;
   /** The connection that most recently started work here: approvals ask it first. */
   lastInitiator: Connection | undefined;
@@ -298,6 +300,53 @@ export class LoadedThread {
     this.options.broadcaster.broadcast("thread/status/changed", { threadId: this.id, status });
   }
 
+  /**
+   * `/reload` from `connection`, which subscribes as a turn/start would:
+   * between turns only (turnInProgress during one, and no turn starts
+   * until it is done). The old extensions shut down, what they showed is
+   * cleared (one ui/state, a removal per widget) before the new ones load
+   * and start, and the reload's warnings go to subscribers; a later resume
+   * answers them as the thread's load warnings.
+   */
+  reload(connection: Connection): Promise<void> {
+    return this.turns.exclusive(async () => {
+      this.lastInitiator = connection;
+      this.subscribe(connection);
+      const warnings = await this.runtime.reload({ afterShutdown: () => this.ui.reset() });
+      this.loadWarnings.splice(0, this.loadWarnings.length, ...warnings);
+      for (const warning of warnings) this.warn(warning);
+    });
+  }
+
+  /** A session-replacing command starts; refused when one already did. */
+  beginReplacement(): void {
+    if (this.replacing) throw new Error(`thread ${this.id} is already being replaced`);
+    this.replacing = true;
+  }
+
+  /** The replacement failed before anything moved: another may try. */
+  replacementFailed(): void {
+    this.replacing = false;
+  }
+
+  /**
+   * The thread was replaced by `to`: each subscriber hears thread/replaced
+   * (with what it needs to show `to` at once) and is moved to `to` in the
+   * same step, so nothing of `to` reaches it first. The extension contexts
+   * of this thread go stale.
+   */
+  handOver(to: LoadedThread): void {
+    this.turns.flushQueueUpdate();
+    const replaced = { threadId: this.id, thread: to.thread(), warnings: to.loadWarnings, ui: to.ui.snapshot() };
+    to.lastInitiator ??= this.lastInitiator;
+    for (const connection of [...this.subscribers.keys()]) {
+      connection.notify("thread/replaced", replaced);
+      to.subscribe(connection);
+      this.unsubscribe(connection);
+    }
+    this.runtime.host.retire(to.id);
+  }
+
   /** A warning after load (an extension failed): to subscribers. */
   warn(warning: Warning): void {
     this.send("warning", { threadId: this.id, warning });
@@ -469,6 +518,7 @@ export class LoadedThread {
       try {
         await this.runtime.dispose(reason);
       } finally {
+        this.ui.dispose();
         this.file.close();
       }
     })();

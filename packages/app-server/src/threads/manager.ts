@@ -6,10 +6,12 @@ import {
   ThreadRuntime,
   TrustStore,
   forkSession,
+  probeThreadCommands,
   readSessionHeader,
   readSettings,
   warmEngine,
   warmUp,
+  type CommandInfo,
   type ExtensionMessageInput,
   creationFailure,
   threadFault,
@@ -234,6 +236,48 @@ export class ThreadManager {
     delete failure.unsaved;
   }
 
+  /**
+   * `/new` and an extension's ctx.newSession(): a fresh thread in the old
+   * one's folder, with its model, thinking level and approval mode, and
+   * announced as any new thread. The old thread's subscribers move to it
+   * (thread/replaced), its extension contexts go stale, and it unloads once
+   * what runs on it (the command that asked) has settled. Its history stays
+   * as it was; resuming it loads it afresh.
+   */
+  async replace(old: LoadedThread): Promise<LoadedThread> {
+    old.beginReplacement();
+    let fresh: LoadedThread;
+    try {
+      const session = old.runtime.session;
+      const model = session.model;
+      const thinkingLevel = session.thinkingLevel;
+      fresh = await this.create(old.file.header.cwd, async (created) => {
+        await created.runtime
+          .choose({ ...(model ? { model: { provider: model.provider, id: model.id } } : {}), thinkingLevel })
+          .catch((error: unknown) => created.log.warn(`the replaced thread's model could not be chosen: ${(error as Error).message}`));
+        created.setApprovalMode(old.approvalMode);
+      });
+    } catch (error) {
+      old.replacementFailed();
+      throw error;
+    }
+    old.handOver(fresh);
+    old.turns
+      .settled()
+      .then(() => this.close(old, "unload"))
+      .catch((error: unknown) => old.log.error("unloading a replaced thread", error));
+    return fresh;
+  }
+
+  /**
+   * The commands a thread in `cwd` would offer, from a session built in
+   * memory that never binds: no extension starts and nothing is written.
+   */
+  async commandsFor(cwd: string): Promise<CommandInfo[]> {
+    if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
+    return probeThreadCommands(this.environment, cwd);
+  }
+
   /** Copies a thread's history into a new thread named "<name> (fork)". */
   async fork(threadId: string): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
@@ -310,6 +354,11 @@ export class ThreadManager {
         // A call before the thread exists has nobody to ask: it is refused, never allowed.
         approvalGate: (call, signal) =>
           thread ? thread.gate.check(call, signal) : Promise.resolve({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
+        newSession: async () => {
+          if (!thread) throw new Error("the thread is still loading");
+          if (thread.turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
+          return (await this.replace(thread)).id;
+        },
         turns: {
           isIdle: () => !thread?.isRunning,
           signal: () => thread?.turns.view.signal(),

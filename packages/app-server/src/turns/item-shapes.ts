@@ -1,5 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { FileChange, ImageRef, ItemOf, ToolCallStatus } from "@knightcode/app-server-protocol";
+import type { FileChange, ImageRef, ItemOf, ToolCallStatus, View } from "@knightcode/app-server-protocol";
+import { detailsView } from "../ui/views.js";
 
 /** A message's content as the transcript keeps it: plain text, or parts. */
 type Content = string | readonly { type: string; text?: string; data?: string; mimeType?: string }[];
@@ -42,8 +43,10 @@ export function userItem(
   };
 }
 
+/** An extension message's item; `details.view`, when it is a valid view within 64 KiB, shows with its text. */
 export function extensionItem(id: string, index: number, message: Extract<AgentMessage, { role: "custom" }>, completedAt: number): ItemOf<"extensionMessage"> {
-  return { id, type: "extensionMessage", index, completedAt, text: contentText(message.content), customType: message.customType };
+  const view = detailsView(message.details);
+  return { id, type: "extensionMessage", index, completedAt, text: contentText(message.content), customType: message.customType, ...(view ? { view } : {}) };
 }
 
 const FILE_CHANGE_KINDS = { add: true, modify: true, delete: true } satisfies Record<FileChange["kind"], true>;
@@ -71,12 +74,22 @@ export function toolOutput(result: { content?: unknown; details?: unknown } | un
   return { output: parts.join("\n"), ...(fileChanges && fileChanges.length > 0 ? { fileChanges } : {}) };
 }
 
-/** How a finished tool call reads, live or saved: its status, output and (unless it failed) file changes. */
+/**
+ * How a finished tool call reads, live or saved: its status, output, (unless
+ * it failed) file changes, and the view its result's `details.view` holds
+ * when that is valid and within 64 KiB (the output shows either way).
+ */
 export function toolCallOutcome(
   result: { content?: unknown; details?: unknown } | undefined,
   isError: boolean,
   declined: boolean,
-): { status: Exclude<ToolCallStatus, "inProgress">; output: string; fileChanges?: FileChange[] } {
+): { status: Exclude<ToolCallStatus, "inProgress">; output: string; fileChanges?: FileChange[]; view?: View } {
   const { output, fileChanges } = toolOutput(result);
-  return { status: declined ? "declined" : isError ? "failed" : "completed", output, ...(fileChanges && !isError ? { fileChanges } : {}) };
+  const view = detailsView(result?.details);
+  return {
+    status: declined ? "declined" : isError ? "failed" : "completed",
+    output,
+    ...(fileChanges && !isError ? { fileChanges } : {}),
+    ...(view ? { view } : {}),
+  };
 }

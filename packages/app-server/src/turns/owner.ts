@@ -51,7 +51,11 @@ export interface StartMeta {
   clientMessageId?: string;
 }
 
-export type StartOutcome = { status: "started"; turnId: string } | { status: "handled" | "cancelled" };
+export type StartOutcome =
+  | { status: "started"; turnId: string }
+  /** `threadId`: a command replaced the thread with this one. */
+  | { status: "handled"; threadId?: string }
+  | { status: "cancelled" };
 
 export type Waiting = "approval" | "dialog";
 
@@ -156,9 +160,9 @@ export class TurnOwner {
     return this.admit(run, { kind: "input", text: input.text, images: input.images, source: "user" });
   }
 
-  /** thread/compact/start: a turn that only compacts the history. */
-  async compact(connection: Connection): Promise<string> {
-    const run = await this.claimRun({});
+  /** thread/compact/start and `/compact`: a turn that only compacts the history. */
+  async compact(connection: Connection, meta: StartMeta = {}): Promise<string> {
+    const run = await this.claimRun(meta);
     this.host.subscribe(connection);
     const outcome = await this.admit(run, { kind: "compact" });
     if (outcome.status !== "started") throw rpcError("internal", "the compaction did not start");
@@ -227,6 +231,8 @@ export class TurnOwner {
       let input: TurnInput = { compactOnly: true };
       if (work.kind === "input") {
         const processed = await runtime.processInput(work.text, work.images, work.source, run.turn.signal);
+        // A replaced thread is the command's answer, whatever happened to this one since.
+        if (processed.action === "handled" && processed.threadId !== undefined) return { status: "handled", threadId: processed.threadId };
         if (run.turn.interrupted) return { status: "cancelled" };
         if (processed.action === "handled") return { status: "handled" };
         input = { text: processed.text, images: processed.images };

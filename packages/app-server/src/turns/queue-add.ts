@@ -1,9 +1,11 @@
+import { refuseBuiltin } from "../commands/builtins.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
 import { resolveImages } from "./images.js";
 
 /** turn/queue/add: a turn of its own once the thread is idle; at once on an idle thread. */
 export const addToQueue: ThreadHandler<"turn/queue/add"> = async (params, ctx, threads) => {
   const thread = threads.require(params.threadId);
+  refuseBuiltin(params.text, "turn/queue/add");
   const images = await resolveImages(params.images);
   thread.lastInitiator = ctx.connection;
   const input = { text: params.text, images, ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}) };

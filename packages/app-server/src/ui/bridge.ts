@@ -1,11 +1,20 @@
-import type { DialogOptions, ExtensionUI, NotifyLevel, Warning, WidgetPlacement } from "@knightcode/agent";
-import type { ServerNotificationParams, ThreadUi } from "@knightcode/app-server-protocol";
+import {
+  extensionName,
+  runHandler,
+  type DialogOptions,
+  type ExtensionUI,
+  type NotifyLevel,
+  type ScopedExtensionUI,
+  type Warning,
+  type WidgetPlacement,
+} from "@knightcode/agent";
+import type { ServerNotificationParams, ThreadUi, View, ViewControl } from "@knightcode/app-server-protocol";
+import { checkView, findControl, MAX_WIDGET_VIEW_BYTES } from "./views.js";
 
-export const MAX_WIDGET_BYTES = 16 * 1024;
+export const MAX_WIDGET_BYTES = MAX_WIDGET_VIEW_BYTES;
 export const MAX_WIDGETS = 16;
 export const MAX_STATUSES = 50;
 export const MAX_TEXT_CODE_POINTS = 200;
-export const MAX_VIEW_DEPTH = 8;
 
 // CSI, OSC and two-character escape sequences.
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
@@ -35,13 +44,63 @@ export interface UiBridgeOptions {
   dialogs: Pick<ExtensionUI, "select" | "confirm" | "input" | "editor">;
 }
 
-type Widget = { key: string; placement: WidgetPlacement; lines: string[] } | { key: string; placement: WidgetPlacement; view: unknown };
+type Widget = { key: string; placement: WidgetPlacement; lines: string[] } | { key: string; placement: WidgetPlacement; view: View };
 
-function depthOf(value: unknown, depth = 0): number {
-  if (value === null || typeof value !== "object") return depth;
-  let max = depth + 1;
-  for (const child of Object.values(value)) max = Math.max(max, depthOf(child, depth + 1));
-  return max;
+export interface ViewEvent {
+  widgetKey: string;
+  id: string;
+  value?: string | boolean;
+}
+
+type ViewHandler = (event: ViewEvent) => void | Promise<void>;
+
+/** A handler and the extension that registered it, when the host said which. */
+interface ViewListener {
+  handler: ViewHandler;
+  path?: string;
+}
+
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return "an error that cannot be shown";
+  }
+}
+
+/**
+ * Widget lines as sent: each a string without ANSI escapes or line breaks,
+ * spacing kept; undefined when the lines are not strings or are over the
+ * limit. Getters are not run: a line is what the array holds.
+ */
+function widgetLines(content: unknown[]): string[] | undefined {
+  // Each line costs at least its quotes and a comma as JSON.
+  if (content.length > MAX_WIDGET_BYTES / 3) return undefined;
+  const lines: string[] = [];
+  for (let i = 0; i < content.length; i++) {
+    const slot = Object.getOwnPropertyDescriptor(content, i);
+    const line = slot && "value" in slot ? slot.value : undefined;
+    if (typeof line !== "string" && typeof line !== "number" && typeof line !== "boolean") return undefined;
+    lines.push(stripAnsi(String(line)).replace(/[\r\n]+/g, " "));
+  }
+  return lines;
+}
+
+/** The widget an extension's content makes (lines or a view, checked and copied), or why it makes none. */
+function widgetOf(key: string, placement: WidgetPlacement, content: object): Widget | { refused: string } {
+  let lines: string[] | undefined;
+  try {
+    if (!Array.isArray(content)) {
+      const checked = checkView(content, MAX_WIDGET_BYTES);
+      return checked.ok ? { key, placement, view: checked.view } : { refused: `its view is invalid: ${checked.reason}` };
+    }
+    lines = widgetLines(content);
+  } catch {
+    return { refused: "its content could not be read" };
+  }
+  if (!lines) return { refused: `its lines must be strings, at most ${MAX_WIDGET_BYTES} bytes in all` };
+  if (Buffer.byteLength(JSON.stringify(lines)) > MAX_WIDGET_BYTES) return { refused: `widgets are limited to ${MAX_WIDGET_BYTES} bytes` };
+  return { key, placement, lines };
 }
 
 /**
@@ -50,7 +109,7 @@ function depthOf(value: unknown, depth = 0): number {
  * thread's subscribers, within the limits; what only a terminal can draw
  * does nothing and says so once per method in the log.
  */
-export class UiBridge implements ExtensionUI {
+export class UiBridge implements ScopedExtensionUI {
   private readonly statuses = new Map<string, string>();
   private readonly widgets: Widget[] = [];
   private title: string | undefined;
@@ -58,7 +117,7 @@ export class UiBridge implements ExtensionUI {
   private workingVisible = true;
   private readonly refused = new Set<string>();
   private readonly loggedOnce = new Set<string>();
-  private readonly viewHandlers = new Set<(event: { widgetKey: string; id: string; value?: string | boolean }) => void | Promise<void>>();
+  private readonly viewListeners = new Set<ViewListener>();
 
   constructor(private readonly options: UiBridgeOptions) {}
 
@@ -127,6 +186,7 @@ export class UiBridge implements ExtensionUI {
   }
 
   setWidget(key: string, content: string[] | object | undefined, options: { placement?: WidgetPlacement } = {}): void {
+    if (typeof content === "function") return this.once("setWidget", "widget factories draw only in a terminal; give lines or a view");
     if (!this.validKey("widget", key)) return;
     const at = this.widgets.findIndex((w) => w.key === key);
     if (content === undefined || content === null) {
@@ -135,21 +195,9 @@ export class UiBridge implements ExtensionUI {
       this.options.send("ui/widget", { threadId: this.options.threadId, key });
       return;
     }
-    const placement: WidgetPlacement = options.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
-    let widget: Widget;
-    if (Array.isArray(content)) {
-      widget = { key, placement, lines: content.map((line) => stripAnsi(String(line)).replace(/[\r\n]+/g, " ")) };
-    } else {
-      if (depthOf(content) > MAX_VIEW_DEPTH + 1) return this.refuse("widget", key, `views nest at most ${MAX_VIEW_DEPTH} levels`);
-      widget = { key, placement, view: content };
-    }
-    let bytes: number;
-    try {
-      bytes = Buffer.byteLength(JSON.stringify("lines" in widget ? widget.lines : widget.view));
-    } catch {
-      return this.refuse("widget", key, "its content is not JSON");
-    }
-    if (bytes > MAX_WIDGET_BYTES) return this.refuse("widget", key, `widgets are limited to ${MAX_WIDGET_BYTES} bytes`);
+    const placement: WidgetPlacement = options?.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
+    const widget = widgetOf(key, placement, content);
+    if ("refused" in widget) return this.refuse("widget", key, widget.refused);
     if (at === -1 && this.widgets.length >= MAX_WIDGETS) return this.refuse("widget", key, `a thread shows at most ${MAX_WIDGETS} widgets`);
     if (at !== -1) this.widgets.splice(at, 1);
     this.widgets.push(widget);
@@ -176,9 +224,71 @@ export class UiBridge implements ExtensionUI {
     this.sendState();
   }
 
-  onViewEvent(handler: (event: { widgetKey: string; id: string; value?: string | boolean }) => void | Promise<void>): () => void {
-    this.viewHandlers.add(handler);
-    return () => this.viewHandlers.delete(handler);
+  onViewEvent(handler: ViewHandler): () => void {
+    return this.addViewListener(handler, undefined);
+  }
+
+  private addViewListener(handler: ViewHandler, path: string | undefined): () => void {
+    if (typeof handler !== "function") throw new TypeError("onViewEvent needs a function");
+    const listener: ViewListener = { handler, ...(path === undefined ? {} : { path }) };
+    this.viewListeners.add(listener);
+    return () => void this.viewListeners.delete(listener);
+  }
+
+  /** The UI one extension sees: this bridge, with its view handlers marked as that extension's. */
+  forExtension(path: string): ExtensionUI {
+    return {
+      select: this.select.bind(this),
+      confirm: this.confirm.bind(this),
+      input: this.input.bind(this),
+      editor: this.editor.bind(this),
+      notify: this.notify.bind(this),
+      setStatus: this.setStatus.bind(this),
+      setWidget: this.setWidget.bind(this),
+      setTitle: this.setTitle.bind(this),
+      setWorkingMessage: this.setWorkingMessage.bind(this),
+      setWorkingVisible: this.setWorkingVisible.bind(this),
+      onViewEvent: (handler) => this.addViewListener(handler, path),
+      custom: this.custom.bind(this),
+      setHeader: this.setHeader.bind(this),
+      setFooter: this.setFooter.bind(this),
+      setEditorText: this.setEditorText.bind(this),
+      getEditorText: this.getEditorText.bind(this),
+      pasteToEditor: this.pasteToEditor.bind(this),
+    };
+  }
+
+  /** The control `id` in the view of the widget `widgetKey`, as the client was last sent it; none when either is gone. */
+  control(widgetKey: string, id: string): ViewControl | undefined {
+    const widget = this.widgets.find((w) => w.key === widgetKey);
+    return widget && "view" in widget ? findControl(widget.view, id) : undefined;
+  }
+
+  /**
+   * Gives an event to every view handler at once, each its own copy, and
+   * waits for them at most `limitMs`. A handler that throws, rejects or
+   * runs past the limit becomes a warning naming its extension; the others
+   * are not held up by it, and nothing here changes a view.
+   */
+  async dispatchViewEvent(event: ViewEvent, limitMs: number): Promise<void> {
+    const listeners = [...this.viewListeners];
+    await Promise.all(
+      listeners.map(async ({ handler, path }) => {
+        const outcome = await runHandler(() => handler({ ...event }), { limitMs });
+        if (outcome.kind === "returned" || outcome.kind === "interrupted") return;
+        const who = path === undefined ? "an extension" : extensionName(path);
+        const message =
+          outcome.kind === "timedOut"
+            ? `view event handler of ${who} did not finish within ${outcome.limitMs} ms; it was abandoned`
+            : `view event handler of ${who} failed: ${describeError(outcome.error)}`;
+        this.options.warn({ message, source: "extension", ...(path === undefined ? {} : { path }) });
+      }),
+    );
+  }
+
+  /** The thread unloads: no handler is called again. */
+  dispose(): void {
+    this.viewListeners.clear();
   }
 
   /** Clears what the old extensions showed, before a reload's new ones start. */
@@ -190,7 +300,7 @@ export class UiBridge implements ExtensionUI {
     this.workingVisible = true;
     this.refused.clear();
     this.loggedOnce.clear();
-    this.viewHandlers.clear();
+    this.viewListeners.clear();
     this.sendState();
   }
 

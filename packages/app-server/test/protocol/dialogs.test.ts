@@ -376,6 +376,41 @@ describe("spec: Dialogs and extension UI (ask_user)", () => {
     }
   });
 
+  test("malformed replies and an error answer fail the call with the reason; nothing is picked for the user", async () => {
+    const thread = await newThread(server.main);
+    const cases: { reply: unknown; reason: RegExp }[] = [
+      { reply: { answers: { nope: { label: "kc" } } }, reason: /there is no question "nope"/ },
+      { reply: { answers: { db: { label: "SQLite", other: "both" } } }, reason: /both its own words and an option/ },
+      { reply: { answers: { db: { other: 42 } } }, reason: /is not text/ },
+      { reply: { answers: [] }, reason: /answers is not an object/ },
+      { reply: { answers: {}, extra: true }, reason: /unknown field "extra"/ },
+      { reply: { answers: { db: { label: "SQLite", note: "x".repeat(16_001) } } }, reason: /longer than 16000 characters/ },
+    ];
+    let seen = 0;
+    const off = server.main.client.onRequest("item/toolCall/requestUserInput", () => {
+      const next = cases[seen++];
+      if (!next) throw new Error("this client cannot show questions");
+      return next.reply as InputAnswer;
+    });
+    try {
+      for (const { reason } of [...cases, { reason: /answered with an error/ }]) {
+        const toolCall = call("ask_user", { questions: QUESTIONS });
+        const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [toolCall]);
+        const { turn, items } = await finish(server.main, turnId);
+        assert.equal(turn.status, "completed");
+        assert.equal(items.find((i) => i.id === toolCall.id)?.status, "failed");
+        assert.match(toolResult(toolCall.id!, modelMark) ?? "", reason);
+      }
+    } finally {
+      off();
+      // This client broke the schema on purpose; what it sent is the test's, not the server's.
+      const ours = server.main.schemaViolations.filter((v) => v.startsWith("stdio sent:"));
+      // Four of the replies do not fit the schema (the unknown id and the long note do).
+      assert.equal(ours.length, 4, ours.join("\n"));
+      server.main.schemaViolations.splice(0, server.main.schemaViolations.length, ...server.main.schemaViolations.filter((v) => !ours.includes(v)));
+    }
+  });
+
   test("{} dismisses the questions and stops the turn: the model is not called again", async () => {
     const thread = await newThread(server.main);
     const hold = holding(server.main, "item/toolCall/requestUserInput");
