@@ -30,6 +30,7 @@ export * from "../approvals/shell-prefix.js";
 export * from "../session/index.js";
 export * from "../listing/index.js";
 export * from "../tools/image.js";
+export * from "../tools/tools-json.js";
 export * from "../thread/load-runtime.js";
 export * from "../thread/warm-up.js";
 export * from "../thread/gates.js";

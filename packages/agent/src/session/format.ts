@@ -101,9 +101,24 @@ export interface ApprovalEntry extends EntryBase<"approval"> {
   message?: string;
 }
 
+/**
+ * What the classifier gate made of a tool call it judged (the server's gate
+ * records it), and, when the user was asked, their answer.
+ */
+export interface ClassificationEntry extends EntryBase<"classification"> {
+  toolCallId: string;
+  tool: string;
+  /** safe, risky or unjudged (the classifier could not answer). */
+  verdict: string;
+  reason: string;
+  /** Absent when nobody was asked. */
+  confirmed?: boolean;
+}
+
 export type KnownEntry =
   | MessageEntry
   | ApprovalEntry
+  | ClassificationEntry
   | TurnStartEntry
   | TurnEndEntry
   | ModelChangeEntry
@@ -161,6 +176,7 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),
   custom: requireStrings("customType"),
   approval: (e) => requireStrings("toolCallId", "tool", "decision")(e) ?? (e.message === undefined || isString(e.message) ? undefined : "message"),
+  classification: (e) => requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
   custom_message: (e) => {
     if (!isString(e.customType)) return "customType";
     if (!isString(e.content) && !Array.isArray(e.content)) return "content";

@@ -7,6 +7,7 @@ export {
   serializeEntry,
   serializeHeader,
   type ApprovalEntry,
+  type ClassificationEntry,
   type ApprovalModeEntry,
   type CompactionEntry,
   type CustomEntry,

@@ -1,5 +1,6 @@
 import type { ImageContent, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { classifyToolCall, type CallClassification } from "../approvals/classifier.js";
 import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
 import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
@@ -10,7 +11,7 @@ import { expandSlashInput, listCommands, type CommandInfo } from "../resources/c
 import { renderSkillsSection } from "../resources/skills.js";
 import { parseSlashInput } from "../resources/templates.js";
 import type { Resource } from "../resources/types.js";
-import { AgentSession, type BeforeToolCall, type RunSettings } from "../run/session.js";
+import { AgentSession, type BeforeToolCall, type RunSettings, type ToolCallInfo } from "../run/session.js";
 import { buildSystemPrompt } from "../run/system-prompt.js";
 import type { Transcript } from "../run/transcript.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
@@ -18,6 +19,7 @@ import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../tools/process-groups.js";
 import { SpillFiles } from "../tools/spill-files.js";
+import { readToolsFile, type ClassifierGateSetting } from "../tools/tools-json.js";
 import type { ServerSecrets } from "../util/child-env.js";
 import type { TrustStore } from "../trust/store.js";
 import type { Warning } from "../warning.js";
@@ -120,6 +122,7 @@ export class ThreadRuntime {
   /** The active tools that are our own, not an extension's replacement. */
   private builtinNames = new Set<string>();
   private snapshot: SettingsSnapshot;
+  private gateSetting: ClassifierGateSetting = { state: "off" };
   private planMode = false;
 
   private constructor(
@@ -193,6 +196,7 @@ export class ThreadRuntime {
     });
     runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills);
     warnings.push(...(await runtime.loadResources(trust === true)));
+    warnings.push(...(await runtime.loadClassifierGate()));
     return { runtime, warnings };
   }
 
@@ -203,6 +207,41 @@ export class ThreadRuntime {
     const warnings = [...found.warnings, ...(await this.host.load(found.extensions))];
     this.refreshToolsAndPrompt();
     return warnings;
+  }
+
+  /**
+   * Reads the classifier gate from tools.json, after the extensions (which
+   * may register its model's provider) have loaded. A model nobody knows
+   * breaks the gate, which then fails closed.
+   */
+  private async loadClassifierGate(): Promise<Warning[]> {
+    const { registry, agentDir } = this.options.environment;
+    const file = readToolsFile(agentDir);
+    this.gateSetting = file.gate;
+    if (file.gate.state !== "on") return file.warnings;
+    const { provider, id } = file.gate.config.model;
+    const known = await registry.find({ provider, id }).catch(() => undefined);
+    if (known) return file.warnings;
+    const reason = `${file.path}: the classifier gate's model ${provider}/${id} is not a known model`;
+    this.gateSetting = { state: "broken", reason };
+    return [...file.warnings, { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path: file.path }];
+  }
+
+  /** Whether the classifier gate judges calls, as tools.json said when the thread loaded or last reloaded. */
+  get classifierGate(): ClassifierGateSetting {
+    return this.gateSetting;
+  }
+
+  /**
+   * The classifier gate's verdict on a call; undefined while the gate is
+   * off. A broken gate answers `unjudged` with what is wrong.
+   */
+  async classifyToolCall(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
+    const gate = this.gateSetting;
+    if (gate.state === "off") return undefined;
+    if (gate.state === "broken") return { verdict: "unjudged", reason: gate.reason };
+    const { environment: env, cwd } = this.options;
+    return classifyToolCall({ registry: env.registry, config: gate.config, call: { toolName: call.toolName, args: call.args, cwd, agentDir: env.agentDir }, ...(signal ? { signal } : {}) });
   }
 
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
@@ -312,7 +351,7 @@ export class ThreadRuntime {
     const { environment: env, cwd } = this.options;
     const trust = env.trust.decisionFor(cwd);
     this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
-    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true))];
+    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate())];
     await this.host.emit("session_start", { reason: "reload" });
     return warnings;
   }

@@ -27,6 +27,8 @@ const everyKind: NewEntry[] = [
   { type: "custom", customType: "todo", data: { items: [1, 2, { done: true }], nothing: null }, timestamp: 13 },
   { type: "custom_message", customType: "note", content: [{ type: "text", text: "hi" }], display: true, details: { a: 1 }, timestamp: 14 },
   { type: "custom_message", customType: "note", content: "plain", display: false, timestamp: 15 },
+  { type: "classification", toolCallId: "call_1", tool: "bash", verdict: "safe", reason: "runs the tests", timestamp: 16 },
+  { type: "classification", toolCallId: "call_2", tool: "bash", verdict: "risky", reason: "force-pushes", confirmed: false, timestamp: 17 },
 ];
 
 describe("format", () => {
@@ -67,6 +69,8 @@ describe("format", () => {
     assert.equal(parseEntryLine('{"type":"message","id":"a","parentId":null,"timestamp":1,"message":"text"}').ok, false);
     assert.equal(parseEntryLine('{"type":"turn_end","id":"a","parentId":null,"timestamp":1,"turnId":"t","status":"done"}').ok, false);
     assert.equal(parseEntryLine('{"type":"message","id":"a","parentId":null,"timestamp":"1","message":{"role":"user"}}').ok, false);
+    assert.equal(parseEntryLine('{"type":"classification","id":"a","parentId":null,"timestamp":1,"toolCallId":"c","tool":"bash","verdict":"risky"}').ok, false);
+    assert.equal(parseEntryLine('{"type":"classification","id":"a","parentId":null,"timestamp":1,"toolCallId":"c","tool":"bash","verdict":"risky","reason":"r","confirmed":"no"}').ok, false);
     const unknown = parseEntryLine('{"type":"hologram","id":"a","parentId":null,"timestamp":1,"depth":3}');
     assert.ok(unknown.ok);
     assert.equal(isKnownEntry(unknown.entry), false);

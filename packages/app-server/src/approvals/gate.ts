@@ -1,8 +1,9 @@
-import { analyzeShellCommand, formatPrefix, type ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type CallClassification, type ToolCallInfo } from "@knightcode/agent";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Asker } from "../asking/asker.js";
+import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
 
@@ -19,12 +20,24 @@ export interface GateHost {
   turnId(): string | undefined;
   /** Who is asked, and how the request moves and is withdrawn: the thread's, shared with its dialogs. */
   readonly asker: Asker;
-  record(entry: { toolCallId: string; tool: string; decision: Decision; message?: string }): void;
+  record(entry: GateRecord): void;
+  /**
+   * The classifier gate's verdict on a call the approval gate would let run
+   * without asking; undefined while the classifier gate is off.
+   */
+  classify?(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined>;
+  /** Asks the user a yes-or-no question (a `ui/dialog` confirm); false for no, a dismissal or nobody to ask. */
+  confirm(title: string, message: string, signal: AbortSignal | undefined): Promise<boolean>;
   /** Where an input too large for the request line goes. */
   payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
   interruptTurn(): void;
 }
+
+/** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
+export type GateRecord =
+  | { type: "approval"; toolCallId: string; tool: string; decision: Decision; message?: string }
+  | { type: "classification"; toolCallId: string; tool: string; verdict: CallClassification["verdict"]; reason: string; confirmed?: boolean };
 
 const DECLINED = "The user declined this tool call.";
 const PLAN_MODE =
@@ -38,6 +51,10 @@ const CANCELLED = "The user cancelled this tool call; the turn stops.";
  * commands that independently yield the granted prefix, and anything but an
  * offered decision is a decline. The thread's asker puts the question to
  * one subscriber at a time and moves it; nobody left to ask is a cancel.
+ *
+ * A call the gate would let run without asking (by the mode, a session grant
+ * or a prefix grant) goes to the classifier gate, when one is configured,
+ * unless it is a read-only tool: the user is asked at most once about a call.
  */
 export class ApprovalGate {
   private readonly sessionTools = new Set<string>();
@@ -59,14 +76,14 @@ export class ApprovalGate {
       workspace: this.host.cwd,
       controls: this.host.controls,
     });
-    if (allow) return undefined;
+    if (allow) return kind === "readOnly" ? undefined : this.screen(call, signal);
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
     const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
     const prefix = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName).prefix : undefined;
     if (!reason) {
-      if (kind === "shell" && prefix && this.covered(shellName, prefix)) return undefined;
-      if (kind !== "shell" && this.sessionTools.has(call.toolName)) return undefined;
+      if (kind === "shell" && prefix && this.covered(shellName, prefix)) return this.screen(call, signal);
+      if (kind !== "shell" && this.sessionTools.has(call.toolName)) return this.screen(call, signal);
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
@@ -89,7 +106,7 @@ export class ApprovalGate {
       outcome.kind === "unanswered"
         ? { decision: "cancel" as const, message: undefined }
         : interpretAnswer(outcome.kind === "answered" ? outcome.result : undefined, offered);
-    this.host.record({ toolCallId: call.toolCallId, tool: call.toolName, decision, ...(message ? { message } : {}) });
+    this.host.record({ type: "approval", toolCallId: call.toolCallId, tool: call.toolName, decision, ...(message ? { message } : {}) });
     switch (decision) {
       case "accept":
         return undefined;
@@ -108,6 +125,28 @@ export class ApprovalGate {
         return { block: true, reason: CANCELLED };
     }
   };
+
+  /**
+   * The classifier gate: a call judged safe runs; one judged risky, or that
+   * the classifier could not judge, runs only if the user confirms it. A no,
+   * a dismissal or an interrupt blocks the call alone; the turn goes on
+   * unless it was interrupted.
+   */
+  private async screen(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> {
+    const judged = await this.host.classify?.(call, signal);
+    if (judged === undefined) return undefined;
+    const base = { type: "classification" as const, toolCallId: call.toolCallId, tool: call.toolName, verdict: judged.verdict, reason: judged.reason };
+    if (judged.verdict === "safe") {
+      this.host.record(base);
+      return undefined;
+    }
+    const { title, message } = confirmation(call, judged);
+    const confirmed = signal?.aborted ? false : await this.host.confirm(title, message, signal).catch(() => false);
+    this.host.record({ ...base, confirmed });
+    if (confirmed && !signal?.aborted) return undefined;
+    this.declined.add(call.toolCallId);
+    return { block: true, reason: unconfirmedReason(judged) };
+  }
 
   /** The call's input inline, or as a payload reference when it is large (a whole file to write). */
   private inputForWire(input: unknown): { input: unknown } | { inputRef: PayloadRef } {

@@ -1,5 +1,16 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { AskUserAnswers, AskUserQuestion, ExtensionMessageInput, SessionEvent, SessionFile, ThreadRuntime, TokenUsage, Warning } from "@knightcode/agent";
+import type {
+  AskUserAnswers,
+  AskUserQuestion,
+  CallClassification,
+  ExtensionMessageInput,
+  SessionEvent,
+  SessionFile,
+  ThreadRuntime,
+  TokenUsage,
+  ToolCallInfo,
+  Warning,
+} from "@knightcode/agent";
 import { SessionFileError, boundErrorMessage, threadFault } from "@knightcode/agent";
 import type {
   ApprovalMode,
@@ -108,7 +119,9 @@ export class LoadedThread {
       controls: { agentDir: this.runtime.agentDir, codePathOf: (path) => this.runtime.codePathOf(path) },
       turnId: () => this.turns.runningTurnId,
       asker: this.asker,
-      record: (entry) => this.runtime.session.appendSafely({ type: "approval", ...entry }),
+      record: (entry) => this.runtime.session.appendSafely(entry),
+      classify: (call, signal) => this.classify(call, signal),
+      confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
     });
@@ -130,6 +143,13 @@ export class LoadedThread {
       isDeclined: (callId) => this.gate.declined.has(callId),
     });
     this.stopListening = this.runtime.session.subscribe((event) => this.onSessionEvent(event));
+  }
+
+  /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
+  private async classify(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
+    const judged = await this.runtime.classifyToolCall(call, signal);
+    if (judged?.verdict === "unjudged" && !signal?.aborted) this.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
+    return judged;
   }
 
   get status(): ThreadStatus {

@@ -68,7 +68,8 @@ export class TestClient {
   /** How many notifications had arrived when each response did: on one connection, what the server sent before it. */
   readonly notificationsBefore = new Map<RequestId, number>();
   private readonly methodsById = new Map<RequestId, string>();
-  private readonly serverRequestMethods = new Map<RequestId, string>();
+  /** Every server request this client got, by id. */
+  readonly serverRequestMethods = new Map<RequestId, string>();
   private rawId = 0;
 
   constructor(transport: MessageTransport, readonly label = "client") {

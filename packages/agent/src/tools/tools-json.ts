@@ -1,0 +1,116 @@
+import { join } from "node:path";
+import { NO_VERSION, readJsonFile } from "../fs/json-file.js";
+import type { ModelRef } from "../models/registry.js";
+import { isPlainObject } from "../settings/keys.js";
+import type { Warning } from "../warning.js";
+
+export const TOOLS_FILE_NAME = "tools.json";
+export const DEFAULT_CLASSIFIER_TIMEOUT_MS = 20_000;
+export const MAX_CLASSIFIER_TIMEOUT_MS = 600_000;
+export const MAX_CLASSIFIER_INSTRUCTIONS = 4_000;
+
+/** The classifier gate as `classifiers.gate` configures it. */
+export interface ClassifierGateConfig {
+  model: ModelRef;
+  /** The user's own policy, added to ours. */
+  instructions?: string;
+  timeoutMs: number;
+}
+
+/**
+ * Whether the classifier gate judges calls. `broken` is a gate that was, or
+ * may have been, switched on but cannot judge (a file that does not parse, a
+ * malformed entry, an unknown model): it fails closed, so every call it
+ * would have judged needs the user's confirmation, with `reason` saying why.
+ */
+export type ClassifierGateSetting = { state: "off" } | { state: "on"; config: ClassifierGateConfig } | { state: "broken"; reason: string };
+
+/** One read of `<agentDir>/tools.json`. */
+export interface ToolsFile {
+  path: string;
+  exists: boolean;
+  /** SHA-256 hex of the bytes read, or "none". */
+  version: string;
+  /** The whole file when it holds a JSON object. */
+  value?: Record<string, unknown>;
+  gate: ClassifierGateSetting;
+  warnings: Warning[];
+}
+
+const GATE_KEYS = new Set(["enabled", "model", "instructions", "timeoutMs"]);
+
+export function toolsFilePath(agentDir: string): string {
+  return join(agentDir, TOOLS_FILE_NAME);
+}
+
+/**
+ * Reads the tool settings file. A missing file is an empty one. A file that
+ * cannot be read or parsed gives a warning and leaves the classifier gate
+ * broken rather than off: it may be the file that switched the gate on.
+ */
+export function readToolsFile(agentDir: string): ToolsFile {
+  const path = toolsFilePath(agentDir);
+  const broken = (version: string, message: string, where: { line?: number; column?: number } = {}): ToolsFile => {
+    const warning: Warning = { message: `${path} ${message}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path, ...where };
+    return { path, exists: true, version, gate: { state: "broken", reason: `${path} ${message}` }, warnings: [warning] };
+  };
+  let file;
+  try {
+    file = readJsonFile(path);
+  } catch (error) {
+    return broken(NO_VERSION, `cannot be read: ${(error as Error).message}`);
+  }
+  if (!file.exists) return { path, exists: false, version: NO_VERSION, gate: { state: "off" }, warnings: [] };
+  if (file.syntax) {
+    const { message, line, column } = file.syntax;
+    return broken(file.version, `is not valid JSON: ${message}`, line === undefined ? {} : { line, column });
+  }
+  if (file.value === undefined) return { path, exists: true, version: file.version, value: {}, gate: { state: "off" }, warnings: [] };
+  if (!isPlainObject(file.value)) return broken(file.version, "must hold a JSON object");
+  const { gate, warnings } = parseClassifierGate(file.value.classifiers, path);
+  return { path, exists: true, version: file.version, value: file.value, gate, warnings };
+}
+
+/**
+ * Checks `classifiers` as the file holds it. Only `enabled: true` switches
+ * the gate on, and only then is the rest required; an entry that cannot be
+ * understood breaks the gate with a warning. Unknown keys in an enabled
+ * entry are a warning only (a misspelt `instructions` would otherwise
+ * vanish unseen).
+ */
+export function parseClassifierGate(classifiers: unknown, path: string): { gate: ClassifierGateSetting; warnings: Warning[] } {
+  const broken = (what: string) => {
+    const reason = `${path}: ${what}`;
+    const warning: Warning = { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path };
+    return { gate: { state: "broken" as const, reason }, warnings: [warning] };
+  };
+  if (classifiers === undefined) return { gate: { state: "off" }, warnings: [] };
+  if (!isPlainObject(classifiers)) return broken("classifiers must be an object");
+  const entry = classifiers.gate;
+  if (entry === undefined) return { gate: { state: "off" }, warnings: [] };
+  if (!isPlainObject(entry)) return broken("classifiers.gate must be an object");
+  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") return broken("classifiers.gate.enabled must be true or false");
+  if (entry.enabled !== true) return { gate: { state: "off" }, warnings: [] };
+  const model = entry.model;
+  if (!isPlainObject(model) || typeof model.provider !== "string" || model.provider === "" || typeof model.id !== "string" || model.id === "") {
+    return broken('classifiers.gate.model must be {"provider": "...", "id": "..."}');
+  }
+  const instructions = entry.instructions;
+  if (instructions !== undefined && typeof instructions !== "string") return broken("classifiers.gate.instructions must be text");
+  if (typeof instructions === "string" && instructions.length > MAX_CLASSIFIER_INSTRUCTIONS) {
+    return broken(`classifiers.gate.instructions is longer than ${MAX_CLASSIFIER_INSTRUCTIONS} characters`);
+  }
+  const timeoutMs = entry.timeoutMs ?? DEFAULT_CLASSIFIER_TIMEOUT_MS;
+  if (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_CLASSIFIER_TIMEOUT_MS) {
+    return broken(`classifiers.gate.timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CLASSIFIER_TIMEOUT_MS}`);
+  }
+  const warnings: Warning[] = Object.keys(entry)
+    .filter((key) => !GATE_KEYS.has(key))
+    .map((key): Warning => ({ message: `${path}: classifiers.gate.${key} is not a classifier setting and is ignored`, source: "settings", path }));
+  const config: ClassifierGateConfig = {
+    model: { provider: model.provider, id: model.id },
+    ...(instructions !== undefined && instructions.trim() !== "" ? { instructions } : {}),
+    timeoutMs,
+  };
+  return { gate: { state: "on", config }, warnings };
+}
