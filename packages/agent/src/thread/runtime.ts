@@ -124,6 +124,8 @@ export class ThreadRuntime {
   private snapshot: SettingsSnapshot;
   private gateSetting: ClassifierGateSetting = { state: "off" };
   private planMode = false;
+  /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
+  private promptParts: { tools: AgentTool[]; skillsSection: string } = { tools: [], skillsSection: "" };
 
   private constructor(
     private readonly options: ThreadRuntimeOptions,
@@ -264,21 +266,27 @@ export class ThreadRuntime {
     const skills = this.resourceList
       .filter((r) => r.type === "skills" && r.enabled && !r.shadowedBy)
       .map((r) => ({ name: r.name, description: r.description, path: r.path }));
-    const skillsSection = renderSkillsSection(skills);
-    const appendix = [...(skillsSection === "" ? [] : [skillsSection]), ...(this.planMode ? [PLAN_MODE_SECTION] : [])];
     this.session.setTools(tools);
-    this.session.setSystemPrompt(buildSystemPrompt({ cwd, agentDir: env.agentDir, tools, appendix }));
+    this.promptParts = { tools, skillsSection: renderSkillsSection(skills) };
+    this.refreshPrompt();
+  }
+
+  /** The system prompt from the active tools, the skills and plan mode. */
+  private refreshPrompt(): void {
+    const { tools, skillsSection } = this.promptParts;
+    const appendix = [...(skillsSection === "" ? [] : [skillsSection]), ...(this.planMode ? [PLAN_MODE_SECTION] : [])];
+    this.session.setSystemPrompt(buildSystemPrompt({ cwd: this.options.cwd, agentDir: this.options.environment.agentDir, tools, appendix }));
   }
 
   /**
    * Plan mode changes what the model is told from the next turn on (a
    * running turn keeps its instructions); what it may run is the approval
-   * gate's to enforce, at once.
+   * gate's to enforce, at once. The tools stay as they are.
    */
   setPlanMode(on: boolean): void {
     if (on === this.planMode) return;
     this.planMode = on;
-    this.refreshToolsAndPrompt();
+    this.refreshPrompt();
   }
 
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */
