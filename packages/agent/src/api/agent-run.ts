@@ -32,6 +32,7 @@ export {
   ResourceError,
   discoverResources,
   planResourceToggle,
+  type ToggleRequest,
   parseFrontmatter,
   loadSkill,
   readSkillHeader,
@@ -63,3 +64,4 @@ export {
   type CodePathOptions,
 } from "../resources/index.js";
 export { resolveDefaultTools, selectTools, DEFAULT_ACTIVE_TOOLS } from "../thread/tool-selection.js";
+export { threadDiscoveryOptions } from "../thread/thread-resources.js";

@@ -64,8 +64,11 @@ function asIoError(error: unknown, path: string): unknown {
   return new SettingsError("io", `cannot write ${path}: ${(error as Error).message}`, { path }, { cause: error });
 }
 
-/** The edit itself, run with the file to ourselves: read, compare, migrate, edit, write. */
-function editLocked(scope: SettingsScope, path: string, edit: (doc: SettingsObject) => void, expectedVersion: string | undefined): { version: string } {
+/** What an edit comes to: the version to answer when nothing changes, or the text to write. */
+type EditOutcome = { version: string; text?: undefined } | { text: string };
+
+/** Reads the file, compares the version, migrates and edits; writes nothing. */
+function planEdit(scope: SettingsScope, path: string, edit: (doc: SettingsObject) => void, expectedVersion: string | undefined): EditOutcome {
   const current = loadSettingsFile(scope, path);
   if (current.state === "corrupt") {
     throw new SettingsError("corrupt", `${path} is not a valid settings file; fix or remove it by hand, it is never overwritten`, { path });
@@ -79,15 +82,28 @@ function editLocked(scope: SettingsScope, path: string, edit: (doc: SettingsObje
   migrateSettings(doc);
   edit(doc);
   if (JSON.stringify(doc) === original) return { version: current.version };
-  const text = formatJson(doc);
-  writeFileAtomic(path, text, { durable: true });
-  return { version: sha256Hex(text) };
+  return { text: formatJson(doc) };
+}
+
+/** The edit itself, run with the file to ourselves: read, compare, migrate, edit, write. */
+function editLocked(scope: SettingsScope, path: string, edit: (doc: SettingsObject) => void, expectedVersion: string | undefined): { version: string } {
+  const outcome = planEdit(scope, path, edit, expectedVersion);
+  if (outcome.text === undefined) return outcome;
+  writeFileAtomic(path, outcome.text, { durable: true });
+  return { version: sha256Hex(outcome.text) };
 }
 
 async function editSettingsFile(target: SettingsTarget, edit: (doc: SettingsObject) => void, options: EditOptions): Promise<{ version: string }> {
   const file = targetFile(target);
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    if (!isDirectory(dirname(file))) {
+      // The lock file needs the folder. A refused edit, or one that changes nothing, must not leave a
+      // folder behind (a project's `.knightcode/` is what makes it ask for trust), so try it first on
+      // the missing file; a writer that creates the file meanwhile is met again under the lock.
+      const trial = planEdit(target.scope, file, edit, options.expectedVersion);
+      if (trial.text === undefined) return trial;
+      mkdirSync(dirname(file), { recursive: true });
+    }
     const path = resolveWriteTarget(file);
     return await withFileLock(path, { purpose: "settings", signal: options.signal }, () => editLocked(target.scope, path, edit, options.expectedVersion));
   } catch (error) {
@@ -115,7 +131,9 @@ export async function writeSetting(options: WriteSettingOptions): Promise<{ vers
  * The setter for code: `mutate` edits the scope's file content in place
  * (legacy keys already migrated), under the same queue and lock as
  * `writeSetting`. Known settings it changes are type-checked; a throw from
- * `mutate` leaves the file untouched.
+ * `mutate` leaves the file untouched. When the file's folder does not exist
+ * yet, `mutate` first runs on a trial copy, so it should only edit what it
+ * is given.
  */
 export async function updateSettings(target: SettingsTarget, mutate: (settings: SettingsObject) => void, options: EditOptions = {}): Promise<{ version: string }> {
   return editSettingsFile(target, (doc) => {

@@ -1,5 +1,5 @@
 import type { ExtensionSpec } from "../extensions/host.js";
-import { discoverResources } from "../resources/discover.js";
+import { discoverResources, type DiscoverOptions } from "../resources/discover.js";
 import type { Resource, ResourceSettings } from "../resources/types.js";
 import type { SettingsObject } from "../settings/keys.js";
 import type { SettingsSnapshot } from "../settings/read.js";
@@ -21,20 +21,30 @@ export interface ThreadResources {
 }
 
 /**
+ * What resource discovery needs to find what a thread in `cwd` (or, without
+ * one, a project-less thread) would: both scopes' settings as `snapshot`
+ * read them, a project's own only when it is trusted, the `-e` paths and
+ * the built-in names.
+ */
+export function threadDiscoveryOptions(env: ThreadEnvironment, cwd: string | undefined, snapshot: SettingsSnapshot, trusted: boolean): DiscoverOptions {
+  const scopes = snapshot.scopes;
+  return {
+    agentDir: env.agentDir,
+    ...(cwd === undefined ? {} : { cwd }),
+    projectTrusted: trusted,
+    settings: { global: resourceSettings(scopes.global.settings), project: trusted ? resourceSettings(scopes.project?.settings) : undefined },
+    cliExtensions: [...env.extensionPaths],
+    builtinNames: (env.builtinExtensions ?? []).map((b) => b.path),
+  };
+}
+
+/**
  * The resources the settings allow a thread in `cwd`: a project's own only
  * when it is trusted. Reads files and writes none.
  */
 export function threadResources(env: ThreadEnvironment, cwd: string, snapshot: SettingsSnapshot, trusted: boolean): ThreadResources {
   const warnings: Warning[] = [];
-  const scopes = snapshot.scopes;
-  const discovery = discoverResources({
-    agentDir: env.agentDir,
-    cwd,
-    projectTrusted: trusted,
-    settings: { global: resourceSettings(scopes.global.settings), project: trusted ? resourceSettings(scopes.project?.settings) : undefined },
-    cliExtensions: [...env.extensionPaths],
-    builtinNames: (env.builtinExtensions ?? []).map((b) => b.path),
-  });
+  const discovery = discoverResources(threadDiscoveryOptions(env, cwd, snapshot, trusted));
   warnings.push(...discovery.warnings);
   if (!trusted && env.trust.decisionFor(cwd) === null) {
     // By entry, mcp.json and environments.json included: they load nothing here, but they wait for trust all the same.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync, existsSync, lstatSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, existsSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SettingsError } from "../../src/settings/errors.js";
@@ -165,6 +165,24 @@ describe("writeSetting", () => {
     assert.equal(existsSync(join(cwd, "nope")), false);
     await writeSetting({ agentDir, scope: "project", cwd, key: "theme", value: "x", trust: { decisionFor: () => true } });
     assert.deepEqual(json(projectFile), { theme: "x" });
+  });
+
+  test("a refused write, or one that changes nothing, creates no folder and leaves no lock file", async () => {
+    const { agentDir, cwd, projectFile } = layout(fresh);
+    const trust = { decisionFor: () => true };
+    await rejectsWith(writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: "x", expectedVersion: "0".repeat(64) }), "conflict", { version: "none" });
+    await rejectsWith(updateSettings({ agentDir, scope: "project", cwd, trust }, (s) => void (s.theme = 7)), "invalidValue");
+    await assert.rejects(updateSettings({ agentDir, scope: "project", cwd, trust }, () => {
+      throw new Error("no");
+    }));
+    assert.deepEqual(await writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: null }), { version: "none" });
+    const missingAgentDir = join(agentDir, "not-yet");
+    await rejectsWith(writeSetting({ agentDir: missingAgentDir, scope: "global", key: "theme", value: "x", expectedVersion: "0".repeat(64) }), "conflict");
+    assert.equal(existsSync(join(cwd, ".knightcode")), false);
+    assert.equal(existsSync(missingAgentDir), false);
+    const { version } = await writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: "x", expectedVersion: "none" });
+    assert.equal(sha256Hex(readFileSync(projectFile)), version);
+    assert.deepEqual(readdirSync(join(cwd, ".knightcode")), ["settings.json"]);
   });
 
   test("updateSettings edits under the same machinery and checks what it changed", async () => {

@@ -1,0 +1,208 @@
+import { mkdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { writeFileAtomic } from "../fs/atomic-write.js";
+import { LockHeldError } from "../fs/file-lock.js";
+import { withFileLock } from "../fs/file-queue.js";
+import { formatJson, readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { isPlainObject } from "../settings/keys.js";
+import { isTrusted, PROJECT_CONFIG_DIR, type TrustInput } from "../settings/scope.js";
+
+export const ENVIRONMENTS_FILE = "environments.json";
+export const MAX_ENVIRONMENTS = 50;
+export const MAX_ENVIRONMENT_NAME_LENGTH = 128;
+/** Each script's size in UTF-8 bytes. */
+export const MAX_SCRIPT_BYTES = 64 * 1024;
+/** A script for one platform (as Node's `process.platform` names it) replaces `default` there. */
+export const SCRIPT_PLATFORMS = ["linux", "darwin", "win32"] as const;
+/** No control characters, and no whitespace at either end: a name is shown and typed as it is. */
+export const ENVIRONMENT_NAME_PATTERN = /^(?!\s)(?!.*\s$)[^\u0000-\u001f\u007f]+$/u;
+
+export interface EnvironmentScripts {
+  default: string;
+  linux?: string;
+  darwin?: string;
+  win32?: string;
+}
+
+/** What a new worktree runs: `setup` once it exists, `cleanup` before it goes. */
+export interface Environment {
+  name: string;
+  setup: EnvironmentScripts;
+  cleanup?: EnvironmentScripts;
+}
+
+export type EnvironmentsErrorCode =
+  /** A list to save that breaks the rules; nothing was written. */
+  | "invalid"
+  /** A save for a project that is not explicitly trusted. */
+  | "untrusted"
+  /** The file is not a valid environments file; it is never overwritten. */
+  | "corrupt"
+  /** Reading, locking or writing the file failed. */
+  | "io";
+
+/** The one error type of environments.json; the server maps `code` to a protocol error. */
+export class EnvironmentsError extends Error {
+  override readonly name = "EnvironmentsError";
+
+  constructor(
+    readonly code: EnvironmentsErrorCode,
+    message: string,
+    readonly path?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function environmentsPath(cwd: string): string {
+  return join(resolve(cwd), PROJECT_CONFIG_DIR, ENVIRONMENTS_FILE);
+}
+
+/** The script to run on `platform`: its own when it has one, else the default. */
+export function scriptFor(scripts: EnvironmentScripts, platform: NodeJS.Platform = process.platform): string {
+  const own = (SCRIPT_PLATFORMS as readonly string[]).includes(platform) ? scripts[platform as (typeof SCRIPT_PLATFORMS)[number]] : undefined;
+  return own ?? scripts.default;
+}
+
+const SCRIPT_KEYS: ReadonlySet<string> = new Set(["default", ...SCRIPT_PLATFORMS]);
+const ENVIRONMENT_KEYS: ReadonlySet<string> = new Set(["name", "setup", "cleanup"]);
+
+function scriptsProblem(value: unknown, where: string): string | undefined {
+  if (!isPlainObject(value)) return `${where} must be an object with a "default" script`;
+  for (const key of Object.keys(value)) {
+    if (!SCRIPT_KEYS.has(key)) return `${where} has the unknown key ${JSON.stringify(key)} (scripts are "default", ${SCRIPT_PLATFORMS.map((p) => `"${p}"`).join(", ")})`;
+  }
+  if (!Object.hasOwn(value, "default")) return `${where} needs a "default" script`;
+  for (const [key, script] of Object.entries(value)) {
+    if (typeof script !== "string" || script.length === 0) return `${where}.${key} must be a non-empty string`;
+    const bytes = Buffer.byteLength(script, "utf8");
+    if (bytes > MAX_SCRIPT_BYTES) return `${where}.${key} is ${bytes} bytes; a script may hold at most ${MAX_SCRIPT_BYTES}`;
+  }
+  return undefined;
+}
+
+function environmentProblem(value: unknown, where: string): string | undefined {
+  if (!isPlainObject(value)) return `${where} must be an object`;
+  for (const key of Object.keys(value)) {
+    if (!ENVIRONMENT_KEYS.has(key)) return `${where} has the unknown key ${JSON.stringify(key)} (an environment has "name", "setup" and "cleanup")`;
+  }
+  const name = value.name;
+  if (typeof name !== "string" || name.length === 0) return `${where}.name must be a non-empty string`;
+  if ([...name].length > MAX_ENVIRONMENT_NAME_LENGTH) return `${where}.name is longer than ${MAX_ENVIRONMENT_NAME_LENGTH} characters`;
+  if (!ENVIRONMENT_NAME_PATTERN.test(name)) return `${where}.name ${JSON.stringify(name)} may not hold control characters or start or end with whitespace`;
+  const setup = scriptsProblem(value.setup, `${where}.setup`);
+  if (setup !== undefined) return setup;
+  if (Object.hasOwn(value, "cleanup")) return scriptsProblem(value.cleanup, `${where}.cleanup`);
+  return undefined;
+}
+
+/** What is wrong with a list of environments, in words naming the entry, or undefined when nothing is. */
+export function environmentsProblem(list: unknown, where = "environments"): string | undefined {
+  if (!Array.isArray(list)) return `${where} must be a list`;
+  if (list.length > MAX_ENVIRONMENTS) return `${where} holds ${list.length} environments; at most ${MAX_ENVIRONMENTS} are allowed`;
+  const seen = new Set<string>();
+  for (const [index, entry] of list.entries()) {
+    const problem = environmentProblem(entry, `${where}[${index}]`);
+    if (problem !== undefined) return problem;
+    const name = (entry as Environment).name;
+    if (seen.has(name)) return `${where}[${index}].name ${JSON.stringify(name)} is used twice; names must be unique`;
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/** A copy holding only the known keys, in their order, so the file is written the same way each time. */
+function canonical(environments: readonly Environment[]): Environment[] {
+  const scripts = (s: EnvironmentScripts): EnvironmentScripts => {
+    const out: EnvironmentScripts = { default: s.default };
+    for (const platform of SCRIPT_PLATFORMS) if (s[platform] !== undefined) out[platform] = s[platform];
+    return out;
+  };
+  return environments.map((e) => (e.cleanup === undefined ? { name: e.name, setup: scripts(e.setup) } : { name: e.name, setup: scripts(e.setup), cleanup: scripts(e.cleanup) }));
+}
+
+export interface EnvironmentsRead {
+  path: string;
+  exists: boolean;
+  environments: Environment[];
+  /** SHA-256 of the bytes read, or "none" without a file. */
+  version: string;
+}
+
+function loadEnvironments(path: string): EnvironmentsRead {
+  let file;
+  try {
+    file = readJsonFile(path);
+  } catch (error) {
+    throw new EnvironmentsError("io", `cannot read ${path}: ${(error as Error).message}`, path, { cause: error });
+  }
+  if (!file.exists) return { path, exists: false, environments: [], version: file.version };
+  const broken = (why: string) => new EnvironmentsError("corrupt", `${path} ${why}; fix or remove it by hand, it is never overwritten`, path);
+  if (file.syntax !== undefined) {
+    const { message, line, column } = file.syntax;
+    throw broken(`is not valid JSON (${message}${line === undefined ? "" : ` at line ${line}, column ${column}`})`);
+  }
+  const doc = file.value ?? {};
+  if (!isPlainObject(doc)) throw broken("must hold a JSON object");
+  const extra = Object.keys(doc).find((key) => key !== "environments");
+  if (extra !== undefined) throw broken(`has the unknown key ${JSON.stringify(extra)} beside "environments"`);
+  const list = Object.hasOwn(doc, "environments") ? doc.environments : [];
+  const problem = environmentsProblem(list);
+  if (problem !== undefined) throw broken(`is not valid: ${problem}`);
+  return { path, exists: true, environments: canonical(list as Environment[]), version: file.version };
+}
+
+/**
+ * A project's `.knightcode/environments.json`, `{"environments": [...]}`:
+ * no file (or a blank one) is an empty list; a file that is not JSON, or
+ * breaks the rules a save enforces, is `corrupt` and never half read.
+ */
+export function readEnvironments(cwd: string): EnvironmentsRead {
+  return loadEnvironments(environmentsPath(cwd));
+}
+
+export interface SaveEnvironmentsOptions {
+  cwd: string;
+  environments: readonly Environment[];
+  /** Only an explicit true allows the save. */
+  trust: TrustInput;
+  signal?: AbortSignal;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replaces a trusted project's whole list at once, under the same per-file
+ * queue and cross-process lock as settings. A refused save (an invalid list,
+ * an untrusted project, a corrupt file) leaves the file as it was; a save
+ * that changes nothing leaves it alone.
+ */
+export async function saveEnvironments(options: SaveEnvironmentsOptions): Promise<void> {
+  const problem = environmentsProblem(options.environments);
+  if (problem !== undefined) throw new EnvironmentsError("invalid", problem);
+  const file = environmentsPath(options.cwd);
+  if (!isTrusted(options.trust, options.cwd)) {
+    throw new EnvironmentsError("untrusted", `${resolve(options.cwd)} is not a trusted project; trust it before saving its environments`, file);
+  }
+  const text = formatJson({ environments: canonical(options.environments) });
+  try {
+    if (!isDirectory(dirname(file))) mkdirSync(dirname(file), { recursive: true });
+    const path = resolveWriteTarget(file);
+    await withFileLock(path, { purpose: "environments", signal: options.signal }, () => {
+      // Read under the lock: a file broken meanwhile is refused, not replaced.
+      if (loadEnvironments(path).version === sha256Hex(text)) return;
+      writeFileAtomic(path, text, { durable: true });
+    });
+  } catch (error) {
+    const fromSystem = error instanceof LockHeldError || typeof (error as NodeJS.ErrnoException | undefined)?.syscall === "string";
+    if (!fromSystem) throw error;
+    throw new EnvironmentsError("io", `cannot write ${file}: ${(error as Error).message}`, file, { cause: error });
+  }
+}
