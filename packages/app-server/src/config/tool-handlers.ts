@@ -1,10 +1,10 @@
 import type { ThreadHandlers } from "../threads/thread-handler.js";
 import { listTools } from "./tool-list.js";
-import { readSettings, writeSettings } from "./tool-settings.js";
+import { setToolSetting, showToolSettings } from "./tool-settings.js";
 
 /** The tool/* methods: what a new thread would have, and tools.json's managed entries. */
 export const toolHandlers = {
   "tool/list": listTools,
-  "tool/settings/read": readSettings,
-  "tool/settings/write": writeSettings,
+  "tool/settings/read": showToolSettings,
+  "tool/settings/write": setToolSetting,
 } satisfies ThreadHandlers;

@@ -21,7 +21,7 @@ function toolSettingsError(error: unknown): Error {
  * settings (secrets masked), and the models the classifier gate may use:
  * those whose provider has credentials.
  */
-export const readSettings: ThreadHandler<"tool/settings/read"> = async (_params, _ctx, threads) => {
+export const showToolSettings: ThreadHandler<"tool/settings/read"> = async (_params, _ctx, threads) => {
   let tools;
   try {
     tools = readToolSettings(threads.environment.agentDir);
@@ -34,7 +34,7 @@ export const readSettings: ThreadHandler<"tool/settings/read"> = async (_params,
 };
 
 /** tool/settings/write: one setting of one managed entry; threads loaded afterwards use it. */
-export const writeSettings: ThreadHandler<"tool/settings/write"> = async (params, ctx, threads) => {
+export const setToolSetting: ThreadHandler<"tool/settings/write"> = async (params, ctx, threads) => {
   try {
     await writeToolSetting({ agentDir: threads.environment.agentDir, name: params.name, key: params.key, value: params.value, signal: ctx.signal });
   } catch (error) {
