@@ -5,6 +5,7 @@
  */
 import { commandHandlers } from "./commands/handlers.js";
 import { configHandlers } from "./config/handlers.js";
+import { toolHandlers } from "./config/tool-handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
@@ -21,4 +22,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...uiHandlers,
   ...commandHandlers,
   ...configHandlers,
+  ...toolHandlers,
 };

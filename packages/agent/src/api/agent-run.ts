@@ -22,6 +22,7 @@ export { emptyUsage, type TokenUsage } from "../run/usage.js";
 export { extensionMessage, textOf, userMessage, type CompactionSummaryMessage, type ExtensionMessage } from "../run/messages.js";
 export { DEFAULT_COMPACTION, type CompactionSettings } from "../run/compaction.js";
 export * from "../tools/index.js";
+export { createWebSearchTool, type WebSearchDetails, type WebSearchOptions, type WebSearchParams } from "../tools/websearch.js";
 export { classifyToolCall, parseVerdict, type CallClassification, type CallToClassify } from "../approvals/classifier.js";
 export { ExtensionHost, extensionName, type CommandRun, type ExtensionHostDeps, type ExtensionSpec } from "../extensions/host.js";
 export { extensionRunHooks, runInputHooks, type ExtensionRunHooks } from "../extensions/session-hooks.js";

@@ -1,6 +1,7 @@
 import type { Warning } from "../warning.js";
 import type { CommandInfo } from "../resources/commands.js";
 import type { ThreadEnvironment, ThreadRuntime as Runtime, ThreadRuntimeOptions } from "./runtime.js";
+import type { ToolListing } from "./tool-probe.js";
 
 type RuntimeModule = typeof import("./runtime.js");
 
@@ -30,4 +31,10 @@ export const ThreadRuntime = {
 export async function probeThreadCommands(environment: ThreadEnvironment, cwd: string): Promise<CommandInfo[]> {
   const { probeCommands } = await loadThreadRuntime();
   return probeCommands(environment, cwd);
+}
+
+/** The tools a new thread in `cwd` (or a project-less one) would have and offer, from a session built in memory (probeTools); loads the agent run first. */
+export async function probeThreadTools(environment: ThreadEnvironment, cwd: string | undefined): Promise<ToolListing> {
+  const { probeTools } = await loadThreadRuntime();
+  return probeTools(environment, cwd);
 }

@@ -16,19 +16,21 @@ import { buildSystemPrompt } from "../run/system-prompt.js";
 import type { Transcript } from "../run/transcript.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler } from "../tools/index.js";
+import type { AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../tools/process-groups.js";
 import { SpillFiles } from "../tools/spill-files.js";
-import { readToolsFile, type ClassifierGateSetting } from "../tools/tools-json.js";
+import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
 import type { ServerSecrets } from "../util/child-env.js";
 import type { TrustStore } from "../trust/store.js";
 import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
 import { threadResources } from "./thread-resources.js";
+import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 
 export { probeCommands } from "./command-probe.js";
+export { probeTools } from "./tool-probe.js";
 
 const PLAN_MODE_SECTION = `# Plan mode
 
@@ -123,6 +125,8 @@ export class ThreadRuntime {
   private builtinNames = new Set<string>();
   private snapshot: SettingsSnapshot;
   private gateSetting: ClassifierGateSetting = { state: "off" };
+  /** tools.json as the thread read it when it loaded or last reloaded: which of our tools it has, and its classifier gate. */
+  private toolsFile: ToolsFile;
   private planMode = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
   private promptParts: { tools: AgentTool[]; skillsSection: string } = { tools: [], skillsSection: "" };
@@ -138,6 +142,7 @@ export class ThreadRuntime {
     private readonly spills: SpillFiles,
   ) {
     this.snapshot = snapshot;
+    this.toolsFile = readToolsFile(options.environment.agentDir);
     this.host = host;
     this.session = session;
   }
@@ -212,13 +217,14 @@ export class ThreadRuntime {
   }
 
   /**
-   * Reads the classifier gate from tools.json, after the extensions (which
-   * may register its model's provider) have loaded. A model nobody knows
-   * breaks the gate, which then fails closed.
+   * Takes the classifier gate from the tools.json the thread read, after the
+   * extensions (which may register its model's provider) have loaded. A
+   * model nobody knows breaks the gate, which then fails closed. Returns
+   * every warning about the file, once per load.
    */
   private async loadClassifierGate(): Promise<Warning[]> {
-    const { registry, agentDir } = this.options.environment;
-    const file = readToolsFile(agentDir);
+    const { registry } = this.options.environment;
+    const file = this.toolsFile;
     this.gateSetting = file.gate;
     if (file.gate.state !== "on") return file.warnings;
     const { provider, id } = file.gate.config.model;
@@ -249,18 +255,19 @@ export class ThreadRuntime {
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */
   refreshToolsAndPrompt(): void {
     const { cwd, environment: env } = this.options;
-    const builtins: AgentTool[] = [
-      ...createBuiltinTools({
+    const builtins = threadBuiltinTools({
+      context: {
         cwd,
         env: () => threadChildEnv(env, this.snapshot),
         agentDir: env.agentDir,
         ...(env.secrets ? { secretFiles: env.secrets.files } : {}),
         processes: this.processes,
         spills: this.spills,
-      }),
-    ];
-    if (this.options.hasUI && this.options.askUser) builtins.push(createAskUserTool({ cwd }, this.options.askUser));
-    if (this.options.submitPlan) builtins.push(createSubmitPlanTool({ cwd }, this.options.submitPlan));
+      },
+      ...(this.options.hasUI && this.options.askUser ? { askUser: this.options.askUser } : {}),
+      ...(this.options.submitPlan ? { submitPlan: this.options.submitPlan } : {}),
+      toolsFile: this.toolsFile,
+    });
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
     this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
     const skills = this.resourceList
@@ -359,6 +366,7 @@ export class ThreadRuntime {
     const { environment: env, cwd } = this.options;
     const trust = env.trust.decisionFor(cwd);
     this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
+    this.toolsFile = readToolsFile(env.agentDir);
     const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate())];
     await this.host.emit("session_start", { reason: "reload" });
     return warnings;

@@ -19,18 +19,24 @@ export function resolveDefaultTools(patterns: readonly string[]): string[] {
 }
 
 /**
+ * Tools of ours a thread has only in some conditions (someone to ask, a
+ * plan review, tools.json switching them on): whenever it has them it
+ * offers them, like extension tools, unless `-name` removes them.
+ */
+const OFFERED_WHEN_PRESENT: ReadonlySet<string> = new Set(["ask_user", "submit_plan", "websearch"]);
+
+/**
  * The tools a thread offers the model: the built-ins `defaultTools` selects,
- * the interactive ones (ask_user, submit_plan) when present, and every
- * extension tool; `-name` removes any of them. An extension tool replaces a
- * built-in of the same name.
+ * the conditional ones (ask_user, submit_plan, websearch) when present, and
+ * every extension tool; `-name` removes any of them. An extension tool
+ * replaces a built-in of the same name.
  */
 export function selectTools(builtins: readonly AgentTool[], extensionTools: readonly AgentTool[], defaultTools: readonly string[]): AgentTool[] {
   const active = new Set(resolveDefaultTools(defaultTools));
   const removed = new Set(defaultTools.filter((p) => p.startsWith("-")).map((p) => p.slice(1)));
   const byName = new Map<string, AgentTool>();
   for (const tool of builtins) {
-    const interactive = tool.name === "ask_user" || tool.name === "submit_plan";
-    if (active.has(tool.name) || (interactive && !removed.has(tool.name))) byName.set(tool.name, tool);
+    if (active.has(tool.name) || (OFFERED_WHEN_PRESENT.has(tool.name) && !removed.has(tool.name))) byName.set(tool.name, tool);
   }
   for (const tool of extensionTools) if (!removed.has(tool.name)) byName.set(tool.name, tool);
   return [...byName.values()];

@@ -68,7 +68,43 @@ export function readToolsFile(agentDir: string): ToolsFile {
   if (file.value === undefined) return { path, exists: true, version: file.version, value: {}, gate: { state: "off" }, warnings: [] };
   if (!isPlainObject(file.value)) return broken(file.version, "must hold a JSON object");
   const { gate, warnings } = parseClassifierGate(file.value.classifiers, path);
+  warnings.push(...checkToolsSection(file.value.tools, path));
   return { path, exists: true, version: file.version, value: file.value, gate, warnings };
+}
+
+/**
+ * Checks the shape of `tools`, where our own tools keep their settings. A
+ * part that cannot be understood leaves the tools it holds at their
+ * defaults, with a warning: a tool that is off by default stays off.
+ */
+function checkToolsSection(tools: unknown, path: string): Warning[] {
+  const warn = (what: string): Warning => ({ message: `${path}: ${what}; until it is fixed, the tools it configures keep their defaults`, source: "settings", path });
+  if (tools === undefined) return [];
+  if (!isPlainObject(tools)) return [warn("tools must be an object")];
+  const warnings: Warning[] = [];
+  for (const [name, entry] of Object.entries(tools)) {
+    if (!isPlainObject(entry)) warnings.push(warn(`tools.${name} must be an object`));
+    else if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") warnings.push(warn(`tools.${name}.enabled must be true or false`));
+  }
+  return warnings;
+}
+
+/**
+ * A tool's own entry in `tools`, when the file holds a well-formed one;
+ * undefined when the file, `tools` or the entry cannot be read (the tool
+ * then keeps its defaults).
+ */
+export function toolEntry(file: ToolsFile, name: string): Record<string, unknown> | undefined {
+  const tools = file.value?.tools;
+  if (!isPlainObject(tools) || !Object.hasOwn(tools, name)) return undefined;
+  const entry = tools[name];
+  return isPlainObject(entry) ? entry : undefined;
+}
+
+/** Whether the file switches one of our tools on: its `enabled`, else `defaultEnabled`. */
+export function toolEnabled(file: ToolsFile, name: string, defaultEnabled: boolean): boolean {
+  const enabled = toolEntry(file, name)?.enabled;
+  return typeof enabled === "boolean" ? enabled : defaultEnabled;
 }
 
 /**

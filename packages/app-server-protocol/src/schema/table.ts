@@ -8,6 +8,7 @@ import { approvals } from "./approvals.js";
 import { dialogs } from "./dialogs.js";
 import { commands } from "./commands.js";
 import { config } from "./config.js";
+import { tools } from "./tools.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -25,6 +26,7 @@ export const protocol = {
     ...ui.clientRequests,
     ...commands.clientRequests,
     ...config.clientRequests,
+    ...tools.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

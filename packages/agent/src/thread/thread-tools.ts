@@ -1,0 +1,30 @@
+import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler, type SubmitPlanHandler, type ToolContext } from "../tools/index.js";
+import { WEBSEARCH } from "../tools/managed-tools.js";
+import { toolEnabled, type ToolsFile } from "../tools/tools-json.js";
+import { createWebSearchTool } from "../tools/websearch.js";
+
+export interface ThreadToolsOptions {
+  context: ToolContext & { agentDir: string };
+  /** ask_user is among the thread's tools only with someone to ask. */
+  askUser?: AskUserHandler;
+  /** submit_plan likewise, only with someone to review the plan. */
+  submitPlan?: SubmitPlanHandler;
+  /** What tools.json switches on, as the thread read it when it loaded. */
+  toolsFile: ToolsFile;
+}
+
+/**
+ * Every tool of ours a thread has, before `defaultTools` chooses among
+ * them: the built-ins, the interactive tools it has handlers for, and the
+ * tools tools.json switches on. A thread and tool/list build the set here,
+ * so the list shows what a thread really has.
+ */
+export function threadBuiltinTools(options: ThreadToolsOptions): AgentTool[] {
+  const { context } = options;
+  const tools: AgentTool[] = createBuiltinTools(context);
+  if (options.askUser) tools.push(createAskUserTool(context, options.askUser));
+  if (options.submitPlan) tools.push(createSubmitPlanTool(context, options.submitPlan));
+  if (toolEnabled(options.toolsFile, WEBSEARCH.name, WEBSEARCH.defaultEnabled)) tools.push(createWebSearchTool({ agentDir: context.agentDir }));
+  return tools;
+}

@@ -1,0 +1,45 @@
+import { readToolsFile } from "../tools/tools-json.js";
+import { withProbeSession } from "./probe-session.js";
+import type { ThreadEnvironment } from "./runtime.js";
+import { threadBuiltinTools } from "./thread-tools.js";
+import { selectTools } from "./tool-selection.js";
+
+/** Where a tool comes from: ours, or an extension's (which may replace one of ours by name). */
+export type ToolSource = "builtin" | "extension";
+
+export interface ToolListing {
+  /** Every tool the thread has, each name once, sorted by name. */
+  tools: { name: string; description: string; source: ToolSource }[];
+  /** The tools it offers the model, in the order it offers them. */
+  defaultTools: string[];
+}
+
+/**
+ * The tools a new desktop thread in `cwd` (a project-less one without it)
+ * would have, from a session built in memory (withProbeSession): our
+ * built-ins, ask_user and submit_plan as a desktop thread has them, the
+ * tools tools.json switches on, and the extensions' tools; and which of
+ * them `defaultTools` has it offer. The set comes from the same functions a
+ * thread uses, so what a thread offers is `defaultTools`, exactly.
+ */
+export async function probeTools(env: ThreadEnvironment, cwd: string | undefined): Promise<ToolListing> {
+  const toolsFile = readToolsFile(env.agentDir);
+  return withProbeSession(env, cwd, "tool/list", ({ cwd: folder, snapshot, host }) => {
+    const builtins = threadBuiltinTools({
+      context: { cwd: folder, agentDir: env.agentDir },
+      // Never called: a desktop thread has these handlers, and the listing only names the tools.
+      askUser: async () => undefined,
+      submitPlan: async () => ({ approved: false }),
+      toolsFile,
+    });
+    const extensionTools = host.tools();
+    const all = new Map<string, { name: string; description: string; source: ToolSource }>();
+    for (const tool of builtins) all.set(tool.name, { name: tool.name, description: tool.description, source: "builtin" });
+    for (const tool of extensionTools) all.set(tool.name, { name: tool.name, description: tool.description, source: "extension" });
+    const offered = selectTools(builtins, extensionTools, snapshot.effective.defaultTools);
+    return {
+      tools: [...all.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      defaultTools: offered.map((tool) => tool.name),
+    };
+  });
+}
