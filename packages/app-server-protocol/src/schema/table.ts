@@ -7,6 +7,7 @@ import { ui } from "./ui.js";
 import { approvals } from "./approvals.js";
 import { dialogs } from "./dialogs.js";
 import { commands } from "./commands.js";
+import { accounts } from "./accounts.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -23,6 +24,7 @@ export const protocol = {
     ...payloads.clientRequests,
     ...ui.clientRequests,
     ...commands.clientRequests,
+    ...accounts.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -37,6 +39,7 @@ export const protocol = {
     ...turns.serverNotifications,
     ...turnControl.serverNotifications,
     ...ui.serverNotifications,
+    ...accounts.serverNotifications,
   },
 } as const;
 
