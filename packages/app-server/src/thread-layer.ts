@@ -4,6 +4,7 @@
  * handler for each such method, so a missing one does not compile.
  */
 import { commandHandlers } from "./commands/handlers.js";
+import { accountHandlers } from "./config/account-handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
@@ -19,4 +20,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...trustHandlers,
   ...uiHandlers,
   ...commandHandlers,
+  ...accountHandlers,
 };
