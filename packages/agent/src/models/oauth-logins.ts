@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { OAuthCredentials, OAuthLoginCallbacks, OAuthPrompt } from "@mariozechner/pi-ai/oauth";
+import type { OAuthCredentials, OAuthLoginCallbacks, OAuthPrompt, OAuthProviderInterface } from "@mariozechner/pi-ai/oauth";
 import { AuthFileError, type AuthStore } from "./auth-store.js";
 
 /** How a login that showed its URL ended. */
@@ -95,6 +95,55 @@ function failureMessage(provider: string, error: unknown): string {
   return `the ${provider} login failed${typeof code === "string" && /^E[A-Z]+$/.test(code) ? ` (${code})` : ""}`;
 }
 
+type Shown = Omit<LoginStarted, "loginId">;
+
+/**
+ * Runs one provider's flow. `urlShown` resolves when the flow shows its
+ * URL; `end` resolves, never rejects, once the flow stopped and what it got
+ * is saved, or dropped because `signal` aborted first.
+ */
+function runLogin(
+  provider: OAuthProviderInterface,
+  loginId: string,
+  signal: AbortSignal,
+  save: (credentials: OAuthCredentials) => Promise<unknown>,
+): { urlShown: Promise<Shown>; end: Promise<LoginEnd>; shown(): boolean } {
+  const name = provider.id;
+  let shown: Shown | undefined;
+  let show!: (shown: Shown) => void;
+  const urlShown = new Promise<Shown>((resolve) => (show = resolve));
+  const callbacks: OAuthLoginCallbacks = {
+    onAuth: (info) => {
+      if (shown) return;
+      // A flow with a callback server finishes in the browser; its instructions speak of pasting, which we cannot take.
+      shown = { url: info.url, ...(info.instructions && !provider.usesCallbackServer ? { instructions: info.instructions } : {}) };
+      show(shown);
+    },
+    // An empty answer where one is allowed takes the default (github.com for GitHub Copilot); anything else cannot be asked.
+    onPrompt: async (prompt: OAuthPrompt) => {
+      if (prompt.allowEmpty) return "";
+      throw new PromptRefused();
+    },
+    onManualCodeInput: () => untilStopped(signal),
+    onSelect: async () => undefined,
+    signal,
+  };
+  const stopped = (): LoginEnd =>
+    signal.reason === "expired"
+      ? { loginId, provider: name, outcome: "failed", message: "the login was not finished in time" }
+      : { loginId, provider: name, outcome: "cancelled" };
+  const end = Promise.resolve()
+    .then(() => provider.login(callbacks))
+    .then(async (credentials): Promise<LoginEnd> => {
+      if (signal.aborted) return stopped();
+      if (!shown) return { loginId, provider: name, outcome: "failed", message: `the ${name} login gave no URL` };
+      await save(credentials);
+      return { loginId, provider: name, outcome: "completed" };
+    })
+    .catch((error: unknown): LoginEnd => (signal.aborted ? stopped() : { loginId, provider: name, outcome: "failed", message: failureMessage(name, error) }));
+  return { urlShown, end, shown: () => shown !== undefined };
+}
+
 /**
  * OAuth logins waiting for the user, by id. A login runs pi-ai's flow for
  * its provider: the flow opens its local callback server, shows the URL,
@@ -114,8 +163,7 @@ export class OAuthLogins {
    * `signal` aborting before then (the asking connection went) stops it.
    */
   async start(providerName: string, signal?: AbortSignal): Promise<LoginStarted> {
-    const oauth = await loadOAuth();
-    const provider = oauth.getOAuthProvider(providerName);
+    const provider = (await loadOAuth()).getOAuthProvider(providerName);
     if (!provider) throw new LoginError("failed", `${providerName} has no OAuth login`);
     // One login per provider: pi-ai's flows listen on a fixed port each. Nothing awaits between the last check and the new entry.
     for (let other = this.pendingFor(providerName); other !== undefined; other = this.pendingFor(providerName)) await this.cancel(other);
@@ -123,76 +171,37 @@ export class OAuthLogins {
 
     const loginId = randomUUID();
     const controller = new AbortController();
-    const stop = (reason: StopReason) => controller.abort(reason);
-    let shown: { url: string; instructions?: string } | undefined;
-    let show!: () => void;
-    const urlShown = new Promise<void>((resolve) => (show = resolve));
-    const callbacks: OAuthLoginCallbacks = {
-      onAuth: (info) => {
-        if (shown) return;
-        // A flow with a callback server finishes in the browser; its instructions speak of pasting, which we cannot take.
-        shown = { url: info.url, ...(info.instructions && !provider.usesCallbackServer ? { instructions: info.instructions } : {}) };
-        show();
-      },
-      // An empty answer where one is allowed takes the default (github.com for GitHub Copilot); anything else cannot be asked.
-      onPrompt: async (prompt: OAuthPrompt) => {
-        if (prompt.allowEmpty) return "";
-        throw new PromptRefused();
-      },
-      onManualCodeInput: () => untilStopped(controller.signal),
-      onSelect: async () => undefined,
-      signal: controller.signal,
-    };
-
-    const timer = setTimeout(() => stop("expired"), this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timer = setTimeout(() => controller.abort("expired" satisfies StopReason), this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     timer.unref();
-    const flow = Promise.resolve().then(() => provider.login(callbacks));
-    const end = flow
-      .then(async (credentials: OAuthCredentials): Promise<LoginEnd> => {
-        if (controller.signal.aborted) return this.stoppedEnd(loginId, providerName, controller.signal.reason as StopReason);
-        if (!shown) return { loginId, provider: providerName, outcome: "failed", message: `the ${providerName} login gave no URL` };
-        await this.options.auth.set(providerName, { ...credentials, type: "oauth" });
-        return { loginId, provider: providerName, outcome: "completed" };
-      })
-      .catch((error: unknown): LoginEnd => {
-        if (controller.signal.aborted) return this.stoppedEnd(loginId, providerName, controller.signal.reason as StopReason);
-        return { loginId, provider: providerName, outcome: "failed", message: failureMessage(providerName, error) };
-      })
-      .finally(() => {
-        clearTimeout(timer);
-        this.pending.delete(loginId);
-      });
-    const ended = end.then((outcome) => {
-      this.options.log(`account: login ${loginId} (${providerName}) ${outcome.outcome}${outcome.message ? `: ${outcome.message}` : ""}`);
+    const run = runLogin(provider, loginId, controller.signal, (credentials) => this.options.auth.set(providerName, { ...credentials, type: "oauth" }));
+    const ended = run.end.then((end) => {
+      clearTimeout(timer);
+      this.pending.delete(loginId);
+      this.options.log(`account: login ${loginId} (${providerName}) ${end.outcome}${end.message ? `: ${end.message}` : ""}`);
       try {
-        if (shown) this.options.onEnd(outcome);
+        if (run.shown()) this.options.onEnd(end);
       } catch (error) {
         this.options.log(`account: telling the end of login ${loginId} failed: ${(error as Error).message}`);
       }
     });
     this.pending.set(loginId, { provider: providerName, controller, ended });
 
-    const onAbort = () => stop("cancelled");
+    const onAbort = () => controller.abort("cancelled" satisfies StopReason);
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
     try {
-      const first = await Promise.race([urlShown.then(() => undefined), end]);
-      if (first) throw new LoginError("failed", first.message ?? `the ${providerName} login ended before it showed a URL`);
+      const first = await Promise.race([run.urlShown, run.end]);
+      if ("outcome" in first) throw new LoginError("failed", first.message ?? `the ${providerName} login ended before it showed a URL`);
+      this.options.log(`account: login ${loginId} (${providerName}) waits for the browser`);
+      return { loginId, ...first };
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
-    this.options.log(`account: login ${loginId} (${providerName}) waits for the browser`);
-    return { loginId, ...shown! };
   }
 
   private pendingFor(provider: string): string | undefined {
     for (const [loginId, login] of this.pending) if (login.provider === provider) return loginId;
     return undefined;
-  }
-
-  private stoppedEnd(loginId: string, provider: string, reason: StopReason): LoginEnd {
-    if (reason === "expired") return { loginId, provider, outcome: "failed", message: "the login was not finished in time" };
-    return { loginId, provider, outcome: "cancelled" };
   }
 
   /** Stops a pending login and resolves once its flow stopped; false when none has that id. */
