@@ -30,11 +30,16 @@ function providerEnv(): Record<string, string | undefined> {
   return { ...env, OPENAI_API_KEY: ENV_KEY };
 }
 
-/** The scripted provider without a key of its own: only a stored one can make it usable. */
+/**
+ * The scripted provider without a key of its own, so that only a stored one
+ * can make it usable, and `keyed`, the same server with a key in models.json.
+ */
 function keylessModelsJson(): object {
   const file = model.modelsJson() as { providers: Record<string, Record<string, unknown>> };
   delete file.providers.scripted!.apiKey;
-  return file;
+  const keyed = model.modelsJson({ provider: "keyed", models: [{ id: "keyed-model" }] }) as { providers: Record<string, Record<string, unknown>> };
+  keyed.providers.keyed!.apiKey = "models-json-key";
+  return { providers: { ...file.providers, ...keyed.providers } };
 }
 
 before(async () => {
@@ -133,6 +138,23 @@ describe("spec: Settings, tools, MCP, resources, file search, accounts (account/
     assert.equal(completed.turn.status, "completed");
     const request = model.requests[before]!;
     assert.equal(request.headers.authorization, `Bearer ${STORED_KEY}`, "the stored key is the one sent");
+  });
+
+  test("a stored key wins over the key models.json gives its provider", async () => {
+    const { thread } = await server.main.request("thread/start", { cwd, model: { provider: "keyed", id: "keyed-model" } } as never);
+    const turn = async (text: string) => {
+      model.enqueue({ text: "ok" });
+      const before = model.requests.length;
+      const since = server.main.notifications.length;
+      await server.main.request("turn/start", { threadId: thread.id, text });
+      await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since, timeoutMs: 20_000 });
+      return model.requests[before]!.headers.authorization;
+    };
+    assert.equal(await turn("first"), "Bearer models-json-key");
+    await server.main.request("account/login/start", { provider: "keyed", apiKey: STORED_KEY });
+    assert.equal(await turn("second"), `Bearer ${STORED_KEY}`);
+    assert.deepEqual(await server.main.request("account/logout", { provider: "keyed" }), { removed: true });
+    assert.equal(await turn("third"), "Bearer models-json-key");
   });
 
   test("a stored key wins over the environment's, and logout leaves the environment's in effect", async () => {
