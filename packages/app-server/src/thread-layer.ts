@@ -6,6 +6,7 @@
 import { commandHandlers } from "./commands/handlers.js";
 import { configHandlers } from "./config/handlers.js";
 import { toolHandlers } from "./config/tool-handlers.js";
+import { accountHandlers } from "./config/account-handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
@@ -23,4 +24,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...commandHandlers,
   ...configHandlers,
   ...toolHandlers,
+  ...accountHandlers,
 };

@@ -15,6 +15,7 @@ export * from "../models/errors.js";
 export * from "../models/registry.js";
 export * from "../models/auth-store.js";
 export * from "../models/models-json.js";
+export * from "../models/oauth-logins.js";
 export * from "../run/error-kind.js";
 export * from "../settings/read.js";
 export * from "../settings/write.js";

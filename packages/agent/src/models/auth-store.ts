@@ -24,9 +24,35 @@ export interface AuthFileProblem {
 }
 
 /**
+ * Why auth.json could not be used: `corrupt` when it does not hold a JSON
+ * object, `io` when it could not be read, locked or written. The message
+ * names the file and never quotes it: it holds secrets.
+ */
+export class AuthFileError extends Error {
+  override readonly name = "AuthFileError";
+  constructor(
+    readonly code: "corrupt" | "io",
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+type Entries = Record<string, unknown>;
+
+function isCredential(value: unknown): value is Credential {
+  const credential = value as Partial<Credential> | null;
+  if (credential === null || typeof credential !== "object") return false;
+  if (credential.type === "api_key") return typeof credential.key === "string";
+  return credential.type === "oauth" && typeof (credential as OAuthCredential).access === "string";
+}
+
+/**
  * Provider credentials in `<agentDir>/auth.json`, written 0600 and
  * atomically under a cross-process lock. A file that does not parse is
- * reported and never overwritten.
+ * reported and never overwritten; entries this store does not understand
+ * are kept as they are.
  */
 export class AuthStore {
   readonly path: string;
@@ -35,44 +61,78 @@ export class AuthStore {
     this.path = join(agentDir, "auth.json");
   }
 
-  /** Every credential, or a problem when the file exists but cannot be used. */
-  readAll(): { credentials: Record<string, Credential>; problem?: AuthFileProblem } {
+  /**
+   * The file's entries by provider, in a prototype-less object so that a
+   * provider named `__proto__` is a key like any other. Parser messages are
+   * left out of the error: they quote the text around the fault.
+   */
+  private readEntries(): Entries {
     let text: string;
     try {
       text = readFileSync(this.path, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { credentials: {} };
-      return { credentials: {}, problem: { path: this.path, message: `cannot read ${this.path}: ${(error as Error).message}` } };
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return Object.create(null) as Entries;
+      throw new AuthFileError("io", `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, this.path);
     }
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not a JSON object");
-      const credentials: Record<string, Credential> = {};
-      for (const [provider, value] of Object.entries(parsed as Record<string, unknown>)) {
-        const credential = value as Partial<Credential> | null;
-        if (credential?.type === "api_key" && typeof credential.key === "string") credentials[provider] = credential as ApiKeyCredential;
-        else if (credential?.type === "oauth" && typeof (credential as OAuthCredential).access === "string") credentials[provider] = credential as OAuthCredential;
-      }
-      return { credentials };
-    } catch (error) {
-      return { credentials: {}, problem: { path: this.path, message: `${this.path} is not valid: ${(error as Error).message}` } };
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AuthFileError("corrupt", `${this.path} is not valid JSON`, this.path);
     }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new AuthFileError("corrupt", `${this.path} is not valid: it must hold a JSON object`, this.path);
+    }
+    return Object.assign(Object.create(null) as Entries, parsed);
+  }
+
+  /** Every credential, or a problem when the file exists but cannot be used. */
+  readAll(): { credentials: Record<string, Credential>; problem?: AuthFileProblem } {
+    const credentials = Object.create(null) as Record<string, Credential>;
+    let entries: Entries;
+    try {
+      entries = this.readEntries();
+    } catch (error) {
+      if (!(error instanceof AuthFileError)) throw error;
+      return { credentials, problem: { path: this.path, message: error.message } };
+    }
+    for (const [provider, value] of Object.entries(entries)) if (isCredential(value)) credentials[provider] = value;
+    return { credentials };
   }
 
   get(provider: string): Credential | undefined {
-    return this.readAll().credentials[provider];
+    const { credentials } = this.readAll();
+    return Object.hasOwn(credentials, provider) ? credentials[provider] : undefined;
   }
 
-  /** Sets or (with undefined) removes one provider's credential. */
-  async set(provider: string, credential: Credential | undefined): Promise<void> {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const lock = await FileLock.acquireWithin(`${this.path}.lock`, 10_000, "auth");
+  /**
+   * Sets or (with undefined) removes one provider's entry, and says whether
+   * the file held one before. Throws an AuthFileError when the file cannot
+   * be used; it is then left as it was.
+   */
+  async set(provider: string, credential: Credential | undefined): Promise<{ existed: boolean }> {
+    let lock: FileLock;
     try {
-      const { credentials, problem } = this.readAll();
-      if (problem) throw new Error(`${problem.message}; fix or remove it before signing in`);
-      if (credential === undefined) delete credentials[provider];
-      else credentials[provider] = credential;
-      writeFileAtomic(this.path, JSON.stringify(credentials, null, 2) + "\n", { mode: 0o600, keepExistingMode: false, durable: true });
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      lock = await FileLock.acquireWithin(`${this.path}.lock`, 10_000, "auth");
+    } catch (error) {
+      throw new AuthFileError("io", `cannot lock ${this.path}: ${(error as Error).message}`, this.path);
+    }
+    try {
+      const entries = this.readEntries();
+      const existed = Object.hasOwn(entries, provider);
+      if (credential === undefined) {
+        if (!existed) return { existed };
+        delete entries[provider];
+      } else {
+        entries[provider] = credential;
+      }
+      try {
+        writeFileAtomic(this.path, JSON.stringify(entries, null, 2) + "\n", { mode: 0o600, keepExistingMode: false, durable: true });
+      } catch (error) {
+        throw new AuthFileError("io", `cannot write ${this.path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, this.path);
+      }
+      return { existed };
     } finally {
       lock.release();
     }

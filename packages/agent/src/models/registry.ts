@@ -145,6 +145,22 @@ export class ModelRegistry {
   }
 
   /**
+   * Every provider the registry knows, once, with whether the server's
+   * environment holds its key: one of a built-in provider's variables, or
+   * the variable a custom or extension provider's `apiKey` names. The same
+   * sources `apiKey` falls back on after auth.json, so `envKey` true means a
+   * key is usable without a stored one.
+   */
+  async providers(): Promise<{ name: string; envKey: boolean }[]> {
+    const ai = await this.load();
+    const envKey = new Map<string, boolean>();
+    const note = (name: string, fromEnv: boolean) => envKey.set(name, (envKey.get(name) ?? false) || fromEnv);
+    for (const provider of [...this.extensions.map((e) => e.provider), ...this.custom]) note(provider.name, provider.apiKeyEnv !== undefined && provider.apiKey !== undefined);
+    for (const name of ai.getProviders()) note(name, false);
+    return [...envKey].map(([name, fromEnv]) => ({ name, envKey: fromEnv || ai.getEnvApiKey(name) !== undefined }));
+  }
+
+  /**
    * Every model once, in the registry's order (extension, custom, then
    * built-in providers; an earlier entry shadows a later one of the same
    * provider and id), with whether its provider has credentials.

@@ -9,6 +9,7 @@ import { dialogs } from "./dialogs.js";
 import { commands } from "./commands.js";
 import { config } from "./config.js";
 import { tools } from "./tools.js";
+import { accounts } from "./accounts.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -27,6 +28,7 @@ export const protocol = {
     ...commands.clientRequests,
     ...config.clientRequests,
     ...tools.clientRequests,
+    ...accounts.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -41,6 +43,7 @@ export const protocol = {
     ...turns.serverNotifications,
     ...turnControl.serverNotifications,
     ...ui.serverNotifications,
+    ...accounts.serverNotifications,
   },
 } as const;
 
