@@ -130,6 +130,8 @@ export class ThreadRuntime {
   private planMode = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
   private promptParts: { tools: AgentTool[]; skillsSection: string } = { tools: [], skillsSection: "" };
+  /** Every tool of ours built at the last refresh, before the selection, and the skills section. */
+  private toolPool: { builtins: AgentTool[]; skillsSection: string } = { builtins: [], skillsSection: "" };
 
   private constructor(
     private readonly options: ThreadRuntimeOptions,
@@ -268,13 +270,25 @@ export class ThreadRuntime {
       ...(this.options.submitPlan ? { submitPlan: this.options.submitPlan } : {}),
       toolsFile: this.toolsFile,
     });
-    const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools);
-    this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
     const skills = this.resourceList
       .filter((r) => r.type === "skills" && r.enabled && !r.shadowedBy)
       .map((r) => ({ name: r.name, description: r.description, path: r.path }));
+    this.toolPool = { builtins, skillsSection: renderSkillsSection(skills) };
+    this.applyToolSelection();
+  }
+
+  /**
+   * Chooses the offered tools from the ones built last (plan mode adds
+   * ask_user and submit_plan) and rebuilds the system prompt. The tool
+   * objects stay the same, and a running turn keeps the tools it started
+   * with: the engine copies them when a run begins.
+   */
+  private applyToolSelection(): void {
+    const { builtins, skillsSection } = this.toolPool;
+    const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools, { planMode: this.planMode });
+    this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
     this.session.setTools(tools);
-    this.promptParts = { tools, skillsSection: renderSkillsSection(skills) };
+    this.promptParts = { tools, skillsSection };
     this.refreshPrompt();
   }
 
@@ -286,14 +300,15 @@ export class ThreadRuntime {
   }
 
   /**
-   * Plan mode changes what the model is told from the next turn on (a
-   * running turn keeps its instructions); what it may run is the approval
-   * gate's to enforce, at once. The tools stay as they are.
+   * Plan mode changes what the model is offered and told from the next turn
+   * on (a running turn keeps its tools and instructions): ask_user and
+   * submit_plan join the tools. What it may run is the approval gate's to
+   * enforce, at once.
    */
   setPlanMode(on: boolean): void {
     if (on === this.planMode) return;
     this.planMode = on;
-    this.refreshPrompt();
+    this.applyToolSelection();
   }
 
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */

@@ -17,10 +17,11 @@ export interface ToolListing {
 /**
  * The tools a new desktop thread in `cwd` (a project-less one without it)
  * would have, from a session built in memory (withProbeSession): our
- * built-ins, ask_user and submit_plan as a desktop thread has them, the
- * tools tools.json switches on, and the extensions' tools; and which of
- * them `defaultTools` has it offer. The set comes from the same functions a
- * thread uses, so what a thread offers is `defaultTools`, exactly.
+ * built-ins, ask_user and submit_plan as a desktop thread has them (offered
+ * in plan mode, or when `defaultTools` names them), the tools tools.json
+ * switches on, and the extensions' tools; and which of them a new thread
+ * offers. The set comes from the same functions a thread uses, so what a
+ * new thread offers is `defaultTools`, exactly.
  */
 export async function probeTools(env: ThreadEnvironment, cwd: string | undefined): Promise<ToolListing> {
   const toolsFile = readToolsFile(env.agentDir);

@@ -18,25 +18,40 @@ export function resolveDefaultTools(patterns: readonly string[]): string[] {
   return [...active];
 }
 
+/** Tools of ours a thread has only when tools.json switches them on: then it offers them, like extension tools, unless `-name` removes them. */
+const OFFERED_WHEN_PRESENT: ReadonlySet<string> = new Set(["websearch"]);
+
 /**
- * Tools of ours a thread has only in some conditions (someone to ask, a
- * plan review, tools.json switching them on): whenever it has them it
- * offers them, like extension tools, unless `-name` removes them.
+ * The tools of plan mode: asking the user and submitting the plan. A thread
+ * offers them while plan mode is on, and otherwise only when `defaultTools`
+ * names them, so that a new thread offers exactly the tools `defaultTools`
+ * resolves to.
  */
-const OFFERED_WHEN_PRESENT: ReadonlySet<string> = new Set(["ask_user", "submit_plan", "websearch"]);
+export const PLAN_MODE_TOOLS: ReadonlySet<string> = new Set(["ask_user", "submit_plan"]);
+
+export interface ToolSelectionOptions {
+  /** Plan mode adds ask_user and submit_plan (unless `-name` removes them). */
+  planMode?: boolean;
+}
 
 /**
  * The tools a thread offers the model: the built-ins `defaultTools` selects,
- * the conditional ones (ask_user, submit_plan, websearch) when present, and
- * every extension tool; `-name` removes any of them. An extension tool
- * replaces a built-in of the same name.
+ * websearch when tools.json switches it on, ask_user and submit_plan in plan
+ * mode, and every extension tool; `-name` removes any of them. An extension
+ * tool replaces a built-in of the same name.
  */
-export function selectTools(builtins: readonly AgentTool[], extensionTools: readonly AgentTool[], defaultTools: readonly string[]): AgentTool[] {
+export function selectTools(
+  builtins: readonly AgentTool[],
+  extensionTools: readonly AgentTool[],
+  defaultTools: readonly string[],
+  options: ToolSelectionOptions = {},
+): AgentTool[] {
   const active = new Set(resolveDefaultTools(defaultTools));
   const removed = new Set(defaultTools.filter((p) => p.startsWith("-")).map((p) => p.slice(1)));
+  const conditional = (name: string) => OFFERED_WHEN_PRESENT.has(name) || (options.planMode === true && PLAN_MODE_TOOLS.has(name));
   const byName = new Map<string, AgentTool>();
   for (const tool of builtins) {
-    if (active.has(tool.name) || (OFFERED_WHEN_PRESENT.has(tool.name) && !removed.has(tool.name))) byName.set(tool.name, tool);
+    if (active.has(tool.name) || (conditional(tool.name) && !removed.has(tool.name))) byName.set(tool.name, tool);
   }
   for (const tool of extensionTools) if (!removed.has(tool.name)) byName.set(tool.name, tool);
   return [...byName.values()];

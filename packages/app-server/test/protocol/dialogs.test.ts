@@ -65,6 +65,8 @@ before(async () => {
   });
   url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
   cwd = server.project({ "a.txt": "alpha\n" });
+  // Outside plan mode a thread offers ask_user only when defaultTools names it.
+  writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ defaultTools: ["+ask_user"] }));
 });
 after(async () => {
   if (process.env.SHOW_STDERR) process.stderr.write(server.stderr);
@@ -510,6 +512,8 @@ describe("spec: Dialogs and extension UI (plan mode)", () => {
       await server.main.request("turn/start", { threadId: thread.id, text: "plan it" });
       const prompt = (await model.waitForRequests(modelMark + 1))[modelMark]!;
       assert.match(JSON.stringify(prompt.body.messages), /Plan mode is on/);
+      const offered = (prompt.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+      assert.ok(offered.includes("submit_plan") && offered.includes("ask_user"), `plan mode offers submit_plan and ask_user: ${offered.join(", ")}`);
       // The first review: Revise, then the feedback in an editor.
       await waitUntil("the review", () => hold.asked[0]);
       const review = hold.asked[0]!.params;

@@ -87,7 +87,7 @@ async function offeredTools(server: TestServer, cwd: string): Promise<string[]> 
 }
 
 describe("spec: tool/list", () => {
-  test("without cwd: our built-ins, ask_user and submit_plan, each once; defaultTools is read, bash, edit, write and the tools a desktop thread always offers; nothing written", async () => {
+  test("without cwd: our built-ins, ask_user and submit_plan, each once; defaultTools is read, bash, edit, write, exactly what a new thread offers; nothing written", async () => {
     const server = await startServer({ model });
     try {
       await server.main.request("model/list", {});
@@ -95,8 +95,9 @@ describe("spec: tool/list", () => {
       const { tools, defaultTools } = await server.main.request("tool/list", {});
       assert.deepEqual(tools.map((t) => t.name), ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"]);
       assert.ok(tools.every((t) => t.source === "builtin" && t.description.length > 0));
-      assert.deepEqual(defaultTools, ["read", "bash", "edit", "write", "ask_user", "submit_plan"]);
+      assert.deepEqual(defaultTools, ["read", "bash", "edit", "write"]);
       assert.deepEqual(tree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
+      assert.deepEqual(await offeredTools(server, server.project({})), defaultTools, "ask_user and submit_plan wait for plan mode");
       await server.close();
     } finally {
       server.cleanup();
@@ -108,7 +109,7 @@ describe("spec: tool/list", () => {
     const extension = scratchFile("tools.ts", toolExtension(marker));
     const server = await startServer({ model, args: ["-e", extension] });
     try {
-      writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ defaultTools: ["+grep", "-bash", "-submit_plan", "+nosuchtool"] }));
+      writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ defaultTools: ["+grep", "-bash", "+ask_user", "-submit_plan", "+nosuchtool"] }));
       const cwd = server.project({ ".knightcode/settings.json": JSON.stringify({ defaultTools: ["+ls"] }) });
       await server.main.request("tool/settings/write", { name: "websearch", key: "enabled", value: true });
 
@@ -124,7 +125,7 @@ describe("spec: tool/list", () => {
 
       await server.main.request("project/trust/set", { cwd, trusted: true });
       const trusted = await server.main.request("tool/list", { cwd });
-      assert.deepEqual(trusted.defaultTools, ["read", "bash", "edit", "write", "ls", "ask_user", "submit_plan", "websearch", "deploy"], "the project's setting replaces the global list");
+      assert.deepEqual(trusted.defaultTools, ["read", "bash", "edit", "write", "ls", "websearch", "deploy"], "the project's setting replaces the global list");
       assert.deepEqual(await offeredTools(server, cwd), trusted.defaultTools);
 
       for (const listing of [untrusted, trusted]) {
