@@ -5,6 +5,7 @@
  */
 import { commandHandlers } from "./commands/handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
+import { mcpHandlers } from "./mcp/handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 import { threadHandlers } from "./threads/handlers.js";
@@ -19,4 +20,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...trustHandlers,
   ...uiHandlers,
   ...commandHandlers,
+  ...mcpHandlers,
 };

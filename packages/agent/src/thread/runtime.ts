@@ -124,6 +124,8 @@ export class ThreadRuntime {
   private snapshot: SettingsSnapshot;
   private gateSetting: ClassifierGateSetting = { state: "off" };
   private planMode = false;
+  /** Extensions are loading: what they register is picked up once, when they are done. */
+  private loading = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
   private promptParts: { tools: AgentTool[]; skillsSection: string } = { tools: [], skillsSection: "" };
 
@@ -169,7 +171,11 @@ export class ThreadRuntime {
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
       sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
-      changed: () => options.onChanged?.(),
+      // A tool registered after loading (an MCP server's, once it connects) is offered from the next model request on.
+      changed: () => {
+        if (runtime && !runtime.loading) runtime.refreshToolsAndPrompt();
+        options.onChanged?.();
+      },
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       ...(options.newSession ? { newSession: options.newSession } : {}),
       log: env.log,
@@ -206,9 +212,15 @@ export class ThreadRuntime {
     const { environment: env, cwd } = this.options;
     const found = threadResources(env, cwd, this.snapshot, trusted);
     this.resourceList = found.resources;
-    const warnings = [...found.warnings, ...(await this.host.load(found.extensions))];
+    this.loading = true;
+    let loaded: Warning[];
+    try {
+      loaded = await this.host.load(found.extensions);
+    } finally {
+      this.loading = false;
+    }
     this.refreshToolsAndPrompt();
-    return warnings;
+    return [...found.warnings, ...loaded];
   }
 
   /**
