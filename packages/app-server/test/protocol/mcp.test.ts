@@ -27,8 +27,8 @@ after(async () => {
 
 let seq = 0;
 /** A stdio entry running a fresh copy of the test server, with its own pid file. */
-function stdioServer(extra: Record<string, unknown> = {}) {
-  const files = writeStdioServer(scripts, `server-${++seq}`);
+function stdioServer(extra: Record<string, unknown> = {}, options: { stubborn?: boolean } = {}) {
+  const files = writeStdioServer(scripts, `server-${++seq}`, options);
   return { files, entry: { command: process.execPath, args: [files.script], ...extra } };
 }
 
@@ -185,7 +185,8 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
 describe("spec: MCP server processes end with their thread", () => {
   /** A server with one stdio MCP server, and a thread whose first turn saw it connected; answers the child's pid. */
   async function connectedChild(t: { after(fn: () => void): void }, env: Record<string, string> = {}) {
-    const local = stdioServer();
+    // It ignores SIGTERM and the end of its input, so only a real kill passes.
+    const local = stdioServer({}, { stubborn: true });
     const server = await startServer({ model, env });
     t.after(() => server.cleanup());
     writeGlobalMcp(server, { local: local.entry });

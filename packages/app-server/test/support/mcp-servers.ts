@@ -13,9 +13,10 @@ import { z } from "zod";
  * - `echo {text}`: "echo: <text>"
  * - `env {name}`: the value of that variable in its environment, or "(unset)"
  * - `fail {}`: an isError result "the fail tool always fails"
+ * A stubborn one ignores SIGTERM and the end of its input: only SIGKILL ends it.
  * - `wait {}`: writes `<dir>/<name>.waiting`, and answers only when cancelled, writing `<dir>/<name>.cancelled`
  */
-export function writeStdioServer(dir: string, name: string): { script: string; pidFile: string; waitingFile: string; cancelledFile: string } {
+export function writeStdioServer(dir: string, name: string, options: { stubborn?: boolean } = {}): { script: string; pidFile: string; waitingFile: string; cancelledFile: string } {
   const script = join(dir, `${name}.mjs`);
   const pidFile = join(dir, `${name}.pid`);
   const cancelledFile = join(dir, `${name}.cancelled`);
@@ -28,6 +29,7 @@ import { McpServer } from ${sdk("server/mcp.js")};
 import { StdioServerTransport } from ${sdk("server/stdio.js")};
 import { z } from ${JSON.stringify(import.meta.resolve("zod"))};
 writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+${options.stubborn ? 'process.on("SIGTERM", () => {}); setInterval(() => {}, 60_000);' : ""}
 const server = new McpServer({ name: ${JSON.stringify(name)}, version: "1.0.0" });
 server.registerTool("echo", { description: "Echoes its text", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: "echo: " + text }] }));
 server.registerTool("env", { description: "Reads an environment variable", inputSchema: { name: z.string() } }, async ({ name }) => ({ content: [{ type: "text", text: process.env[name] ?? "(unset)" }] }));
