@@ -8,6 +8,8 @@ import { convertCallResult, resultText } from "./tool-result.js";
 
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const MCP_CALL_TIMEOUT_MS = 300_000;
+/** How long a turn waits for connections still under way before its first model request; under the 30 s a hook may take. */
+export const MCP_FIRST_TURN_WAIT_MS = 15_000;
 const MAX_DESCRIPTION = 4000;
 const MAX_PROXY_DESCRIPTION = 8000;
 
@@ -79,19 +81,23 @@ export class ThreadServers {
     for (const state of this.states) if (state.status === "connecting") this.pending.push(this.connect(state));
   }
 
-  /** Resolves once every connection started so far completed or failed; an abort stops the wait, not the connections. */
-  async ready(signal: AbortSignal | undefined): Promise<void> {
-    if (this.pending.length === 0) return;
-    const all = Promise.all(this.pending).then(() => undefined);
-    if (!signal) return all;
-    if (signal.aborted) return;
-    let onAbort!: () => void;
-    const aborted = new Promise<void>((resolve) => (onAbort = resolve));
-    signal.addEventListener("abort", onAbort, { once: true });
+  /**
+   * Resolves once every connection started so far completed or failed, or
+   * after `maxWaitMs`, or when `signal` aborts: the wait ends, never the
+   * connections, and a server that connects later offers its tools from
+   * the next model request on.
+   */
+  async ready(signal: AbortSignal | undefined, maxWaitMs = MCP_FIRST_TURN_WAIT_MS): Promise<void> {
+    if (this.pending.length === 0 || signal?.aborted) return;
+    let stopWaiting!: () => void;
+    const stopped = new Promise<void>((resolve) => (stopWaiting = resolve));
+    const timer = setTimeout(stopWaiting, maxWaitMs);
+    signal?.addEventListener("abort", stopWaiting, { once: true });
     try {
-      await Promise.race([all, aborted]);
+      await Promise.race([Promise.all(this.pending), stopped]);
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stopWaiting);
     }
   }
 
