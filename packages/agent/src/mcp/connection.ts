@@ -61,7 +61,13 @@ function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-async function makeTransport(options: ConnectOptions, modules: Sdk): Promise<Transport> {
+/** A transport, and what ends the server's side of the session before it closes (an http session's DELETE). */
+interface Opened {
+  transport: Transport;
+  endSession?(): Promise<void>;
+}
+
+function makeTransport(options: ConnectOptions, modules: Sdk): Opened {
   const [, stdio, http] = modules;
   const { entry } = options;
   if (isStdioEntry(entry)) {
@@ -78,7 +84,7 @@ async function makeTransport(options: ConnectOptions, modules: Sdk): Promise<Tra
       pending = lines.pop()!.slice(-MAX_STDERR_LINE);
       for (const line of lines) if (line.trim() !== "") options.log(`mcp ${options.name}: ${line.slice(0, MAX_STDERR_LINE)}`);
     });
-    return transport;
+    return { transport };
   }
   const headers: Record<string, string> = { ...(entry.headers ?? {}) };
   if (entry.auth) {
@@ -86,7 +92,8 @@ async function makeTransport(options: ConnectOptions, modules: Sdk): Promise<Tra
     if (!token) throw new Error(`auth.bearerTokenEnv names ${entry.auth.bearerTokenEnv}, which is not set in the server's environment`);
     headers.Authorization = `Bearer ${token}`;
   }
-  return new http.StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers } });
+  const transport = new http.StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers } });
+  return { transport, endSession: () => transport.terminateSession() };
 }
 
 function toolInfo(tool: { name: string; description?: string; inputSchema: Record<string, unknown> }): McpToolInfo {
@@ -112,7 +119,7 @@ async function listAllTools(client: Client, signal: AbortSignal, timeoutMs: numb
  */
 export async function connectMcpServer(options: ConnectOptions): Promise<McpConnection> {
   const modules = await loadSdk();
-  const transport = await makeTransport(options, modules);
+  const { transport, endSession } = makeTransport(options, modules);
   const client = new modules[0].Client({ name: "knightcode", version: "0.1.0" }, { capabilities: {} });
   let closing = false;
   let pid: number | undefined;
@@ -122,7 +129,7 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
     if (closing) return;
     closing = true;
     try {
-      if (!isStdioEntry(options.entry)) await (transport as import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport).terminateSession().catch(() => undefined);
+      await endSession?.().catch(() => undefined);
       await client.close();
     } finally {
       if (pid !== undefined) forgetChild(pid);
