@@ -83,9 +83,9 @@ function toolResults(request: { body: Record<string, any> } | undefined): Map<st
 describe("spec: MCP in a thread (tools, approvals, results)", () => {
   test("stdio and http tools are offered as <server>_<tool>; in ask mode each call asks with its tool name, and its result reaches the model; an MCP child gets no provider key", async (t) => {
     const local = stdioServer({ env: { FROM_ENTRY: "entry-value" } });
-    const server = await startServer({ model, env: { MY_SERVICE_API_KEY: "sk-should-not-reach-mcp" } });
+    const server = await startServer({ model, env: { MY_SERVICE_API_KEY: "sk-should-not-reach-mcp", MCP_TEST_TOKEN: "token-from-env" } });
     t.after(() => server.cleanup());
-    writeGlobalMcp(server, { local: local.entry, remote: { url: http.url, headers: { "X-Test": "header-value" } } });
+    writeGlobalMcp(server, { local: local.entry, remote: { url: http.url, headers: { "X-Test": "header-value" }, auth: { bearerTokenEnv: "MCP_TEST_TOKEN" } } });
     const cwd = server.project();
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "ask" });
     const { asked, off } = acceptAll(server.main);
@@ -111,6 +111,7 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     assert.match(results.get("call_entry")!, /entry-value/, "the entry's own env reaches it");
     assert.match(results.get("call_lookup")!, /value of k1/);
     assert.ok(http.headers.slice(headersBefore).some((h) => h["x-test"] === "header-value"), "the entry's headers reach the http server");
+    assert.ok(http.headers.slice(headersBefore).some((h) => h.authorization === "Bearer token-from-env"), "auth.bearerTokenEnv reads the server's environment");
     assert.equal((await server.close()).code, 0);
   });
 
@@ -163,7 +164,7 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     assert.equal((await server.close()).code, 0);
   });
 
-  test("a server that fails to start is a warning naming it; the thread and its other servers go on", async (t) => {
+  test("a server that fails to start is a warning naming it; the thread and its other servers go on; /mcp shows each server's state", async (t) => {
     const local = stdioServer();
     const server = await startServer({ model });
     t.after(() => server.cleanup());
@@ -178,6 +179,15 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     const warnings = [...started.warnings, ...server.main.notificationsOf("warning").map((w) => w.warning)].map((w) => w.message);
     for (const name of ["missing", "crashing"]) assert.ok(warnings.some((m) => m.startsWith(`MCP server ${name} failed to start`)), `a warning names ${name}: ${warnings.join(" | ")}`);
     assert.ok(!warnings.some((m) => m.includes("MCP server local")), "the working server gives no warning");
+
+    const mark = server.main.notifications.length;
+    await server.main.request("turn/start", { threadId: started.thread.id, text: "/mcp" });
+    const notices = await waitUntil("three /mcp notices", () => {
+      const found = server.main.notifications.slice(mark).filter((n) => n.method === "ui/notify").map((n) => n.params as { message: string; level: string });
+      return found.length >= 3 ? found : undefined;
+    });
+    assert.ok(notices.some((n) => /^MCP local \(stdio .*\): connected, 4 tools$/.test(n.message) && n.level === "info"), JSON.stringify(notices));
+    assert.ok(notices.some((n) => /^MCP missing \(stdio .*\): failed: /.test(n.message) && n.level === "warning"), JSON.stringify(notices));
     assert.equal((await server.close()).code, 0);
   });
 });
