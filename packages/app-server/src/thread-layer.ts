@@ -8,6 +8,7 @@ import { configHandlers } from "./config/handlers.js";
 import { toolHandlers } from "./config/tool-handlers.js";
 import { accountHandlers } from "./config/account-handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
+import { mcpHandlers } from "./mcp/handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 import { threadHandlers } from "./threads/handlers.js";
@@ -25,4 +26,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...configHandlers,
   ...toolHandlers,
   ...accountHandlers,
+  ...mcpHandlers,
 };

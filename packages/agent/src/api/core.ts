@@ -42,3 +42,7 @@ export type { ToolListing, ToolSource } from "../thread/tool-probe.js";
 export type { ServerSecrets } from "../util/child-env.js";
 export * from "../extensions/factory-cache.js";
 export * from "../extensions/hook-limit.js";
+export * from "../mcp/config.js";
+export * from "../mcp/files.js";
+export * from "../mcp/write.js";
+export * from "../mcp/extension.js";

@@ -35,9 +35,30 @@ export interface ExtensionSpec {
   /** An absolute path to a module; for a built-in, its name. */
   path: string;
   /** Built-ins come as code, not files, and are never listed as resources. */
-  factory?: ExtensionFactory;
+  factory?: BuiltinFactory;
   builtin?: boolean;
 }
+
+/**
+ * What a built-in extension gets besides the API: the thread's own
+ * channels, which a user's extension never sees.
+ */
+export interface BuiltinServices {
+  /** Reports a problem after loading as a `warning` to the thread's subscribers. */
+  warn(warning: ExtensionWarning): void;
+  /** The environment the thread starts programs with (childEnvironment). */
+  childEnv(): NodeJS.ProcessEnv;
+  log(line: string): void;
+  /**
+   * Runs `release` when the extension goes (unload, reload, shutdown),
+   * after `session_shutdown` and whatever became of its handlers: an
+   * interrupted or abandoned handler does not skip it.
+   */
+  onDispose(release: () => Promise<void> | void): void;
+}
+
+/** A built-in's factory; a user extension's factory is one that ignores the services. */
+export type BuiltinFactory = (api: ExtensionAPI, services: BuiltinServices) => void | Promise<void>;
 
 /** What the host needs from the thread it serves. */
 export interface ExtensionHostDeps {
@@ -96,6 +117,8 @@ interface Instance {
   lease?: FactoryLease;
   /** The UI this extension's handlers, commands and tools see. */
   ui?: ExtensionUI;
+  /** What a built-in asked to run when it goes. */
+  disposers: (() => Promise<void> | void)[];
 }
 
 function describe(error: unknown): string {
@@ -167,7 +190,7 @@ export class ExtensionHost {
   async load(specs: ExtensionSpec[]): Promise<ExtensionWarning[]> {
     const warnings: ExtensionWarning[] = [];
     for (const spec of specs) {
-      const instance: Instance = { spec, handlers: new Map(), tools: new Map(), commands: new Map(), providers: [], active: true };
+      const instance: Instance = { spec, handlers: new Map(), tools: new Map(), commands: new Map(), providers: [], active: true, disposers: [] };
       try {
         let factory = spec.factory;
         if (!factory) {
@@ -180,6 +203,7 @@ export class ExtensionHost {
         instance.active = false;
         this.dropProviders(instance);
         instance.lease?.release();
+        await this.runDisposers(instance);
         warnings.push({ message: `extension failed to load: ${describe(error)}`, source: "extension", path: spec.path });
       }
     }
@@ -192,14 +216,15 @@ export class ExtensionHost {
     return this.ownFactories;
   }
 
-  private async runFactory(factory: ExtensionFactory, instance: Instance): Promise<void> {
+  private async runFactory(factory: BuiltinFactory, instance: Instance): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const limit = this.deps.loadTimeoutMs ?? LOAD_TIMEOUT_MS;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`it did not finish loading within ${limit} ms`)), limit);
     });
     try {
-      await Promise.race([Promise.resolve(factory(this.apiFor(instance))), timeout]);
+      const services = instance.spec.builtin ? this.servicesFor(instance) : undefined;
+      await Promise.race([Promise.resolve(services ? factory(this.apiFor(instance), services) : (factory as ExtensionFactory)(this.apiFor(instance))), timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -250,6 +275,29 @@ export class ExtensionHost {
         return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes });
       },
     };
+  }
+
+  private servicesFor(instance: Instance): BuiltinServices {
+    const deps = this.deps;
+    return {
+      warn: (warning) => deps.warn(warning),
+      childEnv: () => deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env),
+      log: (line) => deps.log?.(line),
+      onDispose: (release) => {
+        instance.disposers.push(release);
+      },
+    };
+  }
+
+  /** Runs a built-in's disposers; one that fails is logged, and the others still run. */
+  private async runDisposers(instance: Instance): Promise<void> {
+    for (const release of instance.disposers.splice(0)) {
+      try {
+        await release();
+      } catch (error) {
+        this.deps.log?.(`${instance.spec.path}: releasing failed: ${describe(error)}`);
+      }
+    }
   }
 
   private ownerOf(instance: Instance): string {
@@ -417,15 +465,21 @@ export class ExtensionHost {
   async dispose(reason: ExtensionEvents["session_shutdown"]["reason"]): Promise<void> {
     if (this.instances.length === 0) return;
     await this.emit("session_shutdown", { reason });
+    for (const instance of this.instances) await this.runDisposers(instance);
     this.discard();
   }
 
-  /** Forgets every extension without an event (for a session that never started), dropping their providers and leases. */
+  /**
+   * Forgets every extension without an event (for a session that never
+   * started), dropping their providers and leases; the built-ins' disposers
+   * run without being waited for.
+   */
   discard(): void {
     for (const instance of this.instances) {
       instance.active = false;
       this.dropProviders(instance);
       instance.lease?.release();
+      if (instance.disposers.length > 0) void this.runDisposers(instance);
     }
     this.instances = [];
   }

@@ -128,6 +128,8 @@ export class ThreadRuntime {
   /** tools.json as the thread read it when it loaded or last reloaded: which of our tools it has, and its classifier gate. */
   private toolsFile: ToolsFile;
   private planMode = false;
+  /** Extensions are loading: what they register is picked up once, when they are done. */
+  private loading = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
   private promptParts: { tools: AgentTool[]; skillsSection: string } = { tools: [], skillsSection: "" };
   /** Every tool of ours built at the last refresh, before the selection, and the skills section. */
@@ -176,7 +178,11 @@ export class ThreadRuntime {
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
       sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
-      changed: () => options.onChanged?.(),
+      // A tool registered after loading (an MCP server's, once it connects) is offered from the next model request on.
+      changed: () => {
+        if (runtime && !runtime.loading) runtime.applyToolSelection();
+        options.onChanged?.();
+      },
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       ...(options.newSession ? { newSession: options.newSession } : {}),
       log: env.log,
@@ -213,9 +219,15 @@ export class ThreadRuntime {
     const { environment: env, cwd } = this.options;
     const found = threadResources(env, cwd, this.snapshot, trusted);
     this.resourceList = found.resources;
-    const warnings = [...found.warnings, ...(await this.host.load(found.extensions))];
+    this.loading = true;
+    let loaded: Warning[];
+    try {
+      loaded = await this.host.load(found.extensions);
+    } finally {
+      this.loading = false;
+    }
     this.refreshToolsAndPrompt();
-    return warnings;
+    return [...found.warnings, ...loaded];
   }
 
   /**
@@ -283,7 +295,7 @@ export class ThreadRuntime {
    * objects stay the same, and a running turn keeps the tools it started
    * with: the engine copies them when a run begins.
    */
-  private applyToolSelection(): void {
+  applyToolSelection(): void {
     const { builtins, skillsSection } = this.toolPool;
     const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools, { planMode: this.planMode });
     this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));

@@ -10,6 +10,7 @@ import { commands } from "./commands.js";
 import { config } from "./config.js";
 import { tools } from "./tools.js";
 import { accounts } from "./accounts.js";
+import { mcp } from "./mcp.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -29,6 +30,7 @@ export const protocol = {
     ...config.clientRequests,
     ...tools.clientRequests,
     ...accounts.clientRequests,
+    ...mcp.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

@@ -6,6 +6,7 @@ import {
   ThreadRuntime,
   TrustStore,
   forkSession,
+  mcpExtension,
   probeThreadCommands,
   readSessionHeader,
   readSettings,
@@ -91,10 +92,13 @@ export class ThreadManager {
   }
 
   get environment(): ThreadEnvironment {
-    this.environmentValue ??= {
+    if (this.environmentValue) return this.environmentValue;
+    const trust = new TrustStore(this.context.agentDir);
+    this.environmentValue = {
       agentDir: this.context.agentDir,
       registry: new ModelRegistry(this.context.agentDir, this.context.env),
-      trust: new TrustStore(this.context.agentDir),
+      trust,
+      builtinExtensions: [mcpExtension({ agentDir: this.context.agentDir, trust, env: this.context.env })],
       // One code cache per process: threads lease what they load; at most 256 unleased entries stay.
       extensionFactories: new ExtensionFactoryCache({
         onChange: (counts) => (this.context.counters.inactiveFactories = counts.inactive),
