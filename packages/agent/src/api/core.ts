@@ -35,6 +35,7 @@ export * from "../thread/load-runtime.js";
 export * from "../thread/warm-up.js";
 export * from "../thread/gates.js";
 export type { ThreadEnvironment, ThreadRuntimeOptions, InputOutcome, TurnOwnerView } from "../thread/runtime.js";
-export type { ServerSecrets } from "../util/child-env.js";
+export * from "../util/child-env.js";
+export * from "../util/executable.js";
 export * from "../extensions/factory-cache.js";
 export * from "../extensions/hook-limit.js";

@@ -7,6 +7,7 @@ import { ui } from "./ui.js";
 import { approvals } from "./approvals.js";
 import { dialogs } from "./dialogs.js";
 import { commands } from "./commands.js";
+import { search } from "./search.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -23,6 +24,7 @@ export const protocol = {
     ...payloads.clientRequests,
     ...ui.clientRequests,
     ...commands.clientRequests,
+    ...search.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
