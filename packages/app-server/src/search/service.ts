@@ -86,13 +86,15 @@ export class FileSearch {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
+    // Asked before the older search lets go, so that a listing both want keeps running.
+    const listed = this.cache.get(cwd, controller.signal);
     const id = params.searchId;
     if (id !== undefined) {
       this.byId.get(id)?.abort(SUPERSEDED);
       this.byId.set(id, controller);
     }
     try {
-      const listing = await this.cache.get(cwd, controller.signal);
+      const listing = await listed;
       if (this.closed) throw shuttingDown();
       if (controller.signal.reason === SUPERSEDED) return EMPTY;
       return { files: matchPaths(listing.paths, params.query, params.limit ?? DEFAULT_LIMIT), truncated: listing.truncated };
