@@ -66,32 +66,46 @@ function bonusAt(text: string, at: number, start: number): number {
 }
 
 /**
- * Work arrays for one query, reused for every path. The score pass keeps
- * one row per position; the index pass, run for the paths answered only,
- * keeps every cell's predecessor.
+ * One term's alignment, with work arrays reused for every path. Only the
+ * positions holding one of the term's characters are visited: the others
+ * can only lie in a gap, and a gap's cost depends on its length alone, so
+ * the best gap start is kept as a score plus its position (see `gap`).
+ * The index pass, run for the paths answered only, also keeps every
+ * cell's predecessor.
  */
 class Aligner {
-  private rowScore = new Int32Array(0);
-  private nextScore = new Int32Array(0);
-  private rowRun = new Int32Array(0);
-  private nextRun = new Int32Array(0);
-  private gapScore = new Int32Array(0);
-  private gapFrom = new Int32Array(0);
+  /** Scores of the row last visited (position `rowAt`), and of the one being filled. */
+  private row: Int32Array;
+  private next: Int32Array;
+  /** The bonus each cell's run of consecutive characters carries. */
+  private rowRun: Int32Array;
+  private nextRun: Int32Array;
+  /**
+   * Per term character j, the best `score + position` over the rows a gap
+   * may start after: a jump from there to a match at i costs
+   * GAP_START + (i - position - 2) * GAP_EXTENSION, which with
+   * GAP_EXTENSION = -1 depends on the sum alone.
+   */
+  private gap: Int32Array;
+  private gapFrom: Int32Array;
   private previous = new Int32Array(0);
-
-  constructor(private readonly term: string) {
-    const m = term.length;
-    this.rowScore = new Int32Array(m);
-    this.nextScore = new Int32Array(m);
-    this.rowRun = new Int32Array(m);
-    this.nextRun = new Int32Array(m);
-    this.gapScore = new Int32Array(m);
-    this.gapFrom = new Int32Array(m);
-  }
+  /** Which UTF-16 units the term holds. */
+  private readonly holds = new Uint8Array(65536);
 
   /** The first and last positions the last window() found an alignment can use. */
   first = 0;
   last = 0;
+
+  constructor(private readonly term: string) {
+    const m = term.length;
+    this.row = new Int32Array(m);
+    this.next = new Int32Array(m);
+    this.rowRun = new Int32Array(m);
+    this.nextRun = new Int32Array(m);
+    this.gap = new Int32Array(m);
+    this.gapFrom = new Int32Array(m);
+    for (let j = 0; j < m; j++) this.holds[term.charCodeAt(j)] = 1;
+  }
 
   /** Whether the term is a subsequence of [start, end); if so, sets first and last. */
   window(folded: string, start: number, end: number): boolean {
@@ -108,8 +122,21 @@ class Aligner {
   }
 
   /** Where the term's first character next occurs at or after `from`; -1 when nowhere. */
-  next(folded: string, from: number): number {
+  nextStart(folded: string, from: number): number {
     return folded.indexOf(this.term[0]!, from);
+  }
+
+  /** Lets gaps start after the row at `rowAt`. */
+  private openGaps(rowAt: number): void {
+    const { row, gap, gapFrom } = this;
+    for (let j = 0; j < row.length; j++) {
+      if (row[j] === NONE) continue;
+      const value = row[j]! + rowAt;
+      if (value >= gap[j]!) {
+        gap[j] = value;
+        gapFrom[j] = rowAt;
+      }
+    }
   }
 
   /**
@@ -118,27 +145,29 @@ class Aligner {
    * to `start`.
    */
   score(text: string, folded: string, start: number, indices?: number[]): number {
-    const first = this.first;
-    const last = this.last;
-    const term = this.term;
+    const { first, last, term, holds } = this;
     const m = term.length;
     const track = indices !== undefined;
     if (track && this.previous.length < (last - first + 1) * m) this.previous = new Int32Array((last - first + 1) * m);
-    let row = this.rowScore;
-    let next = this.nextScore;
-    let rowRun = this.rowRun;
-    let nextRun = this.nextRun;
-    const gapScore = this.gapScore;
-    const gapFrom = this.gapFrom;
-    row.fill(NONE);
-    gapScore.fill(NONE);
+    this.row.fill(NONE);
+    this.gap.fill(NONE);
+    let rowAt = -2;
+    let opened = true;
     let best = NONE;
     let bestAt = -1;
     for (let i = first; i <= last; i++) {
       const code = folded.charCodeAt(i);
+      if (holds[code] === 0) continue;
+      // The row before last may now start a gap that ends here.
+      if (!opened && rowAt <= i - 2) {
+        this.openGaps(rowAt);
+        opened = true;
+      }
+      const { row, next, rowRun, nextRun, gap, gapFrom } = this;
+      const adjacent = rowAt === i - 1;
       const highest = Math.min(m - 1, i - first);
       const lowest = Math.max(0, m - 1 - (last - i));
-      for (let j = 0; j < m; j++) next[j] = NONE;
+      next.fill(NONE);
       for (let j = lowest; j <= highest; j++) {
         if (term.charCodeAt(j) !== code) continue;
         const bonus = bonusAt(text, i, start);
@@ -149,8 +178,8 @@ class Aligner {
           value = MATCH + bonus * FIRST_CHARACTER_MULTIPLIER;
           run = bonus;
         } else {
-          const continued = row[j - 1]! === NONE ? NONE : row[j - 1]! + MATCH + Math.max(bonus, rowRun[j - 1]!, BONUS_CONSECUTIVE);
-          const jumped = gapScore[j - 1]! === NONE ? NONE : gapScore[j - 1]! + MATCH + bonus;
+          const continued = adjacent && row[j - 1] !== NONE ? row[j - 1]! + MATCH + Math.max(bonus, rowRun[j - 1]!, BONUS_CONSECUTIVE) : NONE;
+          const jumped = gap[j - 1] !== NONE ? gap[j - 1]! - i + 2 + GAP_START + MATCH + bonus : NONE;
           if (continued === NONE && jumped === NONE) continue;
           if (continued >= jumped) {
             value = continued;
@@ -171,26 +200,14 @@ class Aligner {
           bestAt = i;
         }
       }
-      // A gap after position i-1 opens for the next row; older gaps grow by one.
-      for (let j = 0; j < m; j++) {
-        const extended = gapScore[j]! === NONE ? NONE : gapScore[j]! + GAP_EXTENSION;
-        const opened = row[j]! === NONE ? NONE : row[j]! + GAP_START;
-        if (opened !== NONE && opened >= extended) {
-          gapScore[j] = opened;
-          gapFrom[j] = i - 1;
-        } else gapScore[j] = extended;
-      }
-      const score = row;
-      row = next;
-      next = score;
-      const run = rowRun;
-      rowRun = nextRun;
-      nextRun = run;
+      if (!opened) this.openGaps(rowAt);
+      this.row = next;
+      this.next = row;
+      this.rowRun = nextRun;
+      this.nextRun = rowRun;
+      rowAt = i;
+      opened = false;
     }
-    this.rowScore = row;
-    this.nextScore = next;
-    this.rowRun = rowRun;
-    this.nextRun = nextRun;
     if (track && bestAt >= 0) {
       for (let i = bestAt, j = m - 1; j >= 0; j--) {
         indices.push(i - start);
@@ -235,9 +252,9 @@ function offerSegment(segment: PathSegment, aligners: Aligner[], top: TopPaths):
   let p = 0;
   while (p < count) {
     // Paths before the next occurrence of the query's first character cannot match: skipped unread.
-    const found = lead.next(folded, starts[p]!);
+    const found = lead.nextStart(folded, starts[p]!);
     if (found < 0) return;
-    p = pathAfter(segment, found, p);
+    if (found >= ends[p]!) p = pathAfter(segment, found, p + 1);
     if (p >= count) return;
     const start = starts[p]!;
     const end = ends[p]!;
