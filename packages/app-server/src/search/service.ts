@@ -40,15 +40,15 @@ export interface FileSearchOptions {
   env(): NodeJS.ProcessEnv;
   /** Where fd is looked for; the server's own PATH. */
   pathEnv(): NodeJS.ProcessEnv;
-  /** The names fd is looked up by, in order. */
-  programs?: readonly string[];
   limits?: Partial<FileSearchLimits>;
   clock?: SearchClock;
   log?: (message: string) => void;
 }
 
+/** The names fd goes by, looked up in this order: Debian and Ubuntu install it as fdfind. */
+const FD_NAMES = ["fd", "fdfind"];
 const SUPERSEDED = new Error("superseded by a newer search with the same searchId");
-const EMPTY: Result = { files: [], truncated: false };
+const superseded = (): Result => ({ files: [], truncated: false });
 
 /**
  * file/search for one server: the listing cache, and the searches by
@@ -75,11 +75,6 @@ export class FileSearch {
     });
   }
 
-  /** Listings running or waiting, and folders kept. */
-  get activity(): { running: number; waiting: number; kept: number } {
-    return this.cache.activity;
-  }
-
   async search(params: Params, signal: AbortSignal): Promise<Result> {
     if (this.closed) throw shuttingDown();
     const cwd = requireDirectory(params.cwd);
@@ -96,12 +91,12 @@ export class FileSearch {
     try {
       const listing = await listed;
       if (this.closed) throw shuttingDown();
-      if (controller.signal.reason === SUPERSEDED) return EMPTY;
+      if (controller.signal.reason === SUPERSEDED) return superseded();
       return { files: matchPaths(listing.paths, params.query, params.limit ?? DEFAULT_LIMIT), truncated: listing.truncated };
     } catch (error) {
       // Shutdown wins over superseding: whichever came first, the answer is shuttingDown.
       if (this.closed) throw shuttingDown();
-      if (controller.signal.reason === SUPERSEDED) return EMPTY;
+      if (controller.signal.reason === SUPERSEDED) return superseded();
       throw error;
     } finally {
       signal.removeEventListener("abort", onAbort);
@@ -117,7 +112,7 @@ export class FileSearch {
   }
 
   private async list(cwd: string, signal: AbortSignal, deadline: Promise<void>) {
-    const program = await findExecutable(this.options.programs ?? ["fd", "fdfind"], this.options.pathEnv());
+    const program = await findExecutable(FD_NAMES, this.options.pathEnv());
     if (program === undefined) throw rpcError("toolMissing", "file search needs fd, and neither fd nor fdfind is on the server's PATH");
     if (signal.aborted) throw signal.reason;
     return runLister({
