@@ -2,11 +2,12 @@ import { ProtocolSchema, type ClientRequestMethod } from "@knightcode/app-server
 import type { Handler, HandlerTable } from "./rpc/handler.js";
 import { lifecycleHandlers } from "./lifecycle/handlers.js";
 import { payloadHandlers } from "./payloads/handlers.js";
+import { searchHandlers } from "./search/handlers.js";
 import type { CatalogHandler } from "./threads/catalog-handler.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
 
 /** Answered at once, before the thread layer exists. */
-const eager = { ...lifecycleHandlers, ...payloadHandlers } satisfies Partial<HandlerTable>;
+const eager = { ...lifecycleHandlers, ...payloadHandlers, ...searchHandlers } satisfies Partial<HandlerTable>;
 
 /** Served from the threads on disk (listing-layer.ts): a client's first listing never waits for the agent. */
 const LISTING_METHODS = ["thread/list", "thread/read"] as const;

@@ -11,6 +11,7 @@ import { config } from "./config.js";
 import { tools } from "./tools.js";
 import { accounts } from "./accounts.js";
 import { mcp } from "./mcp.js";
+import { search } from "./search.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -31,6 +32,7 @@ export const protocol = {
     ...tools.clientRequests,
     ...accounts.clientRequests,
     ...mcp.clientRequests,
+    ...search.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

@@ -1,0 +1,59 @@
+import { childEnvironment, readModelsFile } from "@knightcode/agent";
+import { rpcError } from "../rpc/errors.js";
+import type { Handler } from "../rpc/handler.js";
+import type { AppServer } from "../server.js";
+import { FileSearch, type FileSearchLimits } from "./service.js";
+
+const searches = new WeakMap<AppServer, FileSearch>();
+
+/**
+ * The server's one FileSearch, made on the first search: it is shared by
+ * every connection, and closes as shutdown begins, so that a search still
+ * waiting answers shuttingDown at once and no fd outlives the server.
+ */
+export function fileSearchOf(server: AppServer): FileSearch {
+  let search = searches.get(server);
+  if (search) return search;
+  const context = server.context;
+  search = new FileSearch({
+    env: () =>
+      childEnvironment(context.env, {
+        withholdNames: server.loadedThreads?.registry.keyEnvNames() ?? modelsFileKeyNames(context.agentDir, context.env),
+        withholdValues: context.secrets.values,
+      }),
+    pathEnv: () => context.env,
+    limits: limitsFromEnv(context.env),
+    log: (message) => context.log.warn(message),
+  });
+  searches.set(server, search);
+  const close = (): void => void search.close().catch((error: unknown) => context.log.error("stopping file searches failed", error));
+  if (server.isShuttingDown) close();
+  else server.onStopInput(close);
+  context.onDispose(() => search.close());
+  return search;
+}
+
+/** Before any thread loaded, no extension has named a key variable: models.json is the only other source. */
+function modelsFileKeyNames(agentDir: string, env: NodeJS.ProcessEnv): string[] {
+  return readModelsFile(agentDir, env).providers.flatMap((provider) => (provider.apiKeyEnv === undefined ? [] : [provider.apiKeyEnv]));
+}
+
+/**
+ * `KNIGHTCODE_FILE_SEARCH_MAX_PATHS`, for tests only: a smaller path cap,
+ * so that a test can see a truncated listing without 200,000 files.
+ */
+function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<FileSearchLimits> {
+  const text = env.KNIGHTCODE_FILE_SEARCH_MAX_PATHS;
+  return text !== undefined && /^[1-9][0-9]{0,8}$/.test(text) ? { maxPaths: Number(text) } : {};
+}
+
+/** file/search: fd's listing of cwd, cached, matched fuzzily against the query. */
+export const searchFiles: Handler<"file/search"> = async (params, ctx) => {
+  try {
+    return await fileSearchOf(ctx.server).search(params, ctx.signal);
+  } catch (error) {
+    // The connection closed or the deadline passed: nobody reads the answer, and it is no fault to log.
+    if (ctx.signal.aborted && error === ctx.signal.reason) throw rpcError("internal", "the search was cancelled");
+    throw error;
+  }
+};
