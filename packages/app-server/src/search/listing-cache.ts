@@ -12,7 +12,8 @@ export const realSearchClock: SearchClock = {
   now: () => performance.now(),
   after(ms) {
     let timer: NodeJS.Timeout | undefined;
-    const promise = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+    // Unreferenced: a listing's expiry or deadline never keeps the process alive by itself.
+    const promise = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms)).unref()));
     return { promise, cancel: () => clearTimeout(timer) };
   },
 };
@@ -48,6 +49,8 @@ interface Pending {
 interface Kept {
   readonly listing: Listing;
   readonly listedAt: number;
+  /** Drops the listing once its time is up, so that a server idle all day holds no old listing. */
+  readonly expiry: Deadline;
 }
 
 /**
@@ -120,17 +123,39 @@ export class ListingCache {
       entry.waiters.clear();
       this.abandon(entry);
     }
-    this.kept.clear();
+    for (const cwd of [...this.kept.keys()]) this.drop(cwd);
     await Promise.all([...this.runs]);
   }
 
   private fresh(cwd: string): Listing | undefined {
     const kept = this.kept.get(cwd);
     if (!kept) return undefined;
+    if (this.options.clock.now() - kept.listedAt >= this.options.ttlMs) {
+      this.drop(cwd);
+      return undefined;
+    }
     this.kept.delete(cwd);
-    if (this.options.clock.now() - kept.listedAt >= this.options.ttlMs) return undefined;
     this.kept.set(cwd, kept);
     return kept.listing;
+  }
+
+  private drop(cwd: string): void {
+    this.kept.get(cwd)?.expiry.cancel();
+    this.kept.delete(cwd);
+  }
+
+  private keep(cwd: string, listing: Listing): void {
+    this.drop(cwd);
+    const expiry = this.options.clock.after(this.options.ttlMs);
+    const kept: Kept = { listing, listedAt: this.options.clock.now(), expiry };
+    this.kept.set(cwd, kept);
+    void expiry.promise.then(() => {
+      if (this.kept.get(cwd) === kept) this.kept.delete(cwd);
+    });
+    for (const folder of this.kept.keys()) {
+      if (this.kept.size <= this.options.maxFolders) break;
+      this.drop(folder);
+    }
   }
 
   /** Nobody waits for this listing any more: it leaves the queue, or its process is stopped. */
@@ -167,12 +192,7 @@ export class ListingCache {
     if (entry.controller.signal.aborted) return;
     this.pending.delete(entry.cwd);
     if (result.complete) {
-      this.kept.delete(entry.cwd);
-      this.kept.set(entry.cwd, { listing: result.listing, listedAt: this.options.clock.now() });
-      for (const cwd of this.kept.keys()) {
-        if (this.kept.size <= this.options.maxFolders) break;
-        this.kept.delete(cwd);
-      }
+      this.keep(entry.cwd, result.listing);
     } else {
       this.options.onPartial?.(entry.cwd, result.problem ?? "");
     }

@@ -121,6 +121,18 @@ describe("spec: file/search listings (ten-second TTL, eight folders, two at once
     assert.equal(runs.length, 2);
   });
 
+  test("a listing nobody asks for again is let go when its ten seconds are up, not kept all day", async () => {
+    const { cache, advance } = setUp("list");
+    const never = new AbortController().signal;
+    await cache.get(folders[0]!, never);
+    assert.equal(cache.activity.kept, 1);
+    advance(9_999);
+    await Promise.resolve();
+    assert.equal(cache.activity.kept, 1);
+    advance(1);
+    await waitUntil("the listing dropped", () => cache.activity.kept === 0);
+  });
+
   test("at most eight folders are kept: the least recently used goes", async () => {
     const { cache, runs } = setUp("list");
     const never = new AbortController().signal;
