@@ -1,5 +1,6 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
@@ -168,14 +169,6 @@ export interface SaveEnvironmentsOptions {
   /** Only an explicit true allows the save. */
   trust: TrustInput;
   signal?: AbortSignal;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /**

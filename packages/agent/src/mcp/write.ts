@@ -1,5 +1,6 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
@@ -42,14 +43,6 @@ export interface McpFileTarget {
   cwd?: string;
   /** A project write needs an explicit true. */
   trust: TrustInput;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function targetPath(target: McpFileTarget): string {

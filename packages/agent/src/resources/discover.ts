@@ -1,6 +1,6 @@
-import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { projectBase, projectResourcePaths, settingsFileOf } from "./layout.js";
 import { readPackage } from "./packages.js";
 import { realPathOf, resolveEntryPath } from "./paths.js";
@@ -156,14 +156,6 @@ function collectPackages(ctx: Context): void {
       }
       addFound(ctx, contents.files[type], type, { scope, origin: "package", source: root }, rules);
     }
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -1,5 +1,6 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { parseJsonText } from "../fs/json-text.js";
 import { readRegularFileSync } from "../fs/regular-file.js";
 import { PathPattern, globToRegExp, hasGlobChars } from "./glob.js";
@@ -80,14 +81,6 @@ function globInside(root: string, glob: string): string[] {
   };
   walk(start, 0);
   return found;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function manifestFiles(root: string, type: ResourceType, entries: unknown, problems: PackageContents["problems"]): FoundFile[] {

@@ -1,5 +1,6 @@
-import { mkdirSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { SettingsError } from "./errors.js";
@@ -31,14 +32,6 @@ export interface WriteSettingOptions extends SettingsTarget, EditOptions {
   key: string;
   /** The new value; null deletes the key and prunes parents it leaves empty. */
   value: unknown;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The file a target names, after the checks that need no file access under the lock. */

@@ -6,6 +6,7 @@ import { delimiter, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findExecutable } from "@knightcode/agent";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { isAlive } from "../support/processes.js";
 
 const TOKEN = "file-search-test-token-0123456789abcdef";
 const realFd = await findExecutable(["fd", "fdfind"], process.env);
@@ -28,18 +29,6 @@ chmodSync(join(holdBin, "fd"), 0o755);
 const holdEnv = { PATH: `${holdBin}${delimiter}${process.env.PATH ?? ""}`, KC_HOLD: holdFile, KC_PIDS: pidsFile };
 const fdPids = () => (existsSync(pidsFile) ? readFileSync(pidsFile, "utf8").trim().split("\n").map(Number) : []);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-  } catch {
-    return process.platform !== "linux";
-  }
-}
 
 function tree(name: string, files: Record<string, string>): string {
   const dir = join(scratch, name);

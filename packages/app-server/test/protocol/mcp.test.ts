@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { HttpMcpServer, isAlive, readPid, writeStdioServer } from "../support/mcp-servers.js";
+import { HttpMcpServer, readPid, writeStdioServer } from "../support/mcp-servers.js";
+import { isAlive } from "../support/processes.js";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
 
 type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test, type TestContext } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { isAlive } from "../support/processes.js";
 
 let model: ScriptedModelServer;
 before(async () => {
@@ -11,19 +12,6 @@ before(async () => {
 });
 after(() => model.close());
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A killed orphan stays a zombie until init reaps it: dead all the same.
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-  } catch {
-    return false;
-  }
-}
 
 /** Runs one turn whose bash call leaves `sleep` running in the background; answers its pid. */
 async function startBackgroundJob(t: TestContext, server: TestServer): Promise<{ threadId: string; pid: number }> {

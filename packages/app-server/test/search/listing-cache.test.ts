@@ -8,6 +8,7 @@ import { runLister, type ListerLimits } from "../../src/search/lister.js";
 import { ListingCache, type SearchClock } from "../../src/search/listing-cache.js";
 import { FileSearch } from "../../src/search/service.js";
 import { waitUntil } from "../support/harness.js";
+import { isAlive } from "../support/processes.js";
 
 /**
  * A stand-in for fd, a real process: its first argument says what to do,
@@ -59,18 +60,6 @@ function manualClock() {
   return { clock, advance };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-  } catch {
-    return process.platform !== "linux";
-  }
-}
 
 let case_ = 0;
 /** A cache over the stand-in lister, every listing in `mode` unless a folder's name is in `modes`. */

@@ -50,19 +50,6 @@ export function readPid(pidFile: string): number {
   return Number(readFileSync(pidFile, "utf8"));
 }
 
-/** Whether a process runs (a zombie counts as gone). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A Streamable HTTP MCP server on 127.0.0.1 in the test process, stateless
