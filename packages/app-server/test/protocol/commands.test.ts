@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
+import { ScratchFiles, fileTree } from "../support/files.js";
 import { startServer, type TestClient, type TestServer } from "../support/harness.js";
 
 // Slash commands on desktop: command/list, the built-in commands typed into
@@ -13,25 +13,17 @@ import { startServer, type TestClient, type TestServer } from "../support/harnes
 const TOKEN = "commands-test-token-0123456789abcdef";
 
 let model: ScriptedModelServer;
-let scratch: string;
+let scratch: ScratchFiles;
 before(async () => {
   model = await ScriptedModelServer.start();
-  scratch = mkdtempSync(join(tmpdir(), "kc-commands-"));
+  scratch = new ScratchFiles("kc-commands-");
 });
 after(async () => {
   await model.close();
-  rmSync(scratch, { recursive: true, force: true });
+  scratch.remove();
 });
 
-let seq = 0;
-/** A file in a folder of its own outside every server's home: an extension or a marker. */
-function scratchFile(name: string, content?: string): string {
-  const dir = join(scratch, `f${++seq}`);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, name);
-  if (content !== undefined) writeFileSync(path, content);
-  return path;
-}
+const scratchFile = (name: string, content?: string): string => scratch.file(name, content);
 
 /**
  * An extension with a command, a provider its factory registers, and a
@@ -61,22 +53,6 @@ function writeResources(server: TestServer): string {
   });
 }
 
-/** Every file and folder under `root` with its size and modification time, leaving out the private compile cache. */
-function tree(root: string, skip: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (path === skip || path.startsWith(`${skip}/`)) continue;
-      const stat = statSync(path);
-      out.set(relative(root, path), stat.isDirectory() ? "dir" : `${stat.size}:${stat.mtimeMs}`);
-      if (stat.isDirectory()) walk(path);
-    }
-  };
-  walk(root);
-  return out;
-}
-
 const BUILTINS = [
   { name: "compact", description: "Summarize older history now, as a turn of its own, to free context" },
   { name: "new", description: "Start a new thread in this project with the same model, thinking level and approval mode" },
@@ -94,7 +70,7 @@ describe("spec: command/list", () => {
       const cwd = writeResources(server);
       // The thread layer loads first, so what it sets up once is not mistaken for the listing's writes.
       await server.main.request("model/list", {});
-      const before = tree(server.home, join(server.agentDir, "cache"));
+      const before = fileTree(server.home, join(server.agentDir, "cache"));
 
       const { commands } = await server.main.request("command/list", { cwd });
       assert.deepEqual(commands, [
@@ -106,7 +82,7 @@ describe("spec: command/list", () => {
         { name: "review", description: "Review the diff" },
         { name: "skill:lint", description: "Lint the code" },
       ]);
-      assert.deepEqual(tree(server.home, join(server.agentDir, "cache")), before, "command/list wrote nothing outside the compile cache");
+      assert.deepEqual(fileTree(server.home, join(server.agentDir, "cache")), before, "command/list wrote nothing outside the compile cache");
       assert.equal(existsSync(marker), false, "no session_start ran");
       const { models } = await server.main.request("model/list", {});
       assert.equal(models.some((m) => m.provider === "probe-provider"), false, "the factory's provider went with the in-memory session");

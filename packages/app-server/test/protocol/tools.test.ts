@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ClientRequestParams, ServerRequestParams } from "@knightcode/app-server-protocol";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer, type RecordedRequest } from "@knightcode/testkit";
+import { ScratchFiles, fileTree } from "../support/files.js";
 import { startServer, type TestServer } from "../support/harness.js";
 
 // tool/list, tool/settings/read and tool/settings/write (SPEC-NOTES
@@ -17,24 +17,17 @@ import { startServer, type TestServer } from "../support/harness.js";
 const SEARCH_KEY = "BSA-protocol-secret-5c1e9d";
 
 let model: ScriptedModelServer;
-let scratch: string;
+let scratch: ScratchFiles;
 before(async () => {
   model = await ScriptedModelServer.start();
-  scratch = mkdtempSync(join(tmpdir(), "kc-tools-"));
+  scratch = new ScratchFiles("kc-tools-");
 });
 after(async () => {
   await model.close();
-  rmSync(scratch, { recursive: true, force: true });
+  scratch.remove();
 });
 
-let seq = 0;
-function scratchFile(name: string, content?: string): string {
-  const dir = join(scratch, `f${++seq}`);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, name);
-  if (content !== undefined) writeFileSync(path, content);
-  return path;
-}
+const scratchFile = (name: string, content?: string): string => scratch.file(name, content);
 
 /** An extension with a tool of its own, one that replaces the built-in read, and a session_start handler that leaves `marker`. */
 function toolExtension(marker: string): string {
@@ -46,22 +39,6 @@ export default function (kc: any) {
   kc.on("session_start", (event: any) => { appendFileSync(${JSON.stringify(marker)}, event.reason + "\\n"); });
 }
 `;
-}
-
-/** Every file under `root` with its size and modification time, leaving out the private compile cache. */
-function tree(root: string, skip: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (path === skip || path.startsWith(`${skip}/`)) continue;
-      const stat = statSync(path);
-      out.set(relative(root, path), stat.isDirectory() ? "dir" : `${stat.size}:${stat.mtimeMs}`);
-      if (stat.isDirectory()) walk(path);
-    }
-  };
-  walk(root);
-  return out;
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string, pattern?: RegExp): Promise<void> {
@@ -91,12 +68,12 @@ describe("spec: tool/list", () => {
     const server = await startServer({ model });
     try {
       await server.main.request("model/list", {});
-      const before = tree(server.home, join(server.agentDir, "cache"));
+      const before = fileTree(server.home, join(server.agentDir, "cache"));
       const { tools, defaultTools } = await server.main.request("tool/list", {});
       assert.deepEqual(tools.map((t) => t.name), ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"]);
       assert.ok(tools.every((t) => t.source === "builtin" && t.description.length > 0));
       assert.deepEqual(defaultTools, ["read", "bash", "edit", "write"]);
-      assert.deepEqual(tree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
+      assert.deepEqual(fileTree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
       assert.deepEqual(await offeredTools(server, server.project({})), defaultTools, "ask_user and submit_plan wait for plan mode");
       await server.close();
     } finally {
@@ -143,7 +120,7 @@ describe("spec: tool/list", () => {
     const server = await startServer({ model });
     try {
       const file = scratchFile("plain.txt", "x");
-      for (const cwd of [join(scratch, "missing"), file, "relative/dir"]) await rejectsWith(server.main.request("tool/list", { cwd }), "invalidParams", /params\.cwd/);
+      for (const cwd of [join(scratch.root, "missing"), file, "relative/dir"]) await rejectsWith(server.main.request("tool/list", { cwd }), "invalidParams", /params\.cwd/);
       await server.close();
     } finally {
       server.cleanup();
