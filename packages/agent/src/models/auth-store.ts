@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
-import { FileLock } from "../fs/file-lock.js";
+import { LockHeldError } from "../fs/file-lock.js";
+import { withFileLock } from "../fs/file-queue.js";
 
 export interface ApiKeyCredential {
   type: "api_key";
@@ -111,30 +112,34 @@ export class AuthStore {
    * be used; it is then left as it was.
    */
   async set(provider: string, credential: Credential | undefined): Promise<{ existed: boolean }> {
-    let lock: FileLock;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      lock = await FileLock.acquireWithin(`${this.path}.lock`, 10_000, "auth");
     } catch (error) {
-      throw new AuthFileError("io", `cannot lock ${this.path}: ${(error as Error).message}`, this.path);
+      throw new AuthFileError("io", `cannot create the folder of ${this.path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, this.path);
     }
     try {
-      const entries = this.readEntries();
-      const existed = Object.hasOwn(entries, provider);
-      if (credential === undefined) {
-        if (!existed) return { existed };
-        delete entries[provider];
-      } else {
-        entries[provider] = credential;
-      }
-      try {
-        writeFileAtomic(this.path, JSON.stringify(entries, null, 2) + "\n", { mode: 0o600, keepExistingMode: false, durable: true });
-      } catch (error) {
-        throw new AuthFileError("io", `cannot write ${this.path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, this.path);
-      }
-      return { existed };
-    } finally {
-      lock.release();
+      // The per-file queue first (writers in this process take turns), then the lock other processes honour.
+      return await withFileLock(this.path, { purpose: "auth" }, () => this.setLocked(provider, credential));
+    } catch (error) {
+      if (error instanceof LockHeldError) throw new AuthFileError("io", `cannot lock ${this.path}: ${error.message}`, this.path);
+      throw error;
     }
+  }
+
+  private setLocked(provider: string, credential: Credential | undefined): { existed: boolean } {
+    const entries = this.readEntries();
+    const existed = Object.hasOwn(entries, provider);
+    if (credential === undefined) {
+      if (!existed) return { existed };
+      delete entries[provider];
+    } else {
+      entries[provider] = credential;
+    }
+    try {
+      writeFileAtomic(this.path, JSON.stringify(entries, null, 2) + "\n", { mode: 0o600, keepExistingMode: false, durable: true });
+    } catch (error) {
+      throw new AuthFileError("io", `cannot write ${this.path} (${(error as NodeJS.ErrnoException).code ?? "error"})`, this.path);
+    }
+    return { existed };
   }
 }

@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { FileLock } from "@knightcode/agent";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestClient, type TestServer } from "../support/harness.js";
 import { startInProcess } from "../support/in-process.js";
@@ -279,6 +280,54 @@ describe("spec: Settings, tools, MCP, resources, file search, accounts (account/
       assert.equal(seen.filter((text) => text.includes(secret)).length, 0, `${secret} leaked`);
     }
     server.assertNoSchemaViolations();
+  });
+});
+
+describe("spec: Settings, tools, MCP, resources, file search, accounts (two processes, one auth.json)", () => {
+  test("two server processes storing and removing keys at once wait for the lock and lose no update", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `race${i}`);
+    const providers: Record<string, unknown> = {};
+    for (const name of names) {
+      const file = model.modelsJson({ provider: name, models: [{ id: `${name}-model` }] }) as { providers: Record<string, Record<string, unknown>> };
+      delete file.providers[name]!.apiKey;
+      Object.assign(providers, file.providers);
+    }
+    const one = await startServer({ modelsJson: { providers }, env: providerEnv() });
+    const two = await startServer({ home: one.home, env: providerEnv() });
+    const auth = join(one.agentDir, "auth.json");
+    try {
+      await one.main.request("account/login/start", { provider: "race1", apiKey: "sk-race-first-1" });
+      // A third process (this test) holds the lock every writer of auth.json takes.
+      const lock = FileLock.acquire(`${auth}.lock`, "test");
+      let settled = 0;
+      const calls = [
+        ...names.map((provider, i) => (i % 2 === 0 ? one : two).main.request("account/login/start", { provider, apiKey: `sk-race-${provider}-key` })),
+        two.main.request("account/logout", { provider: "race1" }),
+      ].map((call) => call.finally(() => settled++));
+      try {
+        // Requests sent after the writes are answered while the writes still wait.
+        await Promise.all([one.main.request("account/read", {}), two.main.request("account/read", {})]);
+        assert.equal(settled, 0, "no write went ahead of the lock");
+        assert.deepEqual(Object.keys(JSON.parse(readFileSync(auth, "utf8")) as object), ["race1"]);
+      } finally {
+        lock.release();
+      }
+      await Promise.all(calls);
+      const stored = JSON.parse(readFileSync(auth, "utf8")) as Record<string, { type: string; key: string }>;
+      // The logout and race1's login were sent by different processes: either order is right, and nothing else may be lost.
+      for (const provider of names.filter((name) => name !== "race1")) assert.deepEqual(stored[provider], { type: "api_key", key: `sk-race-${provider}-key` }, provider);
+      assert.ok(stored.race1 === undefined || stored.race1.key === "sk-race-race1-key", "race1 holds the last of its writes");
+      const { accounts } = await one.main.request("account/read", {});
+      const kinds = new Map(accounts.map((a) => [a.provider, a.kind]));
+      for (const provider of names.filter((name) => name !== "race1")) assert.equal(kinds.get(provider), "apiKey", provider);
+      assert.equal(statSync(auth).mode & 0o777, 0o600);
+      assert.deepEqual(readdirSync(one.agentDir).filter((name) => name.startsWith("auth")), ["auth.json"], "no lock or temporary file left");
+      one.main.assertNoSchemaViolations();
+      two.main.assertNoSchemaViolations();
+    } finally {
+      await two.close();
+      await one.close();
+    }
   });
 });
 
