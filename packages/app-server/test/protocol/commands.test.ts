@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { ScratchFiles, fileTree } from "../support/files.js";
+import { ScratchFiles, statTree } from "../support/files.js";
 import { startServer, type TestClient, type TestServer } from "../support/harness.js";
 
 // Slash commands on desktop: command/list, the built-in commands typed into
@@ -70,7 +70,7 @@ describe("spec: command/list", () => {
       const cwd = writeResources(server);
       // The thread layer loads first, so what it sets up once is not mistaken for the listing's writes.
       await server.main.request("model/list", {});
-      const before = fileTree(server.home, join(server.agentDir, "cache"));
+      const before = statTree(server.home, join(server.agentDir, "cache"));
 
       const { commands } = await server.main.request("command/list", { cwd });
       assert.deepEqual(commands, [
@@ -82,7 +82,7 @@ describe("spec: command/list", () => {
         { name: "review", description: "Review the diff" },
         { name: "skill:lint", description: "Lint the code" },
       ]);
-      assert.deepEqual(fileTree(server.home, join(server.agentDir, "cache")), before, "command/list wrote nothing outside the compile cache");
+      assert.deepEqual(statTree(server.home, join(server.agentDir, "cache")), before, "command/list wrote nothing outside the compile cache");
       assert.equal(existsSync(marker), false, "no session_start ran");
       const { models } = await server.main.request("model/list", {});
       assert.equal(models.some((m) => m.provider === "probe-provider"), false, "the factory's provider went with the in-memory session");

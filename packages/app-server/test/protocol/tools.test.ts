@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import type { ClientRequestParams, ServerRequestParams } from "@knightcode/app-server-protocol";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer, type RecordedRequest } from "@knightcode/testkit";
-import { ScratchFiles, fileTree } from "../support/files.js";
+import { ScratchFiles, statTree } from "../support/files.js";
 import { startServer, type TestServer } from "../support/harness.js";
 
 // tool/list, tool/settings/read and tool/settings/write (SPEC-NOTES
@@ -68,12 +68,12 @@ describe("spec: tool/list", () => {
     const server = await startServer({ model });
     try {
       await server.main.request("model/list", {});
-      const before = fileTree(server.home, join(server.agentDir, "cache"));
+      const before = statTree(server.home, join(server.agentDir, "cache"));
       const { tools, defaultTools } = await server.main.request("tool/list", {});
       assert.deepEqual(tools.map((t) => t.name), ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"]);
       assert.ok(tools.every((t) => t.source === "builtin" && t.description.length > 0));
       assert.deepEqual(defaultTools, ["read", "bash", "edit", "write"]);
-      assert.deepEqual(fileTree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
+      assert.deepEqual(statTree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
       assert.deepEqual(await offeredTools(server, server.project({})), defaultTools, "ask_user and submit_plan wait for plan mode");
       await server.close();
     } finally {

@@ -28,8 +28,12 @@ export class ScratchFiles {
   }
 }
 
-/** Every file and folder under `root` with its size and modification time, leaving out `skip` (a private compile cache, say). */
-export function fileTree(root: string, skip: string): Map<string, string> {
+/**
+ * Every file and folder under `root` with its size and modification time,
+ * leaving out `skip` (a private compile cache, say): unlike config-files.ts'
+ * content hashes, a file rewritten with the same bytes shows as changed.
+ */
+export function statTree(root: string, skip: string): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
