@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { ExtensionHost } from "../../src/extensions/host.js";
-import { silentUI } from "../../src/extensions/silent-ui.js";
-import type { ExtensionWarning } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { testHost } from "../support/host.js";
 
 let env: RunEnv;
 before(async () => {
@@ -12,24 +10,7 @@ before(async () => {
 after(() => env.close());
 
 function makeHost(turnSignal: () => AbortSignal | undefined = () => undefined) {
-  const warnings: ExtensionWarning[] = [];
-  const host = new ExtensionHost({
-    threadId: "builtin-services",
-    cwd: env.cwd,
-    mode: "headless",
-    hasUI: false,
-    ui: silentUI(),
-    registry: env.registry,
-    model: () => undefined,
-    turnSignal,
-    abort: () => undefined,
-    isIdle: () => true,
-    appendEntry: () => undefined,
-    sendMessage: () => undefined,
-    warn: (warning) => warnings.push(warning),
-    childEnv: () => ({ ONLY: "this" }),
-  });
-  return { host, warnings };
+  return testHost(env, { threadId: "builtin-services", turnSignal, childEnv: () => ({ ONLY: "this" }) });
 }
 
 describe("built-in extensions' services", () => {

@@ -3,10 +3,10 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ExtensionFactoryCache, type FactoryCacheCounts } from "../../src/extensions/factory-cache.js";
-import { ExtensionHost, type ExtensionHostDeps } from "../../src/extensions/host.js";
-import { silentUI } from "../../src/extensions/silent-ui.js";
-import type { ExtensionAPI, ExtensionWarning } from "../../src/extensions/types.js";
+import type { ExtensionHostDeps } from "../../src/extensions/host.js";
+import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { testHost } from "../support/host.js";
 
 let env: RunEnv;
 let dir: string;
@@ -36,25 +36,7 @@ function counting(label = "v1"): string {
 }
 
 function makeHost(factories: ExtensionFactoryCache | undefined, overrides: Partial<ExtensionHostDeps> = {}) {
-  const warnings: ExtensionWarning[] = [];
-  const host = new ExtensionHost({
-    threadId: `t${n++}`,
-    cwd: env.cwd,
-    mode: "headless",
-    hasUI: false,
-    ui: silentUI(),
-    registry: env.registry,
-    model: () => undefined,
-    turnSignal: () => undefined,
-    abort: () => undefined,
-    isIdle: () => true,
-    appendEntry: () => undefined,
-    sendMessage: () => undefined,
-    warn: (warning) => warnings.push(warning),
-    factories,
-    ...overrides,
-  });
-  return { host, warnings };
+  return testHost(env, { factories, ...overrides });
 }
 
 /** What a factory registers when run against a bare API: enough to tell instances apart. */

@@ -4,9 +4,8 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ExtensionHost, type ExtensionHostDeps } from "../../src/extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-hooks.js";
-import { silentUI } from "../../src/extensions/silent-ui.js";
-import type { ExtensionWarning } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
+import { testHost } from "../support/host.js";
 import { ManualClock } from "../support/hook-clock.js";
 import { waitUntil } from "@knightcode/testkit";
 
@@ -28,23 +27,11 @@ function extension(source: string, name = `ext${n++}.ts`): string {
 }
 
 function makeHost(overrides: Partial<ExtensionHostDeps> = {}) {
-  const warnings: ExtensionWarning[] = [];
   const entries: { customType: string; data: unknown }[] = [];
   const sent: unknown[] = [];
-  const host = new ExtensionHost({
-    threadId: `t${n++}`,
-    cwd: env.cwd,
-    mode: "headless",
-    hasUI: false,
-    ui: silentUI(),
-    registry: env.registry,
-    model: () => undefined,
-    turnSignal: () => undefined,
-    abort: () => undefined,
-    isIdle: () => true,
+  const { host, warnings } = testHost(env, {
     appendEntry: (customType, data) => entries.push({ customType, data }),
     sendMessage: (message, options) => sent.push({ message, options }),
-    warn: (warning) => warnings.push(warning),
     ...overrides,
   });
   return { host, warnings, entries, sent };
