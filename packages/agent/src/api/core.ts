@@ -28,6 +28,7 @@ export * from "../trust/store.js";
 export * from "../trust/resources.js";
 export * from "../trust/errors.js";
 export * from "../environments/environments-file.js";
+export * from "../git/index.js";
 export * from "../approvals/shell-prefix.js";
 export * from "../session/index.js";
 export * from "../listing/index.js";

@@ -152,6 +152,11 @@ export class LoadedThread {
     return judged;
   }
 
+  /** The folder the thread runs in: its tools' working folder, and where its checkout is. */
+  get cwd(): string {
+    return this.file.header.cwd;
+  }
+
   get status(): ThreadStatus {
     return this.statusValue;
   }

@@ -126,6 +126,11 @@ export class ThreadManager {
     return { loaded: this.loaded.size, loading: this.loading.size };
   }
 
+  /** Every thread loaded now. */
+  loadedThreads(): IterableIterator<LoadedThread> {
+    return this.loaded.values();
+  }
+
   get(threadId: string): LoadedThread | undefined {
     return this.loaded.get(threadId);
   }

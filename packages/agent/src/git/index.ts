@@ -1,0 +1,3 @@
+export * from "./errors.js";
+export * from "./run.js";
+export * from "./repo.js";

@@ -1,0 +1,30 @@
+import { realpathSync } from "node:fs";
+import { sep } from "node:path";
+import type { LoadedThread } from "../threads/loaded-thread.js";
+
+/** Whether `folder` is `root` or inside it, links resolved; a folder that is gone is inside nothing. */
+export function isInside(root: string, folder: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    return false;
+  }
+  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/**
+ * Runs `work` while every loaded thread whose folder lies in the working
+ * tree `root` (links resolved) is held: a turn running in any of them
+ * refuses it with turnInProgress, and no turn starts in any of them (nor a
+ * tool runs) until it is done. The threads are taken in the order of their
+ * ids, so two such changes of one checkout never hold each other up half way.
+ */
+export async function exclusiveInCheckout<T>(threads: Iterable<LoadedThread>, root: string, work: () => Promise<T>): Promise<T> {
+  const inside = [...threads].filter((thread) => isInside(root, thread.cwd)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const hold = (index: number): Promise<T> => {
+    const thread = inside[index];
+    return thread ? thread.turns.exclusive(() => hold(index + 1)) : work();
+  };
+  return hold(0);
+}
