@@ -236,6 +236,11 @@ export class LoadedThread {
     return this.turns.start(input, connection);
   }
 
+  /** The connections subscribed now. */
+  subscriberConnections(): Connection[] {
+    return [...this.subscribers.keys()];
+  }
+
   subscribe(connection: Connection): void {
     if (this.closing || connection.state === "closed" || this.subscribers.has(connection)) return;
     this.subscribers.set(

@@ -27,6 +27,7 @@ import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
+import type { QueuedInput } from "../turns/input-queue.js";
 import { modelError } from "./model-error.js";
 import { sessionError } from "./session-error.js";
 import { derivedName, validApprovalMode } from "./thread-object.js";
@@ -279,6 +280,43 @@ export class ThreadManager {
   }
 
   /**
+   * A thread moves to where it now runs (a handoff): `work` runs while the
+   * thread is held (refused during a turn) and records the move in its
+   * transcript; then the thread unloads and loads again from it, in the
+   * same step for its subscribers: each hears thread/replaced with the same
+   * id and stays subscribed, and the inputs queued on it wait on the
+   * reloaded thread. When `work` fails, the thread goes on where it was.
+   */
+  async relocate<T>(thread: LoadedThread, work: () => Promise<T>): Promise<{ thread: LoadedThread; result: T }> {
+    if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
+    const release = thread.hold();
+    let moved: { result: T; queued: QueuedInput[] };
+    try {
+      moved = await thread.turns.exclusiveThenClose(work);
+    } finally {
+      release();
+    }
+    const subscribers = thread.subscriberConnections();
+    const initiator = thread.lastInitiator;
+    await this.close(thread, "unload", undefined, { quiet: true });
+    const fresh = await this.load(thread.id);
+    const hold = fresh.hold();
+    try {
+      fresh.lastInitiator ??= initiator?.state === "closed" ? undefined : initiator;
+      const replaced = { threadId: fresh.id, thread: fresh.thread(), warnings: fresh.loadWarnings, ui: fresh.ui.snapshot() };
+      for (const connection of subscribers) {
+        if (connection.state === "closed") continue;
+        connection.notify("thread/replaced", replaced);
+        fresh.subscribe(connection);
+      }
+      fresh.turns.restoreQueue(moved.queued);
+    } finally {
+      hold();
+    }
+    return { thread: fresh, result: moved.result };
+  }
+
+  /**
    * The commands a thread in `cwd` would offer, from a session built in
    * memory that never binds: no extension starts and nothing is written.
    */
@@ -446,7 +484,7 @@ export class ThreadManager {
    * allowed to write its entries; then its extensions shut down, its
    * processes die and its session lock is released.
    */
-  async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>): Promise<void> {
+  async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>, options: { quiet?: boolean } = {}): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
     const failure = thread.failureMessage;
     if (failure !== undefined) this.failures.set(thread.id, { message: failure });
@@ -458,7 +496,7 @@ export class ThreadManager {
     const unsaved = failure === undefined ? undefined : thread.runtime.session.unsavedTail();
     if (unsaved && unsaved.entries.length > 0) this.failures.set(thread.id, { message: failure!, unsaved });
     // A failed thread keeps showing its systemError until it loads again.
-    if (reason === "unload" && failure === undefined) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
+    if (reason === "unload" && failure === undefined && !options.quiet) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
 
   /**

@@ -32,6 +32,24 @@ export class InputQueue {
     return id;
   }
 
+  /**
+   * An input that waited on the same thread before it reloaded elsewhere:
+   * it keeps its id, and later ids never repeat it.
+   */
+  restore(input: QueuedInput): void {
+    const n = /^q([0-9]+)$/.exec(input.id);
+    if (n) this.seq = Math.max(this.seq, Number(n[1]));
+    this.inputs.push({ ...input });
+    this.count(input, 1);
+  }
+
+  /** Takes every input off the queue, oldest first. */
+  drain(): QueuedInput[] {
+    const all = this.inputs.splice(0);
+    this.total = { inputs: 0, textBytes: 0, imageBytes: 0 };
+    return all;
+  }
+
   /** False when it was unknown, already started or already removed. */
   remove(id: string): boolean {
     const at = this.inputs.findIndex((q) => q.id === id);

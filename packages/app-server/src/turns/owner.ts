@@ -13,7 +13,7 @@ import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
-import { InputQueue } from "./input-queue.js";
+import { InputQueue, type QueuedInput } from "./input-queue.js";
 import { LiveTurnItems, type ItemSink } from "./live-items.js";
 import { SteerWaiters } from "./steer-waiters.js";
 import { turnSummary } from "./summary.js";
@@ -210,6 +210,42 @@ export class TurnOwner {
       release();
       this.startNext();
     }
+  }
+
+  /**
+   * Runs `work` holding the thread, as `exclusive` does; when it succeeds,
+   * the owner closes in the same step, before anything queued could start:
+   * the thread is about to load again elsewhere (a handoff). Answers the
+   * work's result and the inputs that were waiting, which follow the
+   * thread. When the work fails the thread goes on as it was.
+   */
+  async exclusiveThenClose<T>(work: () => Promise<T>): Promise<{ result: T; queued: QueuedInput[] }> {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
+    let result: T;
+    try {
+      result = await work();
+    } catch (error) {
+      if (this.phase === phase) this.phase = { kind: "idle" };
+      release();
+      this.startNext();
+      throw error;
+    }
+    const queued = this.queue.drain();
+    this.steers.cancel();
+    this.closing = this.closeIdle();
+    if (this.phase === phase) this.phase = { kind: "idle" };
+    release();
+    return { result, queued };
+  }
+
+  /** Inputs that waited on this thread before it loaded again elsewhere: they wait here now, and start when it is idle. */
+  restoreQueue(inputs: readonly QueuedInput[]): void {
+    if (inputs.length === 0 || this.closing) return;
+    for (const input of inputs) this.queue.restore(input);
+    this.queueChanged();
+    this.startNext();
   }
 
   /** Starts work on the thread, which the caller found idle in this same step. */
@@ -519,8 +555,7 @@ export class TurnOwner {
    */
   close(): Promise<void> {
     if (!this.closing) {
-      const dropped = this.inbox.clear();
-      if (dropped > 0) this.host.log.warn(`${dropped} extension message(s) never reached a turn before the thread unloaded`);
+      this.dropInbox();
       this.closing = (async () => {
         this.interrupt();
         await this.settled();
@@ -528,6 +563,17 @@ export class TurnOwner {
       })();
     }
     return this.closing;
+  }
+
+  /** Closing a thread that holds no turn (exclusiveThenClose): nothing to interrupt or wait for. */
+  private async closeIdle(): Promise<void> {
+    this.dropInbox();
+    this.unsubscribe();
+  }
+
+  private dropInbox(): void {
+    const dropped = this.inbox.clear();
+    if (dropped > 0) this.host.log.warn(`${dropped} extension message(s) never reached a turn before the thread unloaded`);
   }
 }
 

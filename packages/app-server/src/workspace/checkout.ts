@@ -20,8 +20,14 @@ export function isInside(root: string, folder: string): boolean {
  * tool runs) until it is done. The threads are taken in the order of their
  * ids, so two such changes of one checkout never hold each other up half way.
  */
-export async function exclusiveInCheckout<T>(threads: Iterable<LoadedThread>, root: string, work: () => Promise<T>): Promise<T> {
-  const inside = [...threads].filter((thread) => isInside(root, thread.cwd)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export async function exclusiveInCheckout<T>(
+  threads: Iterable<LoadedThread>,
+  root: string,
+  work: () => Promise<T>,
+  /** A thread the caller holds already. */
+  except?: LoadedThread,
+): Promise<T> {
+  const inside = [...threads].filter((thread) => thread !== except && isInside(root, thread.cwd)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const hold = (index: number): Promise<T> => {
     const thread = inside[index];
     return thread ? thread.turns.exclusive(() => hold(index + 1)) : work();
