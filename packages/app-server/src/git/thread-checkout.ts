@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { childEnvironment, CommandRefusedError, CommitMessageError, discoverRepo, GitRequestError, type GitContext } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
@@ -39,6 +40,8 @@ export interface ThreadCheckout {
 export function onThreadCheckout<T>(threads: ThreadManager, threadId: string, signal: AbortSignal, work: (checkout: ThreadCheckout) => Promise<T>): Promise<T> {
   return threads.using(threadId, (thread) =>
     withGitErrors(async () => {
+      // git cannot even start in a folder that is gone; that is no repository either.
+      if (!existsSync(thread.cwd)) throw rpcError("notGitRepo", `the thread's folder ${thread.cwd} no longer exists`);
       const env = gitEnvironment(threads);
       const repo = await discoverRepo(thread.cwd, env);
       const git: GitContext = { repo, env, signal };
