@@ -24,7 +24,7 @@ if [ "$1" = auth ]; then
   echo "github.com: Logged in to github.com account tess"
   exit 0
 fi
-echo "Creating pull request for $4 into main in acme/widgets"
+echo "Creating pull request into main in acme/widgets"
 echo
 echo "https://github.com/acme/widgets/pull/42"
 `;
@@ -129,19 +129,19 @@ describe("git/pr/create", () => {
           .map((record) => record.split("\0").slice(0, -1));
       rmSync(join(ghDir, "calls"), { force: true });
 
-      const title = `fix: it's "quoted" $(touch ${join(repo.root, "pwned")}) & more`;
+      const title = `-fix: it's "quoted" $(touch ${join(repo.root, "pwned")}) & more`;
       const body = "Line one\n\nLine `two`";
       const result = await withGh.main.request("git/pr/create", { threadId, title, body, draft: true, base: "main" });
       assert.deepEqual(result, { url: "https://github.com/acme/widgets/pull/42" });
       assert.deepEqual(calls(), [
         [repo.root, "auth", "status"],
-        [repo.root, "pr", "create", "--head", "feature", "--title", title, "--body", body, "--draft", "--base", "main"],
+        [repo.root, "pr", "create", "--head=feature", `--title=${title}`, `--body=${body}`, "--draft", "--base=main"],
       ]);
       assert.throws(() => readFileSync(join(repo.root, "pwned")), "a shell ran the title");
 
       rmSync(join(ghDir, "calls"), { force: true });
       await withGh.main.request("git/pr/create", { threadId });
-      assert.deepEqual(calls()[1], [repo.root, "pr", "create", "--head", "feature", "--fill"]);
+      assert.deepEqual(calls()[1], [repo.root, "pr", "create", "--head=feature", "--fill"]);
 
       writeFileSync(join(ghDir, "signed-out"), "");
       rmSync(join(ghDir, "calls"), { force: true });

@@ -68,7 +68,7 @@ function runTool(file: string, args: readonly string[], cwd: string, env: NodeJS
 
 /**
  * Opens a pull request for the current branch with `gh pr create`, its
- * arguments an array: `--head <branch>`, the title and body given (`--fill`
+ * arguments an array: `--head=<branch>`, the title and body given (`--fill`
  * from the commits when there is no title), `--draft`, `--base`. gh
  * missing from PATH is a ToolMissingError, gh not signed in a
  * GitAuthError. The URL is the last line gh prints.
@@ -83,11 +83,12 @@ export async function createPullRequest(ctx: GitContext, options: PullRequestOpt
   const run = (args: string[]) => runTool(gh, args, ctx.repo.root, env, timeoutMs, ctx.signal);
   const auth = await run(["auth", "status"]);
   if (auth.code !== 0) throw new GitAuthError(`gh is not signed in: run \`gh auth login\` (${firstLine(auth.stderr || auth.stdout)})`);
-  const args = ["pr", "create", "--head", branch];
-  if (options.title !== undefined) args.push("--title", options.title, "--body", options.body ?? "");
-  else args.push("--fill", ...(options.body !== undefined ? ["--body", options.body] : []));
+  // Values joined to their flags: a title starting with "-" stays a title.
+  const args = ["pr", "create", `--head=${branch}`];
+  if (options.title !== undefined) args.push(`--title=${options.title}`, `--body=${options.body ?? ""}`);
+  else args.push("--fill", ...(options.body !== undefined ? [`--body=${options.body}`] : []));
   if (options.draft) args.push("--draft");
-  if (options.base !== undefined) args.push("--base", options.base);
+  if (options.base !== undefined) args.push(`--base=${options.base}`);
   const created = await run(args);
   const output = `${created.stdout}${created.stderr}`.trim();
   if (created.code !== 0) {
