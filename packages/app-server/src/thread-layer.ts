@@ -8,6 +8,7 @@ import { configHandlers } from "./config/handlers.js";
 import { toolHandlers } from "./config/tool-handlers.js";
 import { accountHandlers } from "./config/account-handlers.js";
 import type { ThreadLayerMethod } from "./handlers.js";
+import { gitHandlers } from "./git/handlers.js";
 import { mcpHandlers } from "./mcp/handlers.js";
 import { modelHandlers } from "./models/handlers.js";
 import type { ThreadHandler } from "./threads/thread-handler.js";
@@ -27,4 +28,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...toolHandlers,
   ...accountHandlers,
   ...mcpHandlers,
+  ...gitHandlers,
 };

@@ -1,7 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { GitConflictError } from "./errors.js";
+import { withIndexCopy } from "./ops/index-copy.js";
 import { noUserCodeConfig, runGit } from "./run.js";
 import type { RepoInfo } from "./repo.js";
 
@@ -18,23 +16,6 @@ export interface CapturedChanges {
 }
 
 /**
- * Runs `use` with a private copy of the working tree's index in a temporary
- * folder (`GIT_INDEX_FILE`): git may refresh or fill it as it likes, and the
- * user's index is never written. The copy is removed afterwards.
- */
-export async function withIndexCopy<T>(repo: RepoInfo, use: (indexFile: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), "kc-index-"));
-  const copy = join(dir, "index");
-  try {
-    const real = join(repo.gitDir, "index");
-    if (existsSync(real)) copyFileSync(real, copy);
-    return await use(copy);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
  * The working tree's uncommitted changes as a binary patch against HEAD,
  * read through a private index copy: nothing of the repository is written
  * but objects. No hook or filter runs (what the patch carries is the files'
@@ -44,7 +25,7 @@ export async function captureChanges(repo: RepoInfo, env?: NodeJS.ProcessEnv): P
   const cwd = repo.root;
   const config = await noUserCodeConfig(cwd, env);
   const head = (await runGit(["rev-parse", "--verify", "HEAD^{commit}"], { cwd, env })).stdout.toString("utf8").trim();
-  return withIndexCopy(repo, async (indexFile) => {
+  return withIndexCopy({ repo, ...(env ? { env } : {}) }, async (indexFile) => {
     const extraEnv = { GIT_INDEX_FILE: indexFile };
     const untracked = splitZ((await runGit(["ls-files", "--others", "--exclude-standard", "-z"], { cwd, env, extraEnv, config })).stdout);
     await runGit(["add", "-A", "--", "."], { cwd, env, extraEnv, config, readOnly: false });

@@ -2,3 +2,5 @@ export * from "./errors.js";
 export * from "./run.js";
 export * from "./repo.js";
 export * from "./changes.js";
+export * from "./ops/index.js";
+export * from "./commit-message.js";

@@ -12,6 +12,7 @@ import { tools } from "./tools.js";
 import { accounts } from "./accounts.js";
 import { mcp } from "./mcp.js";
 import { search } from "./search.js";
+import { git } from "./git.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -33,6 +34,7 @@ export const protocol = {
     ...accounts.clientRequests,
     ...mcp.clientRequests,
     ...search.clientRequests,
+    ...git.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

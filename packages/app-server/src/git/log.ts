@@ -1,0 +1,11 @@
+import { readLog, resolveLogBase } from "@knightcode/agent";
+import type { ThreadHandler } from "../threads/thread-handler.js";
+import { onThreadCheckout } from "./thread-checkout.js";
+
+/** git/log: the commits since the base the committed scope uses, newest first. */
+export const gitLog: ThreadHandler<"git/log"> = (params, ctx, threads) =>
+  onThreadCheckout(threads, params.threadId, ctx.signal, async ({ git }) => {
+    const base = await resolveLogBase(git);
+    const log = await readLog(git, { ...(base ? { base: base.sha } : {}), ...(params.limit !== undefined ? { limit: params.limit } : {}) });
+    return { ...log, ...(base ? { base } : {}) };
+  });
