@@ -4,7 +4,7 @@ import { GitCommandError } from "../git/errors.js";
 import { discoverRepo, type RepoInfo } from "../git/repo.js";
 import { gitText, noUserCodeConfig, runGit } from "../git/run.js";
 import { WorktreeError } from "./errors.js";
-import { carryOnto, emptyTree, gitWrite, populate, stateTrees, type GitContext, type StateTrees } from "./git-trees.js";
+import { carryOnto, contextFor, emptyTree, gitWrite, populate, stateTrees, type GitContext, type StateTrees } from "./git-trees.js";
 import { newBucket, existingRealPath } from "./layout.js";
 import { isWithin } from "../fs/real-target.js";
 import { writeRecord, type ManagedWorktree, type WorktreeRecord } from "./record.js";
@@ -216,4 +216,15 @@ function readText(file: string): string | undefined {
 
 function isSystemError(error: unknown): boolean {
   return typeof (error as NodeJS.ErrnoException | undefined)?.syscall === "string";
+}
+
+/**
+ * Removes a worktree made for a thread that could not be created: its
+ * folder, its registration and its bucket with the record. No snapshot:
+ * nothing ran there yet.
+ */
+export async function discardWorktree(created: ManagedWorktree, env?: NodeJS.ProcessEnv): Promise<void> {
+  const git = await contextFor([created.record.path, created.record.checkoutRoot], env);
+  await unregisterWorktree(created.record.repoRoot, created.record.path, git);
+  rmSync(created.bucketDir, { recursive: true, force: true });
 }
