@@ -131,6 +131,9 @@ describe("spec: archive, restore, pruning and the refusals", () => {
 
     await refused(server.main, "thread/worktree/restore", { threadId: thread.id }, "invalidParams", /unarchive/);
     await server.main.request("thread/unarchive", { threadId: thread.id });
+    // A thread whose worktree is deleted still loads (its folder is missing until the restore).
+    const resumed = await server.main.request("thread/resume", { threadId: thread.id });
+    assert.equal(resumed.thread.cwd, thread.cwd);
     const restored = await server.main.request("thread/worktree/restore", { threadId: thread.id });
     assert.equal(restored.thread.cwd, thread.cwd);
     assert.deepEqual(restored.thread.workspace, thread.workspace);
