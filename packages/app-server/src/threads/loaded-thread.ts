@@ -122,7 +122,11 @@ export class LoadedThread {
       approvalMode: () => this.approval,
       planMode: () => this.plan,
       isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
-      controls: { agentDir: this.runtime.agentDir, codePathOf: (path) => this.runtime.codePathOf(path) },
+      controls: {
+        agentDir: this.runtime.agentDir,
+        codePathOf: (path) => this.runtime.codePathOf(path),
+        ...(this.place.mode === "worktree" && this.place.path !== undefined ? { ownWorktree: this.place.path } : {}),
+      },
       turnId: () => this.turns.runningTurnId,
       asker: this.asker,
       record: (entry) => this.runtime.session.appendSafely(entry),

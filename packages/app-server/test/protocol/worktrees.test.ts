@@ -183,4 +183,29 @@ describe("spec: thread/start in a worktree", () => {
     assert.equal(forked.thread.cwd, thread.cwd);
     assert.deepEqual(forked.thread.workspace, thread.workspace);
   });
+
+  test("approvals treat the worktree as the thread's workspace: edits there are not writes into the agent folder, edits to the checkout are outside", async () => {
+    const repo = project();
+    const { thread } = await server.main.request("thread/start", { cwd: repo, approvalMode: "autoEdit", workspace: { mode: "worktree" } });
+    const asked: string[] = [];
+    const off = server.main.client.onRequest("item/toolCall/requestApproval", (params) => {
+      asked.push(JSON.stringify(params));
+      return { decision: "decline" };
+    });
+    try {
+      model.enqueue(
+        { toolCalls: [{ name: "write", arguments: { path: "made-in-worktree.txt", content: "here\n" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: join(repo, "made-in-checkout.txt"), content: "there\n" } }] },
+        { text: "done" },
+      );
+      await server.main.request("turn/start", { threadId: thread.id, text: "write both" });
+      await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id);
+    } finally {
+      off();
+    }
+    assert.equal(readFileSync(join(thread.cwd, "made-in-worktree.txt"), "utf8"), "here\n");
+    assert.equal(existsSync(join(repo, "made-in-checkout.txt")), false);
+    assert.equal(asked.length, 1, asked.join("\n"));
+    assert.match(asked[0]!, /outside the workspace/);
+  });
 });
