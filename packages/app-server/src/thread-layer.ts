@@ -16,6 +16,7 @@ import { threadHandlers } from "./threads/handlers.js";
 import { trustHandlers } from "./trust/handlers.js";
 import { turnHandlers } from "./turns/handlers.js";
 import { uiHandlers } from "./ui/handlers.js";
+import { worktreeHandlers } from "./workspace/worktree-handlers.js";
 
 export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> } = {
   ...threadHandlers,
@@ -29,4 +30,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...accountHandlers,
   ...mcpHandlers,
   ...gitHandlers,
+  ...worktreeHandlers,
 };

@@ -29,6 +29,8 @@ export * from "../trust/resources.js";
 export * from "../trust/errors.js";
 export * from "../environments/environments-file.js";
 export * from "../git/index.js";
+export * from "../worktrees/index.js";
+export * from "../thread/child-env.js";
 export * from "../approvals/shell-prefix.js";
 export * from "../session/index.js";
 export * from "../listing/index.js";

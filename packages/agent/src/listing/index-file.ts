@@ -3,19 +3,22 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
+import type { WorkspaceState } from "../session/format.js";
 import { NAME_MAX, TITLE_MAX } from "./title.js";
+import { WORKSPACE_FIELD_MAX } from "./transcript-pass.js";
 import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
 
 export const INDEX_FILE = ".thread-index.json";
 /**
- * `{"version":2,"cwds":[...],"files":{"<name>":record}}`. A transcript's
+ * `{"version":3,"cwds":[...],"files":{"<name>":record}}`. A transcript's
  * record is an array: size, mtimeMs, ino, its cwd (an index into `cwds`),
- * id, createdAt, scannedTo, anchor, title, name, forkedFromId, with null
- * for what is absent; any other file's is size, mtimeMs, ino. Fewer bytes
- * than named fields, and one cwd string per project: the first listing of
- * a process reads, parses and checks the whole file.
+ * id, createdAt, scannedTo, anchor, title, name, forkedFromId, workspace,
+ * with null for what is absent; any other file's is size, mtimeMs, ino.
+ * `workspace` is itself an array: mode, cwd, path, baseRef, branch. Fewer
+ * bytes than named fields, and one cwd string per project: the first
+ * listing of a process reads, parses and checks the whole file.
  */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 /** A bigger index is not read (it would cost more than it saves) and not written. */
 export const MAX_INDEX_BYTES = 16 * 1024 * 1024;
 
@@ -61,10 +64,12 @@ const isOptionalText = (value: unknown, max: number): value is string | null => 
 /** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
 function toIndexedFile(value: unknown, cwds: readonly string[]): IndexedFile | undefined {
   if (!Array.isArray(value)) return undefined;
-  const [size, mtimeMs, ino, cwdAt, id, createdAt, scannedTo, anchor, title, name, forkedFromId] = value as unknown[];
+  const [size, mtimeMs, ino, cwdAt, id, createdAt, scannedTo, anchor, title, name, forkedFromId, workspaceValue] = value as unknown[];
   if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
   if (value.length === 3) return { size, mtimeMs, ino };
-  if (value.length !== 11 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
+  if (value.length !== 12 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
+  const workspace = workspaceValue === null ? null : toWorkspace(workspaceValue);
+  if (workspace === undefined) return undefined;
   if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
   // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
   if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
@@ -74,7 +79,26 @@ function toIndexedFile(value: unknown, cwds: readonly string[]): IndexedFile | u
   const facts: TranscriptFacts = { header, scannedTo, anchor };
   if (title !== null) facts.title = title;
   if (name !== null) facts.name = name;
+  if (workspace !== null) facts.workspace = workspace;
   return { size, mtimeMs, ino, facts };
+}
+
+/** A record's workspace array, checked; undefined when it is not one this code wrote. */
+function toWorkspace(value: unknown): WorkspaceState | undefined {
+  if (!Array.isArray(value) || value.length !== 5) return undefined;
+  const [mode, cwd, path, baseRef, branch] = value as unknown[];
+  if ((mode !== "local" && mode !== "worktree") || !isText(cwd, WORKSPACE_FIELD_MAX) || cwd === "") return undefined;
+  if (![path, baseRef, branch].every((field) => isOptionalText(field, WORKSPACE_FIELD_MAX))) return undefined;
+  const workspace: WorkspaceState = { mode, cwd };
+  if (path !== null) workspace.path = path as string;
+  if (baseRef !== null) workspace.baseRef = baseRef as string;
+  if (branch !== null) workspace.branch = branch as string;
+  return workspace;
+}
+
+function workspaceRecord(workspace: WorkspaceState | undefined): unknown[] | null {
+  if (workspace === undefined) return null;
+  return [workspace.mode, workspace.cwd, workspace.path ?? null, workspace.baseRef ?? null, workspace.branch ?? null];
 }
 
 function isTranscriptName(name: string): boolean {
@@ -126,8 +150,8 @@ export async function loadIndex(dir: string): Promise<LoadedIndex> {
 function recordOf(file: IndexedFile, cwdAt: (cwd: string) => number): unknown[] {
   const { size, mtimeMs, ino, facts } = file;
   if (facts === undefined) return [size, mtimeMs, ino];
-  const { header, title, name, scannedTo, anchor } = facts;
-  return [size, mtimeMs, ino, cwdAt(header.cwd), header.id, header.createdAt, scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null];
+  const { header, title, name, scannedTo, anchor, workspace } = facts;
+  return [size, mtimeMs, ino, cwdAt(header.cwd), header.id, header.createdAt, scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null, workspaceRecord(workspace)];
 }
 
 /** The file's text, or undefined when it would be too big to be read back. */

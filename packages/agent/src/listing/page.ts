@@ -26,7 +26,7 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const THREADS_BUDGET = MAX_RESPONSE_BYTES - ENVELOPE_RESERVE;
 
 export function summaryOf(row: Row, archived: boolean): ThreadSummary {
-  const { header, title, name } = row.facts;
+  const { header, title, name, workspace } = row.facts;
   return {
     id: header.id,
     title: name === undefined ? (title ?? "") : boundText(name, TITLE_MAX),
@@ -35,7 +35,8 @@ export function summaryOf(row: Row, archived: boolean): ThreadSummary {
     createdAt: header.createdAt,
     updatedAt: new Date(row.updatedMs).toISOString(),
     ...(header.forkedFromId === undefined ? {} : { forkedFromId: header.forkedFromId }),
-    workspaceMode: "local",
+    workspaceMode: workspace?.mode ?? "local",
+    ...(workspace === undefined ? {} : { workspace: { ...workspace } }),
     path: row.path,
     archived,
   };

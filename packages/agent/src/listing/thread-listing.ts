@@ -99,7 +99,7 @@ export class ThreadListing {
     for (const dir of dirs) lists.push(await this.folder(dir).refresh(signal));
     // Each list is sorted already: the sort merges runs.
     const rows = lists.length === 1 ? lists[0]! : lists.flat().sort(newestFirst);
-    return cwd === undefined ? rows : rows.filter((row) => row.facts.header.cwd === cwd);
+    return cwd === undefined ? rows : rows.filter((row) => row.facts.header.cwd === cwd || row.facts.workspace?.cwd === cwd);
   }
 
   private folder(dir: string): FolderIndex {

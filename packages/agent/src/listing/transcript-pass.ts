@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { parseEntryLine, toHeader, type SessionHeader } from "../session/format.js";
+import { parseEntryLine, toHeader, type SessionHeader, type WorkspaceState } from "../session/format.js";
+import { workspaceOf } from "../session/summary.js";
 import { NAME_MAX, boundText, titleFromText, userMessageText } from "./title.js";
 
 /** What a listing keeps of a transcript's entries, and where the next pass over appended bytes picks up. */
@@ -7,12 +8,16 @@ export interface PassProgress {
   /** Undefined until a user message was seen. */
   title?: string;
   name?: string;
+  /** Where the thread runs, from its latest workspace entry; absent for a thread in its header's folder. */
+  workspace?: WorkspaceState;
   /** End of the last LF-terminated line read; 0 when a later pass must start over. */
   scannedTo: number;
   /** A hash of the bytes just before `scannedTo`: they must still be there for a later pass to resume. */
   anchor: string;
 }
 
+/** The longest workspace field (a path, a ref) a listing keeps. */
+export const WORKSPACE_FIELD_MAX = 4096;
 /** Bytes hashed into an anchor. */
 export const ANCHOR_BYTES = 256;
 /** Bytes of a line's start examined to place it. */
@@ -27,6 +32,7 @@ const MAX_PENDING = 8;
 
 const TYPED = Buffer.from('{"type":"');
 const NAME_LINE = Buffer.from('{"type":"thread_name",');
+const WORKSPACE_LINE = Buffer.from('{"type":"workspace",');
 const MESSAGE_LINE = Buffer.from('{"type":"message",');
 const ROLE_KEY = Buffer.from('"message":{"role":"');
 const USER_ROLE = Buffer.from('user"');
@@ -85,13 +91,15 @@ export interface LongLine {
 
 /**
  * The per-line decisions of one pass: the header from line 1, the first
- * user message's title, the latest thread name. Only lines whose first bytes
- * name one of these are parsed; the rest are passed over unread.
+ * user message's title, the latest thread name and workspace. Only lines
+ * whose first bytes name one of these are parsed; the rest are passed over
+ * unread.
  */
 export class PassState {
   header: SessionHeader | undefined;
   title: string | undefined;
   name: string | undefined;
+  workspace: WorkspaceState | undefined;
   /** Long message lines before the first user message, in file order: one of them may be it. */
   readonly pending: LongLine[] = [];
   /** An unterminated last line gave a value, so a later pass must not resume after it. */
@@ -103,11 +111,12 @@ export class PassState {
   ) {
     this.title = resume?.title;
     this.name = resume?.name;
+    this.workspace = resume?.workspace;
   }
 
   line(buf: Buffer, at: number, end: number, offset: number, terminated: boolean): void {
     if (offset === 0) return this.headerLine(buf.toString("utf8", at, end), end - at);
-    if (startsWith(buf, at, end, NAME_LINE)) return this.parsed(buf, at, end, terminated);
+    if (startsWith(buf, at, end, NAME_LINE) || startsWith(buf, at, end, WORKSPACE_LINE)) return this.parsed(buf, at, end, terminated);
     if (startsWith(buf, at, end, MESSAGE_LINE)) {
       if (this.title === undefined && roleOf(buf, at, end) !== "other") this.parsed(buf, at, end, terminated);
       return;
@@ -154,6 +163,11 @@ export class PassState {
     const entry = parsed.entry as { type: string; name?: unknown; message?: unknown };
     if (entry.type === "thread_name" && typeof entry.name === "string") {
       this.name = boundText(entry.name, NAME_MAX);
+    } else if (entry.type === "workspace") {
+      const workspace = workspaceOf(entry as unknown as Record<string, unknown>);
+      // Our writer's paths and refs are far shorter; a summary never carries a giant string.
+      if (workspace === undefined || Object.values(workspace).some((value) => value.length > WORKSPACE_FIELD_MAX)) return;
+      this.workspace = workspace;
     } else if (entry.type === "message" && this.title === undefined) {
       const text = userMessageText(entry.message);
       if (text === undefined) return;

@@ -147,5 +147,6 @@ export async function scanTranscript(file: FileHandle, path: string, size: numbe
   const facts: TranscriptFacts = { header, scannedTo, anchor };
   if (state.title !== undefined) facts.title = state.title;
   if (state.name !== undefined) facts.name = state.name;
+  if (state.workspace !== undefined) facts.workspace = state.workspace;
   return facts;
 }

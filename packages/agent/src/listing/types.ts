@@ -1,4 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
+import type { WorkspaceState } from "../session/format.js";
 
 /** One thread as the sidebar shows it. */
 export interface ThreadSummary {
@@ -14,8 +15,10 @@ export interface ThreadSummary {
   updatedAt: string;
   /** The header id of the thread this one was forked from. */
   forkedFromId?: string;
-  /** Every thread is "local" today; worktree threads come with workspaces. */
+  /** "worktree" for a thread that runs in a managed worktree of its own. */
   workspaceMode: "local" | "worktree";
+  /** Where the thread runs, when a workspace entry said so (a worktree thread, or one handed off). */
+  workspace?: WorkspaceState;
   /** The transcript file. */
   path: string;
   archived: boolean;
@@ -24,7 +27,7 @@ export interface ThreadSummary {
 export interface ListRequest {
   /** The sessions folders to consider; `archived` lists their `archived/` subfolders instead. */
   folders: readonly string[];
-  /** Only threads whose header cwd resolves to this path. */
+  /** Only threads whose header cwd (their project) resolves to this path, or that run in this very folder. */
   cwd?: string;
   archived?: boolean;
   /** From a previous page; the other fields must keep the same filters. */

@@ -115,6 +115,26 @@ export interface ClassificationEntry extends EntryBase<"classification"> {
   confirmed?: boolean;
 }
 
+/** Where a thread runs: the user's checkout, or a managed worktree of its own. */
+export interface WorkspaceState {
+  mode: "local" | "worktree";
+  /** The folder the thread runs in: its tools' working folder, inside the checkout or the worktree. */
+  cwd: string;
+  /** The worktree's folder, in worktree mode. */
+  path?: string;
+  /** The commit the worktree was made from (its full id). */
+  baseRef?: string;
+  /** The branch the thread works on, once it has one. */
+  branch?: string;
+}
+
+/**
+ * The thread moved, or was born somewhere other than its header's folder:
+ * the latest one on the branch says where it runs now. The header's cwd
+ * stays the project folder it belongs to.
+ */
+export interface WorkspaceEntry extends EntryBase<"workspace">, WorkspaceState {}
+
 export type KnownEntry =
   | MessageEntry
   | ApprovalEntry
@@ -129,7 +149,8 @@ export type KnownEntry =
   | CompactionEntry
   | LabelEntry
   | CustomEntry
-  | CustomMessageEntry;
+  | CustomMessageEntry
+  | WorkspaceEntry;
 
 export type KnownEntryType = KnownEntry["type"];
 
@@ -177,6 +198,11 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   custom: requireStrings("customType"),
   approval: (e) => requireStrings("toolCallId", "tool", "decision")(e) ?? (e.message === undefined || isString(e.message) ? undefined : "message"),
   classification: (e) => requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
+  workspace: (e) => {
+    if (e.mode !== "local" && e.mode !== "worktree") return "mode";
+    if (!isString(e.cwd) || e.cwd === "") return "cwd";
+    return ["path", "baseRef", "branch"].find((field) => e[field] !== undefined && !isString(e[field]));
+  },
   custom_message: (e) => {
     if (!isString(e.customType)) return "customType";
     if (!isString(e.content) && !Array.isArray(e.content)) return "content";

@@ -28,6 +28,8 @@ export {
   type TurnStartEntry,
   type TurnStatus,
   type UnknownEntry,
+  type WorkspaceEntry,
+  type WorkspaceState,
 } from "./format.js";
 export { SESSION_DIR_ENV, projectFolderName, resolveSessionDir, sessionFileName, type SessionDir, type SessionDirInput, type SessionDirSource } from "./paths.js";
 export { scanSession, type EntryRef, type ScanOptions, type SessionIndex, type SessionIssue, type SessionIssueKind } from "./scan.js";

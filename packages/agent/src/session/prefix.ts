@@ -30,6 +30,7 @@ const KNOWN_TYPES = [
   "label",
   "custom",
   "custom_message",
+  "workspace",
 ].map((name) => ({ name, bytes: Buffer.from(name) }));
 
 /** Position after `literal` when `buf` holds it at `at` (before `end`), else -1. */

@@ -1,4 +1,4 @@
-import type { SessionEntry } from "./format.js";
+import type { SessionEntry, WorkspaceState } from "./format.js";
 
 /** Cumulative token figures of a branch: every reply's, plus the summaries compaction paid for. */
 export interface UsageTotals {
@@ -25,6 +25,8 @@ export interface BranchSummary {
   name?: string;
   /** The start of the first user message's text, for a default name. */
   firstUserText?: string;
+  /** Where the thread runs, once a workspace entry said so; absent: in its header's folder. */
+  workspace?: WorkspaceState;
   usage: UsageTotals;
 }
 
@@ -83,6 +85,11 @@ export function foldEntry(summary: BranchSummary, base: SessionEntry): void {
     case "thread_name":
       summary.name = String(entry.name);
       return;
+    case "workspace": {
+      const workspace = workspaceOf(entry);
+      if (workspace) summary.workspace = workspace;
+      return;
+    }
     case "compaction":
       if (entry.usage) {
         addUsage(summary.usage, entry.usage, false);
@@ -105,7 +112,23 @@ export function summaryOf(entries: readonly SessionEntry[], start: BranchSummary
 }
 
 export function cloneSummary(summary: BranchSummary): BranchSummary {
-  return { ...summary, ...(summary.model ? { model: { ...summary.model } } : {}), usage: { ...summary.usage } };
+  return {
+    ...summary,
+    ...(summary.model ? { model: { ...summary.model } } : {}),
+    ...(summary.workspace ? { workspace: { ...summary.workspace } } : {}),
+    usage: { ...summary.usage },
+  };
+}
+
+/** A workspace entry's (or a checkpoint's) fields as a WorkspaceState, when they are well formed. */
+export function workspaceOf(value: Record<string, unknown>): WorkspaceState | undefined {
+  const { mode, cwd } = value;
+  if ((mode !== "local" && mode !== "worktree") || typeof cwd !== "string" || cwd === "") return undefined;
+  const state: WorkspaceState = { mode, cwd };
+  for (const key of ["path", "baseRef", "branch"] as const) {
+    if (typeof value[key] === "string") state[key] = value[key] as string;
+  }
+  return state;
 }
 
 /** A turn_end's checkpoint, when it carries a well-formed one. */
@@ -125,5 +148,7 @@ export function checkpointOf(entry: SessionEntry): BranchSummary | undefined {
     if (typeof value[key] === "string") summary[key] = value[key] as string;
   }
   if (typeof value.planMode === "boolean") summary.planMode = value.planMode;
+  const workspace = value.workspace !== null && typeof value.workspace === "object" ? workspaceOf(value.workspace as Record<string, unknown>) : undefined;
+  if (workspace) summary.workspace = workspace;
   return summary;
 }

@@ -132,7 +132,7 @@ describe("thread/list: the .thread-index.json cache", () => {
     await cold.flush();
     const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { cwds: string[]; files: Record<string, unknown[]> };
     assert.deepEqual([...index.cwds].sort(), ["/work/a", "/work/b"]);
-    assert.ok(Object.values(index.files).every((record) => record.length === 11));
+    assert.ok(Object.values(index.files).every((record) => record.length === 12));
     const warm = engine();
     assert.deepEqual((await warm.listing.list({ folders: [dir] })).threads, listed);
     assert.deepEqual(warm.opened, []);
@@ -145,16 +145,17 @@ describe("thread/list: the .thread-index.json cache", () => {
     const ids = await listIds(first, dir);
     await first.flush();
     const good = readFileSync(join(dir, INDEX_FILE), "utf8");
-    const oversized = `{"version":2,"cwds":[],"files":{},"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
+    const oversized = `{"version":3,"cwds":[],"files":{},"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
     const damages: Array<[string, string | undefined]> = [
       ["missing", undefined],
       ["empty", ""],
       ["not JSON", "{ this is not json"],
       ["truncated", good.slice(0, good.length / 2)],
-      ["wrong version", good.replace('"version":2', '"version":99')],
+      ["wrong version", good.replace('"version":3', '"version":99')],
       ["the version-1 layout", '{"version":1,"files":{}}'],
+      ["the version-2 layout", good.replace('"version":3', '"version":2')],
       ["not an object", "[1,2,3]"],
-      ["files not an object", '{"version":2,"cwds":[],"files":"no"}'],
+      ["files not an object", '{"version":3,"cwds":[],"files":"no"}'],
       ["cwds not a list of paths", good.replace('"cwds":[', '"cwds":[7,')],
       ["oversized", oversized],
     ];

@@ -13,6 +13,7 @@ import { accounts } from "./accounts.js";
 import { mcp } from "./mcp.js";
 import { search } from "./search.js";
 import { git } from "./git.js";
+import { workspaces } from "./workspaces.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -35,6 +36,7 @@ export const protocol = {
     ...mcp.clientRequests,
     ...search.clientRequests,
     ...git.clientRequests,
+    ...workspaces.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -50,6 +52,7 @@ export const protocol = {
     ...turnControl.serverNotifications,
     ...ui.serverNotifications,
     ...accounts.serverNotifications,
+    ...workspaces.serverNotifications,
   },
 } as const;
 

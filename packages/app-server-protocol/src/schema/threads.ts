@@ -34,21 +34,43 @@ export const ThreadStatus = Type.Union(
   { $id: "ThreadStatus" },
 );
 
+export const WorkspaceMode = Type.Union([Type.Literal("local"), Type.Literal("worktree")], {
+  $id: "WorkspaceMode",
+  description: "local: the user's checkout; worktree: a managed git worktree of the thread's own.",
+});
+
 export const Workspace = Type.Object(
   {
-    mode: Type.Union([Type.Literal("local"), Type.Literal("worktree")]),
-    path: Type.Optional(Type.String()),
-    baseRef: Type.Optional(Type.String()),
-    branch: Type.Optional(Type.String()),
+    mode: WorkspaceMode,
+    path: Type.Optional(Type.String({ description: "The worktree's folder (worktree mode); the thread's cwd is inside it." })),
+    baseRef: Type.Optional(Type.String({ description: "The full id of the commit the worktree was made from." })),
+    branch: Type.Optional(Type.String({ description: "The branch the thread works on, once it has one." })),
   },
-  { ...Closed, $id: "Workspace" },
+  { ...Closed, $id: "Workspace", description: "Where the thread runs." },
+);
+
+/** thread/start's choice of workspace. */
+const WorkspaceRequest = Type.Union(
+  [
+    Type.Object({ mode: Type.Literal("local") }, Closed),
+    Type.Object(
+      {
+        mode: Type.Literal("worktree"),
+        baseRef: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "A ref or commit to start from; the checkout's HEAD by default." })),
+        carryLocalChanges: Type.Optional(Type.Boolean({ description: "Copy the checkout's uncommitted changes (untracked files included, ignored ones not); the checkout keeps them." })),
+        environment: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The name of an environment of the project's .knightcode/environments.json whose setup script runs in the new worktree." })),
+      },
+      Closed,
+    ),
+  ],
+  { description: "local by default. A cwd inside a managed worktree joins that worktree whatever this says." },
 );
 
 export const Thread = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
-    cwd: Type.String(),
+    cwd: Type.String({ description: "The folder the thread runs in: inside its worktree for a worktree thread." }),
     createdAt: IsoTime,
     updatedAt: IsoTime,
     forkedFromId: Type.Optional(Type.String({ description: "The parent's header id." })),
@@ -68,10 +90,11 @@ export const ThreadSummary = Type.Object(
     id: Type.String(),
     title: Type.String({ description: "The thread's name, or the first line of its first message; at most 120 characters." }),
     name: Type.Optional(Type.String({ description: "Present when a name was set." })),
-    cwd: Type.String(),
+    cwd: Type.String({ description: "The project the thread belongs to: the folder it was started from, also for a worktree thread." }),
     createdAt: IsoTime,
     updatedAt: IsoTime,
     forkedFromId: Type.Optional(Type.String()),
+    workspaceMode: WorkspaceMode,
     workspace: Workspace,
     archived: Type.Boolean(),
     status: ThreadStatus,
@@ -190,11 +213,13 @@ export const threads = {
           approvalMode: Type.Optional(ApprovalMode),
           model: Type.Optional(ModelRef),
           thinkingLevel: Type.Optional(ThinkingLevel),
+          workspace: Type.Optional(WorkspaceRequest),
         },
         Closed,
       ),
       result: ThreadCreated,
-      doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller.",
+      errors: ["notGitRepo", "gitConflict"],
+      doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller; in worktree mode, in a new managed worktree made first.",
     }),
     "thread/resume": request({
       params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),

@@ -8,6 +8,12 @@ export interface ControlLookups {
   agentDir?: string;
   /** The extension, import or package a path is loaded as, when it is one. */
   codePathOf?(path: string): CodePath | undefined;
+  /**
+   * The managed worktree the thread runs in. It sits in the agent folder by
+   * default, yet its files are the project's: the agent folder's rule
+   * leaves it out (the `.git` and `.knightcode` rules still hold there).
+   */
+  ownWorktree?: string;
 }
 
 /**
@@ -35,7 +41,8 @@ export function controlReason(realRoot: string, real: string, inside: boolean, l
     if (gitDir) return `makes ${gitDir} a git repository by another name (HEAD with objects/ and refs/ or commondir), whose files ${CHANGES_WHAT_RUNS}`;
   }
   const agentDir = lookups.agentDir === undefined ? undefined : realTarget(lookups.agentDir);
-  if (agentDir !== undefined && isWithin(agentDir, real)) {
+  const ownWorktree = lookups.ownWorktree === undefined ? undefined : realTarget(lookups.ownWorktree);
+  if (agentDir !== undefined && isWithin(agentDir, real) && !(ownWorktree !== undefined && isWithin(ownWorktree, real))) {
     return `writes into the agent folder ${agentDir}, whose settings, extensions and credentials ${CHANGES_WHAT_RUNS}`;
   }
   const code = lookups.codePathOf?.(real);

@@ -1,4 +1,4 @@
-import { readSessionHeader } from "@knightcode/agent";
+import { readThreadPlace } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import { requireDirectory } from "../threads/directory.js";
 import { sessionError } from "../threads/session-error.js";
@@ -23,7 +23,7 @@ export const listCommands: ThreadHandler<"command/list"> = async (params, _ctx, 
   if (!saved) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
   let cwd: string;
   try {
-    cwd = (await readSessionHeader(saved.path)).cwd;
+    cwd = (await readThreadPlace(saved.path)).place.cwd;
   } catch (error) {
     throw sessionError(error, threadId);
   }

@@ -1,4 +1,5 @@
 import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@knightcode/agent";
+import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";
 import type { ThreadManager } from "./manager.js";
 import { sessionError } from "./session-error.js";
@@ -18,8 +19,12 @@ async function unloadForArchive(threads: ThreadManager, threadId: string): Promi
   await threads.unloaded(threadId);
 }
 
-/** Moves a transcript between the active and archived folders and tells every connection. */
-async function moveThread(threads: ThreadManager, threadId: string, archive: boolean): Promise<Record<string, never>> {
+/**
+ * Moves a transcript between the active and archived folders and tells
+ * every connection; an archived worktree thread's worktree is then
+ * snapshotted and deleted when nothing else runs there.
+ */
+async function moveThread(threads: ThreadManager, threadId: string, archive: boolean, connection: Connection): Promise<Record<string, never>> {
   const found = threads.find(threadId);
   if (!found) throw notFound(threadId);
   if (found.archived === archive) return {};
@@ -33,6 +38,7 @@ async function moveThread(threads: ThreadManager, threadId: string, archive: boo
   }
   threads.moved(threadId, to);
   threads.broadcast(archive ? "thread/archived" : "thread/unarchived", { threadId });
+  if (archive) await threads.worktrees.retire(threadId, to, connection);
   return {};
 }
 
@@ -41,8 +47,8 @@ async function moveThread(threads: ThreadManager, threadId: string, archive: boo
  * that can refuse run before the thread unloads, so a refusal leaves it
  * loaded with its subscribers; the move itself rechecks under both locks.
  */
-export const archiveThread: ThreadHandler<"thread/archive"> = (params, _ctx, threads) =>
-  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, true));
+export const archiveThread: ThreadHandler<"thread/archive"> = (params, ctx, threads) =>
+  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, true, ctx.connection));
 
-export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, _ctx, threads) =>
-  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, false));
+export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, ctx, threads) =>
+  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, false, ctx.connection));

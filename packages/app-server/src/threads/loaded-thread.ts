@@ -10,8 +10,9 @@ import type {
   TokenUsage,
   ToolCallInfo,
   Warning,
+  WorkspaceState,
 } from "@knightcode/agent";
-import { SessionFileError, boundErrorMessage, threadFault } from "@knightcode/agent";
+import { SessionFileError, boundErrorMessage, threadFault, threadPlace, workspaceView } from "@knightcode/agent";
 import type {
   ApprovalMode,
   ServerNotificationMethod,
@@ -52,6 +53,8 @@ export interface LoadedThreadOptions {
   onFatal(thread: LoadedThread, error: Error): void;
   modelError(error: unknown): Error;
   payloads(): PayloadSink;
+  /** A turn started: its worktree counts as used. */
+  onTurnStarted?(thread: LoadedThread): void;
 }
 
 /**
@@ -64,6 +67,8 @@ export interface LoadedThreadOptions {
 export class LoadedThread {
   readonly id: string;
   readonly file: SessionFile;
+  /** Where the thread runs, as its transcript said when it loaded: a move appends a workspace entry and loads it again. */
+  readonly place: WorkspaceState;
   readonly runtime: ThreadRuntime;
   readonly ui: UiBridge;
   readonly loadWarnings: Warning[];
@@ -100,6 +105,7 @@ export class LoadedThread {
     this.loadWarnings = options.warnings;
     this.log = options.log;
     const state = this.file.summary();
+    this.place = threadPlace(this.file.header, state);
     this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
     this.plan = state.planMode === true;
     this.runtime.setPlanMode(this.plan);
@@ -112,11 +118,15 @@ export class LoadedThread {
     });
     this.gate = new ApprovalGate({
       threadId: this.id,
-      cwd: this.file.header.cwd,
+      cwd: this.place.cwd,
       approvalMode: () => this.approval,
       planMode: () => this.plan,
       isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
-      controls: { agentDir: this.runtime.agentDir, codePathOf: (path) => this.runtime.codePathOf(path) },
+      controls: {
+        agentDir: this.runtime.agentDir,
+        codePathOf: (path) => this.runtime.codePathOf(path),
+        ...(this.place.mode === "worktree" && this.place.path !== undefined ? { ownWorktree: this.place.path } : {}),
+      },
       turnId: () => this.turns.runningTurnId,
       asker: this.asker,
       record: (entry) => this.runtime.session.appendSafely(entry),
@@ -152,9 +162,9 @@ export class LoadedThread {
     return judged;
   }
 
-  /** The folder the thread runs in: its tools' working folder, and where its checkout is. */
+  /** The folder the thread runs in: its tools' working folder, in its checkout or its worktree. */
   get cwd(): string {
-    return this.file.header.cwd;
+    return this.place.cwd;
   }
 
   get status(): ThreadStatus {
@@ -211,13 +221,13 @@ export class LoadedThread {
     return {
       id: this.id,
       name: this.nameValue,
-      cwd: header.cwd,
+      cwd: this.place.cwd,
       createdAt: header.createdAt,
       updatedAt: isoTime(this.file.updatedAt),
       ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
       sessionFile: this.file.path,
       status: this.statusValue,
-      workspace: { mode: "local" },
+      workspace: workspaceView(this.place),
       model: model ? { provider: model.provider, id: model.id } : null,
       thinkingLevel: model && !model.reasoning ? "off" : session.thinkingLevel,
       approvalMode: this.approval,
@@ -460,6 +470,9 @@ export class LoadedThread {
         return;
       case "fatal":
         this.fail(event.error);
+        return;
+      case "turn_start":
+        this.options.onTurnStarted?.(this);
         return;
       case "message_end":
         if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {

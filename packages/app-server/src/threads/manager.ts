@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import {
   ExtensionFactoryCache,
@@ -19,10 +20,14 @@ import {
   type ThreadEnvironment,
   type UnsavedTail,
   type Warning,
+  type WorkspaceState,
+  threadPlace,
+  workspaceEntry,
 } from "@knightcode/agent";
 import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
+import { ServerWorktrees } from "../workspace/worktree-service.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
@@ -63,6 +68,8 @@ export class ThreadManager {
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   /** Shutdown began: no thread is created, loaded or forked any more. */
   private closing = false;
+  /** The managed worktrees the threads run in. */
+  readonly worktrees: ServerWorktrees = new ServerWorktrees(this);
 
   constructor(
     readonly context: ServerContext,
@@ -159,23 +166,45 @@ export class ThreadManager {
     return validApprovalMode(runtime.settings.effective.defaultApprovalMode);
   }
 
-  /** Creates a thread: its session file exists from this moment on. */
-  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void): Promise<LoadedThread> {
+  /**
+   * Creates a thread of the project `cwd`: its session file exists from
+   * this moment on, and runs in `workspace` when one is given (a worktree).
+   * Should loading or `setup` fail, the thread is closed and its file
+   * removed: a failed start leaves no thread behind.
+   */
+  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: { workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     warmEngine();
     const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);
     });
     this.locator.moved(file.header.id, file.path);
-    const thread = await this.open(file, "startup");
-    const release = thread.hold();
+    let thread: LoadedThread | undefined;
     try {
-      await setup(thread);
-    } finally {
-      release();
+      if (options.workspace) file.append(workspaceEntry(options.workspace), { durable: true });
+      thread = await this.open(file, "startup");
+      const release = thread.hold();
+      try {
+        await setup(thread);
+      } finally {
+        release();
+      }
+    } catch (error) {
+      await this.discardCreated(file, thread);
+      throw error;
     }
     this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
     return thread;
+  }
+
+  /** A thread whose creation failed goes: closed, its transcript removed and forgotten. */
+  private async discardCreated(file: SessionFile, opened: LoadedThread | undefined): Promise<void> {
+    // A start that failed after the thread was registered left it loaded.
+    const thread = opened ?? this.loaded.get(file.header.id);
+    if (thread) await this.close(thread, "unload").catch((error: unknown) => thread.log.error("closing a thread whose start failed", error));
+    file.close();
+    rmSync(file.path, { force: true });
+    this.locator.moved(file.header.id, undefined);
   }
 
   /** Runs `use` on a loaded thread (loading it when needed), holding it loaded until `use` is done. */
@@ -261,12 +290,18 @@ export class ThreadManager {
       const session = old.runtime.session;
       const model = session.model;
       const thinkingLevel = session.thinkingLevel;
-      fresh = await this.create(old.file.header.cwd, async (created) => {
-        await created.runtime
-          .choose({ ...(model ? { model: { provider: model.provider, id: model.id } } : {}), thinkingLevel })
-          .catch((error: unknown) => created.log.warn(`the replaced thread's model could not be chosen: ${(error as Error).message}`));
-        created.setApprovalMode(old.approvalMode);
-      });
+      // The new thread runs where the old one ran: in its worktree too.
+      const workspace = old.file.summary().workspace;
+      fresh = await this.create(
+        old.file.header.cwd,
+        async (created) => {
+          await created.runtime
+            .choose({ ...(model ? { model: { provider: model.provider, id: model.id } } : {}), thinkingLevel })
+            .catch((error: unknown) => created.log.warn(`the replaced thread's model could not be chosen: ${(error as Error).message}`));
+          created.setApprovalMode(old.approvalMode);
+        },
+        workspace ? { workspace } : {},
+      );
     } catch (error) {
       old.replacementFailed();
       throw error;
@@ -389,7 +424,8 @@ export class ThreadManager {
       ({ runtime, warnings } = await ThreadRuntime.create({
         environment: this.environment,
         threadId: id,
-        cwd: file.header.cwd,
+        // Where the thread runs: its worktree, or the folder it was started in.
+        cwd: threadPlace(file.header, file.summary()).cwd,
         transcript: file,
         mode: "desktop",
         hasUI: true,
@@ -428,8 +464,10 @@ export class ThreadManager {
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
       modelError,
       payloads: () => this.context.payloads,
+      onTurnStarted: (started) => this.worktrees.used(started, "turn"),
     });
     this.loaded.set(id, thread);
+    this.worktrees.used(thread, "load");
     this.failures.delete(id);
     this.housekeeping.watch();
     for (const [message, options] of early.splice(0)) thread.deliverExtensionMessage(message, options);
@@ -523,6 +561,7 @@ export class ThreadManager {
   async closeAll(deadline?: Promise<void>): Promise<void> {
     await this.stopTaking();
     await Promise.all([...this.loaded.values()].map((thread) => this.close(thread, "shutdown", deadline).catch(() => undefined)));
+    await this.worktrees.dispose();
     await this.catalog.close();
   }
 }

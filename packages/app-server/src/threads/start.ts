@@ -1,5 +1,6 @@
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
+import { startPlace } from "../workspace/worktree-start.js";
 import { requireDirectory } from "./directory.js";
 import type { LoadedThread } from "./loaded-thread.js";
 import { modelError } from "./model-error.js";
@@ -10,7 +11,11 @@ export function threadCreated(thread: LoadedThread): ClientRequestResult<"thread
   return { thread: thread.thread(), warnings: thread.loadWarnings, ui: thread.ui.snapshot() };
 }
 
-/** thread/start: a bad model or level is refused before anything is written; the session file exists from the answer on. */
+/**
+ * thread/start: a bad model, level or workspace is refused before anything
+ * is written; the session file (and the worktree asked for) exists from
+ * the answer on. A start that fails after the worktree was made removes it.
+ */
 export const startThread: ThreadHandler<"thread/start"> = async (params, ctx, threads) => {
   const cwd = requireDirectory(params.cwd);
   const model = params.model ? await threads.registry.find(params.model) : params.thinkingLevel ? await threads.defaultModel(cwd) : undefined;
@@ -19,14 +24,27 @@ export const startThread: ThreadHandler<"thread/start"> = async (params, ctx, th
     const levels = await threads.registry.thinkingLevels(model);
     if (!levels.includes(params.thinkingLevel)) throw rpcError("invalidParams", `params.thinkingLevel: ${model.id} offers ${levels.join(", ")}`);
   }
-  const thread = await threads.create(cwd, async (created) => {
-    try {
-      await created.runtime.choose({ model: params.model, thinkingLevel: params.thinkingLevel });
-    } catch (error) {
-      throw modelError(error);
-    }
-    created.setApprovalMode(params.approvalMode ?? created.approvalMode);
-    created.subscribe(ctx.connection);
-  });
-  return threadCreated(thread);
+  const place = await startPlace(params, cwd, threads);
+  let thread: LoadedThread;
+  try {
+    thread = await threads.create(
+      place.projectCwd,
+      async (created) => {
+        try {
+          await created.runtime.choose({ model: params.model, thinkingLevel: params.thinkingLevel });
+        } catch (error) {
+          throw modelError(error);
+        }
+        created.setApprovalMode(params.approvalMode ?? created.approvalMode);
+        created.subscribe(ctx.connection);
+      },
+      place.workspace ? { workspace: place.workspace } : {},
+    );
+  } catch (error) {
+    await place.abandon().catch((cleanup: unknown) => ctx.log.error("removing the worktree of a start that failed", cleanup));
+    throw error;
+  }
+  place.started(thread, ctx.connection);
+  const created = threadCreated(thread);
+  return place.warnings.length === 0 ? created : { ...created, warnings: [...created.warnings, ...place.warnings] };
 };

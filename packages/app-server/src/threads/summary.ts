@@ -1,4 +1,4 @@
-import { ListingError, type ThreadSummary as ListedThread } from "@knightcode/agent";
+import { ListingError, workspaceView, type ThreadSummary as ListedThread } from "@knightcode/agent";
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { ThreadCatalog } from "./catalog.js";
@@ -17,7 +17,8 @@ export function wireSummary(summary: ListedThread, catalog: ThreadCatalog): Thre
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt,
     ...(summary.forkedFromId === undefined ? {} : { forkedFromId: summary.forkedFromId }),
-    workspace: { mode: summary.workspaceMode },
+    workspaceMode: summary.workspaceMode,
+    workspace: summary.workspace ? workspaceView(summary.workspace) : { mode: summary.workspaceMode },
     archived: summary.archived,
     status: status.type === "systemError" ? { type: "systemError", message: status.message.slice(0, STATUS_MESSAGE_MAX) } : status,
     sessionFile: summary.path,

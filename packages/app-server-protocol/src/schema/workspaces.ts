@@ -1,0 +1,56 @@
+import { Type } from "typebox";
+import { Closed } from "./common.js";
+import { notification, request } from "./define.js";
+import { Thread } from "./threads.js";
+
+const IsoTime = Type.String({ description: "ISO 8601 time." });
+
+export const ManagedWorktree = Type.Object(
+  {
+    path: Type.String({ description: "The worktree's folder: <worktrees.root>/<4 hex>/<repository folder name>." }),
+    projectCwd: Type.String({ description: "The project folder its threads belong to." }),
+    head: Type.Optional(Type.String({ description: "Its HEAD commit; for a deleted worktree, the HEAD its snapshot holds." })),
+    branch: Type.Optional(Type.String({ description: "The branch checked out there, when it is not detached." })),
+    threadIds: Type.Array(Type.String(), { description: "Every thread that ran there, oldest first." }),
+    lastUsedAt: IsoTime,
+    deleted: Type.Boolean({ description: "Deleted after a snapshot: thread/worktree/restore rebuilds it." }),
+  },
+  { ...Closed, $id: "ManagedWorktree" },
+);
+
+export const workspaces = {
+  clientRequests: {
+    "thread/worktree/restore": request({
+      params: Type.Object({ threadId: Type.String({ minLength: 1, maxLength: 128 }) }, Closed),
+      result: Type.Object({ thread: Thread }, Closed),
+      errors: ["threadNotFound", "gitConflict"],
+      doc: "Rebuilds a worktree thread's deleted worktree at its old path from its snapshot (detached at the old HEAD, files and staged state as they were), then loads the thread there.",
+    }),
+    "worktree/list": request({
+      params: Type.Object({ cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only the worktrees of this project's repository." })) }, Closed),
+      result: Type.Object({ worktrees: Type.Array(ManagedWorktree) }, Closed),
+      doc: "The managed worktrees, deleted ones included, most recently used first.",
+    }),
+    "worktree/delete": request({
+      params: Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096 }) }, Closed),
+      result: Type.Object({ snapshot: Type.Optional(Type.String({ description: "The ref that keeps its snapshot: refs/knightcode/snapshots/<bucket>/<Unix ms>." })) }, Closed),
+      errors: ["gitConflict"],
+      doc: "Deletes a managed worktree after its snapshot; never one a thread is loaded in (worktreeInUse) or that holds a nested repository (submodules).",
+    }),
+  },
+  serverNotifications: {
+    "thread/workspace/progress": notification({
+      params: Type.Object(
+        {
+          threadId: Type.String(),
+          phase: Type.Union([Type.Literal("setup"), Type.Literal("cleanup")]),
+          output: Type.String({ description: "The next piece of the script's output (stdout and stderr as they came); empty in the report that ends it." }),
+          done: Type.Optional(Type.Boolean({ description: "The script ended: the last report of the phase." })),
+          exitCode: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "With done: how it ended; null when a signal stopped it." })),
+        },
+        Closed,
+      ),
+      doc: "Output of an environment's setup or cleanup script in a thread's worktree; to the connection that asked for the work.",
+    }),
+  },
+} as const;
