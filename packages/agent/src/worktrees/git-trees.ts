@@ -1,5 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
+import { withIndexAt } from "../git/ops/index-copy.js";
 import { join } from "node:path";
 import { GitCommandError, GitConflictError } from "../git/errors.js";
 import { gitText, noUserCodeConfig, runGit } from "../git/run.js";
@@ -34,28 +34,6 @@ export async function gitLine(args: readonly string[], cwd: string, git: Worktre
   return text.trim();
 }
 
-/**
- * Runs `use` with a private index file: a copy of `gitDir`'s index, or a
- * missing file (an empty index) with `copy: false` or when there is none.
- * write-tree and add would otherwise write the user's index.
- */
-export async function withPrivateIndex<T>(gitDir: string | undefined, use: (indexFile: string) => Promise<T>): Promise<T> {
-  const dir = mkdtempSync(join(tmpdir(), "knightcode-index-"));
-  const file = join(dir, "index");
-  try {
-    if (gitDir !== undefined) {
-      try {
-        copyFileSync(join(gitDir, "index"), file);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      }
-    }
-    return await use(file);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** The two trees of a working tree's uncommitted state. */
 export interface StateTrees {
   /** What is staged: the index as a tree. */
@@ -71,7 +49,7 @@ export interface StateTrees {
  * conflicts cannot be a tree: gitConflict `localChanges` with their paths.
  */
 export async function stateTrees(root: string, gitDir: string, git: WorktreeGit): Promise<StateTrees> {
-  const index = await withPrivateIndex(gitDir, async (file) => {
+  const index = await withIndexAt(gitDir, async (file) => {
     const unmerged = (await gitWrite(["ls-files", "--unmerged", "-z"], root, git, { indexFile: file })).stdout.toString("utf8");
     if (unmerged !== "") {
       const paths = [...new Set(unmerged.split("\0").filter(Boolean).map((line) => line.slice(line.indexOf("\t") + 1)))];
@@ -79,7 +57,7 @@ export async function stateTrees(root: string, gitDir: string, git: WorktreeGit)
     }
     return gitLine(["write-tree"], root, git, file);
   });
-  const work = await withPrivateIndex(gitDir, async (file) => {
+  const work = await withIndexAt(gitDir, async (file) => {
     await gitWrite(["add", "--all", "--", "."], root, git, { indexFile: file });
     return gitLine(["write-tree"], root, git, file);
   });
@@ -101,7 +79,7 @@ export async function carryOnto(tree: string, from: string, onto: string, cwd: s
     })
   ).stdout;
   if (patch.length === 0) return gitLine(["rev-parse", `${onto}^{tree}`], cwd, git);
-  return withPrivateIndex(undefined, async (file) => {
+  return withIndexAt(undefined, async (file) => {
     await gitWrite(["read-tree", onto], cwd, git, { indexFile: file });
     try {
       await gitWrite(["apply", "--cached", "--whitespace=nowarn"], cwd, git, { indexFile: file, input: patch });

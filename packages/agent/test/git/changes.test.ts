@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { applyChanges, captureChanges, changedPaths, dropChanges } from "../../src/git/changes.js";
 import { GitConflictError } from "../../src/git/errors.js";
 import { discoverRepo } from "../../src/git/repo.js";
+import { waitUntil } from "@knightcode/testkit";
 import { tempRoot } from "../settings/fixtures.js";
 
 const fresh = tempRoot("git-changes");
@@ -54,6 +55,23 @@ describe("moving uncommitted changes", () => {
     assert.deepEqual(await changedPaths(source), []);
     assert.equal(readFileSync(join(source, "a.txt"), "utf8"), "one\ntwo\nthree\n");
     assert.equal(readFileSync(join(source, "debug.log"), "utf8"), "ignored\n", "ignored files stay");
+  });
+
+  test("a file rewritten with the same size in the second its index was written is still a change (racy git)", async () => {
+    const source = committedRepo();
+    const index = join(source, ".git", "index");
+    const second = (path: string) => Math.floor(statSync(path).mtimeMs / 1000);
+    // The edit and the index write must share a second; should the clock tick between them, try again.
+    await waitUntil("an edit in the same second as its index", () => {
+      writeFileSync(join(source, "a.txt"), "one\ntwo\nsix\n");
+      git(source, "add", "a.txt");
+      writeFileSync(join(source, "a.txt"), "one\ntwo\nten\n");
+      return second(join(source, "a.txt")) === second(index);
+    });
+    // A copy of the index made in a later second must still know the entry is racy.
+    await waitUntil("a later second", () => Math.floor(Date.now() / 1000) > second(index));
+    const changes = await captureChanges(await discoverRepo(source));
+    assert.ok(changes.patch.toString("utf8").includes("+ten"), changes.patch.toString("utf8"));
   });
 
   test("a patch that does not apply changes nothing and says why", async () => {

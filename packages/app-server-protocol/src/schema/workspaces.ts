@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { Closed } from "./common.js";
+import { Closed, Warning } from "./common.js";
 import { notification, request } from "./define.js";
 import { Thread } from "./threads.js";
 
@@ -20,6 +20,27 @@ export const ManagedWorktree = Type.Object(
 
 export const workspaces = {
   clientRequests: {
+    "thread/handoff": request({
+      params: Type.Object(
+        {
+          threadId: Type.String({ minLength: 1, maxLength: 128 }),
+          to: Type.Union([Type.Literal("local"), Type.Literal("worktree")], { description: "local: the user's checkout; worktree: the thread's managed worktree (made when it has none)." }),
+          branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "To local: the branch to create when the worktree has none of its own." })),
+          environment: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "To a new worktree: the environment whose setup script runs there." })),
+        },
+        Closed,
+      ),
+      result: Type.Object(
+        {
+          thread: Thread,
+          branch: Type.Optional(Type.String({ description: "To local: the branch now checked out in the user's checkout." })),
+          warnings: Type.Array(Warning),
+        },
+        Closed,
+      ),
+      errors: ["threadNotFound", "turnInProgress", "notGitRepo", "gitConflict"],
+      doc: "Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow.",
+    }),
     "thread/worktree/restore": request({
       params: Type.Object({ threadId: Type.String({ minLength: 1, maxLength: 128 }) }, Closed),
       result: Type.Object({ thread: Thread }, Closed),

@@ -1,11 +1,11 @@
-import { GitAuthError, GitCommandError, GitConflictError, NotGitRepoError, ToolMissingError } from "@knightcode/agent";
+import { CommandRefusedError, GitAuthError, GitCommandError, GitConflictError, GitRequestError, NotGitRepoError, ToolMissingError } from "@knightcode/agent";
 import { AppServerError } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 
 /**
  * The engine's git failures as the wire's errors: `notGitRepo`,
  * `gitConflict` with its reason and details, `toolMissing`,
- * `authRequired`; a git command that failed otherwise is `internal` with
+ * `authRequired`, a request git cannot do `invalidParams`; a git command that failed otherwise is `internal` with
  * what git said. Anything else is returned as it was.
  */
 export function gitRpcError(error: unknown): unknown {
@@ -23,6 +23,8 @@ export function gitRpcError(error: unknown): unknown {
   }
   if (error instanceof ToolMissingError) return rpcError("toolMissing", error.message, { tool: error.tool });
   if (error instanceof GitAuthError) return rpcError("authRequired", error.message);
+  if (error instanceof GitRequestError) return rpcError("invalidParams", error.message);
+  if (error instanceof CommandRefusedError) return rpcError("internal", error.message, { output: error.output });
   if (error instanceof GitCommandError) return rpcError("internal", error.message, { output: error.stderr });
   return error;
 }

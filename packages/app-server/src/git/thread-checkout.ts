@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { childEnvironment, CommandRefusedError, CommitMessageError, discoverRepo, GitRequestError, type GitContext } from "@knightcode/agent";
+import { childEnvironment, CommitMessageError, discoverRepo, type GitContext } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
@@ -16,10 +16,8 @@ function gitEnvironment(threads: ThreadManager): NodeJS.ProcessEnv {
   return childEnvironment(env, { withholdNames: registry.keyEnvNames(), withholdValues: secrets?.values ?? [] });
 }
 
-/** The git operations' own failures as the wire's errors; the rest as withGitErrors maps them. */
+/** A commit message the model could not write, as the wire's error; the rest as withGitErrors maps them. */
 function opError(error: unknown): unknown {
-  if (error instanceof GitRequestError) return rpcError("invalidParams", error.message);
-  if (error instanceof CommandRefusedError) return rpcError("internal", error.message, { output: error.output });
   if (error instanceof CommitMessageError) return rpcError("internal", error.message);
   return error;
 }

@@ -48,15 +48,7 @@ export async function startPlace(params: ClientRequestParams<"thread/start">, cw
   }
   const asked = params.workspace;
   if (asked === undefined || asked.mode === "local") return { projectCwd: cwd, ...nothingMore };
-  const warnings: Warning[] = [];
-  let setup: { name: string; script: string } | undefined;
-  if (asked.environment !== undefined) {
-    const name = asked.environment;
-    const environment = await withWorktreeErrors(() => readEnvironments(cwd).environments.find((entry) => entry.name === name));
-    if (!environment) throw rpcError("invalidParams", `params.workspace.environment: ${environmentsPath(cwd)} has no environment named ${JSON.stringify(name)}`);
-    if (threads.environment.trust.decisionFor(cwd) === true) setup = { name, script: scriptFor(environment.setup) };
-    else warnings.push({ message: `The setup script of environment "${name}" did not run: ${cwd} is not a trusted project.`, source: "trust", path: environmentsPath(cwd) });
-  }
+  const { setup, warnings } = await environmentSetup(cwd, asked.environment, threads, "params.workspace.environment");
   const { root } = threads.worktrees.settings();
   const created = await withWorktreeErrors(
     () =>
@@ -87,4 +79,22 @@ export async function startPlace(params: ClientRequestParams<"thread/start">, cw
 async function currentBranch(path: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const name = await gitText(["symbolic-ref", "--quiet", "--short", "HEAD"], { cwd: path, env, okCodes: [1] }).catch(() => "");
   return name.trim() || undefined;
+}
+
+/**
+ * The setup script of the environment `name` of the project at `cwd`, when
+ * it may run (a trusted project); an untrusted project's is a warning
+ * instead. An unknown name is invalidParams naming `field`.
+ */
+export async function environmentSetup(
+  cwd: string,
+  name: string | undefined,
+  threads: ThreadManager,
+  field: string,
+): Promise<{ setup?: { name: string; script: string }; warnings: Warning[] }> {
+  if (name === undefined) return { warnings: [] };
+  const environment = await withWorktreeErrors(() => readEnvironments(cwd).environments.find((entry) => entry.name === name));
+  if (!environment) throw rpcError("invalidParams", `${field}: ${environmentsPath(cwd)} has no environment named ${JSON.stringify(name)}`);
+  if (threads.environment.trust.decisionFor(cwd) === true) return { setup: { name, script: scriptFor(environment.setup) }, warnings: [] };
+  return { warnings: [{ message: `The setup script of environment "${name}" did not run: ${cwd} is not a trusted project.`, source: "trust", path: environmentsPath(cwd) }] };
 }

@@ -32,7 +32,7 @@ export async function listBranches(ctx: GitContext): Promise<{ current: string |
 }
 
 /** Refuses a name git would not take as a new branch's (or would read as something else: `@`, `@{-1}`). */
-async function requireBranchName(ctx: GitContext, name: string): Promise<void> {
+export async function requireBranchName(ctx: GitContext, name: string): Promise<void> {
   const checked = await runGit(["check-ref-format", "--branch", name], inRepo(ctx, { okCodes: [128, 1] }));
   if (name === "@" || name.startsWith("-") || checked.code !== 0 || checked.stdout.toString("utf8").trim() !== name) {
     throw new GitRequestError(`${JSON.stringify(name)} is not a valid branch name`);

@@ -4,5 +4,5 @@ export { conflictedPaths, operationInProgress, readStatus, type GitOperation, ty
 export { commitPlan, planCommit, planDiff, MAX_COMMIT_DIFF, type CommitPlan, type CommitResult } from "./commit.js";
 export { pushBranch, type PushResult } from "./push.js";
 export { createPullRequest, type PullRequestOptions } from "./pull-request.js";
-export { createBranch, listBranches, switchBranch, type BranchInfo } from "./branches.js";
+export { createBranch, listBranches, requireBranchName, switchBranch, type BranchInfo } from "./branches.js";
 export { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, readLog, resolveLogBase, type LogBase, type LogCommit } from "./log.js";
