@@ -4,8 +4,10 @@ import { onThreadCheckout } from "./thread-checkout.js";
 
 /** git/log: the commits since the base the committed scope uses, newest first. */
 export const gitLog: ThreadHandler<"git/log"> = (params, ctx, threads) =>
-  onThreadCheckout(threads, params.threadId, ctx.signal, async ({ git }) => {
-    const base = await resolveLogBase(git);
+  onThreadCheckout(threads, params.threadId, ctx.signal, async ({ git, thread }) => {
+    // A worktree thread's branch starts where its worktree was made.
+    const { place } = thread;
+    const base = await resolveLogBase(git, place.mode === "worktree" ? place.baseRef : undefined);
     const log = await readLog(git, { ...(base ? { base: base.sha } : {}), ...(params.limit !== undefined ? { limit: params.limit } : {}) });
     return { ...log, ...(base ? { base } : {}) };
   });

@@ -208,4 +208,15 @@ describe("spec: thread/start in a worktree", () => {
     assert.equal(asked.length, 1, asked.join("\n"));
     assert.match(asked[0]!, /outside the workspace/);
   });
+
+  test("git/log of a worktree thread counts from the commit its worktree was made at", async () => {
+    const repo = project();
+    const base = git(repo, "rev-parse", "HEAD").trim();
+    git(repo, "commit", "-q", "--allow-empty", "-m", "later on main");
+    const { thread } = await startIn(repo, { mode: "worktree", baseRef: base });
+    git(thread.workspace.path!, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "--allow-empty", "-m", "in the worktree");
+    const log = await server.main.request("git/log", { threadId: thread.id });
+    assert.deepEqual(log.base, { sha: base, from: "worktree base" });
+    assert.deepEqual(log.commits.map((c) => c.subject), ["in the worktree"]);
+  });
 });
