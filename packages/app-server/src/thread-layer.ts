@@ -15,6 +15,7 @@ import { threadHandlers } from "./threads/handlers.js";
 import { trustHandlers } from "./trust/handlers.js";
 import { turnHandlers } from "./turns/handlers.js";
 import { uiHandlers } from "./ui/handlers.js";
+import { diffHandlers } from "./workspace/diff-handlers.js";
 
 export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> } = {
   ...threadHandlers,
@@ -27,4 +28,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...toolHandlers,
   ...accountHandlers,
   ...mcpHandlers,
+  ...diffHandlers,
 };

@@ -12,6 +12,7 @@ import { tools } from "./tools.js";
 import { accounts } from "./accounts.js";
 import { mcp } from "./mcp.js";
 import { search } from "./search.js";
+import { diffs } from "./diffs.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -33,6 +34,7 @@ export const protocol = {
     ...accounts.clientRequests,
     ...mcp.clientRequests,
     ...search.clientRequests,
+    ...diffs.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -48,6 +50,7 @@ export const protocol = {
     ...turnControl.serverNotifications,
     ...ui.serverNotifications,
     ...accounts.serverNotifications,
+    ...diffs.serverNotifications,
   },
 } as const;
 
