@@ -12,6 +12,7 @@ import { revertDiff } from "../../src/git/diff/revert.js";
 import { changeIndex } from "../../src/git/diff/stage.js";
 import { keepTurnTrees, pathsChangedSince, snapshotTree, treeTotals, turnRef } from "../../src/git/diff/snapshot.js";
 import { DIFF_BUDGET } from "../../src/git/diff/types.js";
+import { toEntry } from "../../src/session/format.js";
 import { tempRoot } from "../settings/fixtures.js";
 import { testRepo, type TestRepo } from "./diff-support.js";
 
@@ -326,5 +327,16 @@ describe("review comments", () => {
     const text = formatReviewComments([{ path: "a.txt", side: "new", startLine: 5, endLine: 6, text: "Why two lines?", quote: "+line five\n+line 5.5" }]);
     assert.match(text, /a\.txt, new lines 5-6/);
     assert.match(text, /```diff\n\+line five\n\+line 5\.5\n```\nWhy two lines\?/);
+  });
+});
+
+describe("the turn_files session entry", () => {
+  test("carries the turn, both trees and well-formed totals; anything else is a malformed entry", () => {
+    const base = { type: "turn_files", id: "e1", parentId: null, timestamp: 1, turnId: "t1", before: "a".repeat(40), after: "b".repeat(40) };
+    assert.equal(toEntry({ ...base, files: [{ path: "a.txt", additions: 2, deletions: 0 }] }).ok, true);
+    for (const bad of [{ files: undefined }, { files: [{ path: "a.txt", additions: -1, deletions: 0 }] }, { files: [{ path: 3, additions: 0, deletions: 0 }] }, { before: undefined, files: [] }]) {
+      const parsed = toEntry({ ...base, ...bad });
+      assert.equal(parsed.ok, false, JSON.stringify(bad));
+    }
   });
 });

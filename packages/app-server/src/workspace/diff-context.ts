@@ -10,6 +10,8 @@ export async function threadGit(thread: LoadedThread, env: NodeJS.ProcessEnv, si
 
 /** The thread's newest turn with snapshots (a `turn_files` entry on its branch), if any. */
 export async function lastTurnTrees(thread: LoadedThread): Promise<TurnTrees | undefined> {
+  // A turn that just completed is the last one once its snapshot is written.
+  await thread.changes.written();
   await thread.file.loadBranch();
   const branch = thread.file.branch();
   for (let i = branch.length - 1; i >= 0; i--) {
