@@ -26,7 +26,7 @@ export interface ReadShape {
 }
 
 export function hunkId(shape: ReadShape, file: FileIdentity, hunk: Buffer): string {
-  const hash = createHash("sha256");
+  const hash = createHash("sha1");
   hash.update(`${file.oldPath}\0${file.newPath}\0${file.oldMode}\0${file.newMode}\0${file.oldBlob}\0${file.newBlob}\0`);
   hash.update(hunk);
   return `${shape.ignoreWhitespace ? "w" : "c"}${shape.context}-${hash.digest("hex").slice(0, 24)}`;
