@@ -1,11 +1,11 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type {
   AskUserAnswers,
-  BeforeToolCall,
-  ReviewComment,
   AskUserQuestion,
+  BeforeToolCall,
   CallClassification,
   ExtensionMessageInput,
+  ReviewComment,
   SessionEvent,
   SessionFile,
   ThreadRuntime,
