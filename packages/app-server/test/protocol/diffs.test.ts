@@ -118,8 +118,6 @@ describe("spec: thread/diff/read", () => {
     repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", inner.root, "sub");
     repo.git("commit", "-qm", "sub");
     repo.write("sub/inner.txt", "dirty\n");
-    const nested = makeRepo(server);
-    void nested;
     repo.git("init", "-q", "nested");
     repo.write("nested/n.txt", "n\n");
     repo.write("a.txt", "A\n");
