@@ -17,6 +17,7 @@ import { trustHandlers } from "./trust/handlers.js";
 import { turnHandlers } from "./turns/handlers.js";
 import { uiHandlers } from "./ui/handlers.js";
 import { worktreeHandlers } from "./workspace/worktree-handlers.js";
+import { diffHandlers } from "./workspace/diff-handlers.js";
 
 export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> } = {
   ...threadHandlers,
@@ -31,4 +32,5 @@ export const threadLayerHandlers: { [M in ThreadLayerMethod]: ThreadHandler<M> }
   ...mcpHandlers,
   ...gitHandlers,
   ...worktreeHandlers,
+  ...diffHandlers,
 };

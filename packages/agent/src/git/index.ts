@@ -4,3 +4,4 @@ export * from "./repo.js";
 export * from "./changes.js";
 export * from "./ops/index.js";
 export * from "./commit-message.js";
+export * from "./diff/index.js";

@@ -1,5 +1,6 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { formatReviewComments, reviewCommentsOf, type ReviewComment } from "../git/diff/review-comments.js";
 
 /** Messages of our own in the agent's context, beside the LLM's user/assistant/toolResult. */
 export interface CompactionSummaryMessage {
@@ -39,6 +40,16 @@ export function toLlmMessages(messages: AgentMessage[]): Message[] {
       case "custom":
         out.push({ role: "user", content: message.content, timestamp: message.timestamp });
         break;
+      case "user": {
+        const comments = reviewCommentsOf(message);
+        if (!comments) {
+          out.push(message);
+          break;
+        }
+        const parts = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+        out.push({ role: "user", content: [...parts, { type: "text", text: formatReviewComments(comments) }], timestamp: message.timestamp });
+        break;
+      }
       default:
         out.push(message);
     }
@@ -46,9 +57,16 @@ export function toLlmMessages(messages: AgentMessage[]): Message[] {
   return out;
 }
 
-export function userMessage(text: string, images: ImageContent[] = [], timestamp = Date.now()): Message {
+/**
+ * The user's input as a message. Review comments ride on the message as
+ * `comments`: saved with it (the user item shows them), and sent to the
+ * model after its text (toLlmMessages).
+ */
+export function userMessage(text: string, images: ImageContent[] = [], timestamp = Date.now(), comments: readonly ReviewComment[] = []): Message {
   const content: (TextContent | ImageContent)[] = [{ type: "text", text }, ...images];
-  return { role: "user", content, timestamp };
+  if (comments.length === 0) return { role: "user", content, timestamp };
+  const message = { role: "user" as const, content, timestamp, comments: [...comments] };
+  return message;
 }
 
 /** The text of a user or extension message's content. */

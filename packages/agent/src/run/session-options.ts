@@ -5,6 +5,7 @@ import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from "./stall-guard.js";
 import type { Transcript, TurnStatus } from "./transcript.js";
 import type { TurnError } from "./error-kind.js";
+import type { ReviewComment } from "../git/diff/review-comments.js";
 
 export interface RetrySettings {
   enabled: boolean;
@@ -75,6 +76,8 @@ export interface TurnInput {
   /** A turn that only compacts the history (manual compaction). */
   compactOnly?: boolean;
   images?: ImageContent[];
+  /** Review comments the user sent with the text, quoted from the diff they reviewed. */
+  comments?: ReviewComment[];
   /** Messages sent after the text (an extension's message that triggers the turn). */
   messages?: AgentMessage[];
 }

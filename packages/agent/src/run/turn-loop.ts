@@ -72,7 +72,7 @@ async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopCont
   if (turn.interrupted) return settle(turn);
   const prompt: AgentMessage[] = [
     ...(input.preamble ?? []),
-    ...(input.text !== undefined ? [userMessage(input.text, input.images)] : []),
+    ...(input.text !== undefined ? [userMessage(input.text, input.images, Date.now(), input.comments)] : []),
     ...(input.messages ?? []),
   ];
   agent.state.systemPrompt = session.baseSystemPrompt;

@@ -42,6 +42,18 @@ export interface TurnEndEntry extends EntryBase<"turn_end"> {
   files?: Array<{ path: string; additions: number; deletions: number }>;
 }
 
+/**
+ * What a turn changed in its git working tree, written once it settled:
+ * the working tree before and after it as tree ids (kept from `git gc` by
+ * a ref), and the net line totals of each file that changed.
+ */
+export interface TurnFilesEntry extends EntryBase<"turn_files"> {
+  turnId: string;
+  before: string;
+  after: string;
+  files: Array<{ path: string; additions: number; deletions: number }>;
+}
+
 export interface ModelChangeEntry extends EntryBase<"model_change"> {
   provider: string;
   modelId: string;
@@ -141,6 +153,7 @@ export type KnownEntry =
   | ClassificationEntry
   | TurnStartEntry
   | TurnEndEntry
+  | TurnFilesEntry
   | ModelChangeEntry
   | ThinkingLevelChangeEntry
   | ApprovalModeEntry
@@ -174,6 +187,9 @@ const isString = (value: unknown): value is string => typeof value === "string";
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+const isCount = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
+const isFileTotals = (value: unknown): boolean => isObject(value) && isString(value.path) && isCount(value.additions) && isCount(value.deletions);
+
 function requireStrings(...fields: string[]): FieldCheck {
   return (entry) => fields.find((field) => !isString(entry[field]));
 }
@@ -188,6 +204,7 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
     if (e.error !== undefined && !(isObject(e.error) && isString(e.error.message))) return "error";
     return e.files !== undefined && !Array.isArray(e.files) ? "files" : undefined;
   },
+  turn_files: (e) => requireStrings("turnId", "before", "after")(e) ?? (Array.isArray(e.files) && e.files.every(isFileTotals) ? undefined : "files"),
   model_change: requireStrings("provider", "modelId"),
   thinking_level_change: requireStrings("thinkingLevel"),
   approval_mode: requireStrings("mode"),

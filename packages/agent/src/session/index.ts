@@ -25,6 +25,7 @@ export {
   type ThinkingLevelChangeEntry,
   type ThreadNameEntry,
   type TurnEndEntry,
+  type TurnFilesEntry,
   type TurnStartEntry,
   type TurnStatus,
   type UnknownEntry,

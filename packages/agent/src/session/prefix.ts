@@ -21,6 +21,7 @@ const KNOWN_TYPES = [
   "message",
   "turn_start",
   "turn_end",
+  "turn_files",
   "model_change",
   "thinking_level_change",
   "approval_mode",

@@ -48,12 +48,24 @@ export const ToolCallStatus = Type.Union(
   { $id: "ToolCallStatus" },
 );
 
+export const ReviewComment = Type.Object(
+  {
+    path: Type.String({ description: "Relative to the repository root." }),
+    side: Type.Union([Type.Literal("new"), Type.Literal("old")]),
+    startLine: Type.Integer({ minimum: 1 }),
+    endLine: Type.Integer({ minimum: 1 }),
+    text: Type.String(),
+    quote: Type.String({ description: "The commented lines as the reviewed hunk had them, each with its diff prefix, joined by newlines." }),
+  },
+  { ...Closed, $id: "ReviewComment" },
+);
+
 export const UserMessageItem = item(
   "userMessage",
   {
     text: Type.String(),
     images: Type.Optional(Type.Array(ImageRef)),
-    comments: Type.Optional(Type.Array(Type.Unknown())),
+    comments: Type.Optional(Type.Array(ReviewComment, { description: "Review comments sent with the text; the model receives them after it." })),
     clientMessageId: Type.Optional(Type.String()),
   },
   "What the user sent (after extensions transformed it).",

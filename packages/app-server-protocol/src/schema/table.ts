@@ -14,6 +14,7 @@ import { mcp } from "./mcp.js";
 import { search } from "./search.js";
 import { git } from "./git.js";
 import { workspaces } from "./workspaces.js";
+import { diffs } from "./diffs.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -37,6 +38,7 @@ export const protocol = {
     ...search.clientRequests,
     ...git.clientRequests,
     ...workspaces.clientRequests,
+    ...diffs.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -53,6 +55,7 @@ export const protocol = {
     ...ui.serverNotifications,
     ...accounts.serverNotifications,
     ...workspaces.serverNotifications,
+    ...diffs.serverNotifications,
   },
 } as const;
 

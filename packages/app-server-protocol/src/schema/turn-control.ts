@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
+import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
 import { QueueSnapshot } from "./threads.js";
 import { ImageInput } from "./turns.js";
@@ -36,6 +37,7 @@ export const turnControl = {
           text: Type.String({ maxLength: 1_000_000 }),
           clientMessageId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
           images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+          comments: Type.Optional(ReviewComments),
         },
         Closed,
       ),

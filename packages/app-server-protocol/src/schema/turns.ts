@@ -1,5 +1,6 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
+import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
 import { HistoryItem } from "./items.js";
 import { Turn, TurnError } from "./threads.js";
@@ -35,6 +36,7 @@ export const turns = {
           requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
           clientMessageId: Type.Optional(ClientMessageId),
           images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+          comments: Type.Optional(ReviewComments),
         },
         Closed,
       ),

@@ -128,6 +128,9 @@ export function turnsFromEntries(entries: readonly SessionEntry[], options: { wi
       if (entry.error && turn.status === "failed") turn.error = turnError(entry.error);
       if (Array.isArray(entry.files)) turn.files = entry.files;
       close();
+    } else if (entry.type === "turn_files" && !open && turns[turns.length - 1]?.id === entry.turnId) {
+      // Written once the turn settled, after its end entry: its files belong to the turn it follows.
+      turns[turns.length - 1]!.files = entry.files;
     } else if (open) {
       open.entries.push(entry);
     }

@@ -2,8 +2,10 @@ import type { ImageContent } from "@mariozechner/pi-ai";
 import type {
   AskUserAnswers,
   AskUserQuestion,
+  BeforeToolCall,
   CallClassification,
   ExtensionMessageInput,
+  ReviewComment,
   SessionEvent,
   SessionFile,
   ThreadRuntime,
@@ -30,6 +32,7 @@ import { DELTAS } from "../rpc/outbox.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire } from "../payloads/refs.js";
 import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
+import { TurnChanges } from "../workspace/diff-turn-changes.js";
 import type { ItemSink } from "../turns/live-items.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { derivedName, isoTime, validApprovalMode } from "./thread-object.js";
@@ -55,6 +58,8 @@ export interface LoadedThreadOptions {
   payloads(): PayloadSink;
   /** A turn started: its worktree counts as used. */
   onTurnStarted?(thread: LoadedThread): void;
+  /** The server's environment, for the git commands of its working-tree snapshots. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -77,6 +82,8 @@ export class LoadedThread {
   readonly gate: ApprovalGate;
   /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
   readonly asker: Asker;
+  /** What each turn changed in the thread's git working tree. */
+  readonly changes: TurnChanges;
   /** Each subscriber, with the disposer of the close listener it holds on that connection. */
   private readonly subscribers = new Map<Connection, () => void>();
   private statusValue: ThreadStatus = { type: "idle" };
@@ -135,6 +142,14 @@ export class LoadedThread {
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
     });
+    this.changes = new TurnChanges({
+      threadId: this.id,
+      cwd: this.file.header.cwd,
+      env: options.env ?? process.env,
+      log: options.log,
+      record: (entry) => this.runtime.session.appendSafely(entry),
+      changed: (turnId, files) => this.send("turn/diff/updated", { threadId: this.id, turnId, files }),
+    });
     this.turns = new TurnOwner({
       threadId: this.id,
       runtime: this.runtime,
@@ -151,9 +166,21 @@ export class LoadedThread {
       modelError: options.modelError,
       itemSink: (turnId) => this.itemSink(turnId),
       isDeclined: (callId) => this.gate.declined.has(callId),
+      turnBegan: (turnId) => this.changes.began(turnId),
+      turnSettling: (turnId) => this.changes.settled(turnId),
     });
     this.stopListening = this.runtime.session.subscribe((event) => this.onSessionEvent(event));
   }
+
+  /**
+   * Where the thread's tool calls are admitted: after the turn's first
+   * working-tree snapshot (so no edit lands before it), then the approval
+   * gate.
+   */
+  readonly checkToolCall: BeforeToolCall = async (call, signal) => {
+    await this.changes.ready();
+    return this.gate.check(call, signal);
+  };
 
   /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
   private async classify(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
@@ -241,7 +268,7 @@ export class LoadedThread {
   }
 
   /** turn/start from `connection`: it becomes the one approvals ask first. */
-  startTurn(input: { text: string; images: ImageContent[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
+  startTurn(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
     this.lastInitiator = connection;
     return this.turns.start(input, connection);
   }

@@ -436,7 +436,7 @@ export class ThreadManager {
         onSendMessage: (message, options) => (thread ? thread.deliverExtensionMessage(message, options) : early.push([message, options])),
         // A call before the thread exists has nobody to ask: it is refused, never allowed.
         approvalGate: (call, signal) =>
-          thread ? thread.gate.check(call, signal) : Promise.resolve({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
+          thread ? thread.checkToolCall(call, signal) : Promise.resolve({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
         newSession: async () => {
           if (!thread) throw new Error("the thread is still loading");
           if (thread.turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
@@ -465,6 +465,7 @@ export class ThreadManager {
       modelError,
       payloads: () => this.context.payloads,
       onTurnStarted: (started) => this.worktrees.used(started, "turn"),
+      env: this.context.env,
     });
     this.loaded.set(id, thread);
     this.worktrees.used(thread, "load");

@@ -1,4 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
+import type { ReviewComment } from "@knightcode/agent";
 import type { QueueSnapshot } from "@knightcode/app-server-protocol";
 import { sizeOf, type WaitingSize } from "./waiting-limits.js";
 
@@ -6,6 +7,8 @@ export interface QueuedInput {
   id: string;
   text: string;
   images: ImageContent[];
+  /** Review comments, already quoted. */
+  comments?: ReviewComment[];
   clientMessageId?: string;
 }
 
@@ -70,9 +73,12 @@ export class InputQueue {
     return had;
   }
 
-  /** The queued inputs as `turn/queue/updated` shows them: the user's text, and how many attachments it does not show. */
+  /** The queued inputs as `turn/queue/updated` shows them: the user's text, and how many attachments (images, review comments) it does not show. */
   followUp(): QueueSnapshot["followUp"] {
-    return this.inputs.map((q) => ({ id: q.id, text: q.text, ...(q.images.length > 0 ? { attachments: q.images.length } : {}) }));
+    return this.inputs.map((q) => {
+      const attachments = q.images.length + (q.comments?.length ?? 0);
+      return { id: q.id, text: q.text, ...(attachments > 0 ? { attachments } : {}) };
+    });
   }
 
   private taken(input: QueuedInput | undefined): QueuedInput | undefined {

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import { reviewCommentsOf } from "@knightcode/agent";
 import type { FileChange, ImageRef, ItemOf, ToolCallStatus, View } from "@knightcode/app-server-protocol";
 import { detailsView } from "../ui/views.js";
 
@@ -32,6 +33,7 @@ export function userItem(
   clientMessageId?: string,
 ): ItemOf<"userMessage"> {
   const images = contentImages(message.content);
+  const comments = reviewCommentsOf(message);
   return {
     id,
     type: "userMessage",
@@ -39,6 +41,7 @@ export function userItem(
     completedAt,
     text: contentText(message.content),
     ...(images.length > 0 ? { images } : {}),
+    ...(comments ? { comments } : {}),
     ...(clientMessageId ? { clientMessageId } : {}),
   };
 }

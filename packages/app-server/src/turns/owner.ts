@@ -3,6 +3,7 @@ import {
   Turn,
   extensionMessage,
   type ExtensionMessageInput,
+  type ReviewComment,
   type SessionEvent,
   type ThreadRuntime,
   type TurnInput,
@@ -35,6 +36,10 @@ export interface TurnOwnerHost {
   itemSink(turnId: string): ItemSink;
   /** Whether the user declined a call at the approval gate. */
   isDeclined(callId: string): boolean;
+  /** A turn that may change files started (not a compaction): its working tree's first snapshot. */
+  turnBegan?(turnId: string): void;
+  /** That turn's run is over and reported: the second snapshot, before the thread is idle again. */
+  turnSettling?(turnId: string): Promise<void>;
 }
 
 export interface TurnNotifications {
@@ -59,7 +64,10 @@ export type StartOutcome =
 
 export type Waiting = "approval" | "dialog";
 
-type Work = { kind: "input"; text: string; images: ImageContent[]; source: "user" | "queue" } | { kind: "compact" } | { kind: "extension" };
+type Work =
+  | { kind: "input"; text: string; images: ImageContent[]; comments: ReviewComment[]; source: "user" | "queue" }
+  | { kind: "compact" }
+  | { kind: "extension" };
 
 /** A turn from admission to its settled run: the owner's one record of it. */
 interface Run {
@@ -71,6 +79,8 @@ interface Run {
   started?: (turnId: string) => void;
   /** turn/completed went out: a started turn gets exactly one. */
   completed: boolean;
+  /** Not a compaction: the working tree is snapshotted around it. */
+  tracksFiles: boolean;
   readonly done: Promise<void>;
   finish(): void;
 }
@@ -154,10 +164,10 @@ export class TurnOwner {
   };
 
   /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. */
-  async start(input: { text: string; images: ImageContent[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
+  async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
     const run = await this.claimRun(input);
     this.host.subscribe(connection);
-    return this.admit(run, { kind: "input", text: input.text, images: input.images, source: "user" });
+    return this.admit(run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
   }
 
   /** thread/compact/start and `/compact`: a turn that only compacts the history. */
@@ -181,6 +191,11 @@ export class TurnOwner {
       if (this.phase.kind === "idle") {
         this.phase = phase();
         return this.phase as P;
+      }
+      if (this.phase.kind === "turn" && this.phase.run.completed) {
+        // The turn ended and was reported; only its last bookkeeping (the working tree's snapshot) remains.
+        await this.phase.run.done;
+        continue;
       }
       if (this.phase.kind === "turn") {
         const id = this.phase.run.turn.id;
@@ -271,7 +286,7 @@ export class TurnOwner {
         if (processed.action === "handled" && processed.threadId !== undefined) return { status: "handled", threadId: processed.threadId };
         if (run.turn.interrupted) return { status: "cancelled" };
         if (processed.action === "handled") return { status: "handled" };
-        input = { text: processed.text, images: processed.images };
+        input = { text: processed.text, images: processed.images, ...(work.comments.length > 0 ? { comments: work.comments } : {}) };
       } else if (work.kind === "extension") {
         input = {};
       }
@@ -288,6 +303,7 @@ export class TurnOwner {
   private launch(run: Run, input: TurnInput): Promise<string> {
     return new Promise<string>((resolve, reject) => {
       run.started = resolve;
+      run.tracksFiles = input.compactOnly !== true;
       this.host.runtime.session.runTurn(input, run.turn).then(
         () => this.settle(run),
         (error: unknown) => {
@@ -316,6 +332,19 @@ export class TurnOwner {
    */
   private settle(run: Run, thrown?: unknown): void {
     if (run.turn.id !== undefined && !run.completed) this.completeUnreported(run, thrown);
+    const settling = run.turn.id !== undefined && run.tracksFiles ? this.host.turnSettling?.(run.turn.id) : undefined;
+    if (!settling) return this.release(run);
+    settling.then(
+      () => this.release(run),
+      (error: unknown) => {
+        this.host.log.error(`turn ${run.turn.id} could not finish its bookkeeping`, error);
+        this.release(run);
+      },
+    );
+  }
+
+  /** The thread is idle again and the next queued input may start. */
+  private release(run: Run): void {
     if (this.phase.kind === "turn" && this.phase.run === run) this.phase = { kind: "idle" };
     run.finish();
     this.startNext();
@@ -367,6 +396,7 @@ export class TurnOwner {
 
   private onTurnStarted(run: Run, turnId: string, startedAt: number): void {
     run.items = new LiveTurnItems(turnId, this.host.itemSink(turnId), run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
+    if (run.tracksFiles) this.host.turnBegan?.(turnId);
     this.host.out.started({ id: turnId, status: "inProgress", startedAt }, run.meta.requestId);
     run.started?.(turnId);
     this.host.activityChanged();
@@ -402,7 +432,7 @@ export class TurnOwner {
   }
 
   /** turn/queue/add: starts at once on an idle thread, else when the thread next becomes idle. */
-  queueAdd(input: { text: string; images: ImageContent[]; clientMessageId?: string }, connection: Connection): string {
+  queueAdd(input: { text: string; images: ImageContent[]; comments?: ReviewComment[]; clientMessageId?: string }, connection: Connection): string {
     if (this.closing) throw rpcError("threadNotFound", `thread ${this.host.threadId} is unloading`);
     requireRoom(this.waiting(), sizeOf(input.text, input.images));
     const id = this.queue.add(input);
@@ -457,7 +487,7 @@ export class TurnOwner {
     if (next) {
       this.queueChanged();
       const meta = next.clientMessageId ? { clientMessageId: next.clientMessageId } : {};
-      this.admitAndLaunch({ kind: "input", text: next.text, images: next.images, source: "queue" }, meta).then(
+      this.admitAndLaunch({ kind: "input", text: next.text, images: next.images, comments: next.comments ?? [], source: "queue" }, meta).then(
         (outcome) => {
           if (outcome.status !== "started") this.startNext();
         },
@@ -580,5 +610,5 @@ export class TurnOwner {
 function newRun(meta: StartMeta): Run {
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
-  return { turn: new Turn(), meta, items: undefined, completed: false, done, finish: () => finish() };
+  return { turn: new Turn(), meta, items: undefined, completed: false, tracksFiles: false, done, finish: () => finish() };
 }

@@ -1,5 +1,6 @@
 import { refuseBuiltin } from "../commands/builtins.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
+import { quoteComments } from "../workspace/diff-comments.js";
 import { resolveImages } from "./images.js";
 
 /** turn/queue/add: a turn of its own once the thread is idle; at once on an idle thread. */
@@ -7,7 +8,8 @@ export const addToQueue: ThreadHandler<"turn/queue/add"> = async (params, ctx, t
   const thread = threads.require(params.threadId);
   refuseBuiltin(params.text, "turn/queue/add");
   const images = await resolveImages(params.images);
+  const comments = await quoteComments(params.comments, thread, threads.context.env);
   thread.lastInitiator = ctx.connection;
-  const input = { text: params.text, images, ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}) };
+  const input = { text: params.text, images, comments, ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}) };
   return { queueId: thread.turns.queueAdd(input, ctx.connection) };
 };

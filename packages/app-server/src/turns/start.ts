@@ -1,6 +1,7 @@
 import { builtinCommandOf, planTask, runBuiltinCommand } from "../commands/builtins.js";
 import { rpcError } from "../rpc/errors.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
+import { quoteComments } from "../workspace/diff-comments.js";
 import { resolveImages } from "./images.js";
 
 /**
@@ -12,6 +13,7 @@ import { resolveImages } from "./images.js";
 export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, threads) => {
   const thread = threads.require(params.threadId);
   const images = await resolveImages(params.images);
+  const comments = await quoteComments(params.comments, thread, threads.context.env);
   const builtin = builtinCommandOf(params.text);
   const task = builtin && planTask(builtin);
   if (builtin && task === undefined) return runBuiltinCommand(builtin, thread, params.requestId ? { requestId: params.requestId } : {}, ctx, threads);
@@ -24,6 +26,7 @@ export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, thread
     {
       text: task ?? params.text,
       images,
+      comments,
       ...(params.requestId ? { requestId: params.requestId } : {}),
       ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}),
     },

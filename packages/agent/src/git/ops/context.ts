@@ -23,7 +23,8 @@ export async function currentBranch(ctx: GitContext): Promise<string | null> {
 
 /** The commit a revision names, or undefined when it names none (an unborn HEAD, a missing branch). */
 export async function commitOf(ctx: GitContext, rev: string): Promise<string | undefined> {
-  const result = await runGit(["rev-parse", "-q", "--verify", "--end-of-options", `${rev}^{commit}`], inRepo(ctx, { okCodes: [1] }));
+  if (rev === "") return undefined;
+  const result = await runGit(["rev-parse", "-q", "--verify", "--end-of-options", `${rev}^{commit}`], inRepo(ctx, { okCodes: [1, 128] }));
   const sha = result.stdout.toString("utf8").trim();
   return result.code === 0 && sha !== "" ? sha : undefined;
 }

@@ -12,7 +12,8 @@ import type { GitContext } from "./context.js";
  * it meanwhile is lost or blocked. The copy keeps the index's times: git
  * trusts an entry's cached stat only for files older than the index
  * ("racy git"), and a copy with a fresh time would make a file rewritten
- * in the same second as the index look unchanged.
+ * in the same second as the index look unchanged. The copy is of the bytes
+ * (a missing index stays missing), so it says what the real one says.
  */
 export async function withIndexAt<T>(gitDir: string | undefined, work: (indexFile: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), "knightcode-index-"));
@@ -23,7 +24,8 @@ export async function withIndexAt<T>(gitDir: string | undefined, work: (indexFil
         const real = join(gitDir, "index");
         const before = await stat(real);
         await copyFile(real, indexFile);
-        await utimes(indexFile, before.atime, before.mtime);
+        // A millisecond early: git then compares the contents of a few more files, never fewer.
+        await utimes(indexFile, before.atime, new Date(before.mtimeMs - 1));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       }

@@ -1,0 +1,10 @@
+export * from "./types.js";
+export * from "./errors.js";
+export { actionable, parseHunkId } from "./hunk-id.js";
+export { headOrEmpty, resolveBranchBase, type BranchBase } from "./base.js";
+export { ACTION_BUDGET, DEFAULT_CONTEXT, driftedPaths, readDiff, type DiffRead, type DiffRequest, type ReadTuning } from "./read.js";
+export { revertDiff, type RevertRequest } from "./revert.js";
+export { changeIndex, type StageRequest } from "./stage.js";
+export { findHunk, quoteLines, type FoundHunk } from "./find.js";
+export { keepTurnTrees, pathsChangedSince, snapshotTree, treeTotals, turnRef, type FileTotals, type TurnTrees } from "./snapshot.js";
+export { formatReviewComments, reviewCommentsOf, type ReviewComment } from "./review-comments.js";

@@ -1,0 +1,127 @@
+import { Type } from "typebox";
+import { Closed } from "./common.js";
+import { notification, request } from "./define.js";
+import { FileTotals } from "./threads.js";
+
+const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const Line = Type.Integer({ minimum: 0 });
+const RepoPath = Type.String({ minLength: 1, maxLength: 4096, description: "Relative to the repository root, with `/` separators; taken literally." });
+const HunkId = Type.String({ minLength: 1, maxLength: 128, description: "A hunk's id from a read of the same scope and context." });
+const Context = Type.Integer({ minimum: 0, maximum: 100, description: "Lines of context around each change; 3 by default. Ids from a context-0 read match no action." });
+
+export const DiffScope = Type.Union(
+  [Type.Literal("uncommitted"), Type.Literal("unstaged"), Type.Literal("staged"), Type.Literal("committed"), Type.Literal("branch"), Type.Literal("lastTurn")],
+  { $id: "DiffScope" },
+);
+
+export const DiffHunk = Type.Object(
+  {
+    id: Type.String({ description: "A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action)." }),
+    oldStart: Line,
+    oldLines: Line,
+    newStart: Line,
+    newLines: Line,
+    lines: Type.Array(Type.String(), { description: "Each line with its \" \", \"+\", \"-\" or \"\\\" prefix and without its newline (a CR stays)." }),
+  },
+  { ...Closed, $id: "DiffHunk" },
+);
+
+export const DiffFile = Type.Object(
+  {
+    path: Type.String({ description: "Relative to the repository root." }),
+    oldPath: Type.Optional(Type.String({ description: "A renamed file's old path." })),
+    status: Type.Union([Type.Literal("added"), Type.Literal("modified"), Type.Literal("deleted"), Type.Literal("renamed")], {
+      description: "An untracked file is added; a mode-only change is modified with 0 additions and 0 deletions.",
+    }),
+    binary: Type.Boolean({ description: "Binary files have no hunks." }),
+    additions: Line,
+    deletions: Line,
+    tooLarge: Type.Optional(Type.Boolean({ description: "Past the response budget: the counts stay, the hunks are left out." })),
+    hunks: Type.Array(DiffHunk),
+  },
+  { ...Closed, $id: "DiffFile" },
+);
+
+export const ReviewCommentInput = Type.Object(
+  {
+    path: RepoPath,
+    hunkId: HunkId,
+    side: Type.Optional(Type.Union([Type.Literal("new"), Type.Literal("old")], { description: "Which side's line numbers startLine and endLine are; new by default." })),
+    startLine: Type.Integer({ minimum: 1 }),
+    endLine: Type.Integer({ minimum: 1 }),
+    text: Type.String({ minLength: 1, maxLength: 8192, description: "At most 8 KiB of UTF-8." }),
+  },
+  { ...Closed, $id: "ReviewCommentInput" },
+);
+
+/** At most 50 per input. */
+export const ReviewComments = Type.Array(ReviewCommentInput, {
+  maxItems: 50,
+  description: "Review comments on hunks of the current diff, at most 50; the server quotes the commented lines. A hunk id that matches nothing answers invalidParams.",
+});
+
+const Paths = Type.Object({ paths: Type.Array(Type.String(), { description: "The files the action changed, relative to the repository root (a rename's both paths)." }) }, Closed);
+
+const ScopeParams = {
+  scope: Type.Optional(DiffScope),
+  against: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "branch: the ref to compare with (its merge base with HEAD)." })),
+  commit: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "committed: the commit, compared with its first parent." })),
+  context: Type.Optional(Context),
+};
+
+export const diffs = {
+  clientRequests: {
+    "thread/diff/read": request({
+      params: Type.Object({ threadId: ThreadId, ...ScopeParams, ignoreWhitespace: Type.Optional(Type.Boolean()) }, Closed),
+      result: Type.Object(
+        {
+          scope: DiffScope,
+          root: Type.String({ description: "The repository's working tree root: every path is relative to it." }),
+          files: Type.Array(DiffFile),
+          filesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: "Files past the response budget, only counted." })),
+          untrackedSkipped: Type.Optional(Type.Integer({ minimum: 1, description: "More than 500 untracked files: none is shown, all are counted here." })),
+          turnId: Type.Optional(Type.String({ description: "lastTurn: the turn shown." })),
+          stale: Type.Optional(Type.Boolean({ description: "lastTurn: a file the turn changed is no longer as the turn left it (undo would be refused)." })),
+          against: Type.Optional(Type.String({ description: "branch: what the working tree was compared with." })),
+        },
+        Closed,
+      ),
+      errors: ["threadNotFound", "notGitRepo"],
+      doc: "The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none).",
+    }),
+    "thread/diff/revert": request({
+      params: Type.Object(
+        {
+          threadId: ThreadId,
+          ...ScopeParams,
+          path: Type.Optional(RepoPath),
+          hunkId: Type.Optional(HunkId),
+          reapply: Type.Optional(Type.Boolean({ description: "lastTurn only, without hunkId: apply the turn's changes again." })),
+          turnId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "lastTurn only: another last turn answers gitConflict diffChanged." })),
+        },
+        Closed,
+      ),
+      result: Paths,
+      errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      doc: "Reverse-applies one hunk, one file or the whole scope to the working tree. Renamed, added, deleted, binary and mode-changed files revert whole; reverting an added file deletes it. lastTurn undoes (or with reapply redoes) the turn only while its files are exactly as it left (found) them. Refused while a turn runs in the checkout. invalidParams for staged and committed or a path outside the diff; gitConflict diffChanged or patchFailed.",
+    }),
+    "git/stage": request({
+      params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
+      result: Paths,
+      errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      doc: "Stages everything (no path), one path, or one hunk of an unstaged read. A hunk id that matches nothing answers gitConflict diffChanged.",
+    }),
+    "git/unstage": request({
+      params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
+      result: Paths,
+      errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      doc: "Unstages everything (no path), one path, or one hunk of a staged read. A hunk id that matches nothing answers gitConflict diffChanged.",
+    }),
+  },
+  serverNotifications: {
+    "turn/diff/updated": notification({
+      params: Type.Object({ threadId: Type.String(), turnId: Type.String(), files: Type.Array(FileTotals) }, Closed),
+      doc: "After turn/completed: the net line totals of each file that changed in the thread's git checkout while the turn ran; not sent when none changed, nor outside git. To subscribers.",
+    }),
+  },
+} as const;

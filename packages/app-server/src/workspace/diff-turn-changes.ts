@@ -1,0 +1,102 @@
+import { NotGitRepoError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry } from "@knightcode/agent";
+import { stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Logger } from "../log.js";
+
+export interface TurnChangesHost {
+  readonly threadId: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly log: Logger;
+  /** Writes the turn's `turn_files` entry. */
+  record(entry: Extract<NewEntry, { type: "turn_files" }>): void;
+  /** At least one file changed: `turn/diff/updated` to subscribers. */
+  changed(turnId: string, files: FileTotals[]): void;
+}
+
+interface Before {
+  git: GitContext;
+  tree: string;
+}
+
+/**
+ * What each turn changed in the thread's git working tree. When a turn
+ * starts, the working tree is snapshotted as a tree object, and every tool
+ * call of the turn waits for that (`ready`), so no edit of the turn lands
+ * before it. Once the run is over it is snapshotted again: the net totals
+ * between the two are written as a `turn_files` entry and sent as
+ * `turn/diff/updated`, and a ref keeps both trees from `git gc` for the
+ * lastTurn scope. Outside git nothing is taken and nothing is sent.
+ */
+export class TurnChanges {
+  private pending: { turnId: string; before: Promise<Before | undefined> } | undefined;
+  /** The last turn's second snapshot and entry, while they are being taken and written. */
+  private finishing: Promise<void> | undefined;
+
+  constructor(private readonly host: TurnChangesHost) {}
+
+  /** The turn started (its start entry is written): the snapshot before it begins. */
+  began(turnId: string): void {
+    this.pending = { turnId, before: this.snapshotBefore() };
+  }
+
+  /** Resolves once the running turn's first snapshot is taken (or could not be): tool calls wait for it. */
+  async ready(): Promise<void> {
+    await this.pending?.before;
+  }
+
+  /** Resolves once the last turn's entry is written (or could not be): a lastTurn read after turn/completed sees that turn. */
+  async written(): Promise<void> {
+    await this.finishing;
+  }
+
+  /** The turn's run is over: the second snapshot, the entry and the notification. Never rejects. */
+  settled(turnId: string): Promise<void> {
+    const pending = this.pending;
+    if (!pending || pending.turnId !== turnId) return Promise.resolve();
+    this.pending = undefined;
+    this.finishing = this.finish(turnId, pending.before);
+    return this.finishing;
+  }
+
+  private async finish(turnId: string, snapshot: Promise<Before | undefined>): Promise<void> {
+    const before = await snapshot;
+    if (!before) return;
+    try {
+      const after = await snapshotTree(before.git);
+      const files = await treeTotals(before.git, before.tree, after);
+      await keepTurnTrees(before.git, this.host.threadId, { turnId, before: before.tree, after });
+      this.host.record({ type: "turn_files", turnId, before: before.tree, after, files });
+      if (files.length > 0) this.host.changed(turnId, files);
+    } catch (error) {
+      this.host.log.warn(`could not take the working tree snapshot after turn ${turnId}: ${(error as Error).message}`);
+    }
+  }
+
+  private async snapshotBefore(): Promise<Before | undefined> {
+    if (!(await underGitFolder(this.host.cwd))) return undefined;
+    try {
+      const git: GitContext = { repo: await discoverRepo(this.host.cwd, this.host.env), env: this.host.env };
+      return { git, tree: await snapshotTree(git) };
+    } catch (error) {
+      if (!(error instanceof NotGitRepoError)) this.host.log.warn(`could not take the working tree snapshot before a turn: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Whether `.git` (a folder, or a worktree's file) exists in `cwd` or above:
+ * a few stat calls that spare a thread outside any repository a git
+ * process per turn. git itself decides the rest.
+ */
+async function underGitFolder(cwd: string): Promise<boolean> {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    try {
+      await stat(join(dir, ".git"));
+      return true;
+    } catch {
+      if (dirname(dir) === dir) return false;
+    }
+  }
+}
