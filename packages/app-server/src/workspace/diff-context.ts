@@ -33,3 +33,9 @@ export async function withDiffErrors<T>(work: () => Promise<T>): Promise<T> {
     throw gitRpcError(error);
   }
 }
+
+/** The commit a worktree thread's worktree was made at: where its `branch` scope starts. */
+export function worktreeBaseOf(thread: LoadedThread): { worktreeBase?: string } {
+  const { place } = thread;
+  return place.mode === "worktree" && place.baseRef !== undefined ? { worktreeBase: place.baseRef } : {};
+}

@@ -5,12 +5,13 @@ import { threadGit, withDiffErrors } from "./diff-context.js";
 
 function indexChange(unstage: boolean): ThreadHandler<"git/stage" | "git/unstage"> {
   return async (params, _ctx, threads) => {
-    const thread = threads.require(params.threadId);
-    return withDiffErrors(async () => {
-      const git = await threadGit(thread, threads.context.env);
-      const { threadId: _threadId, ...request } = params;
-      return exclusiveInCheckout(threads.loadedThreads(), git.repo.root, () => changeIndex(git, request, unstage));
-    });
+    return threads.using(params.threadId, (thread) =>
+      withDiffErrors(async () => {
+        const git = await threadGit(thread, threads.context.env);
+        const { threadId: _threadId, ...request } = params;
+        return exclusiveInCheckout(threads.loadedThreads(), git.repo.root, () => changeIndex(git, request, unstage));
+      }),
+    );
   };
 }
 

@@ -219,4 +219,18 @@ describe("spec: thread/start in a worktree", () => {
     assert.deepEqual(log.base, { sha: base, from: "worktree base" });
     assert.deepEqual(log.commits.map((c) => c.subject), ["in the worktree"]);
   });
+
+  test("the branch diff of a worktree thread compares with its worktree's base", async () => {
+    const repo = project();
+    const base = git(repo, "rev-parse", "HEAD").trim();
+    const { thread } = await startIn(repo, { mode: "worktree" });
+    const path = thread.workspace.path!;
+    write(path, { "committed.txt": "c\n" });
+    git(path, "add", "committed.txt");
+    git(path, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "in the worktree");
+    write(path, { "README.md": "edited\n" });
+    const diff = await server.main.request("thread/diff/read", { threadId: thread.id, scope: "branch" });
+    assert.equal(diff.against, base);
+    assert.deepEqual(diff.files.map((f) => f.path).sort(), ["README.md", "committed.txt"]);
+  });
 });
