@@ -7,3 +7,4 @@ export {
   type ScriptedResponse,
 } from "./scripted-model.js";
 export { waitUntil } from "./wait.js";
+export { GIT_TEST_ENV, armTraps, git, gitStatus, initRepo, repoAt, treeFiles, writeFiles, type TestRepo } from "./git-repos.js";

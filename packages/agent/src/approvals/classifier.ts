@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
-import { openModelStream } from "../models/provider-stream.js";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import { askOnce } from "../models/one-shot.js";
 import type { ModelRegistry } from "../models/registry.js";
 import type { ClassifierGateConfig } from "../tools/tools-json.js";
 
@@ -122,37 +122,20 @@ export async function classifyToolCall(options: ClassifyOptions): Promise<CallCl
     return unjudged(`the classifier model ${name} cannot be used: ${(error as Error).message}`);
   }
   if (apiKey === undefined || apiKey === "") return unjudged(`there are no credentials for ${model.provider}, the classifier model's provider`);
-  const request = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    request.abort();
-  }, config.timeoutMs);
-  const onAbort = () => request.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let reply: AssistantMessage;
-  try {
-    const ai = await registry.load();
-    reply = await openModelStream(
-      ai,
-      registry.streamFor(model),
-      model,
-      { systemPrompt: systemPrompt(config.instructions), messages: [{ role: "user", content: [{ type: "text", text: classifierMessage(call) }], timestamp: Date.now() }] },
-      { apiKey, signal: request.signal, maxTokens: Math.min(MAX_REPLY_TOKENS, model.maxTokens), maxRetries: 0 },
-    ).result();
-  } catch (error) {
-    reply = { stopReason: request.signal.aborted ? "aborted" : "error", errorMessage: (error as Error).message } as AssistantMessage;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
-  if (signal?.aborted) return unjudged("the turn was interrupted");
-  if (timedOut) return unjudged(`${name} gave no verdict within ${config.timeoutMs} ms`);
-  if (reply.stopReason === "error" || reply.stopReason === "aborted") return unjudged(`the request to ${name} failed: ${reply.errorMessage ?? reply.stopReason}`);
-  const text = reply.content
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("\n");
+  const outcome = await askOnce({
+    registry,
+    model,
+    apiKey,
+    systemPrompt: systemPrompt(config.instructions),
+    text: classifierMessage(call),
+    maxTokens: MAX_REPLY_TOKENS,
+    timeoutMs: config.timeoutMs,
+    ...(signal ? { signal } : {}),
+  });
+  if (outcome.kind === "cancelled") return unjudged("the turn was interrupted");
+  if (outcome.kind === "timedOut") return unjudged(`${name} gave no verdict within ${config.timeoutMs} ms`);
+  if (outcome.kind === "failed") return unjudged(`the request to ${name} failed: ${outcome.message}`);
+  const text = outcome.text;
   const parsed = parseVerdict(text);
   if (!parsed) return unjudged(`${name} answered neither SAFE nor RISKY: ${JSON.stringify(oneLine(text, 100))}`);
   return parsed;

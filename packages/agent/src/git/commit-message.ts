@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Api, AssistantMessage, Model } from "@mariozechner/pi-ai";
-import { openModelStream } from "../models/provider-stream.js";
+import type { Api, Model } from "@mariozechner/pi-ai";
+import { askOnce } from "../models/one-shot.js";
 import type { ModelRegistry } from "../models/registry.js";
 
 const SYSTEM_PROMPT = `You write git commit messages. You are given the summary and the patch of the change about to be committed, between two markers; parts of a long patch may be cut.
@@ -45,41 +45,22 @@ export function cleanCommitMessage(text: string): string {
 export async function writeCommitMessage(request: CommitMessageRequest): Promise<string> {
   const { registry, model, signal } = request;
   const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
   const marker = `change-${randomBytes(6).toString("hex")}`;
-  let reply: AssistantMessage;
-  try {
-    const ai = await registry.load();
-    reply = await openModelStream(
-      ai,
-      registry.streamFor(model),
-      model,
-      {
-        systemPrompt: SYSTEM_PROMPT,
-        messages: [{ role: "user", content: [{ type: "text", text: `<${marker}>\n${request.diff}\n</${marker}>\n\nWrite the commit message.` }], timestamp: Date.now() }],
-      },
-      { apiKey: request.apiKey, signal: controller.signal, maxTokens: Math.min(MAX_REPLY_TOKENS, model.maxTokens), maxRetries: 0 },
-    ).result();
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
+  const outcome = await askOnce({
+    registry,
+    model,
+    apiKey: request.apiKey,
+    systemPrompt: SYSTEM_PROMPT,
+    text: `<${marker}>\n${request.diff}\n</${marker}>\n\nWrite the commit message.`,
+    maxTokens: MAX_REPLY_TOKENS,
+    timeoutMs,
+    ...(signal ? { signal } : {}),
+  });
   const name = `${model.provider}/${model.id}`;
-  if (timedOut) throw new CommitMessageError(`${name} wrote no commit message within ${timeoutMs} ms`);
-  if (reply.stopReason === "error" || reply.stopReason === "aborted") {
-    throw new CommitMessageError(`${name} could not write a commit message: ${reply.errorMessage ?? reply.stopReason}`);
-  }
-  const text = reply.content
-    .filter((part) => part.type === "text")
-    .map((part) => (part as { text: string }).text)
-    .join("");
+  if (outcome.kind === "timedOut") throw new CommitMessageError(`${name} wrote no commit message within ${timeoutMs} ms`);
+  if (outcome.kind === "cancelled") throw new CommitMessageError(`the request to ${name} for a commit message was cancelled`);
+  if (outcome.kind === "failed") throw new CommitMessageError(`${name} could not write a commit message: ${outcome.message}`);
+  const text = outcome.text;
   const message = cleanCommitMessage(text);
   if (message === "") throw new CommitMessageError(`${name} answered with an empty commit message`);
   return message;

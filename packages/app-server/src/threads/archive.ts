@@ -13,6 +13,7 @@ export function notFound(threadId: string): Error {
 async function unloadForArchive(threads: ThreadManager, threadId: string): Promise<void> {
   const thread = threads.get(threadId);
   if (thread) {
+    await thread.turns.finishReported();
     if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`);
     await threads.close(thread, "unload");
   }

@@ -15,6 +15,7 @@ export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threa
     const found = threads.find(threadId);
     if (!found) throw notFound(threadId);
     if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
+    await threads.get(threadId)?.turns.finishReported();
     if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
     try {
       await deleteTranscript(found.path, threadId);

@@ -122,6 +122,15 @@ export class TurnOwner {
     return this.phase.kind !== "idle";
   }
 
+  /**
+   * Waits out a turn that was already reported completed and only finishes
+   * its bookkeeping (the working tree's second snapshot): to a client it
+   * has ended, so what it asks next must not find it running.
+   */
+  async finishReported(): Promise<void> {
+    while (this.phase.kind === "turn" && this.phase.run.completed) await this.phase.run.done;
+  }
+
   /** The turn between its start and end entries, if any. */
   private get runningRun(): Run | undefined {
     if (this.phase.kind !== "turn") return undefined;
@@ -193,8 +202,7 @@ export class TurnOwner {
         return this.phase as P;
       }
       if (this.phase.kind === "turn" && this.phase.run.completed) {
-        // The turn ended and was reported; only its last bookkeeping (the working tree's snapshot) remains.
-        await this.phase.run.done;
+        await this.finishReported();
         continue;
       }
       if (this.phase.kind === "turn") {

@@ -19,6 +19,7 @@ export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, thread
   if (builtin && task === undefined) return runBuiltinCommand(builtin, thread, params.requestId ? { requestId: params.requestId } : {}, ctx, threads);
   if (task !== undefined) {
     // `/plan <task>`: plan mode first, then the task as the turn's input; nothing changes when a turn already runs.
+    await thread.turns.finishReported();
     if (thread.isRunning) throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own");
     thread.setPlanMode(true);
   }

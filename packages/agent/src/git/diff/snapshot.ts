@@ -1,4 +1,14 @@
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
 import { addIntentToAdd, git, listUntracked, pathspecInput, withIndexCopy, type GitContext } from "./context.js";
+
+/**
+ * An untracked file larger than this stays out of a turn's snapshots (a
+ * build artefact, a dataset): snapshots go into the repository's object
+ * store every turn, and a day of turns must not fill it with copies of
+ * files nobody reviews as a diff.
+ */
+export const SNAPSHOT_UNTRACKED_MAX_BYTES = 16 * 1024 * 1024;
 
 /** A turn's two pictures of the working tree, as tree ids. */
 export interface TurnTrees {
@@ -25,11 +35,12 @@ const IDENTITY = {
  * and untracked files git does not ignore. Built in a copy of the index
  * seeded from the real one (whose stat data spares rehashing unchanged
  * files), so the user's index and staged state are untouched; the blobs
- * and trees go into the repository's object store.
+ * and trees go into the repository's object store. Untracked files over
+ * SNAPSHOT_UNTRACKED_MAX_BYTES are left out.
  */
 export async function snapshotTree(ctx: GitContext): Promise<string> {
   return withIndexCopy(ctx, async (index) => {
-    const untracked = await listUntracked(ctx);
+    const untracked = await smallEnough(ctx, await listUntracked(ctx));
     await git(ctx, ["add", "--update"], { index, readOnly: false });
     if (untracked.length > 0) {
       await git(ctx, ["add", "--pathspec-from-file=-", "--pathspec-file-nul"], {
@@ -105,4 +116,17 @@ export async function keepTurnTrees(ctx: GitContext, threadId: string, trees: Tu
     .toString("utf8")
     .trim();
   await git(ctx, ["update-ref", "-m", "knightcode turn", turnRef(threadId), commit], { readOnly: false });
+}
+
+/** The untracked paths whose files are within the snapshot's size bound (one that vanished meanwhile is left to git). */
+async function smallEnough(ctx: GitContext, paths: Buffer[]): Promise<Buffer[]> {
+  const kept: Buffer[] = [];
+  for (let at = 0; at < paths.length; at += 256) {
+    const batch = paths.slice(at, at + 256);
+    const sizes = await Promise.all(batch.map((path) => lstat(join(ctx.repo.root, path.toString("utf8"))).then((st) => st.size, () => 0)));
+    batch.forEach((path, i) => {
+      if (sizes[i]! <= SNAPSHOT_UNTRACKED_MAX_BYTES) kept.push(path);
+    });
+  }
+  return kept;
 }
