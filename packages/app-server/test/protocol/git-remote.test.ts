@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -68,10 +68,13 @@ describe("git/push", () => {
     // A configuration that would send tags along with any push.
     repo.git("config", "push.followTags", "true");
     repo.git("tag", "-a", "v1", "-m", "v1");
+    // The user's hooks run for commits only: a pre-push hook that refuses would stop a terminal's push, not this one.
+    writeFileSync(join(repo.root, ".git", "hooks", "pre-push"), "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/pre-push-ran\"\nexit 1\n", { mode: 0o755 });
     assert.deepEqual(await server.main.request("git/push", { threadId }), { remote: "origin", branch: "main", pushedTo: "origin/main", upstreamSet: true });
     assert.equal(remote.git("rev-parse", "main").trim(), repo.git("rev-parse", "HEAD").trim());
     assert.equal(repo.git("rev-parse", "--abbrev-ref", "main@{upstream}").trim(), "origin/main");
     assert.equal(remote.git("tag").trim(), "", "a tag went along");
+    assert.equal(existsSync(join(repo.root, ".git", "pre-push-ran")), false, "the pre-push hook ran");
 
     repo.commit("two", { "a.txt": "2\n" });
     assert.deepEqual(await server.main.request("git/push", { threadId }), { remote: "origin", branch: "main", pushedTo: "origin/main", upstreamSet: false });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
@@ -90,6 +90,8 @@ describe("git branches", () => {
     const { repo, threadId } = await repoWithThread();
     const head = repo.git("rev-parse", "HEAD").trim();
     repo.write("b.txt", "uncommitted\n");
+    // Hooks run for commits only: no post-checkout hook runs on a branch change.
+    writeFileSync(join(repo.root, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/post-checkout-ran\"\n", { mode: 0o755 });
     assert.deepEqual(await server.main.request("git/branch/create", { threadId, name: "feature/login" }), { branch: "feature/login", head });
     assert.equal(readFileSync(join(repo.root, "b.txt"), "utf8"), "uncommitted\n");
     const listed = await server.main.request("git/branches", { threadId });
@@ -106,6 +108,7 @@ describe("git branches", () => {
     assert.equal(typeof taken.recoveryInstructions, "string");
     assert.deepEqual(await server.main.request("git/branch/switch", { threadId, name: "main" }), { branch: "main", head });
     await failsWith(server.main.request("git/branch/switch", { threadId, name: "no-such-branch" }), "invalidParams");
+    assert.equal(existsSync(join(repo.root, ".git", "post-checkout-ran")), false, "a post-checkout hook ran");
     server.assertNoSchemaViolations();
   });
 

@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { GitCommandError, GitConflictError } from "../errors.js";
 import { gitText, runGit } from "../run.js";
-import { inRepo, commitOf, currentBranch, emptyTree, type GitContext } from "./context.js";
+import { inRepo, commitOf, currentBranch, emptyTree, NO_HOOKS, type GitContext } from "./context.js";
 import { GitRequestError } from "./errors.js";
 import { operationInProgress } from "./status.js";
 
@@ -53,7 +53,7 @@ export async function createBranch(ctx: GitContext, name: string): Promise<{ bra
   const exists = () => new GitConflictError("branchExists", `a branch named ${name} exists already`, { recoveryInstructions: "Choose another name, or switch to that branch." });
   if (await branchExists(ctx, name)) throw exists();
   try {
-    await runGit(["switch", "--quiet", "--create", name], inRepo(ctx, { readOnly: false }));
+    await runGit(["switch", "--quiet", "--create", name], inRepo(ctx, { readOnly: false, config: NO_HOOKS }));
   } catch (error) {
     if (error instanceof GitCommandError && /already exists/.test(error.stderr)) throw exists();
     throw error;
@@ -149,7 +149,7 @@ export async function switchBranch(ctx: GitContext, name: string): Promise<{ bra
     });
   if (blocked.length > 0) throw refuse(blocked);
   try {
-    await runGit(["switch", "--quiet", "--no-guess", name], inRepo(ctx, { readOnly: false }));
+    await runGit(["switch", "--quiet", "--no-guess", name], inRepo(ctx, { readOnly: false, config: NO_HOOKS }));
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     const refused = pathsGitRefused(error.stderr);

@@ -14,6 +14,13 @@ export function inRepo(ctx: GitContext, extra: Omit<GitOptions, "cwd" | "env" | 
   return { cwd: ctx.repo.root, ...(ctx.env ? { env: ctx.env } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}), ...extra };
 }
 
+/**
+ * Command-line configuration for the git operations other than a commit:
+ * the user's hooks run for `git/commit` and nowhere else, so a push or a
+ * branch change runs no pre-push or post-checkout hook.
+ */
+export const NO_HOOKS: readonly (readonly [string, string])[] = [["core.hooksPath", "/dev/null"]];
+
 /** The branch HEAD is on (its short name, unborn or not), or null when HEAD is detached. */
 export async function currentBranch(ctx: GitContext): Promise<string | null> {
   const result = await runGit(["symbolic-ref", "-q", "HEAD"], inRepo(ctx, { okCodes: [1] }));

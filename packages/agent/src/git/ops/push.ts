@@ -1,6 +1,6 @@
 import { GitAuthError, GitCommandError, GitConflictError } from "../errors.js";
 import { gitText, runGit } from "../run.js";
-import { inRepo, commitOf, currentBranch, firstLine, type GitContext } from "./context.js";
+import { inRepo, commitOf, currentBranch, firstLine, NO_HOOKS, type GitContext } from "./context.js";
 import { GitRequestError } from "./errors.js";
 
 export interface PushResult {
@@ -54,7 +54,7 @@ export async function pushBranch(ctx: GitContext, remote?: string): Promise<Push
   const remoteBranch = upstream?.remote === target ? upstream.branch : branch;
   const upstreamSet = upstream === undefined;
   const args = ["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", ...(upstreamSet ? ["--set-upstream"] : []), target, `refs/heads/${branch}:refs/heads/${remoteBranch}`];
-  const result = await runGit(args, inRepo(ctx, { readOnly: false, okCodes: [1, 128] }));
+  const result = await runGit(args, inRepo(ctx, { readOnly: false, okCodes: [1, 128], config: NO_HOOKS }));
   const output = `${result.stdout.toString("utf8")}${result.stderr}`.trim();
   if (result.code !== 0) {
     if (isAuthFailure(result.stderr)) throw new GitAuthError(`${target} asked for credentials: ${firstLine(result.stderr)}`);
