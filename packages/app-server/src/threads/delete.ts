@@ -1,4 +1,4 @@
-import { deleteTranscript } from "@knightcode/agent";
+import { deleteTranscript, readThreadPlace, runGit, turnRef } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import { notFound } from "./archive.js";
 import { sessionError } from "./session-error.js";
@@ -17,10 +17,18 @@ export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threa
     if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
     await threads.get(threadId)?.turns.finishReported();
     if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
+    const place = await readThreadPlace(found.path).then(
+      ({ place }) => place,
+      () => undefined,
+    );
     try {
       await deleteTranscript(found.path, threadId);
     } catch (error) {
       throw sessionError(error, threadId);
+    }
+    // What kept its last turn's snapshots alive for an undo goes with it; a folder that is gone or outside git has none.
+    if (place) {
+      await runGit(["update-ref", "-d", turnRef(threadId)], { cwd: place.cwd, env: threads.context.env, readOnly: false }).catch(() => undefined);
     }
     threads.moved(threadId, undefined);
     threads.broadcast("thread/deleted", { threadId });

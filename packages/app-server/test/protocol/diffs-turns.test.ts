@@ -73,6 +73,11 @@ describe("spec: turn/diff/updated and Turn.files", () => {
     assert.equal(server.main.notifications.slice(quiet.mark).filter((n) => n.method === "turn/diff/updated").length, 0);
     const lastTurn = await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" });
     assert.deepEqual([lastTurn.turnId, lastTurn.files], [quiet.turnId, []]);
+
+    // Deleting the thread lets its snapshots go: nothing keeps them for an undo any more.
+    await server.main.request("thread/archive", { threadId: thread.id });
+    await server.main.request("thread/delete", { threadId: thread.id });
+    assert.equal(repo.git("for-each-ref", `refs/knightcode/turns/${thread.id}`).trim(), "", "the turn ref outlived its thread");
     server.assertNoSchemaViolations();
   });
 
