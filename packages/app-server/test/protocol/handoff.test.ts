@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
@@ -13,14 +14,17 @@ import { SERVER_GIT_ENV, git, initRepo, status, write } from "../support/worktre
 const BINARY = Buffer.from([0, 1, 2, 255, 0, 13, 10]);
 let model: ScriptedModelServer;
 let server: TestServer;
+/** The server's own TMPDIR: what its git work leaves there shows. */
+const serverTmp = mkdtempSync(join(tmpdir(), "kc-handoff-tmp-"));
 
 before(async () => {
   model = await ScriptedModelServer.start();
-  server = await startServer({ model, env: SERVER_GIT_ENV });
+  server = await startServer({ model, env: { ...SERVER_GIT_ENV, TMPDIR: serverTmp } });
 });
 after(async () => {
   await server.close();
   await model.close();
+  rmSync(serverTmp, { recursive: true, force: true });
 });
 
 let projects = 0;
@@ -187,6 +191,17 @@ describe("spec: thread/handoff", () => {
     release();
     await server.main.waitForNotification("turn/completed", (p) => p.threadId === busy.id);
     await rejects(server.main.request("thread/handoff", { threadId: "no-such-thread", to: "local" }), "threadNotFound");
+    assert.deepEqual(handoffFiles(), []);
+  });
+
+  test("after every handoff above, no index copy is left in the server's TMPDIR and no saved patch in <agentDir>/handoff", async () => {
+    const repo = project();
+    const { thread } = await server.main.request("thread/start", { cwd: repo, workspace: { mode: "worktree" } });
+    await talk(thread.id, "one more");
+    write(thread.workspace.path!, { "z.txt": "z\n" });
+    await server.main.request("thread/diff/read", { threadId: thread.id });
+    await server.main.request("thread/handoff", { threadId: thread.id, to: "local" });
+    assert.deepEqual(readdirSync(serverTmp).filter((name) => /index/.test(name)), []);
     assert.deepEqual(handoffFiles(), []);
   });
 });
