@@ -88,6 +88,7 @@ async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: stri
     const head = await revParse(source.root, "HEAD", env);
     const own = await branchOf(source.root, env);
     const branch = await chooseBranch({ thread, threads, dest, head, own, asked });
+    const before = { branch: await branchOf(dest.root, env), head: await revParse(dest.root, "HEAD", env) };
     const saved = await save(threads, thread, source, "local");
     const config = await noUserCodeConfig(dest.root, env);
     // A branch can be checked out in one place at a time: the worktree lets go of its own first.
@@ -98,7 +99,14 @@ async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: stri
       if (own) await runGit(["checkout", "-q", own], { cwd: source.root, env, config, readOnly: false }).catch(() => undefined);
       throw error;
     }
-    await land(saved, dest.root, source, env);
+    try {
+      await land(saved, dest.root, source, env);
+    } catch (error) {
+      // Nothing left the worktree: the checkout goes back to where it was (it was clean), and the worktree to its branch.
+      await runGit(["checkout", "-q", ...(before.branch ? [before.branch] : ["--detach", before.head])], { cwd: dest.root, env, config, readOnly: false }).catch(() => undefined);
+      if (own) await runGit(["checkout", "-q", own], { cwd: source.root, env, config, readOnly: false }).catch(() => undefined);
+      throw error;
+    }
     const cwd = join(dest.root, ...source.prefix.split("/").filter(Boolean));
     mkdirSync(cwd, { recursive: true });
     return { place: { mode: "local", cwd, branch: branch.name }, branch: branch.name, warnings: [] };

@@ -194,6 +194,28 @@ describe("spec: thread/handoff", () => {
     assert.deepEqual(handoffFiles(), []);
   });
 
+  test("changes that cannot land: recoveryRequired with the saved patch; nothing leaves the worktree and the checkout is back where it was", async () => {
+    const repo = initRepo(join(server.home, `handoff-${++projects}`, "project"), { "README.md": "hello\n", ".gitignore": "*.log\n" });
+    write(repo, { "debug.log": "the user's own log\n" });
+    const { thread } = await server.main.request("thread/start", { cwd: repo, workspace: { mode: "worktree" } });
+    await talk(thread.id, "Keep the logs");
+    const worktree = thread.workspace.path!;
+    // The worktree stops ignoring logs and adds one where the checkout has an ignored file of its own.
+    write(worktree, { ".gitignore": "\n", "debug.log": "from the worktree\n" });
+    const error = await rejects(server.main.request("thread/handoff", { threadId: thread.id, to: "local" }), "gitConflict", "recoveryRequired");
+    const patch = error.data?.patch as string;
+    assert.ok(existsSync(patch) && patch.startsWith(join(realpathSync(server.agentDir), "handoff")), patch);
+    assert.match(readFileSync(patch, "utf8"), /debug\.log/);
+    assert.equal(typeof error.data?.recoveryInstructions, "string");
+    assert.equal(readFileSync(join(repo, "debug.log"), "utf8"), "the user's own log\n");
+    assert.equal(git(repo, "symbolic-ref", "--short", "HEAD").trim(), "main", "the checkout is back on its branch");
+    assert.equal(readFileSync(join(worktree, "debug.log"), "utf8"), "from the worktree\n");
+    assert.equal(readFileSync(join(worktree, ".gitignore"), "utf8"), "\n");
+    const resumed = await server.main.request("thread/resume", { threadId: thread.id });
+    assert.equal(resumed.thread.cwd, worktree);
+    rmSync(patch);
+  });
+
   test("after every handoff above, no index copy is left in the server's TMPDIR and no saved patch in <agentDir>/handoff", async () => {
     const repo = project();
     const { thread } = await server.main.request("thread/start", { cwd: repo, workspace: { mode: "worktree" } });
