@@ -1,4 +1,4 @@
-import { NotGitRepoError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry } from "@knightcode/agent";
+import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry } from "@knightcode/agent";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.js";
@@ -79,7 +79,8 @@ export class TurnChanges {
       const git: GitContext = { repo: await discoverRepo(this.host.cwd, this.host.env), env: this.host.env };
       return { git, tree: await snapshotTree(git) };
     } catch (error) {
-      if (!(error instanceof NotGitRepoError)) this.host.log.warn(`could not take the working tree snapshot before a turn: ${(error as Error).message}`);
+      if (error instanceof SnapshotTooLargeError) this.host.log.info(`turn changes are not tracked in ${this.host.cwd}: ${error.message}`);
+      else if (!(error instanceof NotGitRepoError)) this.host.log.warn(`could not take the working tree snapshot before a turn: ${(error as Error).message}`);
       return undefined;
     }
   }

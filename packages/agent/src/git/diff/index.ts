@@ -6,5 +6,5 @@ export { ACTION_BUDGET, DEFAULT_CONTEXT, driftedPaths, readDiff, type DiffRead, 
 export { revertDiff, type RevertRequest } from "./revert.js";
 export { changeIndex, type StageRequest } from "./stage.js";
 export { findHunk, quoteLines, type FoundHunk } from "./find.js";
-export { keepTurnTrees, pathsChangedSince, snapshotTree, treeTotals, turnRef, type FileTotals, type TurnTrees } from "./snapshot.js";
+export { SnapshotTooLargeError, keepTurnTrees, pathsChangedSince, snapshotTree, treeTotals, turnRef, type FileTotals, type TurnTrees } from "./snapshot.js";
 export { formatReviewComments, reviewCommentsOf, type ReviewComment } from "./review-comments.js";

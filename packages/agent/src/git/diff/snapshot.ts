@@ -10,6 +10,19 @@ import { addIntentToAdd, git, listUntracked, pathspecInput, withIndexCopy, type 
  */
 export const SNAPSHOT_UNTRACKED_MAX_BYTES = 16 * 1024 * 1024;
 
+/**
+ * A working tree with more untracked files than this (a home folder that
+ * is a repository, an unignored dependency folder) is not snapshotted at
+ * all: copying it into the object store at every turn would cost more
+ * than knowing what the turn changed.
+ */
+export const SNAPSHOT_UNTRACKED_MAX_FILES = 10_000;
+
+/** The working tree is too large to snapshot (see SNAPSHOT_UNTRACKED_MAX_FILES). */
+export class SnapshotTooLargeError extends Error {
+  override readonly name = "SnapshotTooLargeError";
+}
+
 /** A turn's two pictures of the working tree, as tree ids. */
 export interface TurnTrees {
   turnId: string;
@@ -36,11 +49,16 @@ const IDENTITY = {
  * seeded from the real one (whose stat data spares rehashing unchanged
  * files), so the user's index and staged state are untouched; the blobs
  * and trees go into the repository's object store. Untracked files over
- * SNAPSHOT_UNTRACKED_MAX_BYTES are left out.
+ * SNAPSHOT_UNTRACKED_MAX_BYTES are left out; more untracked files than
+ * SNAPSHOT_UNTRACKED_MAX_FILES throw SnapshotTooLargeError.
  */
 export async function snapshotTree(ctx: GitContext): Promise<string> {
   return withIndexCopy(ctx, async (index) => {
-    const untracked = await smallEnough(ctx, await listUntracked(ctx));
+    const listed = await listUntracked(ctx);
+    if (listed.length > SNAPSHOT_UNTRACKED_MAX_FILES) {
+      throw new SnapshotTooLargeError(`${listed.length} untracked files (more than ${SNAPSHOT_UNTRACKED_MAX_FILES}): the turn's changes are not tracked`);
+    }
+    const untracked = await smallEnough(ctx, listed);
     await git(ctx, ["add", "--update"], { index, readOnly: false });
     if (untracked.length > 0) {
       await git(ctx, ["add", "--pathspec-from-file=-", "--pathspec-file-nul"], {
