@@ -12,13 +12,16 @@ export async function threadGit(thread: LoadedThread, env: NodeJS.ProcessEnv, si
 export async function lastTurnTrees(thread: LoadedThread): Promise<TurnTrees | undefined> {
   // A turn that just completed is the last one once its snapshot is written.
   await thread.changes.written();
+  if (thread.changes.lastTrees) return thread.changes.lastTrees;
+  // Loaded since: its newest turn_files entry, once, from the transcript.
   await thread.file.loadBranch();
   const branch = thread.file.branch();
   for (let i = branch.length - 1; i >= 0; i--) {
     const entry = branch[i]!;
     if (entry.type === "turn_files") {
       const { turnId, before, after } = entry as unknown as TurnTrees;
-      return { turnId, before, after };
+      thread.changes.lastTrees ??= { turnId, before, after };
+      return thread.changes.lastTrees;
     }
   }
   return undefined;

@@ -1,4 +1,4 @@
-import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry } from "@knightcode/agent";
+import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry, type TurnTrees } from "@knightcode/agent";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.js";
@@ -32,6 +32,8 @@ export class TurnChanges {
   private pending: { turnId: string; before: Promise<Before | undefined> } | undefined;
   /** The last turn's second snapshot and entry, while they are being taken and written. */
   private finishing: Promise<void> | undefined;
+  /** The newest turn this thread snapshotted since it loaded: the lastTurn scope needs no read of the transcript for it. */
+  lastTrees: TurnTrees | undefined;
 
   constructor(private readonly host: TurnChangesHost) {}
 
@@ -67,6 +69,7 @@ export class TurnChanges {
       const files = await treeTotals(before.git, before.tree, after);
       await keepTurnTrees(before.git, this.host.threadId, { turnId, before: before.tree, after });
       this.host.record({ type: "turn_files", turnId, before: before.tree, after, files });
+      this.lastTrees = { turnId, before: before.tree, after };
       if (files.length > 0) this.host.changed(turnId, files);
     } catch (error) {
       this.host.log.warn(`could not take the working tree snapshot after turn ${turnId}: ${(error as Error).message}`);
