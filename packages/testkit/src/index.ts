@@ -8,3 +8,4 @@ export {
 } from "./scripted-model.js";
 export { waitUntil } from "./wait.js";
 export { GIT_TEST_ENV, armTraps, git, gitStatus, initRepo, repoAt, treeFiles, writeFiles, type TestRepo } from "./git-repos.js";
+export { Random, seedFromEnv } from "./random.js";

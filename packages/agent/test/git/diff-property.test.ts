@@ -1,27 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { Random } from "@knightcode/testkit";
 import { readDiff } from "../../src/git/diff/read.js";
 import { revertDiff } from "../../src/git/diff/revert.js";
 import { tempRoot } from "../settings/fixtures.js";
 import { testRepo, type TestRepo } from "./diff-support.js";
 
 const fresh = tempRoot("diff-property");
-
-/** mulberry32: a failing case replays from its seed. */
-function prng(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  return { next, int, pick: <T>(items: readonly T[]) => items[int(items.length)]!, chance: (p: number) => next() < p };
-}
-
-type Random = ReturnType<typeof prng>;
 
 // Few distinct lines, so hunks share context and git's alignment has choices to make.
 const WORDS = ["alpha", "beta", "gamma", "{", "}", "", "return x;", "  nested", "delta epsilon"];
@@ -57,7 +42,7 @@ function edit(random: Random, lines: string[]): string[] {
 
 /** A committed repository of a few files, then a random sequence of edits, deletions and new files. */
 function scenario(seed: number): TestRepo {
-  const random = prng(seed);
+  const random = new Random(seed);
   const repo = testRepo(fresh());
   const files = new Map<string, { lines: string[]; crlf: boolean }>();
   const count = 2 + random.int(5);
@@ -91,7 +76,7 @@ describe("reverting the uncommitted scope hunk by hunk", () => {
       for (const path of repo.git("ls-tree", "-r", "--name-only", "-z", "HEAD").split("\0").filter(Boolean)) {
         expected.set(path, `-:${Buffer.from(repo.git("show", `HEAD:${path}`), "utf8").toString("base64")}`);
       }
-      const random = prng(seed);
+      const random = new Random(seed);
       for (let step = 0; step < 500; step++) {
         const { answer } = await readDiff(ctx, {});
         if (process.env.KC_DIFF_SEED) console.error(JSON.stringify(answer.files.map((f) => [f.path, f.oldPath, f.status, f.hunks.length])));
