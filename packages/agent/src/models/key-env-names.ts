@@ -29,3 +29,20 @@ export const PROVIDER_NON_SECRET_ENV_NAMES = [
   "AWS_CONTAINER_CREDENTIALS_FULL_URI",
   "AWS_WEB_IDENTITY_TOKEN_FILE",
 ] as const;
+
+/** Providers whose key variable is not `<PROVIDER>_API_KEY`. */
+const KEY_ENV_EXCEPTIONS: Record<string, string> = {
+  google: "GEMINI_API_KEY",
+  "google-vertex": "GOOGLE_CLOUD_API_KEY",
+  "github-copilot": "COPILOT_GITHUB_TOKEN",
+  huggingface: "HF_TOKEN",
+  "vercel-ai-gateway": "AI_GATEWAY_API_KEY",
+  moonshotai: "MOONSHOT_API_KEY",
+  "moonshotai-cn": "MOONSHOT_API_KEY",
+  "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK (or an AWS profile)",
+};
+
+/** The environment variable a built-in provider's key is usually read from, for messages. */
+export function keyEnvHint(provider: string): string {
+  return (Object.hasOwn(KEY_ENV_EXCEPTIONS, provider) ? KEY_ENV_EXCEPTIONS[provider] : undefined) ?? `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+}
