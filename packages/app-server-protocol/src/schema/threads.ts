@@ -329,7 +329,7 @@ export const threads = {
         { ...Closed, description: "Filters, all optional: without one, every model." },
       ),
       result: Type.Object({ models: Type.Array(ModelSummary) }, Closed),
-      doc: "Every model the server knows, with thinking levels, context window, prices and whether credentials are present.",
+      doc: "Every model the server knows, with thinking levels, context window, prices and whether credentials are present; an unavailable one says why in unavailableReason. available and provider narrow the list; without them it is whole. See docs/models.md.",
     }),
   },
   serverNotifications: {

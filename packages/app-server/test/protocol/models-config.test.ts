@@ -167,7 +167,7 @@ describe("model/list", () => {
 });
 
 describe("errors name what to fix", () => {
-  test("turn/start and thread/archive during a turn are turnInProgress with data.turnId", async () => {
+  test("turn/start (plain and /plan) and thread/archive during a turn are turnInProgress with data.turnId", async () => {
     put(modelsPath(), JSON.stringify(model.modelsJson()));
     const { thread } = await server.main.request("thread/start", { cwd: server.project() });
     let release!: () => void;
@@ -176,6 +176,9 @@ describe("errors name what to fix", () => {
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId: thread.id, text: "slow" });
     const started = await server.main.waitForNotification("turn/started", (p) => p.threadId === thread.id, { since: mark });
+    const plain = await server.main.rawRequest("turn/start", { threadId: thread.id, text: "another" });
+    assert.equal(plain.error?.code, "turnInProgress");
+    assert.deepEqual(plain.error?.data, { turnId: started.turn.id });
     const during = await server.main.rawRequest("turn/start", { threadId: thread.id, text: "/plan do it" });
     assert.equal(during.error?.code, "turnInProgress");
     assert.deepEqual(during.error?.data, { turnId: started.turn.id });
