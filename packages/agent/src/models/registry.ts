@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { AuthStore, type OAuthCredential } from "./auth-store.js";
-import { loadEngine, type PiAi } from "./engine.js";
+import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
 import { keyEnvHint } from "./key-env-names.js";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
@@ -208,8 +208,11 @@ export class ModelRegistry {
    * a models.json provider with no key anywhere (its models list as
    * unavailable). Each new one also goes to the log, once per process.
    */
-  async configWarnings(): Promise<ModelsFileWarning[]> {
-    const ai = await this.load();
+  configWarnings(): ModelsFileWarning[] {
+    // Not a reason to load the engine: a thread can open before it is warm. Without it, only a custom
+    // provider named like a built-in one could have an environment key this misses.
+    const ai = engineIfLoaded()?.ai;
+    this.refreshModelsFile();
     const warnings = [...this.fileWarnings];
     const auth = this.auth.readAll();
     if (auth.problem) warnings.push({ ...auth.problem, message: `${auth.problem.message}; its credentials are not used until it is fixed` });
@@ -217,7 +220,7 @@ export class ModelRegistry {
       warnings.push({ path: this.auth.path, message: `auth.json: the entry for "${name}" is not a credential ({"type": "api_key", "key": ...} or an OAuth login); ignored` });
     }
     for (const provider of this.custom) {
-      if (provider.apiKey !== undefined || auth.credentials[provider.name] !== undefined || ai.getEnvApiKey(provider.name) !== undefined) continue;
+      if (provider.apiKey !== undefined || auth.credentials[provider.name] !== undefined || ai?.getEnvApiKey(provider.name) !== undefined) continue;
       warnings.push({ path: join(this.agentDir, "models.json"), message: `models.json: ${whyUnavailable(provider.name, "custom").message}` });
     }
     for (const warning of warnings) {

@@ -212,7 +212,7 @@ export class ThreadRuntime {
     runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills);
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
-    warnings.push(...(await runtime.modelWarnings()));
+    warnings.push(...runtime.modelWarnings());
     return { runtime, warnings };
   }
 
@@ -251,8 +251,8 @@ export class ThreadRuntime {
   }
 
   /** What is wrong with models.json and auth.json, read after the extensions registered their providers. */
-  private async modelWarnings(): Promise<Warning[]> {
-    const found = await this.options.environment.registry.configWarnings().catch(() => []);
+  private modelWarnings(): Warning[] {
+    const found = this.options.environment.registry.configWarnings();
     return found.map((warning) => ({ ...warning, source: "models" as const }));
   }
 
@@ -401,7 +401,7 @@ export class ThreadRuntime {
     const trust = env.trust.decisionFor(cwd);
     this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     this.toolsFile = readToolsFile(env.agentDir);
-    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate()), ...(await this.modelWarnings())];
+    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate()), ...this.modelWarnings()];
     await this.host.emit("session_start", { reason: "reload" });
     return warnings;
   }

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
@@ -133,6 +134,34 @@ describe("models.json and auth.json mistakes are warnings", () => {
     assert.match(warnings[0]!.message, /the entry for "openai" is not a credential/);
     assert.doesNotMatch(JSON.stringify(warnings), /sk-secret/);
     rmSync(authPath());
+  });
+});
+
+describe("docs/models.md", () => {
+  test("the local example, pointed at the scripted model, is the default model of the settings example and runs a turn", async () => {
+    const doc = readFileSync(fileURLToPath(new URL("../../../../../docs/models.md", import.meta.url)), "utf8");
+    const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    const example = JSON.parse(blocks.find((text) => text.includes('"ollama"'))!) as { providers: { ollama: { baseUrl: string } } };
+    example.providers.ollama.baseUrl = model.baseUrl;
+    put(modelsPath(), JSON.stringify(example));
+    const settings = blocks.find((text) => text.includes('"defaultModel"'))!;
+    put(join(server.agentDir, "settings.json"), settings);
+    try {
+      const { thread, warnings } = await server.main.request("thread/start", { cwd: server.project() });
+      assert.deepEqual(warnings, []);
+      assert.deepEqual(thread.model, { provider: "ollama", id: "qwen2.5-coder:7b" });
+      const listed = await server.main.request("model/list", { provider: "ollama" });
+      assert.deepEqual(listed.models.map((m) => [m.id, m.available]), [["qwen2.5-coder:7b", true]]);
+      model.enqueue({ text: "hello from the local model" });
+      const mark = server.main.notifications.length;
+      await server.main.request("turn/start", { threadId: thread.id, text: "hi" });
+      const done = await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since: mark });
+      assert.equal(done.turn.status, "completed");
+      const requests = await model.waitForRequests(1);
+      assert.ok(requests.some((request) => request.body.model === "qwen2.5-coder:7b"));
+    } finally {
+      rmSync(join(server.agentDir, "settings.json"), { force: true });
+    }
   });
 });
 
