@@ -30,8 +30,12 @@ export const PROVIDER_NON_SECRET_ENV_NAMES = [
   "AWS_WEB_IDENTITY_TOKEN_FILE",
 ] as const;
 
-/** Providers whose key variable is not `<PROVIDER>_API_KEY`. */
-const KEY_ENV_EXCEPTIONS: Record<string, string> = {
+/**
+ * Providers whose key variable is not `<PROVIDER>_API_KEY`; null for one
+ * that takes no key from the environment (an OAuth login only). A test
+ * holds these to pi-ai's own lookup.
+ */
+const KEY_ENV_EXCEPTIONS: Record<string, string | null> = {
   google: "GEMINI_API_KEY",
   "google-vertex": "GOOGLE_CLOUD_API_KEY",
   "github-copilot": "COPILOT_GITHUB_TOKEN",
@@ -39,10 +43,17 @@ const KEY_ENV_EXCEPTIONS: Record<string, string> = {
   "vercel-ai-gateway": "AI_GATEWAY_API_KEY",
   moonshotai: "MOONSHOT_API_KEY",
   "moonshotai-cn": "MOONSHOT_API_KEY",
-  "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK (or an AWS profile)",
+  "azure-openai-responses": "AZURE_OPENAI_API_KEY",
+  "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
+  "cloudflare-workers-ai": "CLOUDFLARE_API_KEY",
+  "kimi-coding": "KIMI_API_KEY",
+  "opencode-go": "OPENCODE_API_KEY",
+  "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK",
+  "openai-codex": null,
 };
 
-/** The environment variable a built-in provider's key is usually read from, for messages. */
-export function keyEnvHint(provider: string): string {
-  return (Object.hasOwn(KEY_ENV_EXCEPTIONS, provider) ? KEY_ENV_EXCEPTIONS[provider] : undefined) ?? `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+/** The environment variable a built-in provider's key is read from, for messages; undefined when there is none. */
+export function keyEnvHint(provider: string): string | undefined {
+  if (Object.hasOwn(KEY_ENV_EXCEPTIONS, provider)) return KEY_ENV_EXCEPTIONS[provider] ?? undefined;
+  return `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
 }

@@ -346,5 +346,7 @@ function whyUnavailable(provider: string, source: ModelSource, authProblem?: str
     };
   }
   if (source === "extension") return { kind: "noCredentials", message: `no key for "${provider}": the extension registering it gave none; add a "${provider}" entry to auth.json` };
-  return { kind: "noCredentials", message: `no key for "${provider}": set ${keyEnvHint(provider)} in the server's environment, or add a "${provider}" entry to auth.json (account/login)` };
+  const variable = keyEnvHint(provider);
+  if (variable === undefined) return { kind: "noCredentials", message: `not signed in to "${provider}": sign in with account/login/start (its tokens go to auth.json)` };
+  return { kind: "noCredentials", message: `no key for "${provider}": set ${variable} in the server's environment, or store one in auth.json (account/login/start)` };
 }

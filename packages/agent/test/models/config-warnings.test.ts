@@ -53,10 +53,27 @@ describe("configuration warnings", () => {
   });
 });
 
-test("the variable named for a provider's key", () => {
-  assert.equal(keyEnvHint("openai"), "OPENAI_API_KEY");
-  assert.equal(keyEnvHint("google"), "GEMINI_API_KEY");
-  assert.equal(keyEnvHint("minimax-cn"), "MINIMAX_CN_API_KEY");
+test("the variable named for a built-in provider's key is the one pi-ai reads", async () => {
+  const ai = await import("@mariozechner/pi-ai");
+  const saved = { ...process.env };
+  try {
+    for (const name of Object.keys(process.env)) if (/_API_KEY$|_TOKEN$|^AWS_|^GOOGLE_/.test(name)) delete process.env[name];
+    for (const provider of ai.getProviders()) {
+      const variable = keyEnvHint(provider);
+      if (variable === undefined) {
+        assert.equal(ai.getEnvApiKey(provider), undefined, provider);
+        continue;
+      }
+      assert.equal(ai.getEnvApiKey(provider), undefined, provider);
+      process.env[variable] = `key-of-${provider}`;
+      // Bedrock answers a marker, not the value: it signs requests with AWS credentials.
+      assert.ok([`key-of-${provider}`, "<authenticated>"].includes(ai.getEnvApiKey(provider) ?? ""), `${provider}: ${variable}`);
+      delete process.env[variable];
+    }
+  } finally {
+    for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+    Object.assign(process.env, saved);
+  }
   assert.equal(keyEnvHint("constructor"), "CONSTRUCTOR_API_KEY");
 });
 
