@@ -1,12 +1,13 @@
 /**
  * A problem worth showing to the user that does not stop the work: a settings
  * file that does not parse, a setting of the wrong type, project resources
- * skipped until the project is trusted. The same object travels in
+ * skipped until the project is trusted, a models.json or auth.json that
+ * cannot be used. The same object travels in
  * `thread/start` warnings, `warning` notifications and `config/read` errors.
  */
 export interface Warning {
   message: string;
-  source: "settings" | "extension" | "trust" | "server";
+  source: "settings" | "extension" | "trust" | "server" | "models";
   /** The file the warning is about, when there is one. */
   path?: string;
   /** One-based. */

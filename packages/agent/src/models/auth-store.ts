@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
+import { parseJsonText } from "../fs/json-text.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
 
@@ -22,6 +23,9 @@ export type Credential = ApiKeyCredential | OAuthCredential;
 export interface AuthFileProblem {
   message: string;
   path: string;
+  /** Where the JSON breaks, one-based, when it does not parse. */
+  line?: number;
+  column?: number;
 }
 
 /**
@@ -35,6 +39,7 @@ export class AuthFileError extends Error {
     readonly code: "corrupt" | "io",
     message: string,
     readonly path: string,
+    readonly position?: { line: number; column: number },
   ) {
     super(message);
   }
@@ -79,7 +84,10 @@ export class AuthStore {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new AuthFileError("corrupt", `${this.path} is not valid JSON`, this.path);
+      const where = parseJsonText(text);
+      const position = !where.ok && where.error.line !== undefined && where.error.column !== undefined ? { line: where.error.line, column: where.error.column } : undefined;
+      const at = position ? ` (line ${position.line}, column ${position.column})` : "";
+      throw new AuthFileError("corrupt", `${this.path} is not valid JSON${at}`, this.path, position);
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
       throw new AuthFileError("corrupt", `${this.path} is not valid: it must hold a JSON object`, this.path);
@@ -87,18 +95,26 @@ export class AuthStore {
     return Object.assign(Object.create(null) as Entries, parsed);
   }
 
-  /** Every credential, or a problem when the file exists but cannot be used. */
-  readAll(): { credentials: Record<string, Credential>; problem?: AuthFileProblem } {
+  /**
+   * Every credential, or a problem when the file exists but cannot be used.
+   * `ignored` names the entries that are not credentials this store knows
+   * (they are kept in the file, and never quoted: they may hold secrets).
+   */
+  readAll(): { credentials: Record<string, Credential>; problem?: AuthFileProblem; ignored: string[] } {
     const credentials = Object.create(null) as Record<string, Credential>;
     let entries: Entries;
     try {
       entries = this.readEntries();
     } catch (error) {
       if (!(error instanceof AuthFileError)) throw error;
-      return { credentials, problem: { path: this.path, message: error.message } };
+      return { credentials, problem: { path: this.path, message: error.message, ...error.position }, ignored: [] };
     }
-    for (const [provider, value] of Object.entries(entries)) if (isCredential(value)) credentials[provider] = value;
-    return { credentials };
+    const ignored: string[] = [];
+    for (const [provider, value] of Object.entries(entries)) {
+      if (isCredential(value)) credentials[provider] = value;
+      else ignored.push(provider);
+    }
+    return { credentials, ignored };
   }
 
   get(provider: string): Credential | undefined {

@@ -29,3 +29,31 @@ export const PROVIDER_NON_SECRET_ENV_NAMES = [
   "AWS_CONTAINER_CREDENTIALS_FULL_URI",
   "AWS_WEB_IDENTITY_TOKEN_FILE",
 ] as const;
+
+/**
+ * Providers whose key variable is not `<PROVIDER>_API_KEY`; null for one
+ * that takes no key from the environment (an OAuth login only). A test
+ * holds these to pi-ai's own lookup.
+ */
+const KEY_ENV_EXCEPTIONS: Record<string, string | null> = {
+  google: "GEMINI_API_KEY",
+  "google-vertex": "GOOGLE_CLOUD_API_KEY",
+  "github-copilot": "COPILOT_GITHUB_TOKEN",
+  huggingface: "HF_TOKEN",
+  "vercel-ai-gateway": "AI_GATEWAY_API_KEY",
+  moonshotai: "MOONSHOT_API_KEY",
+  "moonshotai-cn": "MOONSHOT_API_KEY",
+  "azure-openai-responses": "AZURE_OPENAI_API_KEY",
+  "cloudflare-ai-gateway": "CLOUDFLARE_API_KEY",
+  "cloudflare-workers-ai": "CLOUDFLARE_API_KEY",
+  "kimi-coding": "KIMI_API_KEY",
+  "opencode-go": "OPENCODE_API_KEY",
+  "amazon-bedrock": "AWS_BEARER_TOKEN_BEDROCK",
+  "openai-codex": null,
+};
+
+/** The environment variable a built-in provider's key is read from, for messages; undefined when there is none. */
+export function keyEnvHint(provider: string): string | undefined {
+  if (Object.hasOwn(KEY_ENV_EXCEPTIONS, provider)) return KEY_ENV_EXCEPTIONS[provider] ?? undefined;
+  return `${provider.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_API_KEY`;
+}

@@ -2,8 +2,9 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { AuthStore, type OAuthCredential } from "./auth-store.js";
-import { loadEngine, type PiAi } from "./engine.js";
+import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
+import { keyEnvHint } from "./key-env-names.js";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
 
 export type ModelSource = "builtin" | "custom" | "extension";
@@ -23,7 +24,25 @@ export interface ModelSummary {
   cost: Model<Api>["cost"];
   /** Whether a credential for its provider is present. */
   available: boolean;
+  /** Why the model is not available: absent when it is. */
+  unavailableReason?: UnavailableReason;
   source: ModelSource;
+}
+
+/**
+ * Why a model cannot be used: `noCredentials` when no key for its provider
+ * is anywhere the server looks, `authFileError` when auth.json (which may
+ * hold it) cannot be read. The message says what to set or fix.
+ */
+export interface UnavailableReason {
+  kind: "noCredentials" | "authFileError";
+  message: string;
+}
+
+/** What `model/list` may be narrowed to. */
+export interface ModelFilter {
+  available?: boolean;
+  provider?: string;
 }
 
 export interface ModelRef {
@@ -61,10 +80,13 @@ export class ModelRegistry {
   private modelsFileStamp = "";
   private fileWarnings: ModelsFileWarning[] = [];
   private readonly extensions: ExtensionProvider[] = [];
+  /** Configuration problems already written to the log: each goes there once per process. */
+  private readonly logged = new Set<string>();
 
   constructor(
     private readonly agentDir: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly options: { log?: (message: string) => void } = {},
   ) {
     this.auth = new AuthStore(agentDir);
   }
@@ -165,24 +187,57 @@ export class ModelRegistry {
    * built-in providers; an earlier entry shadows a later one of the same
    * provider and id), with whether its provider has credentials.
    */
-  private *distinctModels(ai: PiAi): Generator<{ model: Model<Api>; source: ModelSource; available: boolean }> {
+  private *distinctModels(ai: PiAi): Generator<{ model: Model<Api>; source: ModelSource; available: boolean; unavailableReason?: UnavailableReason }> {
     const seen = new Set<string>();
-    const stored = this.auth.readAll().credentials;
+    const auth = this.auth.readAll();
     for (const group of this.allProviders(ai)) {
-      const available = stored[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
+      const available = auth.credentials[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
+      const unavailableReason = available ? undefined : whyUnavailable(group.provider, group.source, auth.problem?.message);
       for (const model of group.models) {
         const key = `${model.provider}\u0000${model.id}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        yield { model, source: group.source, available };
+        yield { model, source: group.source, available, ...(unavailableReason ? { unavailableReason } : {}) };
       }
     }
   }
 
-  async list(): Promise<ModelSummary[]> {
+  /**
+   * What is wrong with models.json and auth.json, as warnings: a file that
+   * does not parse or validate, an auth.json entry that is no credential,
+   * a models.json provider with no key anywhere (its models list as
+   * unavailable). Each new one also goes to the log, once per process.
+   */
+  configWarnings(): ModelsFileWarning[] {
+    // Not a reason to load the engine: a thread can open before it is warm. Without it, only a custom
+    // provider named like a built-in one could have an environment key this misses.
+    const ai = engineIfLoaded()?.ai;
+    this.refreshModelsFile();
+    const warnings = [...this.fileWarnings];
+    const auth = this.auth.readAll();
+    if (auth.problem) warnings.push({ ...auth.problem, message: `${auth.problem.message}; its credentials are not used until it is fixed` });
+    for (const name of auth.ignored) {
+      warnings.push({ path: this.auth.path, message: `auth.json: the entry for "${name}" is not a credential ({"type": "api_key", "key": ...} or an OAuth login); ignored` });
+    }
+    for (const provider of this.custom) {
+      if (provider.apiKey !== undefined || auth.credentials[provider.name] !== undefined || ai?.getEnvApiKey(provider.name) !== undefined) continue;
+      warnings.push({ path: join(this.agentDir, "models.json"), message: `models.json: ${whyUnavailable(provider.name, "custom").message}` });
+    }
+    for (const warning of warnings) {
+      const key = `${warning.path}\u0000${warning.line ?? ""}\u0000${warning.column ?? ""}\u0000${warning.message}`;
+      if (this.logged.has(key)) continue;
+      this.logged.add(key);
+      this.options.log?.(warning.line !== undefined ? `${warning.message} (${warning.path}:${warning.line}:${warning.column ?? 1})` : `${warning.message} (${warning.path})`);
+    }
+    return warnings;
+  }
+
+  async list(filter: ModelFilter = {}): Promise<ModelSummary[]> {
     const ai = await this.load();
     const summaries: ModelSummary[] = [];
-    for (const { model, source, available } of this.distinctModels(ai)) {
+    for (const { model, source, available, unavailableReason } of this.distinctModels(ai)) {
+      if (filter.available !== undefined && filter.available !== available) continue;
+      if (filter.provider !== undefined && filter.provider !== model.provider) continue;
       summaries.push({
         provider: model.provider,
         id: model.id,
@@ -194,6 +249,7 @@ export class ModelRegistry {
         input: model.input,
         cost: knownPrices(model.cost),
         available,
+        ...(unavailableReason ? { unavailableReason } : {}),
         source,
       });
     }
@@ -278,4 +334,19 @@ export class ModelRegistry {
     }
     return key;
   }
+}
+
+/** Why a provider's models are unavailable, and what to do about it; never a key. */
+function whyUnavailable(provider: string, source: ModelSource, authProblem?: string): UnavailableReason {
+  if (authProblem !== undefined) return { kind: "authFileError", message: `${authProblem}; fix or remove it, or set the provider's key in the environment` };
+  if (source === "custom") {
+    return {
+      kind: "noCredentials",
+      message: `provider "${provider}" has no "apiKey": set it to the name of an environment variable holding the key, or to any placeholder such as "none" for a local server that takes no key`,
+    };
+  }
+  if (source === "extension") return { kind: "noCredentials", message: `no key for "${provider}": the extension registering it gave none; add a "${provider}" entry to auth.json` };
+  const variable = keyEnvHint(provider);
+  if (variable === undefined) return { kind: "noCredentials", message: `not signed in to "${provider}": sign in with account/login/start (its tokens go to auth.json)` };
+  return { kind: "noCredentials", message: `no key for "${provider}": set ${variable} in the server's environment, or store one in auth.json (account/login/start)` };
 }

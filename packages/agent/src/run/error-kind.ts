@@ -37,8 +37,26 @@ export function boundErrorMessage(message: string, max = 2000): string {
  * kept inside a sentence saying what broke, how often it was tried and what
  * to do; other kinds keep the provider's own words.
  */
-export function turnFailureMessage(error: string, kind: ErrorKind, attempts: number): string {
+export function turnFailureMessage(error: string, kind: ErrorKind, attempts: number, baseUrl?: string): string {
   if (kind !== "network") return error;
   const tried = attempts > 1 ? `, on all ${attempts} attempts` : "";
-  return `Lost the connection to the model provider${tried} (${error.trim().replace(/\.$/, "")}). Check the network and that the provider is reachable, then try again.`;
+  const shown = baseUrl === undefined ? undefined : shownUrl(baseUrl);
+  const at = shown ? ` at ${shown}` : "";
+  return `Lost the connection to the model provider${at}${tried} (${error.trim().replace(/\.$/, "")}). Check the network and that the provider is reachable, then try again.`;
+}
+
+/**
+ * A provider's base URL as a message may show it: scheme, host, port and
+ * path only. A user name, password, query or fragment could carry a key,
+ * so they are dropped; a URL that does not parse is not shown at all.
+ */
+export function shownUrl(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
 }

@@ -109,7 +109,7 @@ async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopCont
         await agent.continue();
         continue;
       }
-      return settle(turn, { message: turnFailureMessage(failure, kind, attempt + 1), kind });
+      return settle(turn, { message: turnFailureMessage(failure, kind, attempt + 1, agent.state.model.baseUrl), kind });
     }
     if (session.hasPendingSteers) {
       // A steer accepted as the run was ending still belongs to this turn.

@@ -212,6 +212,7 @@ export class ThreadRuntime {
     runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills);
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
+    warnings.push(...runtime.modelWarnings());
     return { runtime, warnings };
   }
 
@@ -247,6 +248,12 @@ export class ThreadRuntime {
     const reason = `${file.path}: the classifier gate's model ${provider}/${id} is not a known model`;
     this.gateSetting = { state: "broken", reason };
     return [...file.warnings, { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path: file.path }];
+  }
+
+  /** What is wrong with models.json and auth.json, read after the extensions registered their providers. */
+  private modelWarnings(): Warning[] {
+    const found = this.options.environment.registry.configWarnings();
+    return found.map((warning) => ({ ...warning, source: "models" as const }));
   }
 
   /** Whether the classifier gate judges calls, as tools.json said when the thread loaded or last reloaded. */
@@ -394,7 +401,7 @@ export class ThreadRuntime {
     const trust = env.trust.decisionFor(cwd);
     this.snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     this.toolsFile = readToolsFile(env.agentDir);
-    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate())];
+    const warnings = [...this.snapshot.errors, ...(await this.loadResources(trust === true)), ...(await this.loadClassifierGate()), ...this.modelWarnings()];
     await this.host.emit("session_start", { reason: "reload" });
     return warnings;
   }

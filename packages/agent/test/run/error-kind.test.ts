@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { boundErrorMessage, classifyError, isTransient, turnFailureMessage } from "../../src/run/error-kind.js";
+import { boundErrorMessage, classifyError, isTransient, shownUrl, turnFailureMessage } from "../../src/run/error-kind.js";
 
 test("provider error texts are classified", () => {
   const cases: [string, string][] = [
@@ -41,4 +41,15 @@ test("a lost connection fails a turn with what broke, how often it was tried and
   assert.equal(classifyError(message), "network");
   assert.equal(turnFailureMessage("Connection error.", "network", 1), "Lost the connection to the model provider (Connection error). Check the network and that the provider is reachable, then try again.");
   assert.equal(turnFailureMessage("503 Service Unavailable", "provider", 4), "503 Service Unavailable");
+});
+
+test("a lost connection names the provider's base URL, without anything that could carry a key", () => {
+  assert.equal(
+    turnFailureMessage("Connection error.", "network", 1, "http://127.0.0.1:11434/v1/"),
+    "Lost the connection to the model provider at http://127.0.0.1:11434/v1 (Connection error). Check the network and that the provider is reachable, then try again.",
+  );
+  assert.equal(shownUrl("https://user:sk-secret@example.com:8443/openai/v1?api-key=sk-secret#k"), "https://example.com:8443/openai/v1");
+  assert.equal(shownUrl("not a url"), undefined);
+  assert.equal(shownUrl("file:///etc/passwd"), undefined);
+  assert.equal(turnFailureMessage("401 Unauthorized", "auth", 1, "http://127.0.0.1:1/v1"), "401 Unauthorized");
 });

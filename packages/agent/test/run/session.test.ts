@@ -181,7 +181,7 @@ describe("errors and retries", () => {
     assert.equal(result.status, "failed");
     assert.equal(env.model.requests.length, before + attempts);
     assert.equal(result.error?.kind, "network");
-    assert.match(result.error!.message, new RegExp(`^Lost the connection to the model provider, on all ${attempts} attempts \\(.+\\)\\. Check the network`));
+    assert.match(result.error!.message, new RegExp(`^Lost the connection to the model provider at http://127\\.0\\.0\\.1:\\d+/v1, on all ${attempts} attempts \\(.+\\)\\. Check the network`));
     assert.deepEqual(transcript.ofType("turn_end")[0]!.error, result.error);
   });
 

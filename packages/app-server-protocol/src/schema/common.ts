@@ -32,7 +32,7 @@ export const EmptyObject = Type.Object({}, { ...Closed, $id: "EmptyObject" });
 export const Warning = Type.Object(
   {
     message: Type.String(),
-    source: Type.Union([Type.Literal("settings"), Type.Literal("extension"), Type.Literal("trust"), Type.Literal("server")]),
+    source: Type.Union([Type.Literal("settings"), Type.Literal("extension"), Type.Literal("trust"), Type.Literal("server"), Type.Literal("models")]),
     path: Type.Optional(Type.String()),
     line: Type.Optional(Type.Integer({ minimum: 1 })),
     column: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -199,6 +199,17 @@ const ModelSummary = Type.Object(
       { ...Closed, description: "Dollars per million tokens." },
     ),
     available: Type.Boolean({ description: "A credential for the provider is present." }),
+    unavailableReason: Type.Optional(
+      Type.Object(
+        {
+          kind: Type.Union([Type.Literal("noCredentials"), Type.Literal("authFileError")], {
+            description: "noCredentials: no key for the provider anywhere the server looks; authFileError: auth.json cannot be read.",
+          }),
+          message: Type.String({ description: "What to set or fix (an environment variable, auth.json, models.json); never a key." }),
+        },
+        { ...Closed, description: "Why the model is not available; absent when it is." },
+      ),
+    ),
     source: Type.Union([Type.Literal("builtin"), Type.Literal("custom"), Type.Literal("extension")]),
   },
   { ...Closed, $id: "ModelSummary" },
@@ -310,9 +321,15 @@ export const threads = {
       doc: "Removes an archived transcript for good. Every connection gets thread/deleted.",
     }),
     "model/list": request({
-      params: EmptyObject,
+      params: Type.Object(
+        {
+          available: Type.Optional(Type.Boolean({ description: "Only the models whose `available` is this." })),
+          provider: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "Only this provider's models." })),
+        },
+        { ...Closed, description: "Filters, all optional: without one, every model." },
+      ),
       result: Type.Object({ models: Type.Array(ModelSummary) }, Closed),
-      doc: "Every model the server knows, with thinking levels, context window, prices and whether credentials are present.",
+      doc: "Every model the server knows, with thinking levels, context window, prices and whether credentials are present; an unavailable one says why in unavailableReason. available and provider narrow the list; without them it is whole. See docs/models.md.",
     }),
   },
   serverNotifications: {

@@ -5,6 +5,11 @@ export function rpcError(code: ErrorCode, message: string, data?: Record<string,
   return new AppServerError(data === undefined ? { code, message } : { code, message, data });
 }
 
+/** The `data` of a turnInProgress error: the running turn's id, when one is known. */
+export function turnIdData(turnId: string | undefined): { turnId: string } | undefined {
+  return turnId === undefined || turnId === "" ? undefined : { turnId };
+}
+
 /**
  * A request the server asked of a client that got no answer: the
  * connection closed, or the server withdrew it. Local, never sent; an

@@ -1,6 +1,6 @@
 import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@knightcode/agent";
 import type { Connection } from "../rpc/connection.js";
-import { rpcError } from "../rpc/errors.js";
+import { rpcError, turnIdData } from "../rpc/errors.js";
 import type { ThreadManager } from "./manager.js";
 import { sessionError } from "./session-error.js";
 import type { ThreadHandler } from "./thread-handler.js";
@@ -14,7 +14,7 @@ async function unloadForArchive(threads: ThreadManager, threadId: string): Promi
   const thread = threads.get(threadId);
   if (thread) {
     await thread.turns.finishReported();
-    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`);
+    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`, turnIdData(thread.turns.runningTurnId));
     await threads.close(thread, "unload");
   }
   await threads.unloaded(threadId);

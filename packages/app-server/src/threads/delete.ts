@@ -1,5 +1,5 @@
 import { deleteTranscript, readThreadPlace, runGit, turnRef } from "@knightcode/agent";
-import { rpcError } from "../rpc/errors.js";
+import { rpcError, turnIdData } from "../rpc/errors.js";
 import { notFound } from "./archive.js";
 import { sessionError } from "./session-error.js";
 import type { ThreadHandler } from "./thread-handler.js";
@@ -16,7 +16,8 @@ export const deleteThread: ThreadHandler<"thread/delete"> = (params, _ctx, threa
     if (!found) throw notFound(threadId);
     if (!found.archived) throw rpcError("threadNotArchived", `thread ${threadId} is not archived; archive it before deleting it`);
     await threads.get(threadId)?.turns.finishReported();
-    if (threads.get(threadId)?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`);
+    const running = threads.get(threadId);
+    if (running?.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running`, turnIdData(running.turns.runningTurnId));
     const place = await readThreadPlace(found.path).then(
       ({ place }) => place,
       () => undefined,

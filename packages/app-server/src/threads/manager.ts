@@ -104,7 +104,7 @@ export class ThreadManager {
     const trust = new TrustStore(this.context.agentDir);
     this.environmentValue = {
       agentDir: this.context.agentDir,
-      registry: new ModelRegistry(this.context.agentDir, this.context.env),
+      registry: new ModelRegistry(this.context.agentDir, this.context.env, { log: (message) => this.context.log.warn(message) }),
       trust,
       builtinExtensions: [mcpExtension({ agentDir: this.context.agentDir, trust, env: this.context.env })],
       // One code cache per process: threads lease what they load; at most 256 unleased entries stay.

@@ -12,7 +12,7 @@ import {
 import type { QueueSnapshot, Turn as WireTurn } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
-import { rpcError } from "../rpc/errors.js";
+import { rpcError, turnIdData } from "../rpc/errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
 import { InputQueue, type QueuedInput } from "./input-queue.js";
 import { LiveTurnItems, type ItemSink } from "./live-items.js";
@@ -207,7 +207,7 @@ export class TurnOwner {
       }
       if (this.phase.kind === "turn") {
         const id = this.phase.run.turn.id;
-        throw rpcError("turnInProgress", `thread ${this.host.threadId} is running ${id ? `turn ${id}` : "a start"}`);
+        throw rpcError("turnInProgress", `thread ${this.host.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id));
       }
       await this.phase.done;
     }

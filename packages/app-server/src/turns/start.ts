@@ -1,5 +1,5 @@
 import { builtinCommandOf, planTask, runBuiltinCommand } from "../commands/builtins.js";
-import { rpcError } from "../rpc/errors.js";
+import { rpcError, turnIdData } from "../rpc/errors.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
 import { quoteComments } from "../workspace/diff-comments.js";
 import { resolveImages } from "./images.js";
@@ -20,7 +20,7 @@ export const startTurn: ThreadHandler<"turn/start"> = async (params, ctx, thread
   if (task !== undefined) {
     // `/plan <task>`: plan mode first, then the task as the turn's input; nothing changes when a turn already runs.
     await thread.turns.finishReported();
-    if (thread.isRunning) throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own");
+    if (thread.isRunning) throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own", turnIdData(thread.turns.runningTurnId));
     thread.setPlanMode(true);
   }
   const outcome = await thread.startTurn(
