@@ -10,6 +10,7 @@ export {
   type TurnRun,
   type WaitOptions,
 } from "./client.js";
+export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
 export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type MessageTransport } from "@knightcode/app-server-protocol";
 export { createMemoryTransportPair } from "./transports/memory.js";
