@@ -3,12 +3,11 @@
 // commands, with a reason the model sees.
 //   node examples/approvals.mjs [folder] [message]
 import { AppServerClient } from "@knightcode/app-server-client";
-import { SERVER } from "./server.mjs";
 
 const cwd = process.argv[2] ?? process.cwd();
 const text = process.argv[3] ?? "Write notes.txt, then run ls.";
 
-const client = AppServerClient.spawn({ ...SERVER, stderr: "ignore", requestTimeoutMs: 30_000 });
+const client = AppServerClient.spawn({ command: "knightcode", args: ["app-server"], stderr: "ignore", requestTimeoutMs: 30_000 });
 // A handler that throws is answered as a decline; this shows the bug here.
 client.onHandlerError((error, { method }) => console.error(`handler for ${method} failed:`, error));
 client.onRequest("item/toolCall/requestApproval", ({ tool, decisions, reason }) => {

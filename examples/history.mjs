@@ -3,11 +3,10 @@
 // value too large to travel inline.
 //   node examples/history.mjs [folder]
 import { AppServerClient } from "@knightcode/app-server-client";
-import { SERVER } from "./server.mjs";
 
 const cwd = process.argv[2] ?? process.cwd();
 
-const client = AppServerClient.spawn({ ...SERVER, stderr: "ignore", requestTimeoutMs: 30_000 });
+const client = AppServerClient.spawn({ command: "knightcode", args: ["app-server"], stderr: "ignore", requestTimeoutMs: 30_000 });
 try {
   await client.initialize({ clientInfo: { name: "history", version: "1.0" } });
   const threads = [];

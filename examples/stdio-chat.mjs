@@ -2,12 +2,11 @@
 // message and print the answer as it streams.
 //   node examples/stdio-chat.mjs [folder] [message]
 import { AppServerClient } from "@knightcode/app-server-client";
-import { SERVER } from "./server.mjs";
 
 const cwd = process.argv[2] ?? process.cwd();
 const text = process.argv[3] ?? "Say hello.";
 
-const client = AppServerClient.spawn({ ...SERVER, stderr: "ignore", requestTimeoutMs: 30_000 });
+const client = AppServerClient.spawn({ command: "knightcode", args: ["app-server"], stderr: "ignore", requestTimeoutMs: 30_000 });
 try {
   await client.initialize({ clientInfo: { name: "stdio-chat", version: "1.0" } });
   const { thread, warnings } = await client.request("thread/start", { cwd });

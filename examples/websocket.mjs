@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReconnectingClient } from "@knightcode/app-server-client";
-import { SERVER } from "./server.mjs";
 
 const cwd = process.argv[2] ?? process.cwd();
 const text = process.argv[3] ?? "Say hello.";
@@ -17,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), "knightcode-example-"));
 const readyFile = join(dir, "ready.json");
 
 // The token goes in the environment, where other users cannot read it.
-const server = spawn(SERVER.command, [...SERVER.args, "--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile], {
+const server = spawn("knightcode", ["app-server", "--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile], {
   env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: token },
   stdio: ["pipe", "ignore", "ignore"],
 });

@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 
 /** The repository's examples/, run as a reader would run them, against the scripted model. */
-const EXAMPLES = fileURLToPath(new URL("../../../../../examples/", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
+const EXAMPLES = join(ROOT, "examples");
 
 let model: ScriptedModelServer;
 let home: string;
@@ -30,7 +31,9 @@ after(async () => {
 });
 
 function run(name: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, ".knightcode", "agent") };
+  // `knightcode` on the PATH, as `npm exec` puts it there: the examples spawn it by name.
+  const PATH = `${join(ROOT, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, ".knightcode", "agent") };
   delete env.KNIGHTCODE_APP_SERVER_TOKEN;
   delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
   return new Promise((resolve, reject) => {
@@ -46,8 +49,15 @@ function run(name: string, ...args: string[]): Promise<{ code: number | null; st
 
 describe("examples/ run against the scripted model", () => {
   test("every example file is run by a test here", () => {
-    const tested = ["stdio-chat.mjs", "websocket.mjs", "approvals.mjs", "history.mjs", "server.mjs"];
+    const tested = ["stdio-chat.mjs", "websocket.mjs", "approvals.mjs", "history.mjs"];
     assert.deepEqual(readdirSync(EXAMPLES).filter((name) => name.endsWith(".mjs")).sort(), tested.sort());
+  });
+
+  test("the client README's example is examples/stdio-chat.mjs, word for word", () => {
+    const readme = readFileSync(join(ROOT, "packages", "app-server-client", "README.md"), "utf8");
+    const blocks = [...readme.matchAll(/<!-- example: (\S+) -->\n```js\n([\s\S]*?)```/g)];
+    assert.ok(blocks.length >= 1, "the README marks its examples");
+    for (const [, name, code] of blocks) assert.equal(code, readFileSync(join(EXAMPLES, name!), "utf8"), `${name} and its README copy differ`);
   });
 
   test("stdio-chat.mjs streams the answer and reports the turn", async () => {
