@@ -65,11 +65,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** One notification as `runTurn` yields it. */
-export interface TurnEvent {
-  method: ServerNotificationMethod;
-  params: Record<string, unknown>;
-}
+/** One notification as `runTurn` yields it; checking `method` narrows `params`. */
+export type TurnEvent = { [M in ServerNotificationMethod]: { method: M; params: ServerNotificationParams<M> } }[ServerNotificationMethod];
 
 /** What `turn/start` takes, without the thread: a text, or the full params. */
 export type TurnInput = string | Omit<ClientRequestParams<"turn/start">, "threadId">;
@@ -279,7 +276,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
         markStarted(turnId);
       }
       if (p.turnId !== turnId && p.turn?.id !== turnId) return;
-      events.push({ method: method as ServerNotificationMethod, params: raw as Record<string, unknown> });
+      events.push({ method, params: raw } as TurnEvent);
       wake?.();
       if (method === "turn/completed") {
         settleCompleted.resolve((raw as ServerNotificationParams<"turn/completed">).turn);

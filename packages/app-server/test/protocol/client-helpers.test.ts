@@ -46,11 +46,14 @@ describe("runTurn", () => {
       assert.equal(events[0]!.method, "turn/started");
       assert.equal(events.at(-1)!.method, "turn/completed");
       for (const event of events) {
-        assert.equal(event.params.threadId, run.threadId);
-        assert.ok(event.params.turnId === run.turnId || (event.params.turn as { id: string }).id === run.turnId, event.method);
+        const params = event.params as { threadId?: string; turnId?: string; turn?: { id: string } };
+        assert.equal(params.threadId, run.threadId);
+        assert.ok(params.turnId === run.turnId || params.turn?.id === run.turnId, event.method);
       }
     }
-    const deltas = eventsA.filter((e) => e.method === "item/agentMessage/delta").map((e) => e.params.delta).join("");
+    // Checking the method narrows the params, without a cast.
+    let deltas = "";
+    for (const event of eventsA) if (event.method === "item/agentMessage/delta") deltas += event.params.delta;
     assert.equal(deltas, "hello");
     assert.ok(eventsA.every((e) => e.method !== "thread/turn/completed"), "the sidebar copy is not repeated");
   });
