@@ -100,3 +100,46 @@ test("a refused token on reconnection stops the client instead of knocking forev
     first.cleanup();
   }
 });
+
+test("a dropped connection (the server still up): the approval waiting on it comes back to the reconnected client's handler", async () => {
+  const readyFile = join(dir, "ready-drop.json");
+  const server = await listening(readyFile);
+  const client = await ReconnectingClient.connect({ readyFile, token: TOKEN, initialize: { clientInfo: { name: "reconnect-test", version: "0" } }, retryDelaysMs: [20] });
+  try {
+    const cwd = server.project({});
+    const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });
+    // Another subscriber that never answers holds the question while this client is away.
+    await server.main.request("thread/resume", { threadId: thread.id });
+    let heldElsewhere = 0;
+    let withdrawnElsewhere = false;
+    server.main.client.onRequest("item/toolCall/requestApproval", (_params, { signal }) => {
+      heldElsewhere++;
+      return new Promise(() => signal.addEventListener("abort", () => (withdrawnElsewhere = true)));
+    });
+    const asked: string[] = [];
+    client.onRequest("item/toolCall/requestApproval", (params) => {
+      asked.push(params.itemId);
+      // The first time, the person has not answered yet when the connection drops.
+      return asked.length === 1 ? new Promise(() => undefined) : { decision: "accept" };
+    });
+    model.enqueue({ toolCalls: [{ id: "call_drop", name: "bash", arguments: { command: "touch after-drop.txt" } }] }, { text: "done" });
+    const reconnected = new Promise<ResumedThread[]>((resolve) => client.onReconnect(resolve));
+    // Registered once, reinstalled on every connection.
+    const completions: string[] = [];
+    client.onNotification("turn/completed", (p) => p.threadId === thread.id && completions.push(p.turn.status));
+    const run = await client.runTurn(thread.id, "run it");
+    await waitUntil("the approval to reach this client", () => asked.length === 1 || undefined);
+    await client.client.close();
+    const resumed = await reconnected;
+    assert.ok(resumed[0]?.ok);
+    await waitUntil("the command to run", () => existsSync(join(cwd, "after-drop.txt")) || undefined);
+    assert.deepEqual(asked, ["call_drop", "call_drop"], "asked again, on the new connection");
+    assert.ok(heldElsewhere <= 1 && (heldElsewhere === 0 || withdrawnElsewhere), "whoever held it meanwhile saw it withdrawn");
+    await assert.rejects(run.completed, { kind: "closed" }, "the old connection's run ended with it");
+    await waitUntil("the turn to complete on the new connection", () => completions.includes("completed") || undefined, 20_000);
+    server.assertNoSchemaViolations();
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
