@@ -12,6 +12,7 @@ import type {
   ServerRequestResult,
   WireError,
 } from "@knightcode/app-server-protocol";
+import { randomUUID } from "node:crypto";
 import { AppServerError, ClientError } from "./errors.js";
 import type { MessageTransport } from "@knightcode/app-server-protocol";
 import {
@@ -36,10 +37,51 @@ export interface MessageTap {
   invalid?(text: string): void;
 }
 
+/** What a throwing server-request handler was answering. */
+export interface HandlerErrorContext {
+  method: string;
+  params: unknown;
+  requestId: RequestId;
+}
+
 export interface ClientOptions {
   /** Rejects a request with a `timeout` ClientError after this long; none by default. */
   requestTimeoutMs?: number;
   tap?: MessageTap;
+  /**
+   * Called when an `onRequest` handler throws (or rejects) with anything but an
+   * AppServerError: a bug on this side. The server is still answered as before
+   * (an `internal` error, which an approval takes as a decline); this hook is
+   * where the bug gets seen. Not called for an AppServerError, which a handler
+   * throws on purpose to answer with that error.
+   */
+  onHandlerError?: (error: unknown, context: HandlerErrorContext) => void;
+}
+
+export interface WaitOptions {
+  /** Rejects with a `timeout` ClientError after this long; none by default. */
+  timeoutMs?: number;
+  /** Rejects with an `aborted` ClientError when aborted. */
+  signal?: AbortSignal;
+}
+
+/** One notification as `runTurn` yields it; checking `method` narrows `params`. */
+export type TurnEvent = { [M in ServerNotificationMethod]: { method: M; params: ServerNotificationParams<M> } }[ServerNotificationMethod];
+
+/** What `turn/start` takes, without the thread: a text, or the full params. */
+export type TurnInput = string | Omit<ClientRequestParams<"turn/start">, "threadId">;
+
+export interface TurnRun {
+  turnId: string;
+  threadId: string;
+  /**
+   * That turn's notifications, in order, from `turn/started` to `turn/completed`
+   * (inclusive); the iteration ends after `turn/completed`. Buffered from the
+   * start, so iterating late misses nothing. One iteration per run.
+   */
+  events: AsyncIterable<TurnEvent>;
+  /** The turn as `turn/completed` reports it (completed, failed or interrupted). */
+  completed: Promise<ServerNotificationParams<"turn/completed">["turn"]>;
 }
 
 export interface RequestOptions {
@@ -63,24 +105,26 @@ interface Pending {
   cleanup(): void;
 }
 
-export class AppServerClient {
+export class AppServerClient<T extends MessageTransport = MessageTransport> {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
   private readonly notificationHandlers = new Map<string, Set<NotificationHandler>>();
   private readonly anyNotificationHandlers = new Set<NotificationHandler>();
   private readonly requestHandlers = new Map<string, ServerRequestHandler>();
   private readonly serverRequests = new Map<RequestId, AbortController>();
+  private readonly handlerErrorHooks = new Set<(error: unknown, context: HandlerErrorContext) => void>();
   private closeReason: Error | undefined;
   private isClosed = false;
   /** Resolves when the transport closed, with the reason if it was not a clean close. */
   readonly closed: Promise<Error | undefined>;
 
   constructor(
-    readonly transport: MessageTransport,
+    readonly transport: T,
     private readonly options: ClientOptions = {},
   ) {
     let markClosed!: (reason: Error | undefined) => void;
     this.closed = new Promise((resolve) => (markClosed = resolve));
+    if (options.onHandlerError) this.handlerErrorHooks.add(options.onHandlerError);
     transport.onMessage((text) => this.receive(text));
     transport.onClose((reason) => {
       this.isClosed = true;
@@ -97,12 +141,12 @@ export class AppServerClient {
   }
 
   /** Spawns `knightcode app-server` (or any compatible command) and talks over its stdio. */
-  static spawn(options: SpawnTransportOptions & ClientOptions): AppServerClient {
+  static spawn(options: SpawnTransportOptions & ClientOptions): AppServerClient<SpawnedServerTransport> {
     return new AppServerClient(new SpawnedServerTransport(options), options);
   }
 
   /** Connects to a server started with `--listen ws://127.0.0.1:<port>`. */
-  static async connectWebSocket(options: WebSocketTransportOptions & ClientOptions): Promise<AppServerClient> {
+  static async connectWebSocket(options: WebSocketTransportOptions & ClientOptions): Promise<AppServerClient<WebSocketTransport>> {
     return new AppServerClient(await WebSocketTransport.connect(options), options);
   }
 
@@ -156,6 +200,125 @@ export class AppServerClient {
     return () => set.delete(wrapped);
   }
 
+  /**
+   * The params of the next `method` notification that `predicate` accepts
+   * (any, without one). Rejects with a `timeout`, `aborted` or `closed`
+   * ClientError; the subscription ends either way.
+   */
+  waitFor<M extends ServerNotificationMethod>(
+    method: M,
+    predicate: (params: ServerNotificationParams<M>) => boolean = () => true,
+    options: WaitOptions = {},
+  ): Promise<ServerNotificationParams<M>> {
+    if (this.isClosed) return Promise.reject(new ClientError("closed", `connection closed; no ${method} will come`));
+    if (options.signal?.aborted) return Promise.reject(new ClientError("aborted", `wait for ${method} aborted`));
+    return new Promise((resolve, reject) => {
+      const finish = (settle: () => void) => {
+        unsubscribe();
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        closeWatch.cancelled = true;
+        settle();
+      };
+      const unsubscribe = this.onNotification(method, (params) => {
+        let matched: boolean;
+        try {
+          matched = predicate(params);
+        } catch (error) {
+          finish(() => reject(error));
+          return;
+        }
+        if (matched) finish(() => resolve(params));
+      });
+      const timer =
+        options.timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => finish(() => reject(new ClientError("timeout", `no ${method} within ${options.timeoutMs} ms`))), options.timeoutMs);
+      const onAbort = () => finish(() => reject(new ClientError("aborted", `wait for ${method} aborted`)));
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      const closeWatch = { cancelled: false };
+      void this.closed.then(() => {
+        if (!closeWatch.cancelled) finish(() => reject(new ClientError("closed", `connection closed before ${method} came`)));
+      });
+    });
+  }
+
+  /**
+   * Starts a turn and follows it: resolves once the turn has started with its
+   * id, its notifications as an async iterable, and a promise of the turn as
+   * `turn/completed` reports it. Rejects with the `turn/start` error, or with
+   * a `notStarted` ClientError when the input started no turn (a command or
+   * an extension handled it).
+   */
+  async runTurn(threadId: string, input: TurnInput, options: RequestOptions = {}): Promise<TurnRun> {
+    const params = typeof input === "string" ? { text: input } : input;
+    const requestId = params.requestId ?? `run-${randomUUID()}`;
+    const events: TurnEvent[] = [];
+    let turnId: string | undefined;
+    let done = false;
+    let wake: (() => void) | undefined;
+    let markStarted!: (turnId: string) => void;
+    const started = new Promise<string>((resolve) => (markStarted = resolve));
+    let settleCompleted!: { resolve(turn: ServerNotificationParams<"turn/completed">["turn"]): void; reject(error: Error): void };
+    const completed = new Promise<ServerNotificationParams<"turn/completed">["turn"]>((resolve, reject) => (settleCompleted = { resolve, reject }));
+    completed.catch(() => undefined);
+    const stop = () => {
+      done = true;
+      unsubscribe();
+      wake?.();
+    };
+    const unsubscribe = this.onAnyNotification((method, raw) => {
+      const p = raw as { threadId?: string; turnId?: string; requestId?: string; turn?: { id?: string } };
+      if (p?.threadId !== threadId || method === "thread/turn/completed") return;
+      if (turnId === undefined) {
+        if (method !== "turn/started" || p.requestId !== requestId || !p.turn?.id) return;
+        turnId = p.turn.id;
+        markStarted(turnId);
+      }
+      if (p.turnId !== turnId && p.turn?.id !== turnId) return;
+      events.push({ method, params: raw } as TurnEvent);
+      wake?.();
+      if (method === "turn/completed") {
+        settleCompleted.resolve((raw as ServerNotificationParams<"turn/completed">).turn);
+        stop();
+      }
+    });
+    void this.closed.then(() => {
+      if (done) return;
+      settleCompleted.reject(new ClientError("closed", `connection closed before turn ${turnId ?? "(not started)"} completed`));
+      stop();
+    });
+    let answer: ClientRequestResult<"turn/start">;
+    try {
+      answer = await this.request("turn/start", { ...params, threadId, requestId }, options);
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    if (answer.status !== "started") {
+      stop();
+      throw new ClientError("notStarted", `turn/start answered ${answer.status}: the input started no turn`);
+    }
+    const id = turnId ?? (await Promise.race([started, this.closed.then(() => undefined)]));
+    if (id === undefined) throw new ClientError("closed", "connection closed before the turn started");
+    let iterated = false;
+    const iterable: AsyncIterable<TurnEvent> = {
+      [Symbol.asyncIterator]: () => {
+        if (iterated) throw new Error("a turn's events can be iterated once");
+        iterated = true;
+        let next = 0;
+        return {
+          next: async (): Promise<IteratorResult<TurnEvent>> => {
+            while (next >= events.length && !done) await new Promise<void>((resolve) => (wake = resolve));
+            if (next < events.length) return { value: events[next++]!, done: false };
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    };
+    return { turnId: id, threadId, events: iterable, completed };
+  }
+
   /** Every notification, whatever its method. */
   onAnyNotification(handler: (method: string, params: unknown) => void): () => void {
     const wrapped: NotificationHandler = (params, method) => handler(method, params);
@@ -172,6 +335,12 @@ export class AppServerClient {
     return () => {
       if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
     };
+  }
+
+  /** Like the `onHandlerError` option, added later; returns its removal. */
+  onHandlerError(hook: (error: unknown, context: HandlerErrorContext) => void): () => void {
+    this.handlerErrorHooks.add(hook);
+    return () => this.handlerErrorHooks.delete(hook);
   }
 
   /** A large value's bytes, read chunk by chunk with `payload/read` until `eof`. */
@@ -271,6 +440,15 @@ export class AppServerClient {
         (error: unknown) => {
           if (this.serverRequests.get(id) !== controller) return;
           this.serverRequests.delete(id);
+          if (!(error instanceof AppServerError)) {
+            for (const hook of this.handlerErrorHooks) {
+              try {
+                hook(error, { method, params, requestId: id });
+              } catch {
+                // A hook that throws must not keep the server waiting for its answer.
+              }
+            }
+          }
           const wire: WireError =
             error instanceof AppServerError
               ? { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) }

@@ -1,4 +1,16 @@
-export { AppServerClient, type ClientOptions, type MessageTap, type RequestOptions, type ServerRequestContext } from "./client.js";
+export {
+  AppServerClient,
+  type ClientOptions,
+  type HandlerErrorContext,
+  type MessageTap,
+  type RequestOptions,
+  type ServerRequestContext,
+  type TurnEvent,
+  type TurnInput,
+  type TurnRun,
+  type WaitOptions,
+} from "./client.js";
+export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
 export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type MessageTransport } from "@knightcode/app-server-protocol";
 export { createMemoryTransportPair } from "./transports/memory.js";

@@ -85,3 +85,41 @@ test("notifications reach method handlers and catch-all handlers; unsubscribe st
   await flush();
   assert.deepEqual(seen, ["error:a", "any:error", "any:error"]);
 });
+
+test("a throwing server-request handler reaches onHandlerError and is still answered internal; an AppServerError does not", async () => {
+  const { client, received, reply, flush } = pair();
+  const seen: { error: unknown; method: string; requestId: unknown }[] = [];
+  client.onHandlerError((error, context) => seen.push({ error, method: context.method, requestId: context.requestId }));
+  client.onHandlerError(() => {
+    throw new Error("a broken hook");
+  });
+  let calls = 0;
+  client.onRequest("item/toolCall/requestApproval", () => {
+    calls++;
+    if (calls === 1) throw new RangeError("bug");
+    throw new AppServerError({ code: "invalidParams", message: "on purpose" });
+  });
+  const params = { threadId: "t", turnId: "u", itemId: "i", tool: "bash", decisions: ["accept", "decline"] };
+  reply({ id: "s1", method: "item/toolCall/requestApproval", params });
+  reply({ id: "s2", method: "item/toolCall/requestApproval", params });
+  await flush();
+  await flush();
+  assert.deepEqual(received.map((m) => [m.id, (m.error as { code: string }).code]), [["s1", "internal"], ["s2", "invalidParams"]]);
+  assert.equal(seen.length, 1);
+  assert.ok(seen[0]!.error instanceof RangeError);
+  assert.equal(seen[0]!.method, "item/toolCall/requestApproval");
+  assert.equal(seen[0]!.requestId, "s1");
+});
+
+test("waitFor resolves on the first accepted notification and stops listening", async () => {
+  const { client, reply } = pair();
+  const waiting = client.waitFor("turn/completed", (p) => p.threadId === "b", { timeoutMs: 5_000 });
+  const turn = { id: "u", status: "completed" };
+  reply({ method: "turn/completed", params: { threadId: "a", turnId: "u", turn } });
+  reply({ method: "turn/completed", params: { threadId: "b", turnId: "u", turn } });
+  assert.equal((await waiting).threadId, "b");
+  const early = new AbortController();
+  early.abort();
+  const aborted = await client.waitFor("turn/completed", undefined, { signal: early.signal }).catch((e: unknown) => e);
+  assert.ok(aborted instanceof ClientError && aborted.kind === "aborted");
+});

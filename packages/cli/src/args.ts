@@ -12,6 +12,8 @@ app-server options:
   --listen-token <token>     the token on the command line: other local users can
                              see it in ps, so prefer the file or the environment
   --allow-origin <origin>    a browser Origin allowed to connect (repeatable)
+  --listen-ready-file <path> once listening, write {"url","pid"} as JSON to this
+                             file (atomically: a reader sees all of it or none)
   -h, --help                 print this help
 
 With --listen, the token comes from --listen-token-file or --listen-token (not
@@ -26,6 +28,7 @@ export interface AppServerArgs {
   listenToken?: string;
   listenTokenFile?: string;
   allowOrigins: string[];
+  listenReadyFile?: string;
 }
 
 export type Command =
@@ -42,6 +45,7 @@ const VALUE_FLAGS: Record<string, keyof AppServerArgs> = {
   "--listen-token": "listenToken",
   "--listen-token-file": "listenTokenFile",
   "--allow-origin": "allowOrigins",
+  "--listen-ready-file": "listenReadyFile",
 };
 
 export function parseCommand(argv: readonly string[]): Command {
@@ -66,6 +70,9 @@ export function parseCommand(argv: readonly string[]): Command {
     if (value === undefined || value === "") return { kind: "usage-error", message: `${flag} needs a value` };
     if (field === "extensions" || field === "allowOrigins") args[field].push(value);
     else args[field] = value;
+  }
+  if (args.listenReadyFile !== undefined && args.listen === undefined) {
+    return { kind: "usage-error", message: "--listen-ready-file needs --listen" };
   }
   return { kind: "app-server", args };
 }

@@ -74,6 +74,14 @@ describe("argument parsing", () => {
     });
   });
 
+  test("--listen-ready-file is taken with --listen and refused without it", () => {
+    assert.deepEqual(parseCommand(["app-server", "--listen", "ws://127.0.0.1:0", "--listen-ready-file=/run/kc.json"]), {
+      kind: "app-server",
+      args: { extensions: [], allowOrigins: [], listen: "ws://127.0.0.1:0", listenReadyFile: "/run/kc.json" },
+    });
+    assert.deepEqual(parseCommand(["app-server", "--listen-ready-file", "/run/kc.json"]), { kind: "usage-error", message: "--listen-ready-file needs --listen" });
+  });
+
   test("an empty value is an error, not a silent default", () => {
     assert.equal(parseCommand(["app-server", "--session-dir="]).kind, "usage-error");
   });

@@ -1,5 +1,6 @@
 import type WebSocket from "ws";
 import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
+import { ClientError } from "../errors.js";
 
 export interface WebSocketTransportOptions {
   url: string;
@@ -24,7 +25,7 @@ export class WebSocketTransport implements MessageTransport {
     socket.on("error", (error) => this.finish(error));
   }
 
-  /** Opens the socket; rejects when the server refuses the upgrade. */
+  /** Opens the socket; rejects with an `unauthorized` ClientError carrying the HTTP status when the server refuses the upgrade. */
   static async connect(options: WebSocketTransportOptions): Promise<WebSocketTransport> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -34,7 +35,9 @@ export class WebSocketTransport implements MessageTransport {
     return new Promise((resolve, reject) => {
       socket.once("open", () => resolve(new WebSocketTransport(socket)));
       socket.once("unexpected-response", (_request, response) => {
-        reject(new Error(`upgrade refused: HTTP ${response.statusCode}`));
+        const status = response.statusCode ?? 0;
+        const why = status === 401 ? "wrong or missing token" : status === 403 ? "Origin not allowed" : "refused";
+        reject(new ClientError("unauthorized", `upgrade refused: HTTP ${status} (${why})`, status));
         socket.terminate();
       });
       socket.once("error", reject);

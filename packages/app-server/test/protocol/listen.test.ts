@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -197,4 +197,51 @@ describe("--listen refuses what it cannot make safe", () => {
       assert.doesNotMatch(result.stderr, /listening on/);
     });
   }
+});
+
+describe("--listen-ready-file", () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), "kc-listen-ready-"))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("once listening, the file holds the bound URL (port 0 resolved) and the pid, and that URL connects", async () => {
+    const file = join(dir, "ready.json");
+    const server = await startServer({ args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", file], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
+    try {
+      const stderrUrl = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
+      const ready = JSON.parse(readFileSync(file, "utf8")) as { url: string; pid: number };
+      assert.deepEqual(Object.keys(ready).sort(), ["pid", "url"]);
+      assert.equal(ready.url, stderrUrl);
+      assert.match(ready.url, /^ws:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(new URL(ready.url).port, "0");
+      assert.equal(ready.pid, server.pid);
+      assert.equal(statSync(file).mode & 0o077, 0, "only the owner reads it");
+      assert.deepEqual(readdirSync(dir), ["ready.json"], "no temporary file is left behind");
+      await acceptsOnly(server, ready.url, TOKEN);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("an old file is replaced, not appended to", async () => {
+    const file = join(dir, "stale.json");
+    writeFileSync(file, '{"url":"ws://127.0.0.1:1","pid":1}\n'.repeat(3));
+    const server = await startServer({ args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", file], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
+    try {
+      await server.waitForStderr(/listening on/);
+      assert.equal(JSON.parse(readFileSync(file, "utf8")).pid, server.pid);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("without --listen it is a usage error; an unwritable path exits 2 naming it", async () => {
+    const alone = await runCli(["app-server", "--listen-ready-file", join(dir, "x.json")]);
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--listen-ready-file needs --listen/);
+    const bad = join(dir, "no-such-dir", "ready.json");
+    const result = await runCli(["app-server", "--listen", "ws://127.0.0.1:0", "--listen-ready-file", bad], { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /cannot write the ready file .*no-such-dir/);
+  });
 });

@@ -1,0 +1,231 @@
+import { readFile } from "node:fs/promises";
+import type {
+  ClientRequestMethod,
+  ClientRequestParams,
+  ClientRequestResult,
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+  ThreadUi,
+} from "@knightcode/app-server-protocol";
+import { Listeners } from "@knightcode/app-server-protocol";
+import { AppServerClient, type ClientOptions, type HandlerErrorContext, type RequestOptions, type ServerRequestContext, type TurnInput, type TurnRun, type WaitOptions } from "./client.js";
+import { ClientError } from "./errors.js";
+import type { WebSocketTransport, WebSocketTransportOptions } from "./transports/websocket.js";
+
+export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransportOptions, "url"> {
+  /** The server's URL; or give `readyFile`. */
+  url?: string;
+  /** A `--listen-ready-file`: read before every attempt, so a server that came back on another port is found. */
+  readyFile?: string;
+  /** What `initialize` sends, on the first connection and on every reconnection. */
+  initialize: ClientRequestParams<"initialize">;
+  /** Waits between attempts; the last one repeats. Default 100, 250, 500, 1000, 2000 ms. */
+  retryDelaysMs?: readonly number[];
+  /** Attempts per outage before giving up (then `closed` resolves with the last error). Default: no limit. */
+  maxAttempts?: number;
+}
+
+/** One open thread after a reconnection: the `thread/resume` answer, or why it failed. */
+export type ResumedThread =
+  | { threadId: string; ok: true; result: ClientRequestResult<"thread/resume"> }
+  | { threadId: string; ok: false; error: Error };
+
+type Installer = (client: AppServerClient) => () => void;
+
+/**
+ * A WebSocket client that survives the connection dropping or the server
+ * restarting. It reconnects, initializes again, resumes every thread it had
+ * open (started, resumed or forked through it, not yet unsubscribed), and
+ * reinstalls its notification and server-request handlers on the new
+ * connection, so a request the server asks again (an approval or dialog still
+ * open after a dropped connection) reaches the same handler. Requests made
+ * while it reconnects wait for the new connection.
+ */
+export class ReconnectingClient {
+  private current: AppServerClient<WebSocketTransport>;
+  private readonly installers = new Set<{ install: Installer; uninstall?: () => void }>();
+  private readonly threadUis = new Map<string, ThreadUi>();
+  private readonly reconnects = new Listeners<[ResumedThread[]]>();
+  private readonly disconnects = new Listeners<[Error | undefined]>();
+  private ready: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private markClosed!: (reason: Error | undefined) => void;
+  /** Resolves once `close()` was called, or reconnecting gave up (with the last error). */
+  readonly closed: Promise<Error | undefined> = new Promise((resolve) => (this.markClosed = resolve));
+
+  private constructor(
+    private readonly options: ReconnectingOptions,
+    first: AppServerClient<WebSocketTransport>,
+  ) {
+    this.current = first;
+    this.watch(first);
+  }
+
+  /** Connects and initializes; rejects when the first connection fails (an `unauthorized` ClientError for a refused token). */
+  static async connect(options: ReconnectingOptions): Promise<ReconnectingClient> {
+    if (options.url === undefined && options.readyFile === undefined) throw new TypeError("ReconnectingClient needs url or readyFile");
+    const client = await ReconnectingClient.open(options);
+    return new ReconnectingClient(options, client);
+  }
+
+  private static async open(options: ReconnectingOptions): Promise<AppServerClient<WebSocketTransport>> {
+    const url = options.readyFile !== undefined ? await readReadyUrl(options.readyFile) : options.url!;
+    const client = await AppServerClient.connectWebSocket({ ...options, url });
+    try {
+      await client.initialize(options.initialize, { timeoutMs: options.requestTimeoutMs ?? 15_000 });
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  /** The connection in use now; it changes on every reconnection. */
+  get client(): AppServerClient<WebSocketTransport> {
+    return this.current;
+  }
+
+  /** The threads that are resumed after a reconnection. */
+  get openThreads(): string[] {
+    return [...this.threadUis.keys()];
+  }
+
+  /** A thread's `ui` as its last `thread/start`, `thread/fork` or `thread/resume` answer gave it. */
+  threadUi(threadId: string): ThreadUi | undefined {
+    return this.threadUis.get(threadId);
+  }
+
+  /** Sends on the current connection, waiting for a reconnection in progress. Remembers threads opened and unsubscribed. */
+  async request<M extends ClientRequestMethod>(method: M, params: ClientRequestParams<M>, options?: RequestOptions): Promise<ClientRequestResult<M>> {
+    await this.ready;
+    if (this.stopped) throw new ClientError("closed", `client closed; ${method} not sent`);
+    const result = await this.current.request(method, params, options);
+    this.remember(method, params, result);
+    return result;
+  }
+
+  onNotification<M extends ServerNotificationMethod>(method: M, handler: (params: ServerNotificationParams<M>) => void): () => void {
+    return this.add((client) => client.onNotification(method, handler));
+  }
+
+  onAnyNotification(handler: (method: string, params: unknown) => void): () => void {
+    return this.add((client) => client.onAnyNotification(handler));
+  }
+
+  onRequest<M extends ServerRequestMethod>(
+    method: M,
+    handler: (params: ServerRequestParams<M>, context: ServerRequestContext) => ServerRequestResult<M> | Promise<ServerRequestResult<M>>,
+  ): () => void {
+    return this.add((client) => client.onRequest(method, handler));
+  }
+
+  onHandlerError(hook: (error: unknown, context: HandlerErrorContext) => void): () => void {
+    return this.add((client) => client.onHandlerError(hook));
+  }
+
+  /** After each reconnection, with every open thread's `thread/resume` answer (or error). */
+  onReconnect(listener: (resumed: ResumedThread[]) => void): () => void {
+    return this.reconnects.add(listener);
+  }
+
+  /** When a connection drops unasked, before reconnecting starts. */
+  onDisconnect(listener: (reason: Error | undefined) => void): () => void {
+    return this.disconnects.add(listener);
+  }
+
+  /** On the current connection: a reconnection ends the wait with a `closed` ClientError. */
+  async waitFor<M extends ServerNotificationMethod>(method: M, predicate?: (params: ServerNotificationParams<M>) => boolean, options?: WaitOptions): Promise<ServerNotificationParams<M>> {
+    await this.ready;
+    return this.current.waitFor(method, predicate, options);
+  }
+
+  /** On the current connection: a reconnection mid-turn rejects `completed` with a `closed` ClientError. */
+  async runTurn(threadId: string, input: TurnInput, options?: RequestOptions): Promise<TurnRun> {
+    await this.ready;
+    return this.current.runTurn(threadId, input, options);
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.current.close();
+    this.markClosed(undefined);
+  }
+
+  private add(install: Installer): () => void {
+    const entry = { install, uninstall: install(this.current) as (() => void) | undefined };
+    this.installers.add(entry);
+    return () => {
+      entry.uninstall?.();
+      this.installers.delete(entry);
+    };
+  }
+
+  private remember(method: string, params: unknown, result: unknown): void {
+    if (method === "thread/start" || method === "thread/fork" || method === "thread/resume") {
+      const { thread, ui } = result as { thread: { id: string }; ui: ThreadUi };
+      this.threadUis.set(thread.id, ui);
+    } else if (method === "thread/unsubscribe" || method === "thread/archive" || method === "thread/delete") {
+      this.threadUis.delete((params as { threadId: string }).threadId);
+    }
+  }
+
+  private watch(client: AppServerClient<WebSocketTransport>): void {
+    void client.closed.then((reason) => {
+      if (this.stopped || client !== this.current) return;
+      this.disconnects.emit(reason);
+      let release!: () => void;
+      this.ready = new Promise((resolve) => (release = resolve));
+      void this.reconnect(reason).finally(release);
+    });
+  }
+
+  private async reconnect(reason: Error | undefined): Promise<void> {
+    const delays = this.options.retryDelaysMs ?? [100, 250, 500, 1000, 2000];
+    let lastError: Error | undefined = reason;
+    for (let attempt = 0; this.options.maxAttempts === undefined || attempt < this.options.maxAttempts; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, delays[Math.min(attempt, delays.length - 1)] ?? 1000));
+      if (this.stopped) return;
+      let client: AppServerClient<WebSocketTransport>;
+      try {
+        client = await ReconnectingClient.open(this.options);
+      } catch (error) {
+        lastError = error instanceof Error ? error : new Error(String(error));
+        // A refused token will not fix itself: stop rather than knock forever.
+        if (error instanceof ClientError && error.kind === "unauthorized") break;
+        continue;
+      }
+      if (this.stopped) {
+        await client.close();
+        return;
+      }
+      this.current = client;
+      for (const entry of this.installers) entry.uninstall = entry.install(client);
+      const resumed: ResumedThread[] = [];
+      for (const threadId of this.openThreads) {
+        try {
+          const result = await client.request("thread/resume", { threadId });
+          this.threadUis.set(threadId, result.ui);
+          resumed.push({ threadId, ok: true, result });
+        } catch (error) {
+          resumed.push({ threadId, ok: false, error: error instanceof Error ? error : new Error(String(error)) });
+        }
+      }
+      this.watch(client);
+      this.reconnects.emit(resumed);
+      return;
+    }
+    this.stopped = true;
+    this.markClosed(lastError ?? new ClientError("closed", "could not reconnect"));
+  }
+}
+
+/** The `url` of a `--listen-ready-file`; rejects while the file is missing or half-written. */
+async function readReadyUrl(path: string): Promise<string> {
+  const text = await readFile(path, "utf8");
+  const ready = JSON.parse(text) as { url?: unknown };
+  if (typeof ready.url !== "string") throw new Error(`${path} has no url`);
+  return ready.url;
+}
