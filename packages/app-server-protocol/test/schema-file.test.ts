@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { buildJsonSchema, protocol, renderMethodReference } from "../src/schema/index.js";
+import { buildJsonSchema, protocol, renderMethodReference, renderTypeScript } from "../src/schema/index.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { ProtocolSchema } from "../src/index.js";
 
@@ -17,6 +17,12 @@ test("the checked-in app-server.schema.json matches the protocol table", () => {
 test("the checked-in docs/methods.md matches the protocol table", () => {
   const checkedIn = readFileSync(here("../../../../docs/methods.md"), "utf8");
   assert.ok(checkedIn === renderMethodReference(protocol), "docs/methods.md is stale: run `npm run generate:schema` in packages/app-server-protocol");
+});
+
+test("the checked-in src/generated/types.ts matches the protocol table", () => {
+  const checkedIn = readFileSync(here("../../src/generated/types.ts"), "utf8");
+  const fresh = renderTypeScript(buildJsonSchema(protocol));
+  assert.ok(checkedIn === fresh, "src/generated/types.ts is stale: run `npm run generate:schema` in packages/app-server-protocol");
 });
 
 test("every method of the table is in the schema the server runs on", () => {
