@@ -3,9 +3,15 @@
 // With --check, writes nothing and exits 1 when either file is stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { protocol, buildJsonSchema, renderMethodReference, renderTypeScript } from "../dist/src/schema/index.js";
+import { protocol, buildJsonSchema, methodFields, renderMethodReference, renderTypeScript } from "../dist/src/schema/index.js";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const undocumented = methodFields(protocol).filter(({ row }) => row.description.trim() === "");
+if (undocumented.length > 0) {
+  for (const { method, part, row } of undocumented) console.error(`no description: ${method} ${part}.${row.path}`);
+  console.error(`${undocumented.length} fields have no description: give each a description in src/schema/*.ts`);
+  process.exit(1);
+}
 const schema = buildJsonSchema(protocol);
 const targets = [
   [here("../app-server.schema.json"), JSON.stringify(schema, null, 2) + "\n"],

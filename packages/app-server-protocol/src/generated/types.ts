@@ -89,8 +89,10 @@ export type McpServer = {
   exposure: McpExposure;
 };
 
+/** How hard the model thinks; off for a model without reasoning. */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
 
+/** A model the server knows, with what it can do and what it costs. */
 export type ModelSummary = {
   provider: string;
   id: string;
@@ -115,6 +117,7 @@ export type ModelSummary = {
 /** The plural settings name of the resource's kind. */
 export type ResourceType = "extensions" | "skills" | "prompts" | "themes";
 
+/** An extension, skill, prompt or theme the server found, with where it came from and whether it is on. */
 export type ResourceInfo = {
   type: ResourceType;
   /** Absolute path of the file that loads: the module, the skill's SKILL.md, the template or the theme. */
@@ -131,6 +134,7 @@ export type ResourceInfo = {
   shadowedBy?: string;
 };
 
+/** Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's. */
 export type DiffScope = "uncommitted" | "unstaged" | "staged" | "committed" | "branch" | "lastTurn";
 
 export type DiffHunk = {
@@ -144,6 +148,7 @@ export type DiffHunk = {
   lines: string[];
 };
 
+/** One changed file with its hunks. */
 export type DiffFile = {
   /** Relative to the repository root. */
   path: string;
@@ -160,6 +165,7 @@ export type DiffFile = {
   hunks: DiffHunk[];
 };
 
+/** Whether the thread is loaded and what a running thread waits on. */
 export type ThreadStatus = {
   type: "notLoaded";
 } | {
@@ -186,13 +192,16 @@ export type Workspace = {
   branch?: string;
 };
 
+/** A model by provider and id, as model/list shows them. */
 export type ModelRef = {
   provider: string;
   id: string;
 };
 
+/** ask: tool calls that change things wait for approval; autoEdit: file edits run without asking; fullAccess: nothing asks. */
 export type ApprovalMode = "ask" | "autoEdit" | "fullAccess";
 
+/** A loaded thread: where it runs, its model and its settings. */
 export type Thread = {
   id: string;
   name: string;
@@ -348,6 +357,7 @@ export type ThreadUi = {
   }>;
 };
 
+/** A thread as lists and history show it, loaded or not. */
 export type ThreadSummary = {
   id: string;
   /** The thread's name, or the first line of its first message; at most 120 characters. */
@@ -368,12 +378,14 @@ export type ThreadSummary = {
   sessionFile: string;
 };
 
+/** Why a turn failed. */
 export type TurnError = {
   /** At most 2,000 characters in summaries; full payloads keep it whole. */
   message: string;
   kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other";
 };
 
+/** Lines added and deleted in one file. */
 export type FileTotals = {
   path: string;
   additions: number;
@@ -522,6 +534,7 @@ export type ExtensionMessageItem = {
   view?: View;
 };
 
+/** An item of a turn; its type says which. */
 export type Item = UserMessageItem | AgentMessageItem | ReasoningItem | ToolCallItem | CompactionItem | ExtensionMessageItem;
 
 /** An item too large to send inline; payload/read returns it as JSON. */
@@ -533,8 +546,10 @@ export type ItemReference = {
   payloadRef: PayloadRef;
 };
 
+/** An item inline, or a reference to it when it is too large to send inline. */
 export type HistoryItem = Item | ItemReference;
 
+/** One user message and everything the agent did for it. */
 export type Turn = {
   id: string;
   status: "inProgress" | "completed" | "failed" | "interrupted";
@@ -549,15 +564,22 @@ export type Turn = {
   payloadRef?: PayloadRef;
 };
 
+/** Messages waiting for the running turn: steering goes in at the next step, followUp starts turns after it. */
 export type QueueSnapshot = {
+  /** Texts the running turn takes at its next step. */
   steering: string[];
+  /** Inputs that start turns of their own, oldest first. */
   followUp: Array<{
+    /** The queueId. */
     id: string;
+    /** The queued text. */
     text: string;
+    /** How many images go with it. */
     attachments?: number;
   }>;
 };
 
+/** The thread's token counts and cost so far, and how full its context is. */
 export type TokenUsage = {
   input: number;
   output: number;
@@ -596,6 +618,7 @@ export type ClassifierModel = {
   name: string;
 };
 
+/** An image sent with a message: its bytes inline or a file path. */
 export type ImageInput = {
   mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
   /** Base64, at most 20 MiB decoded. */
@@ -618,6 +641,7 @@ export type ReviewCommentInput = {
   text: string;
 };
 
+/** A git worktree the server made for a thread. */
 export type ManagedWorktree = {
   /** The worktree's folder: <worktrees.root>/<4 hex>/<repository folder name>. */
   path: string;
@@ -635,6 +659,7 @@ export type ManagedWorktree = {
   deleted: boolean;
 };
 
+/** The user's answer: run once, run for the session, run this prefix for the session, do not run, or stop the turn. */
 export type ApprovalDecision = "accept" | "acceptForSession" | "acceptPrefixForSession" | "decline" | "cancel";
 
 export type UserQuestion = {
@@ -657,42 +682,53 @@ export type UserAnswer = {
 };
 
 export type DialogParams = {
+  /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
+  /** Which dialog: select, confirm, input or editor. */
   kind: "select";
+  /** The choices; the answer's value is one of them. */
   options: string[];
 } | {
+  /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
   kind: "confirm";
+  /** The question to confirm. */
   message: string;
 } | {
+  /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
   kind: "input";
+  /** Hint text for the empty field. */
   placeholder?: string;
 } | {
+  /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
   kind: "editor";
+  /** The editor's starting text. */
   prefill?: string;
 };
 
 /** How an OAuth login that answered a loginId ended. */
 export type LoginOutcome = {
+  /** The loginId account/login/start answered. */
   loginId: string;
+  /** The provider the login was for. */
   provider: string;
   outcome: "completed" | "failed" | "cancelled";
   /** Why a login failed, in the server's own words; never a provider's reply. */
@@ -703,6 +739,7 @@ export type LoginOutcome = {
 
 /** Params of `account/login/cancel`: Stops a pending OAuth login: its local callback server is closed and nothing is saved. Answers once the login has stopped. */
 export type AccountLoginCancelParams = {
+  /** The loginId account/login/start answered. */
   loginId: string;
 };
 
@@ -722,6 +759,7 @@ export type AccountLoginStartParams = {
 
 /** Result of `account/login/start`. */
 export type AccountLoginStartResult = {
+  /** apiKey: the key was stored; oauth: a browser login started. */
   kind: "apiKey";
 } | {
   kind: "oauth";
@@ -782,13 +820,16 @@ export type ConfigReadResult = {
   defaults: Record<string, unknown>;
   /** Dotted leaf key -> the scope its value came from. */
   origins: Record<string, "global" | "project">;
+  /** Each file's version as read, for config/write's expected versions. */
   versions: {
     /** Lowercase hex SHA-256 of the file's raw bytes; "none" for an absent file or an unread untrusted scope. */
     global: string;
     /** Lowercase hex SHA-256 of the file's raw bytes; "none" for an absent file or an unread untrusted scope. */
     project?: string;
   };
+  /** Where the settings files are. */
   paths: {
+    /** The global settings file. */
     global: string;
     /** Named with cwd, even when the project is untrusted and the file unread. */
     project?: string;
@@ -864,6 +905,7 @@ export type FileSearchResult = {
 
 /** Params of `git/branch/create`: Acts on the thread's own checkout (the repository around its folder). "Create branch here": a new branch at HEAD, checked out, the files and the index untouched. An invalid name is invalidParams; an existing one gitConflict branchExists. Refused while a turn runs in the checkout. */
 export type GitBranchCreateParams = {
+  /** The thread's id. */
   threadId: string;
   /** A local branch's short name, such as feature/login. */
   name: string;
@@ -879,6 +921,7 @@ export type GitBranchCreateResult = {
 
 /** Params of `git/branch/switch`: Acts on the thread's own checkout (the repository around its folder). Checks out a local branch, local changes carried along. Refused with gitConflict localChanges (data.paths) when it would overwrite a local change, or a file the index does not track (ignored ones too), and operationInProgress during a merge, rebase and the like. An unknown branch is invalidParams. Refused while a turn runs in the checkout. */
 export type GitBranchSwitchParams = {
+  /** The thread's id. */
   threadId: string;
   /** A local branch's short name, such as feature/login. */
   name: string;
@@ -894,6 +937,7 @@ export type GitBranchSwitchResult = {
 
 /** Params of `git/branches`: Acts on the thread's own checkout (the repository around its folder). The local branches. */
 export type GitBranchesParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -916,6 +960,7 @@ export type GitBranchesResult = {
 
 /** Params of `git/commit`: Acts on the thread's own checkout (the repository around its folder). Commits, the user's hooks running. Nothing to commit is invalidParams; unresolved conflicts are gitConflict localChanges; HEAD or the change moving while the model wrote the message is gitConflict concurrentChange; a hook or git refusing is internal with data.output. The message request is in no transcript and no usage. */
 export type GitCommitParams = {
+  /** The thread's id. */
   threadId: string;
   /** Empty or absent: the thread's model writes it from the change. */
   message?: string;
@@ -935,6 +980,7 @@ export type GitCommitResult = {
 
 /** Params of `git/log`: Acts on the thread's own checkout (the repository around its folder). The commits since the base (for the committed scope): the merge base with the upstream, else with the default branch (origin's HEAD, main, master) when HEAD is not on it; without a base, the last commits. */
 export type GitLogParams = {
+  /** The thread's id. */
   threadId: string;
   /** 50 by default. */
   limit?: number;
@@ -946,12 +992,14 @@ export type GitLogResult = {
   commits: Array<{
     /** A full commit id. */
     sha: string;
+    /** The first line of the commit message. */
     subject: string;
     /** The author's name. */
     author: string;
     /** The author's time, ISO 8601 in UTC. */
     time: string;
   }>;
+  /** Where the branch left its base; absent when none was found. */
   base?: {
     /** A full commit id. */
     sha: string;
@@ -964,10 +1012,13 @@ export type GitLogResult = {
 
 /** Params of `git/pr/create`: Acts on the thread's own checkout (the repository around its folder). Opens a pull request for the current (pushed) branch with gh pr create. No gh on PATH is toolMissing; gh not signed in is authRequired; gh refusing is internal with data.output. */
 export type GitPrCreateParams = {
+  /** The thread's id. */
   threadId: string;
   /** Absent: title and body come from the commits (gh's --fill). */
   title?: string;
+  /** The pull request's description, in Markdown. */
   body?: string;
+  /** Opens it as a draft. */
   draft?: boolean;
   /** The branch to merge into; the repository's default by default. */
   base?: string;
@@ -981,6 +1032,7 @@ export type GitPrCreateResult = {
 
 /** Params of `git/push`: Acts on the thread's own checkout (the repository around its folder). Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output. */
 export type GitPushParams = {
+  /** The thread's id. */
   threadId: string;
   /** A configured remote; by default the upstream's, else origin. */
   remote?: string;
@@ -988,6 +1040,7 @@ export type GitPushParams = {
 
 /** Result of `git/push`. */
 export type GitPushResult = {
+  /** The remote pushed to. */
   remote: string;
   /** A local branch's short name, such as feature/login. */
   branch: string;
@@ -999,6 +1052,7 @@ export type GitPushResult = {
 
 /** Params of `git/stage`: Stages everything (no path), one path, or one hunk of an unstaged read. A hunk id that matches nothing answers gitConflict diffChanged. */
 export type GitStageParams = {
+  /** The thread's id. */
   threadId: string;
   /** Relative to the repository root, with `/` separators; taken literally. */
   path?: string;
@@ -1016,6 +1070,7 @@ export type GitStageResult = {
 
 /** Params of `git/status`: Acts on the thread's own checkout (the repository around its folder). The branch, its upstream and how far apart they are, counts of staged, unstaged, untracked and conflicted files, and an operation in progress. Never writes the index. */
 export type GitStatusParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -1037,11 +1092,13 @@ export type GitStatusResult = {
   untracked: number;
   /** Files with unresolved conflicts. */
   conflicted: number;
+  /** A merge, rebase or the like in progress; null when none is. */
   operation: "merge" | "rebase" | "cherryPick" | "revert" | "bisect" | null;
 };
 
 /** Params of `git/unstage`: Unstages everything (no path), one path, or one hunk of a staged read. A hunk id that matches nothing answers gitConflict diffChanged. */
 export type GitUnstageParams = {
+  /** The thread's id. */
   threadId: string;
   /** Relative to the repository root, with `/` separators; taken literally. */
   path?: string;
@@ -1059,11 +1116,16 @@ export type GitUnstageResult = {
 
 /** Params of `initialize`: Opens the connection: answers serverInfo and platform. Send `initialized` after its result. */
 export type InitializeParams = {
+  /** Who is connecting. */
   clientInfo: {
+    /** The client's name, for logs and diagnostics. */
     name: string;
+    /** The client's version. */
     version?: string;
+    /** A display name for the client. */
     title?: string;
   };
+  /** What this connection wants or supports. */
   capabilities?: {
     /** Notification methods this connection does not want. Unknown names are tolerated. */
     optOutNotifications?: string[];
@@ -1072,13 +1134,20 @@ export type InitializeParams = {
 
 /** Result of `initialize`. */
 export type InitializeResult = {
+  /** Which server answered. */
   serverInfo: {
+    /** The server's name. */
     name: string;
+    /** The server's version. */
     version: string;
   };
+  /** Where the server runs, so a client can show paths and shortcuts that fit. */
   platform: {
+    /** The operating system the server runs on. */
     os: "linux" | "darwin" | "win32";
+    /** The CPU architecture, as Node names it (x64, arm64). */
     arch: string;
+    /** The home directory of the user the server runs as. */
     homeDir: string;
   };
 };
@@ -1113,7 +1182,9 @@ export type McpListResult = {
   servers: McpServer[];
   /** Unreadable files and skipped entries. */
   errors: Warning[];
+  /** Where the mcp.json files are. */
   paths: {
+    /** The global mcp.json. */
     global: string;
     /** Named whenever cwd is given, trusted or not. */
     project?: string;
@@ -1132,6 +1203,7 @@ export type McpRemoveParams = {
 
 /** Result of `mcp/remove`. */
 export type McpRemoveResult = {
+  /** False: the file held no server of that name. */
   removed: boolean;
 };
 
@@ -1141,6 +1213,7 @@ export type McpUpdateParams = {
   cwd?: string;
   /** 1 to 32 letters, digits, _ or -, starting with a letter or digit. */
   name: string;
+  /** False keeps the server configured but does not start it. */
   enabled?: boolean;
   exposure?: McpExposure;
 };
@@ -1176,6 +1249,7 @@ export type PayloadReadResult = {
 
 /** Params of `project/trust/read`: Reads the server-owned trust decision for a project folder. */
 export type ProjectTrustReadParams = {
+  /** A directory of the project. */
   cwd: string;
 };
 
@@ -1189,7 +1263,9 @@ export type ProjectTrustReadResult = {
 
 /** Params of `project/trust/set`: Records a trust decision; later loads use it, loaded threads are not rebuilt. */
 export type ProjectTrustSetParams = {
+  /** A directory of the project. */
   cwd: string;
+  /** True trusts the project, false withdraws trust. */
   trusted: boolean;
 };
 
@@ -1214,6 +1290,7 @@ export type ResourceSetParams = {
   type: ResourceType;
   /** A listed resource's absolute path. */
   path: string;
+  /** True turns the resource on, false off. */
   enabled: boolean;
 };
 
@@ -1225,13 +1302,21 @@ export type ServerDiagnosticsParams = EmptyObject;
 
 /** Result of `server/diagnostics`. */
 export type ServerDiagnosticsResult = {
+  /** The process's resident memory. */
   rssBytes: number;
+  /** JavaScript heap in use. */
   heapBytes: number;
+  /** Threads loaded in memory. */
   loadedThreads: number;
+  /** Threads being loaded now. */
   loadingThreads: number;
+  /** Large values stored for payload/read. */
   payloadFiles: number;
+  /** Their total size. */
   payloadBytes: number;
+  /** Extension factories loaded but used by no thread. */
   inactiveFactories: number;
+  /** Time since the server started. */
   uptimeMs: number;
   /** Cumulative transcript opens by listings, parent-header lookups included. */
   listingFilesOpened: number;
@@ -1241,6 +1326,7 @@ export type ServerDiagnosticsResult = {
 
 /** Params of `thread/archive`: Moves an idle thread's transcript into the archived folder (unloading it first); never replaces a file there. Every connection gets thread/archived. */
 export type ThreadArchiveParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -1249,17 +1335,21 @@ export type ThreadArchiveResult = EmptyObject;
 
 /** Params of `thread/compact/start`: Summarizes older history now, as a turn of its own holding a compaction item. */
 export type ThreadCompactStartParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Result of `thread/compact/start`. */
 export type ThreadCompactStartResult = {
+  /** Compaction started as a turn of its own. */
   status: "started";
+  /** The turn's id. */
   turnId: string;
 };
 
 /** Params of `thread/delete`: Removes an archived transcript for good. Every connection gets thread/deleted. */
 export type ThreadDeleteParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -1268,6 +1358,7 @@ export type ThreadDeleteResult = EmptyObject;
 
 /** Params of `thread/diff/read`: The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). */
 export type ThreadDiffReadParams = {
+  /** The thread's id. */
   threadId: string;
   scope?: DiffScope;
   /** branch: the ref to compare with (its merge base with HEAD). */
@@ -1276,6 +1367,7 @@ export type ThreadDiffReadParams = {
   commit?: string;
   /** Lines of context around each change; 3 by default. Ids from a context-0 read match no action. */
   context?: number;
+  /** Leaves out changes of whitespace only. */
   ignoreWhitespace?: boolean;
 };
 
@@ -1299,6 +1391,7 @@ export type ThreadDiffReadResult = {
 
 /** Params of `thread/diff/revert`: Reverse-applies one hunk, one file or the whole scope to the working tree. Renamed, added, deleted, binary and mode-changed files revert whole; reverting an added file deletes it. lastTurn undoes (or with reapply redoes) the turn only while its files are exactly as it left (found) them. Refused while a turn runs in the checkout. invalidParams for staged and committed or a path outside the diff; gitConflict diffChanged or patchFailed. */
 export type ThreadDiffRevertParams = {
+  /** The thread's id. */
   threadId: string;
   scope?: DiffScope;
   /** branch: the ref to compare with (its merge base with HEAD). */
@@ -1325,18 +1418,21 @@ export type ThreadDiffRevertResult = {
 
 /** Params of `thread/fork`: Copies a thread's history into a new thread named "<name> (fork)", loads it and subscribes the caller. */
 export type ThreadForkParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Result of `thread/fork`. */
 export type ThreadForkResult = {
   thread: Thread;
+  /** Problems found while loading settings, extensions or trust; the thread started anyway. */
   warnings: Warning[];
   ui: ThreadUi;
 };
 
 /** Params of `thread/handoff`: Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow. */
 export type ThreadHandoffParams = {
+  /** The thread's id. */
   threadId: string;
   /** local: the user's checkout; worktree: the thread's managed worktree (made when it has none). */
   to: "local" | "worktree";
@@ -1351,6 +1447,7 @@ export type ThreadHandoffResult = {
   thread: Thread;
   /** To local: the branch now checked out in the user's checkout. */
   branch?: string;
+  /** Problems found while reloading the thread there. */
   warnings: Warning[];
 };
 
@@ -1360,6 +1457,7 @@ export type ThreadListParams = {
   cwd?: string;
   /** List archived threads instead. */
   archived?: boolean;
+  /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
   /** 50 by default. */
   limit?: number;
@@ -1368,12 +1466,15 @@ export type ThreadListParams = {
 /** Result of `thread/list`. */
 export type ThreadListResult = {
   threads: ThreadSummary[];
+  /** Present when there is another page: pass it as cursor. */
   nextCursor?: string;
 };
 
 /** Params of `thread/name/set`: Renames a loaded thread; every connection gets thread/name/updated. */
 export type ThreadNameSetParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The new name. */
   name: string;
 };
 
@@ -1382,7 +1483,9 @@ export type ThreadNameSetResult = EmptyObject;
 
 /** Params of `thread/read`: Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too. */
 export type ThreadReadParams = {
+  /** The thread's id. */
   threadId: string;
+  /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
 };
 
@@ -1390,12 +1493,15 @@ export type ThreadReadParams = {
 export type ThreadReadResult = {
   thread: ThreadSummary;
   turns: Turn[];
+  /** Present when there is another page: pass it as cursor. */
   nextCursor?: string;
 };
 
 /** Params of `thread/resume`: Loads and owns a thread and subscribes in the same step as it builds the answer: the first history page and live snapshots. */
 export type ThreadResumeParams = {
+  /** The thread's id. */
   threadId: string;
+  /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
 };
 
@@ -1403,6 +1509,7 @@ export type ThreadResumeParams = {
 export type ThreadResumeResult = {
   thread: Thread;
   turns: Turn[];
+  /** Present when there is another page: pass it as cursor. */
   nextCursor?: string;
   runningTurn?: Turn;
   queue: QueueSnapshot;
@@ -1413,6 +1520,7 @@ export type ThreadResumeResult = {
 
 /** Params of `thread/settings/update`: Changes a loaded thread's model, thinking level or approval mode for its next turns. */
 export type ThreadSettingsUpdateParams = {
+  /** The thread's id. */
   threadId: string;
   model?: ModelRef;
   thinkingLevel?: ThinkingLevel;
@@ -1450,12 +1558,14 @@ export type ThreadStartParams = {
 /** Result of `thread/start`. */
 export type ThreadStartResult = {
   thread: Thread;
+  /** Problems found while loading settings, extensions or trust; the thread started anyway. */
   warnings: Warning[];
   ui: ThreadUi;
 };
 
 /** Params of `thread/unarchive`: Moves an archived transcript back beside the active ones; never replaces a file. Every connection gets thread/unarchived. */
 export type ThreadUnarchiveParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -1464,16 +1574,19 @@ export type ThreadUnarchiveResult = EmptyObject;
 
 /** Params of `thread/unsubscribe`: Stops this connection's thread notifications. */
 export type ThreadUnsubscribeParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Result of `thread/unsubscribe`. */
 export type ThreadUnsubscribeResult = {
+  /** notSubscribed: this connection was not subscribed. */
   status: "unsubscribed" | "notSubscribed";
 };
 
 /** Params of `thread/worktree/restore`: Rebuilds a worktree thread's deleted worktree at its old path from its snapshot (detached at the old HEAD, files and staged state as they were), then loads the thread there. */
 export type ThreadWorktreeRestoreParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
@@ -1522,7 +1635,9 @@ export type ToolSettingsWriteResult = EmptyObject;
 
 /** Params of `turn/interrupt`: Stops the running turn (or the start waiting on its input hooks) and drops queued inputs; answers at once. */
 export type TurnInterruptParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId?: string;
 };
 
@@ -1534,9 +1649,13 @@ export type TurnInterruptResult = {
 
 /** Params of `turn/queue/add`: Queues input that starts a turn of its own once the thread is idle, oldest first; at once on an idle thread. At most 100 inputs, 4 MiB of text and 256 MiB of images wait per thread, queued and steering together; past that invalidParams with data {reason: "queueFull", maxInputs, maxTextBytes, maxImageBytes}. A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one. */
 export type TurnQueueAddParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The user's message. */
   text: string;
+  /** The client's own id for the message, echoed on its userMessage item. */
   clientMessageId?: string;
+  /** At most 32 images sent with the text. */
   images?: ImageInput[];
   /** Review comments on hunks of the current diff, at most 50; the server quotes the commented lines. A hunk id that matches nothing answers invalidParams. */
   comments?: ReviewCommentInput[];
@@ -1544,12 +1663,15 @@ export type TurnQueueAddParams = {
 
 /** Result of `turn/queue/add`. */
 export type TurnQueueAddResult = {
+  /** Names the queued input for turn/queue/remove. */
   queueId: string;
 };
 
 /** Params of `turn/queue/remove`: Takes a queued input back before it starts; saved history is not edited. */
 export type TurnQueueRemoveParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The queueId turn/queue/add answered. */
   queueId: string;
 };
 
@@ -1561,10 +1683,15 @@ export type TurnQueueRemoveResult = {
 
 /** Params of `turn/start`: Starts a turn without waiting for it: started, handled (a command or an extension consumed the input) or cancelled. A session-replacing command answers handled with the new thread's id. */
 export type TurnStartParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The user's message. */
   text: string;
+  /** The client's own id for this request, echoed in the result and on turn/started so the turn can be matched to it. */
   requestId?: string;
+  /** The client's own id for the message, echoed on its userMessage item so the client can match its optimistic copy. */
   clientMessageId?: string;
+  /** At most 32 images sent with the text. */
   images?: ImageInput[];
   /** Review comments on hunks of the current diff, at most 50; the server quotes the commented lines. A hunk id that matches nothing answers invalidParams. */
   comments?: ReviewCommentInput[];
@@ -1572,29 +1699,39 @@ export type TurnStartParams = {
 
 /** Result of `turn/start`. */
 export type TurnStartResult = {
+  /** started: a turn runs; handled: a command or extension took the input and no turn runs; cancelled: an extension dropped it. */
   status: "started" | "handled" | "cancelled";
   /** The thread that now runs: the new one after a session-replacing command. */
   threadId: string;
+  /** The requestId the client sent. */
   requestId?: string;
 };
 
 /** Params of `turn/steer`: Hands input to the running turn, which must be expectedTurnId; a steer the turn ends before accepting answers invalidParams. Steers waiting for delivery count toward the queue's limit (invalidParams, data.reason "queueFull"). A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one. */
 export type TurnSteerParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The user's message. */
   text: string;
+  /** The turn's id. */
   expectedTurnId: string;
+  /** At most 32 images sent with the text. */
   images?: ImageInput[];
 };
 
 /** Result of `turn/steer`. */
 export type TurnSteerResult = {
+  /** steered: the running turn takes it; handled: a command or extension took it. */
   status: "steered" | "handled";
+  /** The turn's id. */
   turnId: string;
 };
 
 /** Params of `ui/event`: A press or change of a control in a widget's view; every ctx.ui.onViewEvent handler of the thread gets it. A gone widget or control answers {} and reaches nobody; a value that does not fit the control is invalidParams. */
 export type UiEventParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The widget whose view the event came from. */
   widgetKey: string;
   /** The control's id in the widget's view. */
   id: string;
@@ -1607,6 +1744,7 @@ export type UiEventResult = EmptyObject;
 
 /** Params of `worktree/delete`: Deletes a managed worktree after its snapshot; never one a thread is loaded in (worktreeInUse) or that holds a nested repository (submodules). */
 export type WorktreeDeleteParams = {
+  /** The worktree's path, as worktree/list shows it. */
   path: string;
 };
 
@@ -1704,11 +1842,15 @@ export interface ClientNotifications {
 
 /** Params of `item/toolCall/requestApproval`: Asks one subscriber whether a tool call may run; withdrawn with serverRequest/cancelled when it moves or ends. */
 export type ItemToolCallRequestApprovalParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
   /** The tool call's item id (its call id). */
   itemId: string;
+  /** The tool's name. */
   tool: string;
+  /** The tool call's arguments; absent when over the inline limit (see inputRef). */
   input?: unknown;
   inputRef?: PayloadRef;
   /** The choices to render; anything else counts as decline. */
@@ -1728,7 +1870,9 @@ export type ItemToolCallRequestApprovalResult = {
 
 /** Params of `item/toolCall/requestUserInput`: Asks one subscriber ask_user's questions, all at once; moved and withdrawn as approvals are. */
 export type ItemToolCallRequestUserInputParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
   /** The ask_user call's item id. */
   itemId: string;
@@ -1771,46 +1915,64 @@ export type AccountUpdatedParams = {
 
 /** Params of `error`: Something failed outside any request: a malformed line, an oversized line, a dropped queued input, a lost thread. */
 export type ErrorParams = {
+  /** What went wrong, for the user. */
   message: string;
   /** What went wrong: parseError, lineTooLong, unknownResponse, methodNotFound, or a turn error kind. */
   kind?: string;
+  /** The thread it concerns, when it concerns one. */
   threadId?: string;
+  /** The clientMessageId of the input the error is about. */
   clientMessageId?: string;
 };
 
 /** Params of `item/agentMessage/delta`: More answer text. */
 export type ItemAgentMessageDeltaParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
+  /** The item's id: for a tool call, its call id. */
   itemId: string;
+  /** Text to append to the item's text. */
   delta: string;
 };
 
 /** Params of `item/completed`: An item's final times, text, fileChanges and index: replace what streamed. An item over the inline limit comes as {id, type, index?, payloadRef}. */
 export type ItemCompletedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
   item: HistoryItem;
 };
 
 /** Params of `item/reasoning/delta`: More reasoning text. */
 export type ItemReasoningDeltaParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
+  /** The item's id: for a tool call, its call id. */
   itemId: string;
+  /** Text to append to the item's text. */
   delta: string;
 };
 
 /** Params of `item/removed`: An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped). */
 export type ItemRemovedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
+  /** The item's id: for a tool call, its call id. */
   itemId: string;
 };
 
 /** Params of `item/started`: An item began; its times and contents are provisional. An item over the inline limit comes as {id, type, index?, payloadRef}. */
 export type ItemStartedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
   item: HistoryItem;
 };
@@ -1822,23 +1984,29 @@ export type ServerRequestCancelledParams = {
 
 /** Params of `thread/archived`: A thread was archived; to every connection. */
 export type ThreadArchivedParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Params of `thread/deleted`: An archived thread was deleted; to every connection. */
 export type ThreadDeletedParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Params of `thread/name/updated`: A thread was renamed; to every connection. */
 export type ThreadNameUpdatedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The new name. */
   name: string;
 };
 
 /** Params of `thread/planMode/updated`: Plan mode turned on or off (settings, /plan, an approved plan); to subscribers. */
 export type ThreadPlanModeUpdatedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** Whether plan mode is now on. */
   planMode: boolean;
 };
 
@@ -1859,31 +2027,38 @@ export type ThreadStartedParams = {
 
 /** Params of `thread/status/changed`: A thread's status changed; to every connection. */
 export type ThreadStatusChangedParams = {
+  /** The thread's id. */
   threadId: string;
   status: ThreadStatus;
 };
 
 /** Params of `thread/tokenUsage/updated`: After every finalized assistant reply (and compaction billing); to subscribers. */
 export type ThreadTokenUsageUpdatedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn it concerns, when it concerns one. */
   turnId?: string;
   usage: TokenUsage;
 };
 
 /** Params of `thread/turn/completed`: The same outcome, for sidebars; to every connection. */
 export type ThreadTurnCompletedParams = {
+  /** The thread's id. */
   threadId: string;
   turn: Turn;
 };
 
 /** Params of `thread/unarchived`: A thread was unarchived; to every connection. */
 export type ThreadUnarchivedParams = {
+  /** The thread's id. */
   threadId: string;
 };
 
 /** Params of `thread/workspace/progress`: Output of an environment's setup or cleanup script in a thread's worktree; to the connection that asked for the work. */
 export type ThreadWorkspaceProgressParams = {
+  /** The thread's id. */
   threadId: string;
+  /** Which environment script is running. */
   phase: "setup" | "cleanup";
   /** The next piece of the script's output (stdout and stderr as they came); empty in the report that ends it. */
   output: string;
@@ -1895,78 +2070,106 @@ export type ThreadWorkspaceProgressParams = {
 
 /** Params of `turn/completed`: A turn ended (completed, failed or interrupted); a summary without items; to subscribers. */
 export type TurnCompletedParams = {
+  /** The thread's id. */
   threadId: string;
   turn: Turn;
 };
 
 /** Params of `turn/diff/updated`: After turn/completed: the net line totals of each file that changed in the thread's git checkout while the turn ran; not sent when none changed, nor outside git. To subscribers. */
 export type TurnDiffUpdatedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
   files: FileTotals[];
 };
 
 /** Params of `turn/queue/updated`: Steers the agent has not delivered yet and the queued inputs, whenever either changes, at most once per thread per turn of the server's event loop (the newest state); to subscribers. */
 export type TurnQueueUpdatedParams = {
+  /** The thread's id. */
   threadId: string;
+  /** Texts the running turn takes at its next step. */
   steering: string[];
+  /** Inputs that start turns of their own, oldest first. */
   followUp: Array<{
+    /** The queueId. */
     id: string;
+    /** The queued text. */
     text: string;
+    /** How many images go with it. */
     attachments?: number;
   }>;
 };
 
 /** Params of `turn/retrying`: A transient provider error; the turn retries after delayMs; to subscribers. */
 export type TurnRetryingParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The turn's id. */
   turnId: string;
+  /** Which retry this is, from 1. */
   attempt: number;
+  /** How many retries there will be at most. */
   maxAttempts: number;
+  /** How long until the retry. */
   delayMs: number;
   error: TurnError;
 };
 
 /** Params of `turn/started`: A turn began; to subscribers. */
 export type TurnStartedParams = {
+  /** The thread's id. */
   threadId: string;
   turn: Turn;
+  /** The requestId of the turn/start that began it. */
   requestId?: string;
 };
 
 /** Params of `ui/notify`: A notice from an extension; to subscribers. */
 export type UiNotifyParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The text to show. */
   message: string;
+  /** How the client should show it. */
   level: "info" | "warning" | "error";
 };
 
 /** Params of `ui/state`: Every field of the thread's extension UI but the widgets, whole, whenever one changes; to subscribers. */
 export type UiStateParams = {
+  /** The thread's id. */
   threadId: string;
   /** Sorted by key. */
   statuses: Array<{
+    /** The status line's key, chosen by the extension. */
     key: string;
+    /** The text to show. */
     text: string;
   }>;
   /** Absent: cleared. */
   title?: string;
   /** Absent: cleared. */
   workingMessage?: string;
+  /** Whether the working indicator shows while a turn runs. */
   workingVisible: boolean;
 };
 
 /** Params of `ui/widget`: One widget set or replaced (it moves to the end of its placement), or {threadId, key} alone when removed; to subscribers. */
 export type UiWidgetParams = {
+  /** The thread's id. */
   threadId: string;
+  /** The widget's key, chosen by the extension. */
   key: string;
+  /** Above or below the editor; absent when removed. */
   placement?: "aboveEditor" | "belowEditor";
+  /** Text lines to show. */
   lines?: string[];
   view?: View;
 };
 
 /** Params of `warning`: A problem that did not stop the work, such as an extension's failure; to subscribers. */
 export type WarningParams = {
+  /** The thread it concerns, when it concerns one. */
   threadId?: string;
   warning: Warning;
 };

@@ -23,17 +23,17 @@ export const UserAnswer = Type.Union(
 );
 
 const DialogBase = {
-  threadId: Type.String(),
+  threadId: Type.String({ description: "The thread's id." }),
   turnId: Type.Optional(Type.String({ description: "The running turn, when the dialog belongs to one." })),
   title: Type.String({ description: "One line, at most 200 code points." }),
 };
 
 export const DialogParams = Type.Union(
   [
-    Type.Object({ ...DialogBase, kind: Type.Literal("select"), options: Type.Array(Type.String(), { minItems: 1 }) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("confirm"), message: Type.String() }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("input"), placeholder: Type.Optional(Type.String()) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("editor"), prefill: Type.Optional(Type.String()) }, Closed),
+    Type.Object({ ...DialogBase, kind: Type.Literal("select", { description: "Which dialog: select, confirm, input or editor." }), options: Type.Array(Type.String(), { minItems: 1, description: "The choices; the answer's value is one of them." }) }, Closed),
+    Type.Object({ ...DialogBase, kind: Type.Literal("confirm"), message: Type.String({ description: "The question to confirm." }) }, Closed),
+    Type.Object({ ...DialogBase, kind: Type.Literal("input"), placeholder: Type.Optional(Type.String({ description: "Hint text for the empty field." })) }, Closed),
+    Type.Object({ ...DialogBase, kind: Type.Literal("editor"), prefill: Type.Optional(Type.String({ description: "The editor's starting text." })) }, Closed),
   ],
   { $id: "DialogParams" },
 );
@@ -43,8 +43,8 @@ export const dialogs = {
     "item/toolCall/requestUserInput": request({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          turnId: Type.String(),
+          threadId: Type.String({ description: "The thread's id." }),
+          turnId: Type.String({ description: "The turn's id." }),
           itemId: Type.String({ description: "The ask_user call's item id." }),
           questions: Type.Array(Question, { minItems: 1, description: "All of the call's questions, as the model gave them." }),
         },

@@ -123,6 +123,7 @@ export const ItemReference = Type.Object(
 
 export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem, ToolCallItem, CompactionItem, ExtensionMessageItem], {
   $id: "Item",
+  description: "An item of a turn; its type says which.",
 });
 
-export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem" });
+export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem", description: "An item inline, or a reference to it when it is too large to send inline." });
