@@ -14,6 +14,7 @@ import type {
   ApprovalResponse,
   Dialog,
   DialogResponse,
+  EditorDialog,
   ErrorCode,
   HistoryItem,
   Item,
@@ -23,6 +24,7 @@ import type {
   ServerRequestMethod,
   ServerRequestParams,
   ServerRequestResult,
+  SelectDialog,
   Thread,
   ThreadSummary,
   TokenUsage,
@@ -101,14 +103,18 @@ const handlers: ServerRequestHandlers = {
   },
   "ui/dialog": (dialog: Dialog): DialogResponse => {
     switch (dialog.kind) {
-      case "select":
-        return { value: dialog.options[0] ?? "" };
+      case "select": {
+        const select: SelectDialog = dialog;
+        return { value: select.options[0] ?? "" };
+      }
       case "confirm":
         return { confirmed: dialog.message.length > 0 };
       case "input":
         return { value: dialog.placeholder ?? "" };
-      case "editor":
-        return { value: dialog.title };
+      case "editor": {
+        const editor: EditorDialog = dialog;
+        return { value: editor.prefill ?? editor.title };
+      }
       default: {
         const unreachable: never = dialog;
         return unreachable;
@@ -120,6 +126,11 @@ const handlers: ServerRequestHandlers = {
 function wrongServerRequests(dialog: Dialog, approval: ApprovalRequest): void {
   // @ts-expect-error: only a select dialog has options.
   void dialog.options;
+  if (dialog.kind === "confirm") {
+    // @ts-expect-error: a confirm dialog is not an editor dialog.
+    const editor: EditorDialog = dialog;
+    void editor;
+  }
   // @ts-expect-error: an approval has no questions.
   void approval.questions;
   // @ts-expect-error: not a decision.

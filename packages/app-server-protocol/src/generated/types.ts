@@ -681,7 +681,8 @@ export type UserAnswer = {
   other: string;
 };
 
-export type DialogParams = {
+/** Pick one of the options. */
+export type SelectDialog = {
   /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
@@ -692,37 +693,52 @@ export type DialogParams = {
   kind: "select";
   /** The choices; the answer's value is one of them. */
   options: string[];
-} | {
+};
+
+/** Yes or no. */
+export type ConfirmDialog = {
   /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
+  /** Which dialog: select, confirm, input or editor. */
   kind: "confirm";
   /** The question to confirm. */
   message: string;
-} | {
+};
+
+/** One line of text. */
+export type InputDialog = {
   /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
+  /** Which dialog: select, confirm, input or editor. */
   kind: "input";
   /** Hint text for the empty field. */
   placeholder?: string;
-} | {
+};
+
+/** Multi-line text. */
+export type EditorDialog = {
   /** The thread's id. */
   threadId: string;
   /** The running turn, when the dialog belongs to one. */
   turnId?: string;
   /** One line, at most 200 code points. */
   title: string;
+  /** Which dialog: select, confirm, input or editor. */
   kind: "editor";
   /** The editor's starting text. */
   prefill?: string;
 };
+
+/** A dialog; kind says which. */
+export type DialogParams = SelectDialog | ConfirmDialog | InputDialog | EditorDialog;
 
 /** How an OAuth login that answered a loginId ended. */
 export type LoginOutcome = {

@@ -28,15 +28,36 @@ const DialogBase = {
   title: Type.String({ description: "One line, at most 200 code points." }),
 };
 
-export const DialogParams = Type.Union(
-  [
-    Type.Object({ ...DialogBase, kind: Type.Literal("select", { description: "Which dialog: select, confirm, input or editor." }), options: Type.Array(Type.String(), { minItems: 1, description: "The choices; the answer's value is one of them." }) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("confirm"), message: Type.String({ description: "The question to confirm." }) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("input"), placeholder: Type.Optional(Type.String({ description: "Hint text for the empty field." })) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("editor"), prefill: Type.Optional(Type.String({ description: "The editor's starting text." })) }, Closed),
-  ],
-  { $id: "DialogParams" },
+const DialogKind = { description: "Which dialog: select, confirm, input or editor." };
+
+export const SelectDialog = Type.Object(
+  {
+    ...DialogBase,
+    kind: Type.Literal("select", DialogKind),
+    options: Type.Array(Type.String(), { minItems: 1, description: "The choices; the answer's value is one of them." }),
+  },
+  { ...Closed, $id: "SelectDialog", description: "Pick one of the options." },
 );
+
+export const ConfirmDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("confirm", DialogKind), message: Type.String({ description: "The question to confirm." }) },
+  { ...Closed, $id: "ConfirmDialog", description: "Yes or no." },
+);
+
+export const InputDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("input", DialogKind), placeholder: Type.Optional(Type.String({ description: "Hint text for the empty field." })) },
+  { ...Closed, $id: "InputDialog", description: "One line of text." },
+);
+
+export const EditorDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("editor", DialogKind), prefill: Type.Optional(Type.String({ description: "The editor's starting text." })) },
+  { ...Closed, $id: "EditorDialog", description: "Multi-line text." },
+);
+
+export const DialogParams = Type.Union([SelectDialog, ConfirmDialog, InputDialog, EditorDialog], {
+  $id: "DialogParams",
+  description: "A dialog; kind says which.",
+});
 
 export const dialogs = {
   serverRequests: {
