@@ -79,6 +79,13 @@ function describeHistoryItem(item: HistoryItem): string {
   return describeItem(item);
 }
 
+/** The README's example, kept here so it compiles. */
+function show(item: HistoryItem): string {
+  if ("payloadRef" in item) return `${item.type}: too large, read it with payload/read`;
+  if (item.type === "toolCall") return `${item.name} [${item.status}]`;
+  return item.type === "compaction" ? item.summary : item.text;
+}
+
 function toolCalls(turn: Turn): ItemOf<"toolCall">[] {
   const calls: ItemOf<"toolCall">[] = [];
   for (const item of turn.items ?? []) if (!("payloadRef" in item) && item.type === "toolCall") calls.push(item);
@@ -158,6 +165,7 @@ test("items and server requests narrow without a cast", () => {
   assert.deepEqual(toolCalls({ id: "t", status: "completed", startedAt: 0, items: [item, { id: "2", type: "agentMessage", text: "hi" }] }), [item]);
   const dialog: Dialog = { threadId: "t", title: "Pick", kind: "select", options: ["a", "b"] };
   assert.deepEqual(handlers["ui/dialog"](dialog), { value: "a" });
+  assert.equal(show({ id: "2", type: "agentMessage", text: "hi" }), "hi");
   assert.equal(typeof wrongAccesses, "function");
   assert.equal(typeof wrongServerRequests, "function");
   assert.equal(typeof onNotification, "function");
