@@ -1,13 +1,21 @@
 #!/usr/bin/env node
-// Writes app-server.schema.json and docs/methods.md from the protocol table.
+// Writes app-server.schema.json, src/generated/types.ts and docs/methods.md from the protocol table.
 // With --check, writes nothing and exits 1 when either file is stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { protocol, buildJsonSchema, renderMethodReference } from "../dist/src/schema/index.js";
+import { protocol, buildJsonSchema, methodFields, renderMethodReference, renderTypeScript } from "../dist/src/schema/index.js";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const undocumented = methodFields(protocol).filter(({ row }) => row.description.trim() === "");
+if (undocumented.length > 0) {
+  for (const { method, part, row } of undocumented) console.error(`no description: ${method} ${part}.${row.path}`);
+  console.error(`${undocumented.length} fields have no description: give each a description in src/schema/*.ts`);
+  process.exit(1);
+}
+const schema = buildJsonSchema(protocol);
 const targets = [
-  [here("../app-server.schema.json"), JSON.stringify(buildJsonSchema(protocol), null, 2) + "\n"],
+  [here("../app-server.schema.json"), JSON.stringify(schema, null, 2) + "\n"],
+  [here("../src/generated/types.ts"), renderTypeScript(schema)],
   [here("../../../docs/methods.md"), renderMethodReference(protocol)],
 ];
 const check = process.argv.includes("--check");

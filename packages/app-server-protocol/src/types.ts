@@ -1,29 +1,46 @@
-import type { Static, TSchema } from "typebox";
-import type { Protocol } from "./schema/table.js";
 import type { ErrorCode } from "./errors.js";
-import type * as Approvals from "./schema/approvals.js";
-import type * as Common from "./schema/common.js";
-import type * as Dialogs from "./schema/dialogs.js";
-import type * as Items from "./schema/items.js";
-import type * as Threads from "./schema/threads.js";
-import type * as Views from "./schema/views.js";
+import type {
+  ClientNotifications,
+  ClientRequests,
+  DialogParams,
+  Item,
+  ItemToolCallRequestApprovalParams,
+  ItemToolCallRequestApprovalResult,
+  ItemToolCallRequestUserInputParams,
+  ItemToolCallRequestUserInputResult,
+  RequestId,
+  ServerNotifications,
+  ServerRequests,
+  Turn,
+  TurnError,
+  UiDialogResult,
+  View,
+} from "./generated/types.js";
 
-type ParamsOf<D> = D extends { params: infer P extends TSchema } ? Static<P> : never;
-type ResultOf<D> = D extends { result: infer R extends TSchema } ? Static<R> : never;
+/*
+ * Every shape the protocol carries is generated from the method table into
+ * ./generated/types.ts as plain interfaces; this file adds the per-method
+ * lookups, the JSON-RPC envelopes and a few friendly names.
+ */
+export type * from "./generated/types.js";
 
-export type ClientRequestMethod = keyof Protocol["clientRequests"] & string;
-export type ClientNotificationMethod = keyof Protocol["clientNotifications"] & string;
-export type ServerRequestMethod = keyof Protocol["serverRequests"] & string;
-export type ServerNotificationMethod = keyof Protocol["serverNotifications"] & string;
+export type ClientRequestMethod = keyof ClientRequests & string;
+export type ClientNotificationMethod = keyof ClientNotifications & string;
+export type ServerRequestMethod = keyof ServerRequests & string;
+export type ServerNotificationMethod = keyof ServerNotifications & string;
 
-export type ClientRequestParams<M extends ClientRequestMethod> = ParamsOf<Protocol["clientRequests"][M]>;
-export type ClientRequestResult<M extends ClientRequestMethod> = ResultOf<Protocol["clientRequests"][M]>;
-export type ClientNotificationParams<M extends ClientNotificationMethod> = ParamsOf<Protocol["clientNotifications"][M]>;
-export type ServerRequestParams<M extends ServerRequestMethod> = ParamsOf<Protocol["serverRequests"][M]>;
-export type ServerRequestResult<M extends ServerRequestMethod> = ResultOf<Protocol["serverRequests"][M]>;
-export type ServerNotificationParams<M extends ServerNotificationMethod> = ParamsOf<Protocol["serverNotifications"][M]>;
+// Written as conditional types so a handler typed for several methods with one
+// shape (git/stage and git/unstage) stays assignable to each: TypeScript then
+// compares the shapes instead of the method names.
+type ParamsOf<D> = D extends { params: infer P } ? P : never;
+type ResultOf<D> = D extends { result: infer R } ? R : never;
 
-export type RequestId = string | number;
+export type ClientRequestParams<M extends ClientRequestMethod> = ParamsOf<ClientRequests[M]>;
+export type ClientRequestResult<M extends ClientRequestMethod> = ResultOf<ClientRequests[M]>;
+export type ClientNotificationParams<M extends ClientNotificationMethod> = ParamsOf<ClientNotifications[M]>;
+export type ServerRequestParams<M extends ServerRequestMethod> = ParamsOf<ServerRequests[M]>;
+export type ServerRequestResult<M extends ServerRequestMethod> = ResultOf<ServerRequests[M]>;
+export type ServerNotificationParams<M extends ServerNotificationMethod> = ParamsOf<ServerNotifications[M]>;
 
 export interface WireError {
   code: ErrorCode;
@@ -55,45 +72,22 @@ export interface ErrorMessage {
 export type ResponseMessage = ResultMessage | ErrorMessage;
 export type Message = RequestMessage | NotificationMessage | ResponseMessage;
 
-/*
- * The shapes the protocol carries, each derived from its schema: nothing
- * here is written by hand beside the table.
- */
-
-/** An item as it travels inline; `type` narrows the union. */
-export type Item = Static<typeof Items.Item>;
+/** The `type` of an inline item. */
 export type ItemType = Item["type"];
+/** The item variant of one type: `ItemOf<"toolCall">` is `ToolCallItem`. */
 export type ItemOf<T extends ItemType> = Extract<Item, { type: T }>;
-/** An item in history or a snapshot: inline, or moved whole behind a payload reference. */
-export type HistoryItem = Static<typeof Items.HistoryItem>;
-export type ItemReference = Static<typeof Items.ItemReference>;
-export type ToolCallStatus = Static<typeof Items.ToolCallStatus>;
-export type FileChange = Static<typeof Items.FileChange>;
-export type PayloadRef = Static<typeof Items.PayloadRef>;
-export type ImageRef = Static<typeof Items.ImageRef>;
-
-export type Turn = Static<typeof Threads.Turn>;
 export type TurnStatus = Turn["status"];
-export type TurnError = Static<typeof Threads.TurnError>;
 export type TurnErrorKind = TurnError["kind"];
-export type FileTotals = Static<typeof Threads.FileTotals>;
-export type Thread = Static<typeof Threads.Thread>;
-export type ThreadStatus = Static<typeof Threads.ThreadStatus>;
-export type ThreadSummary = Static<typeof Threads.ThreadSummary>;
-export type ThreadUi = Static<typeof Threads.ThreadUi>;
-export type Workspace = Static<typeof Threads.Workspace>;
-export type TokenUsage = Static<typeof Threads.TokenUsage>;
-export type ApprovalMode = Static<typeof Threads.ApprovalMode>;
-export type ThinkingLevel = Static<typeof Threads.ThinkingLevel>;
-export type ModelRef = Static<typeof Threads.ModelRef>;
-export type QueueSnapshot = Static<typeof Threads.QueueSnapshot>;
-export type Warning = Static<typeof Common.Warning>;
-export type ApprovalDecision = Static<typeof Approvals.ApprovalDecision>;
-export type UserQuestion = ServerRequestParams<"item/toolCall/requestUserInput">["questions"][number];
-export type UserAnswer = Static<typeof Dialogs.UserAnswer>;
-/** A dialog's params; `kind` narrows the union. */
-export type DialogParams = Static<typeof Dialogs.DialogParams>;
+
+/** `item/toolCall/requestApproval`: the server asks before a tool call runs. */
+export type ApprovalRequest = ItemToolCallRequestApprovalParams;
+export type ApprovalResponse = ItemToolCallRequestApprovalResult;
+/** `item/toolCall/requestUserInput`: the model asks the user questions. */
+export type UserInputRequest = ItemToolCallRequestUserInputParams;
+export type UserInputResponse = ItemToolCallRequestUserInputResult;
+/** `ui/dialog`: an extension asks the user; `kind` narrows the union. */
+export type Dialog = DialogParams;
+export type DialogResponse = UiDialogResult;
 export type DialogKind = DialogParams["kind"];
-/** A declarative view: one node, containers nested at most 8 deep (docs/declarative-views.md). */
-export type View = Static<typeof Views.View>;
+/** A view control: the view nodes that carry an `id` the client reports events for. */
 export type ViewControl = Extract<View, { id: string }>;

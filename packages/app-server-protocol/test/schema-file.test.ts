@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { buildJsonSchema, protocol, renderMethodReference } from "../src/schema/index.js";
+import { buildJsonSchema, exampleParams, methodFields, protocol, renderMethodReference, renderTypeScript } from "../src/schema/index.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { ProtocolSchema } from "../src/index.js";
 
@@ -17,6 +17,29 @@ test("the checked-in app-server.schema.json matches the protocol table", () => {
 test("the checked-in docs/methods.md matches the protocol table", () => {
   const checkedIn = readFileSync(here("../../../../docs/methods.md"), "utf8");
   assert.ok(checkedIn === renderMethodReference(protocol), "docs/methods.md is stale: run `npm run generate:schema` in packages/app-server-protocol");
+});
+
+test("the checked-in src/generated/types.ts matches the protocol table", () => {
+  const checkedIn = readFileSync(here("../../src/generated/types.ts"), "utf8");
+  const fresh = renderTypeScript(buildJsonSchema(protocol));
+  assert.ok(checkedIn === fresh, "src/generated/types.ts is stale: run `npm run generate:schema` in packages/app-server-protocol");
+});
+
+test("every params and result field in docs/methods.md has a description", () => {
+  const undocumented = methodFields(protocol)
+    .filter(({ row }) => row.description.trim() === "")
+    .map(({ method, part, row }) => `${method} ${part}.${row.path}`);
+  assert.deepEqual(undocumented, []);
+});
+
+test("every example in docs/methods.md is valid params for its method", () => {
+  const schema = ProtocolSchema.load();
+  for (const section of ["clientRequests", "clientNotifications", "serverRequests", "serverNotifications"] as const) {
+    for (const method of Object.keys(protocol[section])) {
+      const problem = schema.check(section, method, "params", exampleParams(protocol, section, method));
+      assert.equal(problem, undefined, `${method}: ${problem}`);
+    }
+  }
 });
 
 test("every method of the table is in the schema the server runs on", () => {

@@ -3,7 +3,7 @@ import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
 
 const Provider = Type.String({ minLength: 1, maxLength: 128, description: "A provider name as model/list shows it, such as openai or anthropic." });
-const LoginId = Type.String({ minLength: 1, maxLength: 128 });
+const LoginId = Type.String({ minLength: 1, maxLength: 128, description: "The loginId account/login/start answered." });
 
 export const AccountKind = Type.Union([Type.Literal("apiKey"), Type.Literal("oauth"), Type.Literal("env")], {
   $id: "AccountKind",
@@ -22,8 +22,8 @@ const Accounts = Type.Array(Account, { description: "One per provider, sorted by
 
 export const LoginOutcome = Type.Object(
   {
-    loginId: Type.String(),
-    provider: Type.String(),
+    loginId: Type.String({ description: "The loginId account/login/start answered." }),
+    provider: Type.String({ description: "The provider the login was for." }),
     outcome: Type.Union([Type.Literal("completed"), Type.Literal("failed"), Type.Literal("cancelled")]),
     message: Type.Optional(Type.String({ description: "Why a login failed, in the server's own words; never a provider's reply." })),
   },
@@ -53,7 +53,7 @@ export const accounts = {
         Closed,
       ),
       result: Type.Union([
-        Type.Object({ kind: Type.Literal("apiKey") }, { ...Closed, description: "The key is stored; account/updated was sent." }),
+        Type.Object({ kind: Type.Literal("apiKey", { description: "apiKey: the key was stored; oauth: a browser login started." }) }, { ...Closed, description: "The key is stored; account/updated was sent." }),
         Type.Object(
           {
             kind: Type.Literal("oauth"),

@@ -5,10 +5,10 @@ import { PayloadRef } from "./items.js";
 
 export const ApprovalDecision = Type.Union(
   [Type.Literal("accept"), Type.Literal("acceptForSession"), Type.Literal("acceptPrefixForSession"), Type.Literal("decline"), Type.Literal("cancel")],
-  { $id: "ApprovalDecision" },
+  { $id: "ApprovalDecision", description: "The user's answer: run once, run for the session, run this prefix for the session, do not run, or stop the turn." },
 );
 
-const Cwd = Type.String({ minLength: 1, maxLength: 4096 });
+const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "A directory of the project." });
 
 export const approvals = {
   clientRequests: {
@@ -24,7 +24,7 @@ export const approvals = {
       doc: "Reads the server-owned trust decision for a project folder.",
     }),
     "project/trust/set": request({
-      params: Type.Object({ cwd: Cwd, trusted: Type.Boolean() }, Closed),
+      params: Type.Object({ cwd: Cwd, trusted: Type.Boolean({ description: "True trusts the project, false withdraws trust." }) }, Closed),
       result: EmptyObject,
       doc: "Records a trust decision; later loads use it, loaded threads are not rebuilt.",
     }),
@@ -33,11 +33,11 @@ export const approvals = {
     "item/toolCall/requestApproval": request({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          turnId: Type.String(),
+          threadId: Type.String({ description: "The thread's id." }),
+          turnId: Type.String({ description: "The turn's id." }),
           itemId: Type.String({ description: "The tool call's item id (its call id)." }),
-          tool: Type.String(),
-          input: Type.Optional(Type.Unknown()),
+          tool: Type.String({ description: "The tool's name." }),
+          input: Type.Optional(Type.Unknown({ description: "The tool call's arguments; absent when over the inline limit (see inputRef)." })),
           inputRef: Type.Optional(PayloadRef),
           decisions: Type.Array(ApprovalDecision, { minItems: 1, description: "The choices to render; anything else counts as decline." }),
           reason: Type.Optional(Type.String({ description: "Why the gate asks, such as a write outside the workspace." })),

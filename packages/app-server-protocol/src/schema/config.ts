@@ -32,7 +32,7 @@ export const ResourceInfo = Type.Object(
     description: Type.Optional(Type.String()),
     shadowedBy: Type.Optional(Type.String({ description: "Path of the resource of the same type and name that wins over this one." })),
   },
-  { ...Closed, $id: "ResourceInfo" },
+  { ...Closed, $id: "ResourceInfo", description: "An extension, skill, prompt or theme the server found, with where it came from and whether it is on." },
 );
 
 /** Matches the rule the server applies: no control characters, no whitespace at either end. */
@@ -75,10 +75,10 @@ export const config = {
           settings: Type.Record(Type.String(), Type.Unknown(), { description: "What the files set, merged (a trusted project's over global); unset keys are absent." }),
           defaults: Type.Record(Type.String(), Type.Unknown(), { description: "What each unset known setting means, in the shape of settings." }),
           origins: Type.Record(Type.String(), SettingsScope, { description: "Dotted leaf key -> the scope its value came from." }),
-          versions: Type.Object({ global: Version, project: Type.Optional(Version) }, Closed),
+          versions: Type.Object({ global: Version, project: Type.Optional(Version) }, { ...Closed, description: "Each file's version as read, for config/write's expected versions." }),
           paths: Type.Object(
-            { global: Type.String(), project: Type.Optional(Type.String({ description: "Named with cwd, even when the project is untrusted and the file unread." })) },
-            Closed,
+            { global: Type.String({ description: "The global settings file." }), project: Type.Optional(Type.String({ description: "Named with cwd, even when the project is untrusted and the file unread." })) },
+            { ...Closed, description: "Where the settings files are." },
           ),
           errors: Type.Array(Warning, { description: 'Files that do not parse and settings of the wrong type, as source "settings" warnings.' }),
         },
@@ -112,7 +112,7 @@ export const config = {
           cwd: Type.Optional(Cwd),
           type: ResourceType,
           path: Type.String({ minLength: 1, maxLength: 4096, description: "A listed resource's absolute path." }),
-          enabled: Type.Boolean(),
+          enabled: Type.Boolean({ description: "True turns the resource on, false off." }),
         },
         Closed,
       ),

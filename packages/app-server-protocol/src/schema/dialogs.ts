@@ -23,28 +23,49 @@ export const UserAnswer = Type.Union(
 );
 
 const DialogBase = {
-  threadId: Type.String(),
+  threadId: Type.String({ description: "The thread's id." }),
   turnId: Type.Optional(Type.String({ description: "The running turn, when the dialog belongs to one." })),
   title: Type.String({ description: "One line, at most 200 code points." }),
 };
 
-export const DialogParams = Type.Union(
-  [
-    Type.Object({ ...DialogBase, kind: Type.Literal("select"), options: Type.Array(Type.String(), { minItems: 1 }) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("confirm"), message: Type.String() }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("input"), placeholder: Type.Optional(Type.String()) }, Closed),
-    Type.Object({ ...DialogBase, kind: Type.Literal("editor"), prefill: Type.Optional(Type.String()) }, Closed),
-  ],
-  { $id: "DialogParams" },
+const DialogKind = { description: "Which dialog: select, confirm, input or editor." };
+
+export const SelectDialog = Type.Object(
+  {
+    ...DialogBase,
+    kind: Type.Literal("select", DialogKind),
+    options: Type.Array(Type.String(), { minItems: 1, description: "The choices; the answer's value is one of them." }),
+  },
+  { ...Closed, $id: "SelectDialog", description: "Pick one of the options." },
 );
+
+export const ConfirmDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("confirm", DialogKind), message: Type.String({ description: "The question to confirm." }) },
+  { ...Closed, $id: "ConfirmDialog", description: "Yes or no." },
+);
+
+export const InputDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("input", DialogKind), placeholder: Type.Optional(Type.String({ description: "Hint text for the empty field." })) },
+  { ...Closed, $id: "InputDialog", description: "One line of text." },
+);
+
+export const EditorDialog = Type.Object(
+  { ...DialogBase, kind: Type.Literal("editor", DialogKind), prefill: Type.Optional(Type.String({ description: "The editor's starting text." })) },
+  { ...Closed, $id: "EditorDialog", description: "Multi-line text." },
+);
+
+export const DialogParams = Type.Union([SelectDialog, ConfirmDialog, InputDialog, EditorDialog], {
+  $id: "DialogParams",
+  description: "A dialog; kind says which.",
+});
 
 export const dialogs = {
   serverRequests: {
     "item/toolCall/requestUserInput": request({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          turnId: Type.String(),
+          threadId: Type.String({ description: "The thread's id." }),
+          turnId: Type.String({ description: "The turn's id." }),
           itemId: Type.String({ description: "The ask_user call's item id." }),
           questions: Type.Array(Question, { minItems: 1, description: "All of the call's questions, as the model gave them." }),
         },

@@ -3,7 +3,7 @@ import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
 import { FileTotals } from "./threads.js";
 
-const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 const Line = Type.Integer({ minimum: 0 });
 const RepoPath = Type.String({ minLength: 1, maxLength: 4096, description: "Relative to the repository root, with `/` separators; taken literally." });
 const HunkId = Type.String({ minLength: 1, maxLength: 128, description: "A hunk's id from a read of the same scope and context." });
@@ -11,7 +11,7 @@ const Context = Type.Integer({ minimum: 0, maximum: 100, description: "Lines of 
 
 export const DiffScope = Type.Union(
   [Type.Literal("uncommitted"), Type.Literal("unstaged"), Type.Literal("staged"), Type.Literal("committed"), Type.Literal("branch"), Type.Literal("lastTurn")],
-  { $id: "DiffScope" },
+  { $id: "DiffScope", description: "Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's." },
 );
 
 export const DiffHunk = Type.Object(
@@ -39,7 +39,7 @@ export const DiffFile = Type.Object(
     tooLarge: Type.Optional(Type.Boolean({ description: "Past the response budget: the counts stay, the hunks are left out." })),
     hunks: Type.Array(DiffHunk),
   },
-  { ...Closed, $id: "DiffFile" },
+  { ...Closed, $id: "DiffFile", description: "One changed file with its hunks." },
 );
 
 export const ReviewCommentInput = Type.Object(
@@ -72,7 +72,7 @@ const ScopeParams = {
 export const diffs = {
   clientRequests: {
     "thread/diff/read": request({
-      params: Type.Object({ threadId: ThreadId, ...ScopeParams, ignoreWhitespace: Type.Optional(Type.Boolean()) }, Closed),
+      params: Type.Object({ threadId: ThreadId, ...ScopeParams, ignoreWhitespace: Type.Optional(Type.Boolean({ description: "Leaves out changes of whitespace only." })) }, Closed),
       result: Type.Object(
         {
           scope: DiffScope,
@@ -120,7 +120,7 @@ export const diffs = {
   },
   serverNotifications: {
     "turn/diff/updated": notification({
-      params: Type.Object({ threadId: Type.String(), turnId: Type.String(), files: Type.Array(FileTotals) }, Closed),
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), turnId: Type.String({ description: "The turn's id." }), files: Type.Array(FileTotals) }, Closed),
       doc: "After turn/completed: the net line totals of each file that changed in the thread's git checkout while the turn ran; not sent when none changed, nor outside git. To subscribers.",
     }),
   },

@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { request } from "./define.js";
 
-const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 const Sha = Type.String({ pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$", description: "A full commit id." });
 const BranchName = Type.String({ minLength: 1, maxLength: 255, description: "A local branch's short name, such as feature/login." });
 
@@ -20,7 +20,7 @@ const GitStatus = Type.Object(
     unstaged: Type.Integer({ minimum: 0, description: "Tracked files with changes not staged (a file may count here and in staged)." }),
     untracked: Type.Integer({ minimum: 0, description: "Untracked files, each file counted; ignored files are not." }),
     conflicted: Type.Integer({ minimum: 0, description: "Files with unresolved conflicts." }),
-    operation: Type.Union([Operation, Type.Null()]),
+    operation: Type.Union([Operation, Type.Null()], { description: "A merge, rebase or the like in progress; null when none is." }),
   },
   Closed,
 );
@@ -38,7 +38,7 @@ const GitBranch = Type.Object(
 const GitCommit = Type.Object(
   {
     sha: Sha,
-    subject: Type.String(),
+    subject: Type.String({ description: "The first line of the commit message." }),
     author: Type.String({ description: "The author's name." }),
     time: Type.String({ description: "The author's time, ISO 8601 in UTC." }),
   },
@@ -86,7 +86,7 @@ export const git = {
       ),
       result: Type.Object(
         {
-          remote: Type.String(),
+          remote: Type.String({ description: "The remote pushed to." }),
           branch: BranchName,
           pushedTo: Type.String({ description: "The branch it went to, as <remote>/<branch>." }),
           upstreamSet: Type.Boolean({ description: "The branch had no upstream; this push made it one." }),
@@ -101,8 +101,8 @@ export const git = {
         {
           ...onThread,
           title: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "Absent: title and body come from the commits (gh's --fill)." })),
-          body: Type.Optional(Type.String({ maxLength: 65_536 })),
-          draft: Type.Optional(Type.Boolean()),
+          body: Type.Optional(Type.String({ maxLength: 65_536, description: "The pull request's description, in Markdown." })),
+          draft: Type.Optional(Type.Boolean({ description: "Opens it as a draft." })),
           base: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "The branch to merge into; the repository's default by default." })),
         },
         Closed,
@@ -146,7 +146,12 @@ export const git = {
       result: Type.Object(
         {
           commits: Type.Array(GitCommit, { description: "Newest first." }),
-          base: Type.Optional(Type.Object({ sha: Sha, from: Type.String({ description: "What the base was found from: the upstream's or the default branch's name." }) }, Closed)),
+          base: Type.Optional(
+            Type.Object(
+              { sha: Sha, from: Type.String({ description: "What the base was found from: the upstream's or the default branch's name." }) },
+              { ...Closed, description: "Where the branch left its base; absent when none was found." },
+            ),
+          ),
           truncated: Type.Boolean({ description: "More commits since the base than limit." }),
         },
         Closed,

@@ -5,7 +5,7 @@ import { View } from "./views.js";
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 
 /** Fields every item has; `index`, times and contents may change until item/completed. The literal `type` stays literal, so the union narrows. */
-function item<K extends string, T extends Record<string, TSchema>>(type: K, fields: T, description: string) {
+function item<K extends string, T extends Record<string, TSchema>>(type: K, name: string, fields: T, description: string) {
   return Type.Object(
     {
       id: Type.String({ description: "A durable ordinal within the turn, or a tool call's own id." }),
@@ -16,7 +16,7 @@ function item<K extends string, T extends Record<string, TSchema>>(type: K, fiel
       completedAt: Type.Optional(Millis),
       ...fields,
     },
-    { ...Closed, description },
+    { ...Closed, $id: name, description },
   );
 }
 
@@ -62,6 +62,7 @@ export const ReviewComment = Type.Object(
 
 export const UserMessageItem = item(
   "userMessage",
+  "UserMessageItem",
   {
     text: Type.String(),
     images: Type.Optional(Type.Array(ImageRef)),
@@ -71,11 +72,12 @@ export const UserMessageItem = item(
   "What the user sent (after extensions transformed it).",
 );
 
-export const AgentMessageItem = item("agentMessage", { text: Type.String() }, "The model's answer text.");
-export const ReasoningItem = item("reasoning", { text: Type.String() }, "The model's reasoning text.");
+export const AgentMessageItem = item("agentMessage", "AgentMessageItem", { text: Type.String() }, "The model's answer text.");
+export const ReasoningItem = item("reasoning", "ReasoningItem", { text: Type.String() }, "The model's reasoning text.");
 
 export const ToolCallItem = item(
   "toolCall",
+  "ToolCallItem",
   {
     name: Type.String(),
     input: Type.Optional(Type.Unknown()),
@@ -89,10 +91,11 @@ export const ToolCallItem = item(
   "A tool call; its id is the call id.",
 );
 
-export const CompactionItem = item("compaction", { summary: Type.String() }, "Older history was summarized.");
+export const CompactionItem = item("compaction", "CompactionItem", { summary: Type.String() }, "Older history was summarized.");
 
 export const ExtensionMessageItem = item(
   "extensionMessage",
+  "ExtensionMessageItem",
   { text: Type.String(), customType: Type.Optional(Type.String()), view: Type.Optional(View) },
   "A message an extension added to the conversation.",
 );
@@ -115,11 +118,12 @@ export const ItemReference = Type.Object(
     index: Type.Optional(Type.Integer({ minimum: 0 })),
     payloadRef: PayloadRef,
   },
-  { ...Closed, description: "An item too large to send inline; payload/read returns it as JSON." },
+  { ...Closed, $id: "ItemReference", description: "An item too large to send inline; payload/read returns it as JSON." },
 );
 
 export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem, ToolCallItem, CompactionItem, ExtensionMessageItem], {
   $id: "Item",
+  description: "An item of a turn; its type says which.",
 });
 
-export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem" });
+export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem", description: "An item inline, or a reference to it when it is too large to send inline." });

@@ -6,9 +6,9 @@ export const MAX_OPT_OUT_NOTIFICATIONS = 256;
 
 const ClientInfo = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 256 }),
-    version: Type.Optional(Type.String({ maxLength: 256 })),
-    title: Type.Optional(Type.String({ maxLength: 256 })),
+    name: Type.String({ minLength: 1, maxLength: 256, description: "The client's name, for logs and diagnostics." }),
+    version: Type.Optional(Type.String({ maxLength: 256, description: "The client's version." })),
+    title: Type.Optional(Type.String({ maxLength: 256, description: "A display name for the client." })),
   },
   Closed,
 );
@@ -25,22 +25,25 @@ const ClientCapabilities = Type.Object({
 
 const InitializeParams = Type.Object(
   {
-    clientInfo: ClientInfo,
-    capabilities: Type.Optional(ClientCapabilities),
+    clientInfo: { ...ClientInfo, description: "Who is connecting." },
+    capabilities: Type.Optional({ ...ClientCapabilities, description: "What this connection wants or supports." }),
   },
   Closed,
 );
 
 const InitializeResult = Type.Object(
   {
-    serverInfo: Type.Object({ name: Type.String(), version: Type.String() }, Closed),
+    serverInfo: Type.Object(
+      { name: Type.String({ description: "The server's name." }), version: Type.String({ description: "The server's version." }) },
+      { ...Closed, description: "Which server answered." },
+    ),
     platform: Type.Object(
       {
-        os: Type.Union([Type.Literal("linux"), Type.Literal("darwin"), Type.Literal("win32")]),
-        arch: Type.String(),
-        homeDir: Type.String(),
+        os: Type.Union([Type.Literal("linux"), Type.Literal("darwin"), Type.Literal("win32")], { description: "The operating system the server runs on." }),
+        arch: Type.String({ description: "The CPU architecture, as Node names it (x64, arm64)." }),
+        homeDir: Type.String({ description: "The home directory of the user the server runs as." }),
       },
-      Closed,
+      { ...Closed, description: "Where the server runs, so a client can show paths and shortcuts that fit." },
     ),
   },
   Closed,
@@ -50,14 +53,14 @@ const Count = Type.Integer({ minimum: 0 });
 
 const DiagnosticsResult = Type.Object(
   {
-    rssBytes: Count,
-    heapBytes: Count,
-    loadedThreads: Count,
-    loadingThreads: Count,
-    payloadFiles: Count,
-    payloadBytes: Count,
-    inactiveFactories: Count,
-    uptimeMs: Count,
+    rssBytes: { ...Count, description: "The process's resident memory." },
+    heapBytes: { ...Count, description: "JavaScript heap in use." },
+    loadedThreads: { ...Count, description: "Threads loaded in memory." },
+    loadingThreads: { ...Count, description: "Threads being loaded now." },
+    payloadFiles: { ...Count, description: "Large values stored for payload/read." },
+    payloadBytes: { ...Count, description: "Their total size." },
+    inactiveFactories: { ...Count, description: "Extension factories loaded but used by no thread." },
+    uptimeMs: { ...Count, description: "Time since the server started." },
     listingFilesOpened: Type.Integer({ minimum: 0, description: "Cumulative transcript opens by listings, parent-header lookups included." }),
     listingBytesScanned: Type.Integer({ minimum: 0, description: "Cumulative transcript bytes scanned by listings." }),
   },
@@ -66,10 +69,10 @@ const DiagnosticsResult = Type.Object(
 
 const ErrorNotification = Type.Object(
   {
-    message: Type.String(),
+    message: Type.String({ description: "What went wrong, for the user." }),
     kind: Type.Optional(Type.String({ description: "What went wrong: parseError, lineTooLong, unknownResponse, methodNotFound, or a turn error kind." })),
-    threadId: Type.Optional(Type.String()),
-    clientMessageId: Type.Optional(Type.String()),
+    threadId: Type.Optional(Type.String({ description: "The thread it concerns, when it concerns one." })),
+    clientMessageId: Type.Optional(Type.String({ description: "The clientMessageId of the input the error is about." })),
   },
   Closed,
 );

@@ -33,14 +33,17 @@ export const mcp = {
         {
           servers: Type.Array(McpServer, { description: "Sorted by name." }),
           errors: Type.Array(Warning, { description: "Unreadable files and skipped entries." }),
-          paths: Type.Object({ global: Type.String(), project: Type.Optional(Type.String({ description: "Named whenever cwd is given, trusted or not." })) }, Closed),
+          paths: Type.Object(
+            { global: Type.String({ description: "The global mcp.json." }), project: Type.Optional(Type.String({ description: "Named whenever cwd is given, trusted or not." })) },
+            { ...Closed, description: "Where the mcp.json files are." },
+          ),
         },
         Closed,
       ),
       doc: "The MCP servers a thread in cwd (or with no project) would connect: the global mcp.json and a trusted project's, which overrides. Starts no server.",
     }),
     "mcp/update": request({
-      params: Type.Object({ cwd: Type.Optional(Cwd), name: ServerName, enabled: Type.Optional(Type.Boolean()), exposure: Type.Optional(McpExposure) }, Closed),
+      params: Type.Object({ cwd: Type.Optional(Cwd), name: ServerName, enabled: Type.Optional(Type.Boolean({ description: "False keeps the server configured but does not start it." })), exposure: Type.Optional(McpExposure) }, Closed),
       result: Type.Object({}, Closed),
       doc: "Changes a listed server's enabled or exposure: in the trusted project's file when it overrides the server, else in the file that defines it. An unknown name is invalidParams.",
     }),
@@ -51,7 +54,7 @@ export const mcp = {
     }),
     "mcp/remove": request({
       params: Type.Object({ scope: Scope, cwd: Type.Optional(Cwd), name: ServerName }, Closed),
-      result: Type.Object({ removed: Type.Boolean() }, Closed),
+      result: Type.Object({ removed: Type.Boolean({ description: "False: the file held no server of that name." }) }, Closed),
       doc: "Removes a server entry from one file; removed is false when it had none of that name.",
     }),
   },

@@ -6,20 +6,21 @@ import { View } from "./views.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
-const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 /** A page cursor from an earlier answer; null, like absence, asks for the first page. */
-const Cursor = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]));
+const Cursor = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: "A nextCursor from an earlier page; null or absent for the first page." }));
 
 export const ThinkingLevel = Type.Union(
   [Type.Literal("off"), Type.Literal("minimal"), Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("xhigh")],
-  { $id: "ThinkingLevel" },
+  { $id: "ThinkingLevel", description: "How hard the model thinks; off for a model without reasoning." },
 );
 
 export const ApprovalMode = Type.Union([Type.Literal("ask"), Type.Literal("autoEdit"), Type.Literal("fullAccess")], {
   $id: "ApprovalMode",
+  description: "ask: tool calls that change things wait for approval; autoEdit: file edits run without asking; fullAccess: nothing asks.",
 });
 
-export const ModelRef = Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }, { ...Closed, $id: "ModelRef" });
+export const ModelRef = Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }, { ...Closed, $id: "ModelRef", description: "A model by provider and id, as model/list shows them." });
 
 export const ThreadStatus = Type.Union(
   [
@@ -31,7 +32,7 @@ export const ThreadStatus = Type.Union(
     ),
     Type.Object({ type: Type.Literal("systemError"), message: Type.String() }, Closed),
   ],
-  { $id: "ThreadStatus" },
+  { $id: "ThreadStatus", description: "Whether the thread is loaded and what a running thread waits on." },
 );
 
 export const WorkspaceMode = Type.Union([Type.Literal("local"), Type.Literal("worktree")], {
@@ -82,7 +83,7 @@ export const Thread = Type.Object(
     approvalMode: ApprovalMode,
     planMode: Type.Boolean({ description: "Only read-only tools and submit_plan run until the user approves a plan." }),
   },
-  { ...Closed, $id: "Thread" },
+  { ...Closed, $id: "Thread", description: "A loaded thread: where it runs, its model and its settings." },
 );
 
 export const ThreadSummary = Type.Object(
@@ -100,7 +101,7 @@ export const ThreadSummary = Type.Object(
     status: ThreadStatus,
     sessionFile: Type.String(),
   },
-  { ...Closed, $id: "ThreadSummary" },
+  { ...Closed, $id: "ThreadSummary", description: "A thread as lists and history show it, loaded or not." },
 );
 
 export const TurnError = Type.Object(
@@ -115,12 +116,12 @@ export const TurnError = Type.Object(
       Type.Literal("other"),
     ]),
   },
-  { ...Closed, $id: "TurnError" },
+  { ...Closed, $id: "TurnError", description: "Why a turn failed." },
 );
 
 export const FileTotals = Type.Object(
   { path: Type.String(), additions: Type.Integer({ minimum: 0 }), deletions: Type.Integer({ minimum: 0 }) },
-  { ...Closed, $id: "FileTotals" },
+  { ...Closed, $id: "FileTotals", description: "Lines added and deleted in one file." },
 );
 
 export const Turn = Type.Object(
@@ -135,7 +136,7 @@ export const Turn = Type.Object(
     // A turn over the inline limit: items left out, payload/read returns the whole turn as JSON.
     payloadRef: Type.Optional(PayloadRef),
   },
-  { ...Closed, $id: "Turn" },
+  { ...Closed, $id: "Turn", description: "One user message and everything the agent did for it." },
 );
 
 export const TokenUsage = Type.Object(
@@ -148,7 +149,7 @@ export const TokenUsage = Type.Object(
     contextTokens: Type.Optional(Type.Integer({ minimum: 0, description: "Absent when the current context is unknown." })),
     contextWindow: Type.Integer({ minimum: 0 }),
   },
-  { ...Closed, $id: "TokenUsage" },
+  { ...Closed, $id: "TokenUsage", description: "The thread's token counts and cost so far, and how full its context is." },
 );
 
 const Widget = Type.Object(
@@ -174,15 +175,26 @@ export const ThreadUi = Type.Object(
 
 export const QueueSnapshot = Type.Object(
   {
-    steering: Type.Array(Type.String()),
+    steering: Type.Array(Type.String(), { description: "Texts the running turn takes at its next step." }),
     followUp: Type.Array(
-      Type.Object({ id: Type.String(), text: Type.String(), attachments: Type.Optional(Type.Integer({ minimum: 1 })) }, Closed),
+      Type.Object(
+        {
+          id: Type.String({ description: "The queueId." }),
+          text: Type.String({ description: "The queued text." }),
+          attachments: Type.Optional(Type.Integer({ minimum: 1, description: "How many images go with it." })),
+        },
+        Closed,
+      ),
+      { description: "Inputs that start turns of their own, oldest first." },
     ),
   },
-  { ...Closed, $id: "QueueSnapshot" },
+  { ...Closed, $id: "QueueSnapshot", description: "Messages waiting for the running turn: steering goes in at the next step, followUp starts turns after it." },
 );
 
-const ThreadCreated = Type.Object({ thread: Thread, warnings: Type.Array(Warning), ui: ThreadUi }, Closed);
+const ThreadCreated = Type.Object(
+  { thread: Thread, warnings: Type.Array(Warning, { description: "Problems found while loading settings, extensions or trust; the thread started anyway." }), ui: ThreadUi },
+  Closed,
+);
 
 const ModelSummary = Type.Object(
   {
@@ -212,7 +224,7 @@ const ModelSummary = Type.Object(
     ),
     source: Type.Union([Type.Literal("builtin"), Type.Literal("custom"), Type.Literal("extension")]),
   },
-  { ...Closed, $id: "ModelSummary" },
+  { ...Closed, $id: "ModelSummary", description: "A model the server knows, with what it can do and what it costs." },
 );
 
 export const threads = {
@@ -238,7 +250,7 @@ export const threads = {
         {
           thread: Thread,
           turns: Type.Array(Turn),
-          nextCursor: Type.Optional(Type.String()),
+          nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })),
           runningTurn: Type.Optional(Turn),
           queue: QueueSnapshot,
           usage: TokenUsage,
@@ -252,7 +264,7 @@ export const threads = {
     }),
     "thread/read": request({
       params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
-      result: Type.Object({ thread: ThreadSummary, turns: Type.Array(Turn), nextCursor: Type.Optional(Type.String()) }, Closed),
+      result: Type.Object({ thread: ThreadSummary, turns: Type.Array(Turn), nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })) }, Closed),
       errors: ["threadNotFound", "invalidCursor"],
       doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too.",
     }),
@@ -266,7 +278,7 @@ export const threads = {
         },
         Closed,
       ),
-      result: Type.Object({ threads: Type.Array(ThreadSummary), nextCursor: Type.Optional(Type.String()) }, Closed),
+      result: Type.Object({ threads: Type.Array(ThreadSummary), nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })) }, Closed),
       errors: ["invalidCursor"],
       doc: "Thread summaries newest first, from each sessions folder's index; later pages come from a snapshot of the first.",
     }),
@@ -278,11 +290,14 @@ export const threads = {
     }),
     "thread/unsubscribe": request({
       params: Type.Object({ threadId: ThreadId }, Closed),
-      result: Type.Object({ status: Type.Union([Type.Literal("unsubscribed"), Type.Literal("notSubscribed")]) }, Closed),
+      result: Type.Object(
+        { status: Type.Union([Type.Literal("unsubscribed"), Type.Literal("notSubscribed")], { description: "notSubscribed: this connection was not subscribed." }) },
+        Closed,
+      ),
       doc: "Stops this connection's thread notifications.",
     }),
     "thread/name/set": request({
-      params: Type.Object({ threadId: ThreadId, name: Type.String({ minLength: 1, maxLength: 200 }) }, Closed),
+      params: Type.Object({ threadId: ThreadId, name: Type.String({ minLength: 1, maxLength: 200, description: "The new name." }) }, Closed),
       result: EmptyObject,
       errors: ["threadNotFound"],
       doc: "Renames a loaded thread; every connection gets thread/name/updated.",
@@ -347,26 +362,26 @@ export const threads = {
       doc: "A command replaced the thread (/new, an extension's ctx.newSession()): this connection is now subscribed to `thread` instead, and the old thread's extension contexts are stale; to the old thread's subscribers.",
     }),
     "thread/status/changed": notification({
-      params: Type.Object({ threadId: Type.String(), status: ThreadStatus }, Closed),
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), status: ThreadStatus }, Closed),
       doc: "A thread's status changed; to every connection.",
     }),
-    "thread/archived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was archived; to every connection." }),
-    "thread/unarchived": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "A thread was unarchived; to every connection." }),
-    "thread/deleted": notification({ params: Type.Object({ threadId: Type.String() }, Closed), doc: "An archived thread was deleted; to every connection." }),
+    "thread/archived": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "A thread was archived; to every connection." }),
+    "thread/unarchived": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "A thread was unarchived; to every connection." }),
+    "thread/deleted": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "An archived thread was deleted; to every connection." }),
     "thread/planMode/updated": notification({
-      params: Type.Object({ threadId: Type.String(), planMode: Type.Boolean() }, Closed),
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), planMode: Type.Boolean({ description: "Whether plan mode is now on." }) }, Closed),
       doc: "Plan mode turned on or off (settings, /plan, an approved plan); to subscribers.",
     }),
     "thread/name/updated": notification({
-      params: Type.Object({ threadId: Type.String(), name: Type.String() }, Closed),
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), name: Type.String({ description: "The new name." }) }, Closed),
       doc: "A thread was renamed; to every connection.",
     }),
     "thread/tokenUsage/updated": notification({
-      params: Type.Object({ threadId: Type.String(), turnId: Type.Optional(Type.String()), usage: TokenUsage }, Closed),
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), turnId: Type.Optional(Type.String({ description: "The turn it concerns, when it concerns one." })), usage: TokenUsage }, Closed),
       doc: "After every finalized assistant reply (and compaction billing); to subscribers.",
     }),
     warning: notification({
-      params: Type.Object({ threadId: Type.Optional(Type.String()), warning: Warning }, Closed),
+      params: Type.Object({ threadId: Type.Optional(Type.String({ description: "The thread it concerns, when it concerns one." })), warning: Warning }, Closed),
       doc: "A problem that did not stop the work, such as an extension's failure; to subscribers.",
     }),
   },

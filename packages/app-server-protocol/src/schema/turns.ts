@@ -5,7 +5,7 @@ import { notification, request } from "./define.js";
 import { HistoryItem } from "./items.js";
 import { Turn, TurnError } from "./threads.js";
 
-const ThreadId = Type.String({ minLength: 1, maxLength: 128 });
+const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 
 export const ImageInput = Type.Union(
   [
@@ -18,13 +18,13 @@ export const ImageInput = Type.Union(
     ),
     Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: "Absolute path to a PNG, JPEG, GIF or WebP file of at most 20 MiB." }) }, Closed),
   ],
-  { $id: "ImageInput" },
+  { $id: "ImageInput", description: "An image sent with a message: its bytes inline or a file path." },
 );
 
-const ClientMessageId = Type.String({ minLength: 1, maxLength: 128 });
+const ClientMessageId = Type.String({ minLength: 1, maxLength: 128, description: "The client's own id for the message, echoed on its userMessage item so the client can match its optimistic copy." });
 
-const TurnParams = { threadId: Type.String({ minLength: 1, maxLength: 128 }) };
-const ItemParams = { threadId: Type.String(), turnId: Type.String() };
+const TurnParams = { threadId: Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." }) };
+const ItemParams = { threadId: Type.String({ description: "The thread's id." }), turnId: Type.String({ description: "The turn's id." }) };
 
 export const turns = {
   clientRequests: {
@@ -32,19 +32,21 @@ export const turns = {
       params: Type.Object(
         {
           threadId: ThreadId,
-          text: Type.String({ maxLength: 1_000_000 }),
-          requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          text: Type.String({ maxLength: 1_000_000, description: "The user's message." }),
+          requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The client's own id for this request, echoed in the result and on turn/started so the turn can be matched to it." })),
           clientMessageId: Type.Optional(ClientMessageId),
-          images: Type.Optional(Type.Array(ImageInput, { maxItems: 32 })),
+          images: Type.Optional(Type.Array(ImageInput, { maxItems: 32, description: "At most 32 images sent with the text." })),
           comments: Type.Optional(ReviewComments),
         },
         Closed,
       ),
       result: Type.Object(
         {
-          status: Type.Union([Type.Literal("started"), Type.Literal("handled"), Type.Literal("cancelled")]),
+          status: Type.Union([Type.Literal("started"), Type.Literal("handled"), Type.Literal("cancelled")], {
+            description: "started: a turn runs; handled: a command or extension took the input and no turn runs; cancelled: an extension dropped it.",
+          }),
           threadId: Type.String({ description: "The thread that now runs: the new one after a session-replacing command." }),
-          requestId: Type.Optional(Type.String()),
+          requestId: Type.Optional(Type.String({ description: "The requestId the client sent." })),
         },
         Closed,
       ),
@@ -54,7 +56,7 @@ export const turns = {
   },
   serverNotifications: {
     "turn/started": notification({
-      params: Type.Object({ ...TurnParams, turn: Turn, requestId: Type.Optional(Type.String()) }, Closed),
+      params: Type.Object({ ...TurnParams, turn: Turn, requestId: Type.Optional(Type.String({ description: "The requestId of the turn/start that began it." })) }, Closed),
       doc: "A turn began; to subscribers.",
     }),
     "turn/completed": notification({
@@ -69,9 +71,9 @@ export const turns = {
       params: Type.Object(
         {
           ...ItemParams,
-          attempt: Type.Integer({ minimum: 1 }),
-          maxAttempts: Type.Integer({ minimum: 1 }),
-          delayMs: Type.Integer({ minimum: 0 }),
+          attempt: Type.Integer({ minimum: 1, description: "Which retry this is, from 1." }),
+          maxAttempts: Type.Integer({ minimum: 1, description: "How many retries there will be at most." }),
+          delayMs: Type.Integer({ minimum: 0, description: "How long until the retry." }),
           error: TurnError,
         },
         Closed,
@@ -87,15 +89,15 @@ export const turns = {
       doc: "An item's final times, text, fileChanges and index: replace what streamed. An item over the inline limit comes as {id, type, index?, payloadRef}.",
     }),
     "item/removed": notification({
-      params: Type.Object({ ...ItemParams, itemId: Type.String() }, Closed),
+      params: Type.Object({ ...ItemParams, itemId: Type.String({ description: "The item's id: for a tool call, its call id." }) }, Closed),
       doc: "An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped).",
     }),
     "item/agentMessage/delta": notification({
-      params: Type.Object({ ...ItemParams, itemId: Type.String(), delta: Type.String() }, Closed),
+      params: Type.Object({ ...ItemParams, itemId: Type.String({ description: "The item's id: for a tool call, its call id." }), delta: Type.String({ description: "Text to append to the item's text." }) }, Closed),
       doc: "More answer text.",
     }),
     "item/reasoning/delta": notification({
-      params: Type.Object({ ...ItemParams, itemId: Type.String(), delta: Type.String() }, Closed),
+      params: Type.Object({ ...ItemParams, itemId: Type.String({ description: "The item's id: for a tool call, its call id." }), delta: Type.String({ description: "Text to append to the item's text." }) }, Closed),
       doc: "More reasoning text.",
     }),
   },

@@ -10,8 +10,8 @@ export const ui = {
     "ui/event": request({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          widgetKey: Type.String(),
+          threadId: Type.String({ description: "The thread's id." }),
+          widgetKey: Type.String({ description: "The widget whose view the event came from." }),
           id: Type.String({ description: "The control's id in the widget's view." }),
           value: Type.Optional(
             Type.Union([Type.String(), Type.Boolean()], {
@@ -30,11 +30,11 @@ export const ui = {
     "ui/state": notification({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          statuses: Type.Array(Type.Object({ key: Type.String(), text: Type.String() }, Closed), { description: "Sorted by key." }),
+          threadId: Type.String({ description: "The thread's id." }),
+          statuses: Type.Array(Type.Object({ key: Type.String({ description: "The status line's key, chosen by the extension." }), text: Type.String({ description: "The text to show." }) }, Closed), { description: "Sorted by key." }),
           title: Type.Optional(Type.String({ description: "Absent: cleared." })),
           workingMessage: Type.Optional(Type.String({ description: "Absent: cleared." })),
-          workingVisible: Type.Boolean(),
+          workingVisible: Type.Boolean({ description: "Whether the working indicator shows while a turn runs." }),
         },
         Closed,
       ),
@@ -43,10 +43,10 @@ export const ui = {
     "ui/widget": notification({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          key: Type.String(),
-          placement: Type.Optional(Placement),
-          lines: Type.Optional(Type.Array(Type.String())),
+          threadId: Type.String({ description: "The thread's id." }),
+          key: Type.String({ description: "The widget's key, chosen by the extension." }),
+          placement: Type.Optional({ ...Placement, description: "Above or below the editor; absent when removed." }),
+          lines: Type.Optional(Type.Array(Type.String(), { description: "Text lines to show." })),
           view: Type.Optional(View),
         },
         Closed,
@@ -56,9 +56,9 @@ export const ui = {
     "ui/notify": notification({
       params: Type.Object(
         {
-          threadId: Type.String(),
-          message: Type.String(),
-          level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")]),
+          threadId: Type.String({ description: "The thread's id." }),
+          message: Type.String({ description: "The text to show." }),
+          level: Type.Union([Type.Literal("info"), Type.Literal("warning"), Type.Literal("error")], { description: "How the client should show it." }),
         },
         Closed,
       ),
