@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { request } from "./define.js";
+import { reasons } from "./reasons.js";
 
 const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "An absolute path to an existing directory." });
 
@@ -99,6 +100,7 @@ export const config = {
       ),
       result: Type.Object({ version: Version }, Closed),
       errors: ["configConflict"],
+      reasons: reasons("untrusted", "missingCwd"),
       doc: "Sets or deletes one key in one scope's settings file under the file's lock; configConflict (data.version) when expectedVersion no longer matches.",
     }),
     "resource/list": request({
@@ -117,6 +119,7 @@ export const config = {
         Closed,
       ),
       result: EmptyObject,
+      reasons: reasons("untrusted"),
       doc: "Switches one listed resource on or off with a + or - pattern in the settings of the scope that defines it.",
     }),
     "environment/list": request({
@@ -133,6 +136,7 @@ export const config = {
     "environment/save": request({
       params: Type.Object({ cwd: Cwd, environments: Environments }, Closed),
       result: EmptyObject,
+      reasons: reasons("untrusted"),
       doc: "Replaces the whole list in a trusted project's .knightcode/environments.json, under the same file lock as settings.",
     }),
   },

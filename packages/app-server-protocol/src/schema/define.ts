@@ -8,6 +8,8 @@ export interface RequestDef<P extends TSchema = TSchema, R extends TSchema = TSc
   readonly result: R;
   /** Method-specific error codes, beyond the common ones every method may answer. */
   readonly errors: readonly ErrorCode[];
+  /** The `data.reason` values its errors may carry, each with what it means: what a client branches on. */
+  readonly reasons: Readonly<Record<string, string>>;
   readonly doc: string;
 }
 
@@ -22,9 +24,10 @@ export function request<P extends TSchema, R extends TSchema>(def: {
   params: P;
   result: R;
   errors?: readonly ErrorCode[];
+  reasons?: Readonly<Record<string, string>>;
   doc: string;
 }): RequestDef<P, R> {
-  return { kind: "request", params: def.params, result: def.result, errors: def.errors ?? [], doc: def.doc };
+  return { kind: "request", params: def.params, result: def.result, errors: def.errors ?? [], reasons: def.reasons ?? {}, doc: def.doc };
 }
 
 export function notification<P extends TSchema>(def: { params: P; doc: string }): NotificationDef<P> {

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
+import { reasons } from "./reasons.js";
 import { FileTotals } from "./threads.js";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
@@ -103,18 +104,21 @@ export const diffs = {
       ),
       result: Paths,
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      reasons: reasons("diffChanged", "patchFailed"),
       doc: "Reverse-applies one hunk, one file or the whole scope to the working tree. Renamed, added, deleted, binary and mode-changed files revert whole; reverting an added file deletes it. lastTurn undoes (or with reapply redoes) the turn only while its files are exactly as it left (found) them. Refused while a turn runs in the checkout. invalidParams for staged and committed or a path outside the diff; gitConflict diffChanged or patchFailed.",
     }),
     "git/stage": request({
       params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
       result: Paths,
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      reasons: reasons("diffChanged", "patchFailed"),
       doc: "Stages everything (no path), one path, or one hunk of an unstaged read. A hunk id that matches nothing answers gitConflict diffChanged.",
     }),
     "git/unstage": request({
       params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
       result: Paths,
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      reasons: reasons("diffChanged", "patchFailed"),
       doc: "Unstages everything (no path), one path, or one hunk of a staged read. A hunk id that matches nothing answers gitConflict diffChanged.",
     }),
   },

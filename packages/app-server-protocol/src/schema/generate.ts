@@ -73,6 +73,7 @@ export function buildJsonSchema(protocol: Protocol): JsonObject {
       if (def.kind === "request") {
         entry.result = hoister.hoist(def.result);
         entry.errors = [...def.errors];
+        if (Object.keys(def.reasons).length > 0) entry.reasons = { ...def.reasons };
       }
       sections[section][method] = entry;
       const pointer = `#/${section}/${method.replaceAll("~", "~0").replaceAll("/", "~1")}/params`;

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { request } from "./define.js";
+import { reasons } from "./reasons.js";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 const Sha = Type.String({ pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$", description: "A full commit id." });
@@ -74,6 +75,7 @@ export const git = {
         Closed,
       ),
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict", "authRequired"],
+      reasons: reasons("concurrentChange", "localChanges"),
       doc: `${CHECKOUT} Commits, the user's hooks running. Nothing to commit is invalidParams; unresolved conflicts are gitConflict localChanges; HEAD or the change moving while the model wrote the message is gitConflict concurrentChange; a hook or git refusing is internal with data.output. The message request is in no transcript and no usage.`,
     }),
     "git/push": request({
@@ -94,6 +96,7 @@ export const git = {
         Closed,
       ),
       errors: ["threadNotFound", "notGitRepo", "gitConflict", "authRequired"],
+      reasons: reasons("pushRejected"),
       doc: `${CHECKOUT} Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output.`,
     }),
     "git/pr/create": request({
@@ -127,12 +130,14 @@ export const git = {
       params: Type.Object({ ...onThread, name: BranchName }, Closed),
       result: Type.Object({ branch: BranchName, head: Type.Union([Sha, Type.Null()], { description: "null: the branch has no commit yet." }) }, Closed),
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      reasons: reasons("branchExists"),
       doc: `${CHECKOUT} "Create branch here": a new branch at HEAD, checked out, the files and the index untouched. An invalid name is invalidParams; an existing one gitConflict branchExists. Refused while a turn runs in the checkout.`,
     }),
     "git/branch/switch": request({
       params: Type.Object({ ...onThread, name: BranchName }, Closed),
       result: Type.Object({ branch: BranchName, head: Sha }, Closed),
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
+      reasons: reasons("localChanges", "operationInProgress"),
       doc: `${CHECKOUT} Checks out a local branch, local changes carried along. Refused with gitConflict localChanges (data.paths) when it would overwrite a local change, or a file the index does not track (ignored ones too), and operationInProgress during a merge, rebase and the like. An unknown branch is invalidParams. Refused while a turn runs in the checkout.`,
     }),
     "git/log": request({

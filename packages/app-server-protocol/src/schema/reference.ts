@@ -216,6 +216,11 @@ export function renderMethodReference(protocol: Protocol): string {
         lines.push("", "**Result**", "", ...fieldTable(reference.rows(entry.result)));
         const errors = Array.isArray(entry.errors) ? entry.errors : [];
         lines.push("", `**Errors:** ${errors.length > 0 ? errors.map((code) => `\`${String(code)}\``).join(", ") : "only the common ones"}.`);
+        const reasons = isObject(entry.reasons) ? Object.entries(entry.reasons) : [];
+        if (reasons.length > 0) {
+          lines.push("", "**`data.reason`**", "", "| reason | meaning |", "|---|---|");
+          for (const [reason, meaning] of reasons) lines.push(`| \`${reason}\` | ${String(meaning)} |`);
+        }
       }
       const params = EXAMPLES[method] ?? reference.example(entry.params, "params");
       const message = entry.result !== undefined ? { id: 1, method, params } : { method, params };

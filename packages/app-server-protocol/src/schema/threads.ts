@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { notification, request } from "./define.js";
+import { reasons } from "./reasons.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
 import { View } from "./views.js";
 
@@ -242,6 +243,7 @@ export const threads = {
       ),
       result: ThreadCreated,
       errors: ["notGitRepo", "gitConflict"],
+      reasons: reasons("noModel", "modelNotFound", "invalidThinkingLevel", "localChanges", "patchFailed"),
       doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller; in worktree mode, in a new managed worktree made first.",
     }),
     "thread/resume": request({
@@ -315,6 +317,7 @@ export const threads = {
       ),
       result: Type.Object({ thread: Thread }, Closed),
       errors: ["threadNotFound", "turnInProgress"],
+      reasons: reasons("modelNotFound", "invalidThinkingLevel"),
       doc: "Changes a loaded thread's model, thinking level or approval mode for its next turns.",
     }),
     "thread/archive": request({

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
+import { reasons } from "./reasons.js";
 import { QueueSnapshot } from "./threads.js";
 import { ImageInput } from "./turns.js";
 
@@ -28,6 +29,7 @@ export const turnControl = {
         Closed,
       ),
       errors: ["threadNotFound", "turnMismatch"],
+      reasons: reasons("turnEnded", "queueFull"),
       doc: "Hands input to the running turn, which must be expectedTurnId; a steer the turn ends before accepting answers invalidParams. Steers waiting for delivery count toward the queue's limit (invalidParams, data.reason \"queueFull\"). A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one.",
     }),
     "turn/queue/add": request({
@@ -43,6 +45,7 @@ export const turnControl = {
       ),
       result: Type.Object({ queueId: Type.String({ description: "Names the queued input for turn/queue/remove." }) }, Closed),
       errors: ["threadNotFound"],
+      reasons: reasons("queueFull"),
       doc: "Queues input that starts a turn of its own once the thread is idle, oldest first; at once on an idle thread. At most 100 inputs, 4 MiB of text and 256 MiB of images wait per thread, queued and steering together; past that invalidParams with data {reason: \"queueFull\", maxInputs, maxTextBytes, maxImageBytes}. A built-in command (/compact, /new, /reload) is invalidParams: only turn/start runs one.",
     }),
     "turn/queue/remove": request({

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
+import { reasons } from "./reasons.js";
 import { HistoryItem } from "./items.js";
 import { Turn, TurnError } from "./threads.js";
 
@@ -51,6 +52,7 @@ export const turns = {
         Closed,
       ),
       errors: ["threadNotFound", "turnInProgress", "authRequired"],
+      reasons: reasons("noModel", "modelNotFound", "invalidThinkingLevel"),
       doc: "Starts a turn without waiting for it: started, handled (a command or an extension consumed the input) or cancelled. A session-replacing command answers handled with the new thread's id.",
     }),
   },

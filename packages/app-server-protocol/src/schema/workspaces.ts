@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { Closed, Warning } from "./common.js";
 import { notification, request } from "./define.js";
+import { reasons } from "./reasons.js";
 import { Thread } from "./threads.js";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
@@ -39,12 +40,14 @@ export const workspaces = {
         Closed,
       ),
       errors: ["threadNotFound", "turnInProgress", "notGitRepo", "gitConflict"],
+      reasons: reasons("localChanges", "operationInProgress", "branchExists", "recoveryRequired", "worktreeDeleted"),
       doc: "Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow.",
     }),
     "thread/worktree/restore": request({
       params: Type.Object({ threadId: Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." }) }, Closed),
       result: Type.Object({ thread: Thread }, Closed),
       errors: ["threadNotFound", "gitConflict"],
+      reasons: reasons("archived", "worktreeMissing", "submodules", "localChanges"),
       doc: "Rebuilds a worktree thread's deleted worktree at its old path from its snapshot (detached at the old HEAD, files and staged state as they were), then loads the thread there.",
     }),
     "worktree/list": request({
@@ -56,6 +59,7 @@ export const workspaces = {
       params: Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: "The worktree's path, as worktree/list shows it." }) }, Closed),
       result: Type.Object({ snapshot: Type.Optional(Type.String({ description: "The ref that keeps its snapshot: refs/knightcode/snapshots/<bucket>/<Unix ms>." })) }, Closed),
       errors: ["gitConflict"],
+      reasons: reasons("worktreeInUse", "submodules"),
       doc: "Deletes a managed worktree after its snapshot; never one a thread is loaded in (worktreeInUse) or that holds a nested repository (submodules).",
     }),
   },
