@@ -5,11 +5,12 @@ import {
   applyChanges,
   captureChanges,
   changedPaths,
+  commitOf,
+  currentBranch,
   createWorktree,
   discardWorktree,
   discoverRepo,
   dropChanges,
-  gitText,
   noUserCodeConfig,
   operationInProgress,
   readSettings,
@@ -85,10 +86,10 @@ async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: stri
   return holdingBoth(threads, thread, dest.root, source.root, async () => {
     await requireNoOperation(dest, source);
     await requireClean(dest.root, env);
-    const head = await revParse(source.root, "HEAD", env);
-    const own = await branchOf(source.root, env);
+    const head = await headOf(source, env);
+    const own = (await currentBranch({ repo: source, env })) ?? undefined;
     const branch = await chooseBranch({ thread, threads, dest, head, own, asked });
-    const before = { branch: await branchOf(dest.root, env), head: await revParse(dest.root, "HEAD", env) };
+    const before = { branch: await currentBranch({ repo: dest, env }), head: await headOf(dest, env) };
     const saved = await save(threads, thread, source, "local");
     const config = await noUserCodeConfig(dest.root, env);
     // A branch can be checked out in one place at a time: the worktree lets go of its own first.
@@ -122,7 +123,7 @@ async function toWorktree(thread: LoadedThread, threads: ThreadManager, environm
     throw new GitConflictError("worktreeDeleted", `the worktree of thread ${thread.id} was deleted; restore it first (thread/worktree/restore)`, { paths: [existing.record.path] });
   }
   const { setup, warnings } = existing ? { setup: undefined, warnings: [] } : await environmentSetup(thread.file.header.cwd, environment, threads, "params.environment");
-  const head = await revParse(source.root, "HEAD", env);
+  const head = await headOf(source, env);
   const work = async (dest: RepoInfo, made?: Awaited<ReturnType<typeof createWorktree>>): Promise<Moved> => {
     await requireNoOperation(source, dest);
     if (!made) {
@@ -200,18 +201,11 @@ async function requireClean(root: string, env: NodeJS.ProcessEnv): Promise<void>
   if (paths.length > 0) throw new GitConflictError("localChanges", LOCAL_CHANGES, { paths: paths.slice(0, 200) });
 }
 
-async function revParse(cwd: string, rev: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const sha = (await gitText(["rev-parse", "-q", "--verify", `${rev}^{commit}`], { cwd, env, okCodes: [1] })).trim();
-  if (sha === "") throw rpcError("invalidParams", `${cwd} has no commit yet: commit once before handing off`);
+/** The repository's HEAD commit; a repository with none yet cannot hand off. */
+async function headOf(repo: RepoInfo, env: NodeJS.ProcessEnv): Promise<string> {
+  const sha = await commitOf({ repo, env }, "HEAD");
+  if (sha === undefined) throw rpcError("invalidParams", `${repo.root} has no commit yet: commit once before handing off`);
   return sha;
-}
-
-async function branchOf(cwd: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  return (await gitText(["symbolic-ref", "-q", "--short", "HEAD"], { cwd, env, okCodes: [1] })).trim() || undefined;
-}
-
-async function branchHead(cwd: string, name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  return (await gitText(["rev-parse", "-q", "--verify", `refs/heads/${name}^{commit}`], { cwd, env, okCodes: [1] })).trim() || undefined;
 }
 
 async function isAncestor(cwd: string, older: string, newer: string, env: NodeJS.ProcessEnv): Promise<boolean> {
@@ -238,7 +232,7 @@ async function chooseBranch(options: {
   const git = { repo: dest, env };
   if (asked !== undefined) {
     await requireBranchName(git, asked);
-    const at = await branchHead(dest.root, asked, env);
+    const at = await commitOf(git, `refs/heads/${asked}`);
     if (at === undefined) return { name: asked, args: ["switch", "-q", "-c", asked, head] };
     if (at === head) return { name: asked, args: ["switch", "-q", asked] };
     throw new GitConflictError("branchExists", `a branch named ${asked} exists already at another commit`, {
@@ -247,7 +241,7 @@ async function chooseBranch(options: {
   }
   const previous = thread.place.branch;
   if (previous !== undefined) {
-    const at = await branchHead(dest.root, previous, env);
+    const at = await commitOf(git, `refs/heads/${previous}`);
     if (at !== undefined && (await isAncestor(dest.root, at, head, env))) return { name: previous, args: ["switch", "-q", "-C", previous, head] };
     if (at !== undefined) {
       throw new GitConflictError("branchExists", `the previous handoff's branch ${previous} has moved on and cannot be fast-forwarded`, {
@@ -259,7 +253,7 @@ async function chooseBranch(options: {
   const base = `${effective.worktrees.branchPrefix}${slug(thread.name)}`;
   for (let n = 1; n < 1000; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
-    if ((await branchHead(dest.root, name, env)) === undefined) {
+    if ((await commitOf(git, `refs/heads/${name}`)) === undefined) {
       await requireBranchName(git, name);
       return { name, args: ["switch", "-q", "-c", name, head] };
     }

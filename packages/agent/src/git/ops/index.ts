@@ -1,4 +1,4 @@
-export type { GitContext } from "./context.js";
+export { commitOf, currentBranch, type GitContext } from "./context.js";
 export { CommandRefusedError, GitRequestError } from "./errors.js";
 export { conflictedPaths, operationInProgress, readStatus, type GitOperation, type GitStatus } from "./status.js";
 export { commitPlan, planCommit, planDiff, MAX_COMMIT_DIFF, type CommitPlan, type CommitResult } from "./commit.js";
