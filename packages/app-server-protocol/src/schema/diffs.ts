@@ -70,6 +70,9 @@ const ScopeParams = {
   context: Type.Optional(Context),
 };
 
+/** git/stage and git/unstage: everything, a literal path, or one hunk by its id at the context it was read with. */
+const IndexChangeParams = Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed);
+
 export const diffs = {
   clientRequests: {
     "thread/diff/read": request({
@@ -108,14 +111,14 @@ export const diffs = {
       doc: "Reverse-applies one hunk, one file or the whole scope to the working tree. Renamed, added, deleted, binary and mode-changed files revert whole; reverting an added file deletes it. lastTurn undoes (or with reapply redoes) the turn only while its files are exactly as it left (found) them. Refused while a turn runs in the checkout. invalidParams for staged and committed or a path outside the diff; gitConflict diffChanged or patchFailed.",
     }),
     "git/stage": request({
-      params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
+      params: IndexChangeParams,
       result: Paths,
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
       reasons: reasons("diffChanged", "patchFailed"),
       doc: "Stages everything (no path), one path, or one hunk of an unstaged read. A hunk id that matches nothing answers gitConflict diffChanged.",
     }),
     "git/unstage": request({
-      params: Type.Object({ threadId: ThreadId, path: Type.Optional(RepoPath), hunkId: Type.Optional(HunkId), context: Type.Optional(Context) }, Closed),
+      params: IndexChangeParams,
       result: Paths,
       errors: ["threadNotFound", "notGitRepo", "turnInProgress", "gitConflict"],
       reasons: reasons("diffChanged", "patchFailed"),
