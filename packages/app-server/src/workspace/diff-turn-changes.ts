@@ -1,4 +1,4 @@
-import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry, type TurnTrees } from "@knightcode/agent";
+import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry, type RepoInfo, type TurnTrees } from "@knightcode/agent";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.js";
@@ -32,6 +32,8 @@ export class TurnChanges {
   private pending: { turnId: string; before: Promise<Before | undefined> } | undefined;
   /** The last turn's second snapshot and entry, while they are being taken and written. */
   private finishing: Promise<void> | undefined;
+  /** The working tree the thread's folder is in, once found. */
+  private repo: RepoInfo | undefined;
   /** The newest turn this thread snapshotted since it loaded: the lastTurn scope needs no read of the transcript for it. */
   lastTrees: TurnTrees | undefined;
 
@@ -79,7 +81,9 @@ export class TurnChanges {
   private async snapshotBefore(): Promise<Before | undefined> {
     if (!(await underGitFolder(this.host.cwd))) return undefined;
     try {
-      const git: GitContext = { repo: await discoverRepo(this.host.cwd, this.host.env), env: this.host.env };
+      // A loaded thread's folder does not move: its repository is found once.
+      this.repo ??= await discoverRepo(this.host.cwd, this.host.env);
+      const git: GitContext = { repo: this.repo, env: this.host.env };
       return { git, tree: await snapshotTree(git) };
     } catch (error) {
       if (error instanceof SnapshotTooLargeError) this.host.log.info(`turn changes are not tracked in ${this.host.cwd}: ${error.message}`);
