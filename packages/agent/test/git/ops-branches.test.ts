@@ -6,7 +6,7 @@ import { GitConflictError } from "../../src/git/errors.js";
 import { createBranch, listBranches, switchBranch } from "../../src/git/ops/branches.js";
 import { GitRequestError } from "../../src/git/ops/errors.js";
 import { readLog, resolveLogBase } from "../../src/git/ops/log.js";
-import { repoFactory } from "./ops-fixtures.js";
+import { divergeBranches, repoFactory } from "./ops-fixtures.js";
 
 const newRepo = repoFactory("git-ops-branches");
 
@@ -92,11 +92,7 @@ describe("branches", () => {
 
   test("unknown branch, and an operation in progress", async () => {
     const repo = newRepo();
-    repo.commit("base", { "f.txt": "base\n" });
-    repo.git("switch", "-q", "-c", "other");
-    repo.commit("theirs", { "f.txt": "theirs\n" });
-    repo.git("switch", "-q", "main");
-    repo.commit("ours", { "f.txt": "ours\n" });
+    divergeBranches(repo);
     const ctx = await repo.context();
     await assert.rejects(switchBranch(ctx, "nope"), GitRequestError);
     assert.throws(() => repo.git("merge", "-q", "other"));

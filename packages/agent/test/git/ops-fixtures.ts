@@ -18,3 +18,17 @@ export function repoFactory(name: string): (options?: { bare?: boolean }) => Tes
     return { ...repo, context: async () => ({ repo: await discoverRepo(repo.root, env), env }) };
   };
 }
+
+/**
+ * `main` and `other` both change f.txt from a common base, so merging one
+ * into the other stops on a conflict; HEAD is left on `main`. Answers the
+ * commit of `other`.
+ */
+export function divergeBranches(repo: Repo): string {
+  repo.commit("base", { "f.txt": "base\n" });
+  repo.git("switch", "-q", "-c", "other");
+  const theirs = repo.commit("theirs", { "f.txt": "theirs\n" });
+  repo.git("switch", "-q", "main");
+  repo.commit("ours", { "f.txt": "ours\n" });
+  return theirs;
+}

@@ -6,7 +6,7 @@ import { GitConflictError } from "../../src/git/errors.js";
 import { commitPlan, cutMiddle, planCommit, planDiff } from "../../src/git/ops/commit.js";
 import { GitRequestError } from "../../src/git/ops/errors.js";
 import { readStatus } from "../../src/git/ops/status.js";
-import { repoFactory, type TestRepo } from "./ops-fixtures.js";
+import { divergeBranches, repoFactory, type TestRepo } from "./ops-fixtures.js";
 
 const newRepo = repoFactory("git-ops");
 
@@ -71,12 +71,7 @@ describe("git status", () => {
   test("operations in progress: a conflicted merge, a cherry-pick, a revert, a rebase, a bisect", async () => {
     const conflicted = () => {
       const repo = newRepo();
-      repo.commit("base", { "f.txt": "base\n" });
-      repo.git("switch", "-q", "-c", "other");
-      const theirs = repo.commit("theirs", { "f.txt": "theirs\n" });
-      repo.git("switch", "-q", "main");
-      repo.commit("ours", { "f.txt": "ours\n" });
-      return { repo, theirs };
+      return { repo, theirs: divergeBranches(repo) };
     };
     const merge = conflicted();
     assert.throws(() => merge.repo.git("merge", "-q", "other"));
@@ -179,11 +174,7 @@ describe("git commit", () => {
 
   test("unresolved conflicts refuse the commit, naming the files", async () => {
     const repo = newRepo();
-    repo.commit("base", { "f.txt": "base\n" });
-    repo.git("switch", "-q", "-c", "other");
-    repo.commit("theirs", { "f.txt": "theirs\n" });
-    repo.git("switch", "-q", "main");
-    repo.commit("ours", { "f.txt": "ours\n" });
+    divergeBranches(repo);
     assert.throws(() => repo.git("merge", "-q", "other"));
     await assert.rejects(planCommit(await repo.context(), true), (error: unknown) => {
       assert.ok(error instanceof GitConflictError);

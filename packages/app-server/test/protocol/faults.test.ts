@@ -8,6 +8,7 @@ import { AppServerError } from "@knightcode/app-server-client";
 import type { Turn } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
+import { isAlive } from "../support/processes.js";
 
 /** Why a small tmpfs cannot be mounted here, or undefined when it can: root alone is not enough in a container without CAP_SYS_ADMIN. */
 function whyNoTmpfs(): string | undefined {
@@ -310,7 +311,7 @@ describe("faults: another process takes the thread over mid-turn", () => {
       const done = await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark });
       assert.equal(done.turn.status, "failed");
       assert.match(done.turn.error!.message, /another process took this thread over/);
-      await waitUntil("the child to be gone", () => !alive(Number(pid)));
+      await waitUntil("the child to be gone", () => !isAlive(Number(pid)));
       assert.equal(completions(client, started.turn.id, mark).everyone.length, 1);
     } finally {
       await second?.close();
@@ -388,11 +389,3 @@ describe("faults: shutdown mid-turn", () => {
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

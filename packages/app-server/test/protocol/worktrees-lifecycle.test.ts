@@ -5,6 +5,7 @@ import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { refused } from "../support/config-files.js";
 import { startServer, waitUntil, waitUntilAsync, type TestServer } from "../support/harness.js";
+import { isAlive } from "../support/processes.js";
 import { SERVER_GIT_ENV, files, git, initRepo, registered, status, write } from "../support/worktree-git.js";
 
 // A worktree's life after its start: environment scripts, archive's
@@ -36,14 +37,6 @@ function snapshotRefs(repo: string): string[] {
   return git(repo, "for-each-ref", "--format=%(refname)", "refs/knightcode/snapshots").split("\n").filter(Boolean);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Waits until the thread has unloaded (no subscriber, idle past KNIGHTCODE_THREAD_IDLE_MS). */
 async function unloaded(threadId: string): Promise<void> {
@@ -97,9 +90,9 @@ describe("spec: environments of new worktrees", () => {
     const { thread } = await startWorktree(repo, "slow");
     await server.main.waitForNotification("thread/workspace/progress", (p) => p.threadId === thread.id && p.output.includes("started"));
     const pid = Number(readFileSync(pids, "utf8"));
-    assert.ok(alive(pid));
+    assert.ok(isAlive(pid));
     await unloaded(thread.id);
-    await waitUntil("the setup's sleep to be killed", () => !alive(pid));
+    await waitUntil("the setup's sleep to be killed", () => !isAlive(pid));
   });
 });
 
