@@ -114,6 +114,8 @@ async function startToolTurn(client: TestClient, threadId: string, calls: ToolCa
   const modelMark = model.requests.length;
   await client.request("turn/start", { threadId, text: "go" });
   const started = await client.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
+  // turn/started can overtake the model request it leads to: callers read that request.
+  await waitUntil("the turn's model request", () => model.requests[modelMark]);
   return { turnId: started.turn.id, modelMark };
 }
 

@@ -186,6 +186,8 @@ describe("spec: Threads and turns (a plain text turn)", () => {
     assert.equal(changes[0]!.kind, "add");
     assert.match(changes[0]!.diff!, /\+one/);
     assert.equal(readFileSync(join(cwd, "notes.txt"), "utf8"), "one\ntwo\n");
+    // The turn's last model request ("done") must not reach the next test's count of requests.
+    await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id);
   });
 });
 
