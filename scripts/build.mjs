@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds every package (tsc -b), then bundles the CLI's start-up path into
+// Builds every package (tsc -b) and the desktop page, then bundles the CLI's start-up path into
 // packages/cli/dist/bundle: one file to load instead of dozens of package
 // lookups, which is most of a cold start. Third-party packages stay external
 // and load on demand.
@@ -11,6 +11,8 @@ import { build } from "esbuild";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
 execFileSync(process.execPath, [tsc, "-b"], { cwd: root, stdio: "inherit" });
+// The desktop page: its own esbuild bundle for browsers, served by `knightcode desktop`.
+execFileSync(process.execPath, [`${root}/packages/desktop/scripts/build-page.mjs`], { cwd: root, stdio: "inherit" });
 
 const outdir = `${root}/packages/cli/dist/bundle`;
 

@@ -12,7 +12,6 @@ import type {
   ServerRequestResult,
   WireError,
 } from "@knightcode/app-server-protocol";
-import { randomUUID } from "node:crypto";
 import { AppServerError, ClientError } from "./errors.js";
 import type { MessageTransport } from "@knightcode/app-server-protocol";
 import {
@@ -252,7 +251,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
    */
   async runTurn(threadId: string, input: TurnInput, options: RequestOptions = {}): Promise<TurnRun> {
     const params = typeof input === "string" ? { text: input } : input;
-    const requestId = params.requestId ?? `run-${randomUUID()}`;
+    const requestId = params.requestId ?? `run-${globalThis.crypto.randomUUID()}`;
     const events: TurnEvent[] = [];
     let turnId: string | undefined;
     let done = false;

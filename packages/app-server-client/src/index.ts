@@ -16,6 +16,7 @@ export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type Message
 export { createMemoryTransportPair } from "./transports/memory.js";
 export { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
+export { BrowserWebSocketTransport, tokenSubprotocol, type BrowserWebSocketOptions } from "./transports/browser-websocket.js";
 export {
   readPayload,
   resolveItem,

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import type {
+  MessageTransport,
   ClientRequestMethod,
   ClientRequestParams,
   ClientRequestResult,
@@ -13,7 +13,7 @@ import type {
 import { Listeners } from "@knightcode/app-server-protocol";
 import { AppServerClient, type ClientOptions, type HandlerErrorContext, type RequestOptions, type ServerRequestContext, type TurnInput, type TurnRun, type WaitOptions } from "./client.js";
 import { ClientError } from "./errors.js";
-import type { WebSocketTransport, WebSocketTransportOptions } from "./transports/websocket.js";
+import type { WebSocketTransportOptions } from "./transports/websocket.js";
 
 export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransportOptions, "url"> {
   /** The server's URL; or give `readyFile`. */
@@ -26,6 +26,8 @@ export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransp
   retryDelaysMs?: readonly number[];
   /** Attempts per outage before giving up (then `closed` resolves with the last error). Default: no limit. */
   maxAttempts?: number;
+  /** Opens the transport for a URL; a Node WebSocket by default. A page passes one over the browser's WebSocket. */
+  connectTransport?: (url: string) => Promise<MessageTransport>;
 }
 
 /** One open thread after a reconnection: the `thread/resume` answer, or why it failed. */
@@ -45,7 +47,7 @@ type Installer = (client: AppServerClient) => () => void;
  * while it reconnects wait for the new connection.
  */
 export class ReconnectingClient {
-  private current: AppServerClient<WebSocketTransport>;
+  private current: AppServerClient<MessageTransport>;
   private readonly installers = new Set<{ install: Installer; uninstall?: () => void }>();
   private readonly threadUis = new Map<string, ThreadUi>();
   private readonly reconnects = new Listeners<[ResumedThread[]]>();
@@ -58,7 +60,7 @@ export class ReconnectingClient {
 
   private constructor(
     private readonly options: ReconnectingOptions,
-    first: AppServerClient<WebSocketTransport>,
+    first: AppServerClient<MessageTransport>,
   ) {
     this.current = first;
     this.watch(first);
@@ -71,11 +73,14 @@ export class ReconnectingClient {
     return new ReconnectingClient(options, client);
   }
 
-  private static async open(options: ReconnectingOptions): Promise<AppServerClient<WebSocketTransport>> {
+  private static async open(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
     const url = options.readyFile !== undefined ? await readReadyUrl(options.readyFile) : options.url!;
-    const client = await AppServerClient.connectWebSocket({ ...options, url });
+    const client =
+      options.connectTransport !== undefined
+        ? new AppServerClient(await options.connectTransport(url), options)
+        : await AppServerClient.connectWebSocket({ ...options, url });
     try {
-      await client.initialize(options.initialize, { timeoutMs: options.requestTimeoutMs ?? 15_000 });
+      initializeResults.set(client, await client.initialize(options.initialize, { timeoutMs: options.requestTimeoutMs ?? 15_000 }));
     } catch (error) {
       await client.close();
       throw error;
@@ -83,8 +88,13 @@ export class ReconnectingClient {
     return client;
   }
 
+  /** The `initialize` answer of the connection in use now (a restarted server may answer differently). */
+  get serverInfo(): ClientRequestResult<"initialize"> {
+    return initializeResults.get(this.current)!;
+  }
+
   /** The connection in use now; it changes on every reconnection. */
-  get client(): AppServerClient<WebSocketTransport> {
+  get client(): AppServerClient<MessageTransport> {
     return this.current;
   }
 
@@ -172,7 +182,7 @@ export class ReconnectingClient {
     }
   }
 
-  private watch(client: AppServerClient<WebSocketTransport>): void {
+  private watch(client: AppServerClient<MessageTransport>): void {
     void client.closed.then((reason) => {
       if (this.stopped || client !== this.current) return;
       this.disconnects.emit(reason);
@@ -188,7 +198,7 @@ export class ReconnectingClient {
     for (let attempt = 0; this.options.maxAttempts === undefined || attempt < this.options.maxAttempts; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, delays[Math.min(attempt, delays.length - 1)] ?? 1000));
       if (this.stopped) return;
-      let client: AppServerClient<WebSocketTransport>;
+      let client: AppServerClient<MessageTransport>;
       try {
         client = await ReconnectingClient.open(this.options);
       } catch (error) {
@@ -222,8 +232,12 @@ export class ReconnectingClient {
   }
 }
 
+const initializeResults = new WeakMap<AppServerClient<MessageTransport>, ClientRequestResult<"initialize">>();
+
 /** The `url` of a `--listen-ready-file`; rejects while the file is missing or half-written. */
 async function readReadyUrl(path: string): Promise<string> {
+  // Loaded on demand, so the class also runs in a page, which has no files.
+  const { readFile } = await import("node:fs/promises");
   const text = await readFile(path, "utf8");
   const ready = JSON.parse(text) as { url?: unknown };
   if (typeof ready.url !== "string") throw new Error(`${path} has no url`);

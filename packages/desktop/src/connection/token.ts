@@ -1,0 +1,21 @@
+const KEY = "knightcode.token";
+
+/**
+ * The token arrives in the URL's fragment, which a browser never sends to a
+ * server. It moves to this tab's session storage and leaves the address bar,
+ * so a reload keeps working and a shared screenshot or bookmark carries none.
+ */
+export function takeToken(): string | undefined {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  if (token) {
+    sessionStorage.setItem(KEY, token);
+    history.replaceState(null, "", location.pathname + location.search);
+    return token;
+  }
+  return sessionStorage.getItem(KEY) ?? undefined;
+}
+
+export function forgetToken(): void {
+  sessionStorage.removeItem(KEY);
+}

@@ -1,0 +1,50 @@
+import { render } from "preact";
+import "./styles/base.css";
+import { App } from "./app.js";
+import { Connection, connectionState, setConnection } from "./connection/connection.js";
+import { takeToken } from "./connection/token.js";
+import { installRequestHandlers } from "./features/requests/requests.js";
+import { watchExtensionUi } from "./features/extension-ui/extension-ui.js";
+import { watchTheme } from "./state/app-state.js";
+import { watchOpenThreads } from "./state/open-threads.js";
+
+const root = document.getElementById("root")!;
+watchTheme();
+
+async function start(): Promise<void> {
+  const token = takeToken();
+  if (!token) {
+    render(
+      <div class="empty-state" role="alert">
+        <h1>KnightCode</h1>
+        <p>
+          This page needs the address <code>knightcode desktop</code> printed, with its <code>#token=</code> part.
+        </p>
+      </div>,
+      root,
+    );
+    return;
+  }
+  try {
+    setConnection(await Connection.open(token));
+  } catch (error) {
+    connectionState.value = "refused";
+    render(
+      <div class="empty-state" role="alert">
+        <h1>KnightCode</h1>
+        <p>Cannot connect: {error instanceof Error ? error.message : String(error)}</p>
+        <p>Open the address <code>knightcode desktop</code> printed when it started.</p>
+      </div>,
+      root,
+    );
+    return;
+  }
+  // Handlers before the first render, so a request the server asks at once finds one.
+  installRequestHandlers();
+  watchOpenThreads();
+  watchExtensionUi();
+  render(<App />, root);
+  document.documentElement.dataset.ready = "true";
+}
+
+void start();

@@ -1,0 +1,43 @@
+import { effect, signal } from "@preact/signals";
+
+/** What fills the main area. The thread screen shows `activeThreadId`. */
+export type Screen =
+  | { kind: "thread" }
+  | { kind: "settings"; tab?: SettingsTab };
+
+export type SettingsTab = "general" | "models" | "mcp" | "tools" | "resources" | "trust";
+
+/** The side panel beside a thread: its diffs or its git state. */
+export type Panel = "none" | "diff" | "git";
+
+export const screen = signal<Screen>({ kind: "thread" });
+export const activeThreadId = signal<string | undefined>(undefined);
+export const panel = signal<Panel>("none");
+
+export type ThemeChoice = "system" | "light" | "dark";
+const THEME_KEY = "knightcode.theme";
+export const theme = signal<ThemeChoice>(readTheme());
+
+function readTheme(): ThemeChoice {
+  const saved = typeof localStorage === "undefined" ? null : localStorage.getItem(THEME_KEY);
+  return saved === "light" || saved === "dark" ? saved : "system";
+}
+
+/** Applies the theme to the document and remembers the choice. */
+export function watchTheme(): () => void {
+  return effect(() => {
+    const choice = theme.value;
+    if (choice === "system") {
+      delete document.documentElement.dataset.theme;
+      localStorage.removeItem(THEME_KEY);
+    } else {
+      document.documentElement.dataset.theme = choice;
+      localStorage.setItem(THEME_KEY, choice);
+    }
+  });
+}
+
+export function openThread(threadId: string): void {
+  activeThreadId.value = threadId;
+  screen.value = { kind: "thread" };
+}

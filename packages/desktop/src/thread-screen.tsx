@@ -1,0 +1,58 @@
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { ExtensionStatus, Widgets } from "./features/extension-ui/extension-ui.js";
+import { Composer } from "./features/composer/composer.js";
+import { PendingRequests } from "./features/requests/requests.js";
+import { Transcript } from "./features/transcript/transcript.js";
+import { WorkspacePanel } from "./features/workspace/panel.js";
+import { panel } from "./state/app-state.js";
+import { ensureOpen, openThreadSignal } from "./state/open-threads.js";
+import { IconButton } from "./ui/button.js";
+import { useShortcut } from "./ui/keys.js";
+
+/** One thread: header, conversation, what the server waits on, composer; the workspace panel beside it. */
+export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
+  const state = openThreadSignal(threadId).value;
+  const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    setError(undefined);
+    ensureOpen(threadId).catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
+  }, [threadId]);
+  const togglePanel = (which: "diff" | "git") => {
+    panel.value = panel.value === which ? "none" : which;
+  };
+  useShortcut("mod+shift+d", () => togglePanel("diff"));
+  useShortcut("mod+shift+g", () => togglePanel("git"));
+
+  if (error) return <div class="thread-screen empty-state" role="alert">Could not open this thread: {error}</div>;
+  if (!state) return <div class="thread-screen empty-state" aria-busy="true">Loading…</div>;
+  const { thread, ui } = state;
+  const title = ui.title ?? thread.name;
+  const side = panel.value;
+  return (
+    <div class={`thread-layout${side === "none" ? "" : " with-panel"}`}>
+      <section class="thread-screen" aria-label={`Thread ${title}`}>
+        <header class="thread-header">
+          <h1 class="thread-title" title={thread.cwd}>
+            {title || "New thread"}
+          </h1>
+          <span class="thread-place">
+            {thread.workspace.mode === "worktree" ? "worktree · " : ""}
+            {thread.cwd}
+          </span>
+          <ExtensionStatus threadId={threadId} />
+          <div class="thread-actions">
+            <IconButton icon="diff" label="Changes (Ctrl+Shift+D)" aria-pressed={side === "diff"} onClick={() => togglePanel("diff")} />
+            <IconButton icon="branch" label="Git (Ctrl+Shift+G)" aria-pressed={side === "git"} onClick={() => togglePanel("git")} />
+          </div>
+        </header>
+        <Transcript threadId={threadId} />
+        <PendingRequests threadId={threadId} />
+        <Widgets threadId={threadId} placement="aboveEditor" />
+        <Composer threadId={threadId} />
+        <Widgets threadId={threadId} placement="belowEditor" />
+      </section>
+      {side !== "none" && <WorkspacePanel threadId={threadId} panel={side} />}
+    </div>
+  );
+}

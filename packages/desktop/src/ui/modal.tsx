@@ -1,0 +1,79 @@
+import { signal } from "@preact/signals";
+import type { ComponentChildren, JSX } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { Button } from "./button.js";
+
+/**
+ * A modal on the browser's own <dialog>: focus stays inside, Escape closes
+ * it, and focus returns where it was.
+ */
+export function Modal({ title, onClose, children, class: className }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }): JSX.Element {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current!;
+    const before = document.activeElement as HTMLElement | null;
+    dialog.showModal();
+    const cancel = (event: Event) => {
+      event.preventDefault();
+      onClose();
+    };
+    dialog.addEventListener("cancel", cancel);
+    return () => {
+      dialog.removeEventListener("cancel", cancel);
+      if (dialog.open) dialog.close();
+      before?.focus();
+    };
+  }, []);
+  return (
+    <dialog ref={ref} class={`modal${className ? ` ${className}` : ""}`} aria-labelledby="modal-title">
+      <h2 id="modal-title" class="modal-title">
+        {title}
+      </h2>
+      {children}
+    </dialog>
+  );
+}
+
+interface ConfirmRequest {
+  title: string;
+  body: string;
+  confirm: string;
+  danger: boolean;
+  settle: (yes: boolean) => void;
+}
+
+const pendingConfirm = signal<ConfirmRequest | undefined>(undefined);
+
+/** Asks the user to confirm an action; resolves false when dismissed. */
+export function confirmAction(options: { title: string; body: string; confirm: string; danger?: boolean }): Promise<boolean> {
+  pendingConfirm.value?.settle(false);
+  return new Promise((resolve) => {
+    pendingConfirm.value = {
+      title: options.title,
+      body: options.body,
+      confirm: options.confirm,
+      danger: options.danger ?? false,
+      settle: (yes) => {
+        pendingConfirm.value = undefined;
+        resolve(yes);
+      },
+    };
+  });
+}
+
+/** Rendered once by the shell. */
+export function ConfirmHost(): JSX.Element | null {
+  const request = pendingConfirm.value;
+  if (!request) return null;
+  return (
+    <Modal title={request.title} onClose={() => request.settle(false)}>
+      <p class="modal-body">{request.body}</p>
+      <div class="modal-actions">
+        <Button onClick={() => request.settle(false)}>Cancel</Button>
+        <Button variant={request.danger ? "danger" : "primary"} onClick={() => request.settle(true)} autofocus>
+          {request.confirm}
+        </Button>
+      </div>
+    </Modal>
+  );
+}
