@@ -85,7 +85,7 @@ export async function runAppServer(args: AppServerArgs, output: ProtocolOutput):
  * Tells a waiting client where the listener is: `{url, pid}` written to a
  * temporary file beside `path` and renamed over it, so a reader never sees half.
  */
-function writeReadyFile(path: string, url: string): void {
+export function writeReadyFile(path: string, url: string): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 });
@@ -97,7 +97,7 @@ function writeReadyFile(path: string, url: string): void {
 }
 
 /** Why the ready file could not be written, checked before the server starts; undefined when it can. */
-function readyFileProblem(path: string): string | undefined {
+export function readyFileProblem(path: string): string | undefined {
   const dir = dirname(resolve(path));
   try {
     if (!statSync(dir).isDirectory()) return `cannot write the ready file ${path}: ${dir} is not a directory`;

@@ -21,6 +21,11 @@ async function main(): Promise<void> {
       await runAppServer(command.args, protocolOutput);
       return;
     }
+    case "desktop": {
+      const { runDesktop } = await import("./desktop.js");
+      await runDesktop(command.args, protocolOutput);
+      return;
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
+import { listenerAuthorities, ownAuthority, servePage } from "./page.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 
 export interface ListenOptions {
@@ -11,7 +12,18 @@ export interface ListenOptions {
   allowedOrigins?: readonly string[];
   onConnection(transport: ServerTransport): void;
   log?: (line: string) => void;
+  /**
+   * Serves the files of `root` to plain HTTP GET and HEAD, for a browser
+   * page that connects back to this listener. It also makes every request
+   * name the listener in its Host header and allows the page's own origin.
+   */
+  page?: { root: string };
 }
+
+/** The subprotocol a browser offers and the server answers; browsers cannot set an Authorization header. */
+export const SUBPROTOCOL = "knightcode";
+/** Prefix of the offered subprotocol that carries the token, base64url-encoded. */
+export const BEARER_SUBPROTOCOL_PREFIX = "knightcode.bearer.";
 
 export interface Listener {
   url: string;
@@ -41,6 +53,23 @@ export function parseListenUrl(value: string): { host: string; port: number } {
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
+}
+
+/**
+ * Whether the upgrade carries the token, in an Authorization header or as a
+ * bearer subprotocol. Every candidate is compared as a digest, in constant time.
+ */
+function authorized(request: IncomingMessage, expected: Buffer): boolean {
+  const candidates = [request.headers.authorization ?? ""];
+  for (const offered of (request.headers["sec-websocket-protocol"] ?? "").split(",")) {
+    const name = offered.trim();
+    if (!name.startsWith(BEARER_SUBPROTOCOL_PREFIX)) continue;
+    const encoded = name.slice(BEARER_SUBPROTOCOL_PREFIX.length);
+    if (/^[A-Za-z0-9_-]+$/.test(encoded)) candidates.push(`Bearer ${Buffer.from(encoded, "base64url").toString("utf8")}`);
+  }
+  let ok = false;
+  for (const candidate of candidates) ok = timingSafeEqual(digest(candidate), expected) || ok;
+  return ok;
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
@@ -128,15 +157,29 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
 export async function listenWebSocket(options: ListenOptions): Promise<Listener> {
   const { host, port } = parseListenUrl(options.url);
   const { WebSocketServer: WSS } = await import("ws");
-  const wss: WebSocketServer = new WSS({ noServer: true, maxPayload: MAX_LINE_BYTES });
+  const wss: WebSocketServer = new WSS({
+    noServer: true,
+    maxPayload: MAX_LINE_BYTES,
+    // Only the plain name is ever answered: echoing the bearer subprotocol would send the token back.
+    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
   const expected = digest(`Bearer ${options.token}`);
   const origins = new Set(options.allowedOrigins ?? []);
-  const server: Server = createServer((_request, response) => {
-    response.writeHead(426, { "Content-Type": "text/plain" }).end("WebSocket upgrade required");
+  const page = options.page;
+  // Known once bound; nothing is served before.
+  let authorities: string[] = [];
+  const server: Server = createServer((request, response) => {
+    if (!page) return void response.writeHead(426, { "Content-Type": "text/plain" }).end("WebSocket upgrade required");
+    const authority = ownAuthority(request, authorities);
+    if (authority === undefined) return void response.writeHead(421, { "Content-Type": "text/plain" }).end("Misdirected request: unknown Host");
+    servePage(page.root, authority, request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
+      response.end();
+    });
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const auth = request.headers.authorization ?? "";
-    if (!timingSafeEqual(digest(auth), expected)) return refuse(socket, 401, "Unauthorized");
+    if (page && ownAuthority(request, authorities) === undefined) return refuse(socket, 421, "Misdirected request: unknown Host");
+    if (!authorized(request, expected)) return refuse(socket, 401, "Unauthorized");
     const origin = request.headers.origin;
     if (origin !== undefined && !origins.has(origin)) return refuse(socket, 403, "Forbidden origin");
     wss.handleUpgrade(request, socket, head, (ws) => options.onConnection(new WebSocketServerTransport(ws)));
@@ -147,6 +190,9 @@ export async function listenWebSocket(options: ListenOptions): Promise<Listener>
   });
   const address = server.address();
   const boundPort = typeof address === "object" && address ? address.port : port;
+  authorities = listenerAuthorities(host, boundPort);
+  // The page is loaded from the listener itself, under any of its own names.
+  if (page) for (const authority of authorities) origins.add(`http://${authority}`);
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
     url: `ws://${shownHost}:${boundPort}`,

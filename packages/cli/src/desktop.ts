@@ -1,0 +1,138 @@
+import { AppServer, ServerContext, type ProtocolOutput } from "@knightcode/app-server/cli";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import type { DesktopArgs } from "./args.js";
+import { readyFileProblem, writeReadyFile } from "./app-server.js";
+import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
+
+const HARD_EXIT_MS = 10_000;
+const DRAIN_DEADLINE_MS = 9_900;
+/** Overrides where the page's files are read from: a development build, or test files. */
+export const PAGE_ENV = "KNIGHTCODE_DESKTOP_PAGE";
+
+function fail(message: string): never {
+  process.stderr.write(`knightcode: ${message}\n`);
+  process.exit(2);
+}
+
+/**
+ * `knightcode desktop`: the app server behind a loopback listener that also
+ * serves the web page. There is no stdio connection, so stdin closing (a
+ * terminal going away) is not a reason to stop; signals are.
+ */
+export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Promise<void> {
+  const env = process.env;
+  const token = desktopToken(args);
+  const root = pageRoot(env);
+  if (args.readyFile !== undefined) {
+    const problem = readyFileProblem(args.readyFile);
+    if (problem) fail(problem);
+  }
+  const secrets = { values: [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
+  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
+  const log = context.log;
+  process.on("uncaughtException", (error) => log.error("uncaught exception", error));
+  process.on("unhandledRejection", (error) => log.error("unhandled rejection", error));
+
+  const server = new AppServer({ context });
+  let exiting = false;
+  const shutdown = (reason: string) => {
+    if (exiting) return;
+    exiting = true;
+    setTimeout(() => process.exit(0), HARD_EXIT_MS).unref();
+    server
+      .shutdown(reason, { timings: { drainDeadlineMs: DRAIN_DEADLINE_MS } })
+      .catch((error: unknown) => log.error("shutdown failed", error))
+      .finally(() => process.exit(0));
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+
+  const { listenWebSocket } = await import("@knightcode/app-server/websocket");
+  let listener: Awaited<ReturnType<typeof listenWebSocket>>;
+  try {
+    listener = await listenWebSocket({
+      url: `ws://127.0.0.1:${args.port}`,
+      token,
+      page: { root },
+      onConnection: (transport) => server.connect(transport, "websocket"),
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      fail(`port ${args.port} on 127.0.0.1 is in use; choose another with --port, or leave --port out for a free one`);
+    }
+    fail(`cannot listen: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  server.onStopInput(() => void listener.stop());
+  const pageUrl = `http://127.0.0.1:${listener.port}/`;
+  // The ready file is for scripts that find the server; the token stays with whoever already has it.
+  if (args.readyFile !== undefined) writeReadyFile(args.readyFile, pageUrl);
+  // The token travels in the fragment, which a browser never sends to a server or puts in a Referer.
+  const url = `${pageUrl}#token=${token}`;
+  output.write(`${url}\n`);
+  process.stderr.write(`knightcode desktop: serving ${pageUrl} (open the URL printed on stdout)\n`);
+  if (args.open) openBrowser(url, env);
+}
+
+/** The listener's token: from the token file or the environment when given (so a restart keeps it), else fresh. */
+function desktopToken(args: DesktopArgs): string {
+  const given = args.listenTokenFile !== undefined || (env(TOKEN_ENV) ?? "") !== "";
+  if (!given) return randomBytes(32).toString("hex");
+  const outcome = resolveListenToken({ file: args.listenTokenFile, env: env(TOKEN_ENV) });
+  if (!outcome.ok) fail(outcome.message.replace("--listen needs", "desktop needs"));
+  for (const warning of outcome.warnings) process.stderr.write(`knightcode: ${warning}\n`);
+  return outcome.token;
+}
+
+function env(name: string): string | undefined {
+  return process.env[name];
+}
+
+/**
+ * The folder of the built page: the override when set, else the page the
+ * `@knightcode/desktop` package exports as `./page`.
+ */
+function pageRoot(environment: NodeJS.ProcessEnv): string {
+  const override = environment[PAGE_ENV];
+  let root: string | undefined;
+  if (override !== undefined && override !== "") root = resolve(override);
+  else root = resolveDesktopPackagePage();
+  if (root === undefined) fail(`the desktop page is not installed: build the @knightcode/desktop package (npm run build), or set ${PAGE_ENV}`);
+  if (!existsSync(join(root, "index.html"))) fail(`the desktop page folder ${root} has no index.html: run npm run build`);
+  return root;
+}
+
+function resolveDesktopPackagePage(): string | undefined {
+  const require = createRequire(import.meta.url);
+  for (const [specifier, toRoot] of [
+    ["@knightcode/desktop/page", (path: string) => (statSync(path).isDirectory() ? path : dirname(path))],
+    ["@knightcode/desktop/package.json", (path: string) => join(dirname(path), "dist", "page")],
+  ] as const) {
+    try {
+      return toRoot(require.resolve(specifier));
+    } catch {
+      // Not exported under this name; the next one may be.
+    }
+  }
+  return undefined;
+}
+
+/** Opens `url` in the default browser without waiting for it; a failure is a note, the URL is already printed. */
+function openBrowser(url: string, environment: NodeJS.ProcessEnv): void {
+  const [command, ...commandArgs] =
+    process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["cmd", "/c", "start", '""', url] : ["xdg-open", url];
+  // The browser gets the URL, not the rest of the server's secrets.
+  const childEnv = { ...environment };
+  delete childEnv[TOKEN_ENV];
+  const note = (why: string) => process.stderr.write(`knightcode desktop: could not open a browser (${why}); open the printed URL yourself\n`);
+  try {
+    const child = spawn(command!, commandArgs, { detached: true, stdio: "ignore", env: childEnv, windowsHide: true });
+    child.on("error", (error) => note(error.message));
+    child.unref();
+  } catch (error) {
+    note(error instanceof Error ? error.message : String(error));
+  }
+}
