@@ -52,7 +52,7 @@ await build({
 // Inter ships as one variable font per script; the page carries Latin (other scripts fall back to the system font).
 const fonts = join(pkg, "..", "..", "node_modules", "@fontsource-variable", "inter", "files");
 for (const name of ["inter-latin-wght-normal.woff2"]) copyFileSync(join(fonts, name), join(out, "fonts", name));
-writeFileSync(join(out, "index.html"), readFileSync(join(pkg, "src", "index.html")));
+for (const name of ["index.html", "favicon.svg"]) writeFileSync(join(out, name), readFileSync(join(pkg, "src", name)));
 
 let total = 0;
 const sizes = {};

@@ -5,7 +5,7 @@ import { Connection, connectionState, setConnection } from "./connection/connect
 import { takeToken } from "./connection/token.js";
 import { installRequestHandlers } from "./features/requests/requests.js";
 import { watchExtensionUi } from "./features/extension-ui/extension-ui.js";
-import { watchTheme } from "./state/app-state.js";
+import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
 
 const root = document.getElementById("root")!;
@@ -43,6 +43,7 @@ async function start(): Promise<void> {
   installRequestHandlers();
   watchOpenThreads();
   watchExtensionUi();
+  watchAddress();
   render(<App />, root);
   document.documentElement.dataset.ready = "true";
 }

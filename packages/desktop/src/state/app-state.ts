@@ -37,6 +37,22 @@ export function watchTheme(): () => void {
   });
 }
 
+/**
+ * Keeps the open thread in the address (`?thread=<id>`), so a reload or a
+ * copied address comes back to it; the page starts on the one it names.
+ */
+export function watchAddress(): () => void {
+  const named = new URLSearchParams(location.search).get("thread");
+  if (named) activeThreadId.value = named;
+  return effect(() => {
+    const id = activeThreadId.value;
+    const url = new URL(location.href);
+    if (id) url.searchParams.set("thread", id);
+    else url.searchParams.delete("thread");
+    if (url.href !== location.href) history.replaceState(null, "", url.pathname + url.search);
+  });
+}
+
 export function openThread(threadId: string): void {
   activeThreadId.value = threadId;
   screen.value = { kind: "thread" };

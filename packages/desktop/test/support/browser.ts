@@ -43,7 +43,7 @@ export interface OpenedPage {
 }
 
 /** Opens the address `knightcode desktop` printed and waits until the page is connected and drawn. */
-export async function openPage(browser: Browser, server: DesktopServer, viewport: Viewport = DESKTOP): Promise<OpenedPage> {
+export async function openPage(browser: Browser, server: DesktopServer, viewport: Viewport = DESKTOP, url = server.url): Promise<OpenedPage> {
   const context = await browser.newContext({ viewport, colorScheme: "light", reducedMotion: "reduce" });
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT_MS);
@@ -57,7 +57,7 @@ export async function openPage(browser: Browser, server: DesktopServer, viewport
     const url = request.url();
     if (!url.startsWith(server.origin) && !url.startsWith("data:") && !url.startsWith("blob:")) foreignRequests.push(url);
   });
-  await page.goto(server.url);
+  await page.goto(url);
   await page.waitForSelector("html[data-ready='true']");
   return { page, context, consoleErrors, foreignRequests, close: () => context.close() };
 }

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AppServerClient, type WebSocketTransport } from "@knightcode/app-server-client";
 import type { ScriptedModelServer } from "@knightcode/testkit";
 import { waitUntil } from "@knightcode/testkit";
 
@@ -31,6 +32,7 @@ export class DesktopServer {
   port = 0;
   token = "";
   private stdoutText = "";
+  private readonly clients: AppServerClient<WebSocketTransport>[] = [];
   private stderrText = "";
   private exited: Promise<number | null>;
 
@@ -86,6 +88,22 @@ export class DesktopServer {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /**
+   * A second connection from Node, through our own client and the same token:
+   * for setting up threads and checking the server's side of what the page did.
+   */
+  async client(): Promise<AppServerClient<WebSocketTransport>> {
+    const client = await AppServerClient.connectWebSocket({ url: `ws://127.0.0.1:${this.port}`, token: this.token, requestTimeoutMs: WAIT_MS });
+    await client.initialize({ clientInfo: { name: "desktop-test", version: "1" } });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** The page's address opened on one thread. */
+  threadUrl(threadId: string): string {
+    return `${this.origin}/?thread=${encodeURIComponent(threadId)}#token=${this.token}`;
+  }
+
   /** A project folder inside the home, with the given files. */
   project(files: Record<string, string> = {}, name = `project-${Math.random().toString(36).slice(2, 8)}`): string {
     const dir = join(this.home, name);
@@ -100,6 +118,7 @@ export class DesktopServer {
 
   /** Stops the server as a user would (SIGTERM); keeps the home. */
   async stop(): Promise<number | null> {
+    await Promise.all(this.clients.splice(0).map((client) => client.close()));
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
     return this.exited;
   }

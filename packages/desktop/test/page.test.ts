@@ -1,0 +1,57 @@
+import { strict as assert } from "node:assert";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit, ZOOMED } from "./support/browser.js";
+import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+
+describe("the page", { skip: NO_BROWSER }, () => {
+  let browser: Browser;
+  let server: DesktopServer;
+  before(async () => {
+    server = await DesktopServer.start();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.dispose();
+  });
+
+  test("connects with the token from the fragment, then takes the token out of the address bar", async () => {
+    const opened = await openPage(browser, server);
+    try {
+      assert.equal(new URL(opened.page.url()).hash, "");
+      assert.ok(!opened.page.url().includes(server.token));
+      await opened.page.getByRole("heading", { name: "KnightCode" }).waitFor();
+      // A reload finds the token in this tab's session storage.
+      await opened.page.reload();
+      await opened.page.waitForSelector("html[data-ready='true']");
+      assert.deepEqual(opened.foreignRequests, []);
+      assert.deepEqual(opened.consoleErrors, []);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("without the token it says which address to open, and connects to nothing", async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(server.origin + "/");
+      await page.getByRole("alert").filter({ hasText: "#token=" }).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  for (const [name, viewport] of [["desktop", DESKTOP], ["narrow", NARROW], ["zoomed", ZOOMED]] as const) {
+    test(`the empty screen passes the accessibility audit (${name})`, async () => {
+      const opened = await openPage(browser, server, viewport);
+      try {
+        const violations = await screenAndAudit(opened.page, `empty-${name}`);
+        assert.deepEqual(violations, [], describeViolations(violations));
+      } finally {
+        await opened.close();
+      }
+    });
+  }
+});
