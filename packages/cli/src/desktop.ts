@@ -107,15 +107,15 @@ function pageRoot(environment: NodeJS.ProcessEnv): string {
 
 function resolveDesktopPackagePage(): string | undefined {
   const require = createRequire(import.meta.url);
-  for (const [specifier, toRoot] of [
-    ["@knightcode/desktop/page", (path: string) => (statSync(path).isDirectory() ? path : dirname(path))],
-    ["@knightcode/desktop/package.json", (path: string) => join(dirname(path), "dist", "page")],
-  ] as const) {
-    try {
-      return toRoot(require.resolve(specifier));
-    } catch {
-      // Not exported under this name; the next one may be.
-    }
+  try {
+    const path = require.resolve("@knightcode/desktop/page");
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    // Not exported as a file; look for the package's build where Node would find the package.
+  }
+  for (const modules of require.resolve.paths("@knightcode/desktop") ?? []) {
+    const root = join(modules, "@knightcode", "desktop", "dist", "page");
+    if (existsSync(join(root, "index.html"))) return root;
   }
   return undefined;
 }
@@ -129,7 +129,14 @@ function openBrowser(url: string, environment: NodeJS.ProcessEnv): void {
   delete childEnv[TOKEN_ENV];
   const note = (why: string) => process.stderr.write(`knightcode desktop: could not open a browser (${why}); open the printed URL yourself\n`);
   try {
-    const child = spawn(command!, commandArgs, { detached: true, stdio: "ignore", env: childEnv, windowsHide: true });
+    const child = spawn(command!, commandArgs, {
+      detached: true,
+      stdio: "ignore",
+      env: childEnv,
+      windowsHide: true,
+      // cmd parses its own command line: the empty title must reach it as "" unescaped.
+      windowsVerbatimArguments: process.platform === "win32",
+    });
     child.on("error", (error) => note(error.message));
     child.unref();
   } catch (error) {
