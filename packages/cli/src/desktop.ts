@@ -25,7 +25,7 @@ function fail(message: string): never {
  */
 export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Promise<void> {
   const env = process.env;
-  const token = desktopToken(args);
+  const token = desktopToken(args, env);
   const root = pageRoot(env);
   if (args.readyFile !== undefined) {
     const problem = readyFileProblem(args.readyFile);
@@ -78,17 +78,13 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
 }
 
 /** The listener's token: from the token file or the environment when given (so a restart keeps it), else fresh. */
-function desktopToken(args: DesktopArgs): string {
-  const given = args.listenTokenFile !== undefined || (env(TOKEN_ENV) ?? "") !== "";
-  if (!given) return randomBytes(32).toString("hex");
-  const outcome = resolveListenToken({ file: args.listenTokenFile, env: env(TOKEN_ENV) });
+function desktopToken(args: DesktopArgs, environment: NodeJS.ProcessEnv): string {
+  const fromEnv = environment[TOKEN_ENV];
+  if (args.listenTokenFile === undefined && (fromEnv ?? "") === "") return randomBytes(32).toString("hex");
+  const outcome = resolveListenToken({ file: args.listenTokenFile, env: fromEnv });
   if (!outcome.ok) fail(outcome.message.replace("--listen needs", "desktop needs"));
   for (const warning of outcome.warnings) process.stderr.write(`knightcode: ${warning}\n`);
   return outcome.token;
-}
-
-function env(name: string): string | undefined {
-  return process.env[name];
 }
 
 /**
