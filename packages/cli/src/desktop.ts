@@ -25,7 +25,7 @@ function fail(message: string): never {
  */
 export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Promise<void> {
   const env = process.env;
-  const token = desktopToken(args);
+  const token = desktopToken(args, env);
   const root = pageRoot(env);
   if (args.readyFile !== undefined) {
     const problem = readyFileProblem(args.readyFile);
@@ -78,17 +78,13 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
 }
 
 /** The listener's token: from the token file or the environment when given (so a restart keeps it), else fresh. */
-function desktopToken(args: DesktopArgs): string {
-  const given = args.listenTokenFile !== undefined || (env(TOKEN_ENV) ?? "") !== "";
-  if (!given) return randomBytes(32).toString("hex");
-  const outcome = resolveListenToken({ file: args.listenTokenFile, env: env(TOKEN_ENV) });
+function desktopToken(args: DesktopArgs, environment: NodeJS.ProcessEnv): string {
+  const fromEnv = environment[TOKEN_ENV];
+  if (args.listenTokenFile === undefined && (fromEnv ?? "") === "") return randomBytes(32).toString("hex");
+  const outcome = resolveListenToken({ file: args.listenTokenFile, env: fromEnv });
   if (!outcome.ok) fail(outcome.message.replace("--listen needs", "desktop needs"));
   for (const warning of outcome.warnings) process.stderr.write(`knightcode: ${warning}\n`);
   return outcome.token;
-}
-
-function env(name: string): string | undefined {
-  return process.env[name];
 }
 
 /**
@@ -107,15 +103,15 @@ function pageRoot(environment: NodeJS.ProcessEnv): string {
 
 function resolveDesktopPackagePage(): string | undefined {
   const require = createRequire(import.meta.url);
-  for (const [specifier, toRoot] of [
-    ["@knightcode/desktop/page", (path: string) => (statSync(path).isDirectory() ? path : dirname(path))],
-    ["@knightcode/desktop/package.json", (path: string) => join(dirname(path), "dist", "page")],
-  ] as const) {
-    try {
-      return toRoot(require.resolve(specifier));
-    } catch {
-      // Not exported under this name; the next one may be.
-    }
+  try {
+    const path = require.resolve("@knightcode/desktop/page");
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    // Not exported as a file; look for the package's build where Node would find the package.
+  }
+  for (const modules of require.resolve.paths("@knightcode/desktop") ?? []) {
+    const root = join(modules, "@knightcode", "desktop", "dist", "page");
+    if (existsSync(join(root, "index.html"))) return root;
   }
   return undefined;
 }
@@ -129,7 +125,14 @@ function openBrowser(url: string, environment: NodeJS.ProcessEnv): void {
   delete childEnv[TOKEN_ENV];
   const note = (why: string) => process.stderr.write(`knightcode desktop: could not open a browser (${why}); open the printed URL yourself\n`);
   try {
-    const child = spawn(command!, commandArgs, { detached: true, stdio: "ignore", env: childEnv, windowsHide: true });
+    const child = spawn(command!, commandArgs, {
+      detached: true,
+      stdio: "ignore",
+      env: childEnv,
+      windowsHide: true,
+      // cmd parses its own command line: the empty title must reach it as "" unescaped.
+      windowsVerbatimArguments: process.platform === "win32",
+    });
     child.on("error", (error) => note(error.message));
     child.unref();
   } catch (error) {

@@ -151,8 +151,10 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
 
 /**
  * Accepts further connections on a loopback WebSocket. Every upgrade must
- * carry the bearer token, and a browser Origin must be one allowed by name;
- * anything else is refused before the upgrade.
+ * carry the bearer token (a header, or a subprotocol for browsers), and a
+ * browser Origin must be one allowed by name; anything else is refused
+ * before the upgrade. With `page`, the same port serves the page's files,
+ * and a Host that does not name the listener is refused everywhere.
  */
 export async function listenWebSocket(options: ListenOptions): Promise<Listener> {
   const { host, port } = parseListenUrl(options.url);
