@@ -25,6 +25,8 @@ function ask<M extends ServerRequestMethod>(method: M, params: ServerRequestPara
   const key = cardKey(method, params);
   const { requestId } = context;
   return new Promise((resolve) => {
+    // The handler runs a tick after the request came: a serverRequest/cancelled read meanwhile already withdrew it.
+    if (context.signal.aborted) return;
     putCard({
       key,
       method,

@@ -32,8 +32,12 @@ export function removeCard(key: string, requestId: RequestId): void {
   cards.value = cards.value.filter((c) => !(c.key === key && c.requestId === requestId));
 }
 
+/**
+ * serverRequest/cancelled: ids count per connection, so only a live card can
+ * be meant; a stale one's id belonged to the connection that dropped.
+ */
 export function removeByRequestId(requestId: RequestId): void {
-  cards.value = cards.value.filter((c) => c.requestId !== requestId);
+  cards.value = cards.value.filter((c) => !(c.live && c.requestId === requestId));
 }
 
 export function markStale(key: string, requestId: RequestId): void {
