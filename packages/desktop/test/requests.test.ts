@@ -186,6 +186,44 @@ describe("request cards", { skip: NO_BROWSER }, () => {
     }
   });
 
+  test("input, editor and confirm dialogs answered from the keyboard alone", async () => {
+    const { thread, opened } = await threadOnPage("fullAccess");
+    const { page } = opened;
+    try {
+      const ask = call("ask", {
+        dialogs: [
+          { kind: "input", title: "Your name?", placeholder: "a name" },
+          { kind: "editor", title: "Commit message", prefill: "draft" },
+          { kind: "confirm", title: "Push it?", message: "To origin." },
+        ],
+      });
+      model.enqueue({ toolCalls: [ask] }, { text: "ok" });
+      await askThroughPage(server, thread.id);
+      // Each card takes the keyboard as it appears: nobody was typing elsewhere.
+      const name = page.getByRole("group", { name: "Your name?" }).getByLabel("Your answer");
+      await name.waitFor();
+      await page.getByRole("group", { name: "Your name?" }).locator("input:focus").waitFor();
+      await page.keyboard.type("Ada");
+      await page.keyboard.press("Enter");
+      const editor = page.getByRole("group", { name: "Commit message" }).getByLabel("Text");
+      await editor.waitFor();
+      assert.equal(await editor.inputValue(), "draft");
+      await page.getByRole("group", { name: "Commit message" }).locator("textarea:focus").waitFor();
+      await page.keyboard.press("End");
+      await page.keyboard.press("Enter");
+      await page.keyboard.type("second line");
+      await page.keyboard.press("Control+Enter");
+      const confirm = page.getByRole("group", { name: "Push it?" });
+      await confirm.getByText("To origin.").waitFor();
+      await page.keyboard.press("Escape");
+      await confirm.waitFor({ state: "detached" });
+      const result = await waitForToolResult(model, ask.id);
+      assert.match(result, /answers \["Ada","draft\\nsecond line",(false|null)\]/);
+    } finally {
+      await closeAll(opened);
+    }
+  });
+
   test("an extension's select dialog answered, and a confirm withdrawn when the turn is interrupted", async () => {
     const { client, thread, opened } = await threadOnPage("fullAccess");
     const { page } = opened;
