@@ -13,6 +13,8 @@ import { askThroughPage, call, waitForToolResult } from "./requests-helpers.js";
 /** An extension tool that opens the dialogs its input lists and returns the answers as JSON. */
 const DIALOGS = `
 export default function (kc: any) {
+  // A field of the user's own, to type in while a question arrives.
+  kc.on("session_start", (_e: any, ctx: any) => ctx.ui.setWidget("memo", { type: "textField", id: "memo", label: "Memo" }));
   kc.registerTool({
     name: "ask",
     description: "Opens dialogs",
@@ -219,6 +221,35 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await confirm.waitFor({ state: "detached" });
       const result = await waitForToolResult(model, ask.id);
       assert.match(result, /answers \["Ada","draft\\nsecond line",(false|null)\]/);
+    } finally {
+      await closeAll(opened);
+    }
+  });
+
+  test("a question arriving while the user types does not take the keyboard; it is announced and one Shift+Tab away", async () => {
+    const { thread, opened } = await threadOnPage("fullAccess");
+    const { page } = opened;
+    try {
+      const memo = page.getByLabel("Memo");
+      await memo.click();
+      await page.keyboard.type("half a thought");
+      const ask = call("ask", { dialogs: [{ kind: "confirm", title: "Proceed?", message: "Go on with it." }] });
+      model.enqueue({ toolCalls: [ask] }, { text: "ok" });
+      await askThroughPage(server, thread.id);
+      const card = page.getByRole("group", { name: "Proceed?" });
+      await card.waitFor();
+      await page.getByText("1 request waits for your answer").waitFor({ state: "attached" });
+      assert.equal(await memo.evaluate((e) => e === document.activeElement), true, "focus stayed in the field being typed in");
+      await page.keyboard.type(" more");
+      assert.equal(await memo.inputValue(), "half a thought more");
+      await page.keyboard.press("Shift+Tab");
+      await card.getByRole("button", { name: "Cancel" }).and(page.locator(":focus")).waitFor();
+      await page.keyboard.press("Shift+Tab");
+      await page.keyboard.press("Shift+Tab");
+      await card.getByRole("button", { name: "Yes" }).and(page.locator(":focus")).waitFor();
+      await page.keyboard.press("Enter");
+      await card.waitFor({ state: "detached" });
+      assert.match(await waitForToolResult(model, ask.id), /answers \[true\]/);
     } finally {
       await closeAll(opened);
     }
