@@ -71,6 +71,10 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       assert.equal(violations.length, 0, describeViolations(violations));
     }
     await page.setViewportSize(DESKTOP);
+    await page.emulateMedia({ colorScheme: "dark" });
+    const dark = await screenAndAudit(page, `${name}-dark`);
+    assert.equal(dark.length, 0, describeViolations(dark));
+    await page.emulateMedia({ colorScheme: "light" });
   }
 
   async function closeAll(opened: OpenedPage): Promise<void> {
