@@ -1,12 +1,51 @@
 import type { JSX } from "preact";
+import "./requests.css";
+import { ApprovalRequest } from "./approval-card.js";
+import { DialogRequest } from "./dialog-card.js";
+import { QuestionsRequest } from "./questions-card.js";
+import { threadCards, type PendingCard } from "./store.js";
+
+export { installRequestHandlers } from "./handlers.js";
+export { threadCards } from "./store.js";
+
+function Card({ card }: { card: PendingCard }): JSX.Element {
+  switch (card.method) {
+    case "item/toolCall/requestApproval":
+      return <ApprovalRequest card={card} />;
+    case "item/toolCall/requestUserInput":
+      return <QuestionsRequest card={card} />;
+    case "ui/dialog":
+      return <DialogRequest card={card} />;
+  }
+}
 
 /** Approval, dialog and question cards the server is waiting on for one thread. */
 export function PendingRequests({ threadId }: { threadId: string }): JSX.Element | null {
-  void threadId;
-  return null;
+  const cards = threadCards(threadId).value;
+  return (
+    <>
+      {/* Announced when a card arrives, for a user who kept typing and whose focus stayed put. */}
+      <p class="visually-hidden" aria-live="polite">
+        {cards.length === 0 ? "" : `${cards.length} ${cards.length === 1 ? "request waits" : "requests wait"} for your answer`}
+      </p>
+      {cards.length > 0 && (
+        <div class="pending-requests" role="region" aria-label="Waiting for your answer">
+          {cards.map((card) => (
+            <Card key={card.key} card={card} />
+          ))}
+        </div>
+      )}
+    </>
+  );
 }
 
-/** Installs the page's server-request handlers; returns the function that removes them. */
-export function installRequestHandlers(): () => void {
-  return () => undefined;
+/** How many requests a thread waits on; for the header badge. */
+export function PendingBadge({ threadId }: { threadId: string }): JSX.Element | null {
+  const count = threadCards(threadId).value.length;
+  if (count === 0) return null;
+  return (
+    <span class="badge badge-waiting" data-pending-count={count}>
+      {count} waiting
+    </span>
+  );
 }

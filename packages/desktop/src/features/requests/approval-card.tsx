@@ -1,0 +1,74 @@
+import type { ApprovalDecision, ServerRequestParams } from "@knightcode/app-server-protocol";
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import { Button } from "../../ui/button.js";
+import { CardFrame } from "./card.js";
+import type { PendingCard } from "./store.js";
+import { ToolInput } from "./tool-input.js";
+
+type ApprovalCard = Extract<PendingCard, { method: "item/toolCall/requestApproval" }>;
+
+/** The spec bounds a decline's message to this many characters. */
+const MESSAGE_MAX = 4000;
+
+function label(decision: ApprovalDecision, params: ServerRequestParams<"item/toolCall/requestApproval">): string {
+  switch (decision) {
+    case "accept":
+      return "Allow once";
+    case "acceptForSession":
+      return `Always allow ${params.tool} in this session`;
+    case "acceptPrefixForSession":
+      return params.prefix ? `Allow “${params.prefix}” commands in this session` : "Allow this command prefix in this session";
+    case "decline":
+      return "Decline";
+    case "cancel":
+      return "Decline and stop the turn";
+  }
+}
+
+function variant(decision: ApprovalDecision): "primary" | "secondary" | "danger" {
+  return decision === "accept" ? "primary" : decision === "cancel" ? "danger" : "secondary";
+}
+
+/** Whether a tool call may run: what it would do, and exactly the decisions the server offered. */
+export function ApprovalRequest({ card }: { card: ApprovalCard }): JSX.Element {
+  const { params } = card;
+  const [message, setMessage] = useState("");
+  // Only offered decisions are rendered: anything else would count as decline anyway.
+  const offered = params.decisions;
+  const canDecline = offered.includes("decline");
+  const messageId = `decline-${params.itemId}`;
+  return (
+    <CardFrame card={card} kind="approval" title={`Allow ${params.tool}?`}>
+      {params.reason && <p class="request-reason">{params.reason}</p>}
+      <ToolInput input={params.input} tooLarge={params.inputRef?.bytes} />
+      {params.prefix && offered.includes("acceptPrefixForSession") && (
+        <p class="request-prefix">
+          Command prefix this session would allow: <code>{params.prefix}</code>
+        </p>
+      )}
+      {canDecline && (
+        <div class="field">
+          <label for={messageId}>Message for the agent if you decline (optional)</label>
+          <textarea id={messageId} rows={2} maxLength={MESSAGE_MAX} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
+        </div>
+      )}
+      <div class="request-actions">
+        {offered.map((decision, i) => (
+          <Button
+            key={decision}
+            variant={variant(decision)}
+            data-decision={decision}
+            data-autofocus={i === 0 ? true : undefined}
+            onClick={() => {
+              const text = message.trim();
+              card.answer(decision === "decline" && text ? { decision, message: text } : { decision });
+            }}
+          >
+            {label(decision, params)}
+          </Button>
+        ))}
+      </div>
+    </CardFrame>
+  );
+}
