@@ -98,7 +98,6 @@ function projectName(cwd: string): string {
 }
 
 function ThreadGroups(): JSX.Element {
-  const list = useRef<HTMLDivElement>(null);
   const end = useRef<HTMLDivElement>(null);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [now, setNow] = useState(Date.now());
@@ -106,11 +105,11 @@ function ThreadGroups(): JSX.Element {
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     return () => clearInterval(timer);
   }, []);
-  // The next page loads when the end of the list scrolls into view.
+  // The next page loads when the end of the list scrolls into view (whichever box scrolls: the list, or the whole sidebar when narrow).
   useEffect(() => {
     const observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) void loadMore();
-    }, { root: list.current, rootMargin: "200px" });
+    });
     if (end.current) observer.observe(end.current);
     return () => observer.disconnect();
   }, []);
@@ -125,7 +124,7 @@ function ThreadGroups(): JSX.Element {
   };
 
   return (
-    <div class="sidebar-list" ref={list} aria-busy={loading ? "true" : undefined}>
+    <div class="sidebar-list" aria-busy={loading ? "true" : undefined}>
       {groups.map(({ cwd, rows: grouped }, index) => {
         const open = !collapsed.has(cwd);
         const name = projectName(cwd);
