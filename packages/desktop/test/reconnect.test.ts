@@ -53,6 +53,7 @@ describe("a server restart mid-thread", { skip: NO_BROWSER }, () => {
         generationBefore,
       );
       await page.locator(`nav.sidebar[data-loaded='true'] [data-thread-id="${thread.id}"]`).waitFor();
+      assert.equal(await page.locator(".toast-error").count(), 0, "the outage raised no error toast");
 
       // A new turn on the restarted server shows in the sidebar as it runs and when it ends.
       const after = await server.client();

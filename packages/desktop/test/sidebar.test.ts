@@ -109,6 +109,12 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
     const threadId = ids.get("gamma task 09")!;
     try {
       await sidebarLoaded(page);
+      // The oldest thread is on the second page, which nobody scrolled to: a search reads on until it finds it.
+      await page.getByLabel("Search threads").fill("alpha task 00");
+      await row(page, ids.get("alpha task 00")!).waitFor();
+      await rowCount(page, 1);
+      await page.getByLabel("Search threads").fill("");
+      await rowCount(page, 30);
       await row(page, threadId).getByRole("button", { name: "Archive gamma task 09" }).click();
       await confirm(page, "Archive");
       await row(page, threadId).waitFor({ state: "detached" });

@@ -1,4 +1,5 @@
 import { effect, signal } from "@preact/signals";
+import { ClientError } from "@knightcode/app-server-client/browser";
 import type { Thread, ThreadSummary } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
 import { activeThreadId } from "../../state/app-state.js";
@@ -43,7 +44,7 @@ export async function reload(): Promise<void> {
   } catch (error) {
     if (mine !== epoch) return;
     listState.value = { ...listState.value, loaded: true, loading: false };
-    reportError(error, "Could not list the threads");
+    report(error, "Could not list the threads");
   } finally {
     if (mine === epoch) {
       const waiting = buffered ?? [];
@@ -67,7 +68,7 @@ export async function loadMore(): Promise<void> {
   } catch (error) {
     if (mine !== epoch) return;
     listState.value = { ...listState.value, loading: false };
-    reportError(error, "Could not list more threads");
+    report(error, "Could not list more threads");
   }
 }
 
@@ -77,6 +78,12 @@ export function showView(next: ListView): void {
   rows.value = [];
   listState.value = { loaded: false, loading: false };
   void reload();
+}
+
+/** A request cut off by the server going away is not worth a toast: the banner says so, and the reconnection reloads the list. */
+function report(error: unknown, doing: string): void {
+  if (error instanceof ClientError && error.kind === "closed") return;
+  reportError(error, doing);
 }
 
 function live(apply: () => void): void {
@@ -112,7 +119,7 @@ function fetchAndPlace(threadId: string, wanted: ListView): void {
     .then(({ thread }) => {
       if (view.value === wanted && thread.archived === (wanted === "archived")) live(() => place(thread));
     })
-    .catch((error: unknown) => reportError(error, "Could not show a thread in the list"));
+    .catch((error: unknown) => report(error, "Could not show a thread in the list"));
 }
 
 /** A loaded thread as a row; a worktree thread's project is not in `Thread`, so those are read instead. */
