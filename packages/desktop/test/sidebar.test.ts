@@ -181,6 +181,34 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
     }
   });
 
+  test("badges: waiting on you while an approval is open, failed after a failed turn", async () => {
+    const opened = await openPage(browser, server);
+    const { page } = opened;
+    const waiting = ids.get("alpha task 08")!;
+    let answer!: (decision: "accept" | "decline") => void;
+    const off = client.onRequest("item/toolCall/requestApproval", () => new Promise((resolve) => (answer = (decision) => resolve({ decision }))));
+    try {
+      await sidebarLoaded(page);
+      model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "asked.txt", content: "x" } }] }, { text: "declined, fine" });
+      const run = await client.runTurn(waiting, "write a file");
+      await page.locator(`[data-thread-id="${waiting}"][data-status="waiting"]`).getByText("Waiting on you").waitFor();
+      await waitUntil("the approval request", () => answer);
+      answer("decline");
+      await run.completed;
+      await page.locator(`[data-thread-id="${waiting}"]:not([data-status])`).waitFor();
+
+      const failing = ids.get("beta task 08")!;
+      model.enqueue({ status: 400, body: { error: { message: "the scripted model refuses" } } });
+      const failed = await client.runTurn(failing, "this will fail");
+      const turn = await failed.completed;
+      assert.equal(turn.status, "failed");
+      await page.locator(`[data-thread-id="${failing}"][data-status="failed"]`).getByText("Failed").waitFor();
+    } finally {
+      off();
+      await opened.close();
+    }
+  });
+
   test("New thread asks for the folder, starts a thread there (or in a new worktree) and opens it; the server's refusal shows", async () => {
     const opened = await openPage(browser, server);
     const { page } = opened;
