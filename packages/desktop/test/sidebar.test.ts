@@ -103,6 +103,16 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
     }
   });
 
+  test("the open thread has its row even when it is older than the first page", async () => {
+    const oldest = ids.get("alpha task 00")!;
+    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(oldest));
+    try {
+      await opened.page.locator(`[data-thread-id="${oldest}"] .thread-open[aria-current="page"]`).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+
   test("archives with a confirmation, unarchives from Archived, and deletes an archived thread for good", async () => {
     const opened = await openPage(browser, server);
     const { page } = opened;

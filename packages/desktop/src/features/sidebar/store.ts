@@ -143,6 +143,7 @@ function summaryOf(thread: Thread): ThreadSummary {
 /** Follows the sidebar notifications and reconnections; returns the function that stops it all. */
 export function watchThreadList(): () => void {
   const c = conn();
+  const sought = new Set<string>();
   const stops = [
     c.on("thread/started", ({ thread }) =>
       live(() => {
@@ -199,6 +200,14 @@ export function watchThreadList(): () => void {
     effect(() => {
       const id = activeThreadId.value;
       if (id) clearUnread(id);
+    }),
+    // The open thread always has its row, even when it is older than the pages loaded so far.
+    effect(() => {
+      const id = activeThreadId.value;
+      if (!id || !listState.value.loaded || view.peek() !== "active") return;
+      if (sought.has(id) || rows.peek().some((row) => row.id === id)) return;
+      sought.add(id);
+      fetchAndPlace(id, "active");
     }),
     // Titles are matched on the page (thread/list takes no search), so a search reads every page.
     effect(() => {
