@@ -30,7 +30,8 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
   const title = ui.title ?? thread.name;
   const side = panel.value;
   return (
-    <div class={`thread-layout${side === "none" ? "" : " with-panel"}`}>
+    // Which load the screen shows and how many turns it brought: what a test checks after a reconnection.
+    <div class={`thread-layout${side === "none" ? "" : " with-panel"}`} data-generation={state.generation} data-turns={state.resumed.turns.length}>
       <section class="thread-screen" aria-label={`Thread ${title}`}>
         <header class="thread-header">
           <h1 class="thread-title" title={thread.cwd}>

@@ -1,5 +1,6 @@
 import { signal, type Signal } from "@preact/signals";
 import type { QueueSnapshot, Thread, ThreadResumeResult, ThreadUi, TokenUsage, Warning } from "@knightcode/app-server-protocol";
+import { ClientError } from "@knightcode/app-server-client/browser";
 import { conn } from "../connection/connection.js";
 
 /**
@@ -35,13 +36,30 @@ export function ensureOpen(threadId: string): Promise<OpenThread> {
   if (known) return Promise.resolve(known);
   let pending = loading.get(threadId);
   if (!pending) {
-    pending = conn()
-      .request("thread/resume", { threadId })
+    pending = resumeSurvivingRestart(threadId)
       .then((resumed) => adopt(resumed))
       .finally(() => loading.delete(threadId));
     loading.set(threadId, pending);
   }
   return pending;
+}
+
+/**
+ * A resume cut off by the connection dropping was never remembered by the
+ * client, so the reconnection does not redo it: ask again once it is back.
+ */
+function resumeSurvivingRestart(threadId: string): Promise<ThreadResumeResult> {
+  return conn()
+    .request("thread/resume", { threadId })
+    .catch((error: unknown) => {
+      if (!(error instanceof ClientError && error.kind === "closed")) throw error;
+      return new Promise<void>((resolve) => {
+        const stop = conn().onReconnect(() => {
+          stop();
+          resolve();
+        });
+      }).then(() => conn().request("thread/resume", { threadId }));
+    });
 }
 
 /** Records a thread/start, thread/fork or thread/resume answer as the thread's state. */

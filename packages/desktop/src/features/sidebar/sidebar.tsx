@@ -1,6 +1,171 @@
 import type { JSX } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { activeThreadId, screen, theme, type ThemeChoice } from "../../state/app-state.js";
+import { Button, IconButton } from "../../ui/button.js";
+import { Icon } from "../../ui/icons.js";
+import { shortcutLabel, useShortcut } from "../../ui/keys.js";
+import { defaultFolder, startThreadIn } from "./actions.js";
+import { NewThreadDialog } from "./new-thread.js";
+import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view, watchThreadList } from "./store.js";
+import { ThreadRow } from "./thread-row.js";
+import { unread } from "./unread.js";
+import "./sidebar.css";
 
 /** The thread list, grouped by project. */
 export function Sidebar(): JSX.Element {
-  return <nav class="sidebar" aria-label="Threads" />;
+  useEffect(() => watchThreadList(), []);
+  const [newThreadFolder, setNewThreadFolder] = useState<string | undefined>(undefined);
+  const openNewThread = useCallback(() => setNewThreadFolder(defaultFolder()), []);
+  useShortcut("mod+n", openNewThread);
+  const { loaded } = listState.value;
+
+  return (
+    <nav class="sidebar" aria-label="Threads" data-loaded={loaded ? "true" : undefined}>
+      <div class="sidebar-top">
+        <Button variant="primary" icon="plus" class="sidebar-new" onClick={openNewThread} aria-keyshortcuts="Control+N Meta+N" title={`New thread (${shortcutLabel("mod+n")})`}>
+          New thread
+        </Button>
+        <SearchBox />
+        <div class="sidebar-views" role="group" aria-label="Which threads">
+          <button type="button" class="view-tab" aria-pressed={view.value === "active"} onClick={() => showView("active")}>
+            Threads
+          </button>
+          <button type="button" class="view-tab" aria-pressed={view.value === "archived"} onClick={() => showView("archived")}>
+            Archived
+          </button>
+        </div>
+      </div>
+      <ThreadGroups />
+      <div class="sidebar-bottom">
+        <Button variant="ghost" icon="settings" onClick={() => (screen.value = { kind: "settings" })} aria-current={screen.value.kind === "settings" ? "page" : undefined}>
+          Settings
+        </Button>
+        <label class="theme-switch">
+          <Icon name={theme.value === "dark" ? "moon" : "sun"} />
+          <span class="visually-hidden">Theme</span>
+          <select value={theme.value} onChange={(e) => (theme.value = e.currentTarget.value as ThemeChoice)}>
+            <option value="system">System</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
+        </label>
+      </div>
+      {newThreadFolder !== undefined && <NewThreadDialog folder={newThreadFolder} onClose={() => setNewThreadFolder(undefined)} />}
+    </nav>
+  );
+}
+
+/** Typing filters after a short pause, so a fast typist does not redraw the list per key. */
+function SearchBox(): JSX.Element {
+  const input = useRef<HTMLInputElement>(null);
+  const [text, setText] = useState(query.value);
+  useEffect(() => {
+    const timer = setTimeout(() => (query.value = text), 200);
+    return () => clearTimeout(timer);
+  }, [text]);
+  useShortcut("mod+k", () => {
+    input.current?.focus();
+    input.current?.select();
+  });
+  return (
+    <div class="sidebar-search">
+      <Icon name="search" />
+      <label for="thread-search" class="visually-hidden">
+        Search threads
+      </label>
+      <input
+        ref={input}
+        id="thread-search"
+        type="search"
+        placeholder={`Search (${shortcutLabel("mod+k")})`}
+        value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && text) {
+            e.preventDefault();
+            setText("");
+          }
+        }}
+        aria-keyshortcuts="Control+K Meta+K"
+      />
+    </div>
+  );
+}
+
+function projectName(cwd: string): string {
+  const parts = cwd.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? cwd;
+}
+
+function ThreadGroups(): JSX.Element {
+  const end = useRef<HTMLDivElement>(null);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  // The next page loads when the end of the list scrolls into view (whichever box scrolls: the list, or the whole sidebar when narrow).
+  useEffect(() => {
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) void loadMore();
+    });
+    if (end.current) observer.observe(end.current);
+    return () => observer.disconnect();
+  }, []);
+
+  const archived = view.value === "archived";
+  const groups = groupByProject(rows.value, query.value);
+  const { loaded, loading, nextCursor } = listState.value;
+  const toggle = (cwd: string) => {
+    const next = new Set(collapsed);
+    if (!next.delete(cwd)) next.add(cwd);
+    setCollapsed(next);
+  };
+
+  return (
+    <div class="sidebar-list" aria-busy={loading ? "true" : undefined}>
+      {groups.map(({ cwd, rows: grouped }, index) => {
+        const open = !collapsed.has(cwd);
+        const name = projectName(cwd);
+        return (
+          <section key={cwd} class="project-group" aria-label={`Project ${name}`}>
+            <div class="project-head">
+              <h2 class="project-title">
+                <button type="button" class="project-toggle" aria-expanded={open} aria-controls={`project-${index}`} title={cwd} onClick={() => toggle(cwd)}>
+                  <Icon name={open ? "chevronDown" : "chevronRight"} size={14} />
+                  <span class="project-name">{name}</span>
+                  <span class="project-count">{grouped.length}</span>
+                </button>
+              </h2>
+              {!archived && <IconButton icon="plus" label={`New thread in ${name}`} onClick={() => startThreadIn(cwd)} />}
+            </div>
+            <ul id={`project-${index}`} class="thread-rows" hidden={!open}>
+              {grouped.map((row) => (
+                <ThreadRow
+                  key={row.id}
+                  row={row}
+                  active={row.id === activeThreadId.value}
+                  unread={unread.value.has(row.id)}
+                  lastTurnFailed={failedLastTurn.value.has(row.id)}
+                  archived={archived}
+                  now={now}
+                />
+              ))}
+            </ul>
+          </section>
+        );
+      })}
+      {loaded && groups.length === 0 && (
+        <p class="sidebar-empty">{query.value.trim() ? "No thread title matches." : archived ? "No archived threads." : "No threads yet."}</p>
+      )}
+      <div ref={end} class="sidebar-end">
+        {nextCursor !== undefined && (
+          <Button variant="ghost" onClick={() => void loadMore()} disabled={loading}>
+            {loading ? "Loading…" : "Load more threads"}
+          </Button>
+        )}
+      </div>
+    </div>
+  );
 }

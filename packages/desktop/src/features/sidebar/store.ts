@@ -1,0 +1,233 @@
+import { effect, signal } from "@preact/signals";
+import { ClientError } from "@knightcode/app-server-client/browser";
+import type { Thread, ThreadSummary } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { activeThreadId } from "../../state/app-state.js";
+import { reportError } from "../../state/toasts.js";
+import { clearUnread, markUnread } from "./unread.js";
+
+/**
+ * The sidebar's list: the owner of the thread rows it shows. Pages come from
+ * `thread/list`; the sidebar notifications (which reach every connection)
+ * patch rows in place instead of reloading.
+ */
+export type ListView = "active" | "archived";
+
+/** Small enough that the first screen draws fast with thousands of threads; more load as the list scrolls. */
+export const PAGE_SIZE = 25;
+
+export const rows = signal<ThreadSummary[]>([]);
+export const view = signal<ListView>("active");
+/** The search as applied (debounced by the search box); matches titles. */
+export const query = signal("");
+export const listState = signal<{ loaded: boolean; loading: boolean; nextCursor?: string }>({ loaded: false, loading: false });
+/** Threads whose last turn, as this page saw it complete, failed. */
+export const failedLastTurn = signal<ReadonlySet<string>>(new Set());
+
+/** Bumped by each first-page load, so an answer to an older one is dropped. */
+let epoch = 0;
+/**
+ * Live events that arrive while a first page is on its way wait here and
+ * apply after it, so the page's older snapshot cannot undo them.
+ */
+let buffered: Array<() => void> | undefined;
+
+export async function reload(): Promise<void> {
+  const mine = ++epoch;
+  buffered = [];
+  listState.value = { ...listState.value, loading: true };
+  try {
+    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    if (mine !== epoch) return;
+    rows.value = page.threads;
+    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };
+  } catch (error) {
+    if (mine !== epoch) return;
+    listState.value = { ...listState.value, loaded: true, loading: false };
+    report(error, "Could not list the threads");
+  } finally {
+    if (mine === epoch) {
+      const waiting = buffered ?? [];
+      buffered = undefined;
+      waiting.forEach((apply) => apply());
+    }
+  }
+}
+
+export async function loadMore(): Promise<void> {
+  const { loading, nextCursor } = listState.value;
+  if (loading || nextCursor === undefined) return;
+  const mine = epoch;
+  listState.value = { ...listState.value, loading: true };
+  try {
+    const page = await conn().request("thread/list", { cursor: nextCursor, limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    if (mine !== epoch) return;
+    const known = new Set(rows.value.map((row) => row.id));
+    rows.value = [...rows.value, ...page.threads.filter((row) => !known.has(row.id))];
+    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };
+  } catch (error) {
+    if (mine !== epoch) return;
+    listState.value = { ...listState.value, loading: false };
+    report(error, "Could not list more threads");
+  }
+}
+
+export function showView(next: ListView): void {
+  if (view.value === next) return;
+  view.value = next;
+  rows.value = [];
+  listState.value = { loaded: false, loading: false };
+  void reload();
+}
+
+/** A request cut off by the server going away is not worth a toast: the banner says so, and the reconnection reloads the list. */
+function report(error: unknown, doing: string): void {
+  if (error instanceof ClientError && error.kind === "closed") return;
+  reportError(error, doing);
+}
+
+function live(apply: () => void): void {
+  if (buffered) buffered.push(apply);
+  else apply();
+}
+
+function patch(threadId: string, change: (row: ThreadSummary) => ThreadSummary): boolean {
+  const index = rows.value.findIndex((row) => row.id === threadId);
+  if (index < 0) return false;
+  const next = rows.value.slice();
+  next[index] = change(next[index]!);
+  rows.value = next;
+  return true;
+}
+
+function remove(threadId: string): void {
+  if (rows.value.some((row) => row.id === threadId)) rows.value = rows.value.filter((row) => row.id !== threadId);
+}
+
+/** Puts a row where `thread/list` would: newest first. */
+function place(summary: ThreadSummary): void {
+  const others = rows.value.filter((row) => row.id !== summary.id);
+  const at = others.findIndex((row) => row.updatedAt < summary.updatedAt);
+  others.splice(at < 0 ? others.length : at, 0, summary);
+  rows.value = others;
+}
+
+/** Fetches a thread's summary for a row this page does not have yet; `thread/read` loads nothing. */
+function fetchAndPlace(threadId: string, wanted: ListView): void {
+  conn()
+    .request("thread/read", { threadId })
+    .then(({ thread }) => {
+      if (view.value === wanted && thread.archived === (wanted === "archived")) live(() => place(thread));
+    })
+    .catch((error: unknown) => report(error, "Could not show a thread in the list"));
+}
+
+/** A loaded thread as a row; a worktree thread's project is not in `Thread`, so those are read instead. */
+function summaryOf(thread: Thread): ThreadSummary {
+  return {
+    id: thread.id,
+    title: thread.name,
+    ...(thread.name ? { name: thread.name } : {}),
+    cwd: thread.cwd,
+    createdAt: thread.createdAt,
+    updatedAt: thread.updatedAt,
+    ...(thread.forkedFromId ? { forkedFromId: thread.forkedFromId } : {}),
+    workspaceMode: thread.workspace.mode,
+    workspace: thread.workspace,
+    archived: false,
+    status: thread.status,
+    sessionFile: thread.sessionFile ?? "",
+  };
+}
+
+/** Follows the sidebar notifications and reconnections; returns the function that stops it all. */
+export function watchThreadList(): () => void {
+  const c = conn();
+  const sought = new Set<string>();
+  const stops = [
+    c.on("thread/started", ({ thread }) =>
+      live(() => {
+        if (view.value !== "active") return;
+        if (thread.workspace.mode === "local") place(summaryOf(thread));
+        else fetchAndPlace(thread.id, "active");
+      }),
+    ),
+    c.on("thread/status/changed", ({ threadId, status }) =>
+      live(() => {
+        const known = patch(threadId, (row) => ({ ...row, status }));
+        // A thread older than the loaded pages came to life elsewhere: show it.
+        if (!known && status.type === "active" && view.value === "active") fetchAndPlace(threadId, "active");
+      }),
+    ),
+    c.on("thread/name/updated", ({ threadId, name }) => live(() => void patch(threadId, (row) => ({ ...row, name, title: name || row.title })))),
+    c.on("thread/turn/completed", ({ threadId, turn }) =>
+      live(() => {
+        const failed = new Set(failedLastTurn.value);
+        if (turn.status === "failed") failed.add(threadId);
+        else failed.delete(threadId);
+        failedLastTurn.value = failed;
+        if (threadId !== activeThreadId.value) markUnread(threadId);
+        const row = rows.value.find((r) => r.id === threadId);
+        if (!row || !row.title) {
+          // A first turn names an unnamed thread; its summary says how.
+          if (view.value === "active") fetchAndPlace(threadId, "active");
+          return;
+        }
+        place({ ...row, updatedAt: new Date(turn.completedAt ?? Date.now()).toISOString() });
+      }),
+    ),
+    c.on("thread/archived", ({ threadId }) =>
+      live(() => {
+        if (view.value === "active") remove(threadId);
+        else fetchAndPlace(threadId, "archived");
+      }),
+    ),
+    c.on("thread/unarchived", ({ threadId }) =>
+      live(() => {
+        if (view.value === "archived") remove(threadId);
+        else fetchAndPlace(threadId, "active");
+      }),
+    ),
+    c.on("thread/deleted", ({ threadId }) =>
+      live(() => {
+        remove(threadId);
+        clearUnread(threadId);
+      }),
+    ),
+    // A restarted server may have threads this page never heard of: start over from the first page.
+    c.onReconnect(() => void reload()),
+    // Seen is read: the open thread never carries the mark.
+    effect(() => {
+      const id = activeThreadId.value;
+      if (id) clearUnread(id);
+    }),
+    // The open thread always has its row, even when it is older than the pages loaded so far.
+    effect(() => {
+      const id = activeThreadId.value;
+      if (!id || !listState.value.loaded || view.peek() !== "active") return;
+      if (sought.has(id) || rows.peek().some((row) => row.id === id)) return;
+      sought.add(id);
+      fetchAndPlace(id, "active");
+    }),
+    // Titles are matched on the page (thread/list takes no search), so a search reads every page.
+    effect(() => {
+      const { loading, nextCursor } = listState.value;
+      if (query.value.trim() && !loading && nextCursor !== undefined) void loadMore();
+    }),
+  ];
+  void reload();
+  return () => stops.forEach((stop) => stop());
+}
+
+/** Rows matching the search, grouped by project (a worktree thread's summary names its project), newest group first. */
+export function groupByProject(list: readonly ThreadSummary[], search: string): Array<{ cwd: string; rows: ThreadSummary[] }> {
+  const needle = search.trim().toLowerCase();
+  const groups = new Map<string, ThreadSummary[]>();
+  for (const row of list) {
+    if (needle && !(row.title || "New thread").toLowerCase().includes(needle)) continue;
+    let group = groups.get(row.cwd);
+    if (!group) groups.set(row.cwd, (group = []));
+    group.push(row);
+  }
+  return [...groups].map(([cwd, grouped]) => ({ cwd, rows: grouped }));
+}
