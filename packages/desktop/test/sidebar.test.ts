@@ -242,7 +242,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       await page.getByRole("region", { name: "Project epsilon" }).locator(`[data-thread-id="${threadId}"]`).waitFor();
 
       // The keyboard opens it too, offering the open thread's folder; a worktree needs a git repository.
-      await page.keyboard.press("Control+n");
+      await page.keyboard.press("Control+Shift+O");
       assert.equal(await dialog.getByLabel("Project folder").inputValue(), folder);
       await dialog.getByLabel("Run in a new worktree").check();
       await dialog.getByRole("button", { name: "Start thread" }).click();

@@ -16,13 +16,14 @@ export function Sidebar(): JSX.Element {
   useEffect(() => watchThreadList(), []);
   const [newThreadFolder, setNewThreadFolder] = useState<string | undefined>(undefined);
   const openNewThread = useCallback(() => setNewThreadFolder(defaultFolder()), []);
-  useShortcut("mod+n", openNewThread);
+  // Ctrl+N belongs to the browser (a new window) and never reaches a page.
+  useShortcut("mod+shift+o", openNewThread);
   const { loaded } = listState.value;
 
   return (
     <nav class="sidebar" aria-label="Threads" data-loaded={loaded ? "true" : undefined}>
       <div class="sidebar-top">
-        <Button variant="primary" icon="plus" class="sidebar-new" onClick={openNewThread} aria-keyshortcuts="Control+N Meta+N" title={`New thread (${shortcutLabel("mod+n")})`}>
+        <Button variant="primary" icon="plus" class="sidebar-new" onClick={openNewThread} aria-keyshortcuts="Control+Shift+O Meta+Shift+O" title={`New thread (${shortcutLabel("mod+shift+o")})`}>
           New thread
         </Button>
         <SearchBox />
