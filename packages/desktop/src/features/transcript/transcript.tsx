@@ -1,6 +1,102 @@
 import type { JSX } from "preact";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { openThreadSignal } from "../../state/open-threads.js";
+import { Button } from "../../ui/button.js";
+import { transcriptStore } from "./store.js";
+import { contextText, TurnBox, usageText } from "./turn.js";
+import "./transcript.css";
+
+export { setViewRenderer } from "./view-renderer.js";
+export { watchTranscripts } from "./store.js";
+
+/** How close to an edge (CSS px) counts as being at it. */
+const EDGE = 48;
 
 /** The conversation of one thread. */
 export function Transcript({ threadId }: { threadId: string }): JSX.Element {
-  return <section class="transcript" aria-label="Conversation" data-thread={threadId} />;
+  const store = transcriptStore(threadId);
+  const state = store.state.value;
+  const usage = openThreadSignal(threadId).value?.usage;
+  const scroller = useRef<HTMLDivElement>(null);
+  // Pinned while the reader is at the bottom; scrolling up unpins, so new text never yanks them back.
+  const pinned = useRef(true);
+  const [away, setAway] = useState(false);
+  /** The scroll height and position before older turns were put above, to keep the view where it was. */
+  const anchor = useRef<{ height: number; top: number; firstTurn: string | undefined } | undefined>(undefined);
+
+  useLayoutEffect(() => {
+    pinned.current = true;
+    setAway(false);
+  }, [threadId]);
+
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const kept = anchor.current;
+    if (kept && kept.firstTurn !== state.turns[0]?.id) {
+      anchor.current = undefined;
+      el.scrollTop = el.scrollHeight - kept.height + kept.top;
+    } else if (pinned.current) {
+      el.scrollTop = el.scrollHeight;
+    }
+  });
+
+  const loadOlder = () => {
+    const el = scroller.current;
+    if (el) anchor.current = { height: el.scrollHeight, top: el.scrollTop, firstTurn: state.turns[0]?.id };
+    void store.loadOlder();
+  };
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el) return;
+    const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < EDGE;
+    pinned.current = atBottom;
+    if (away === atBottom) setAway(!atBottom);
+    if (el.scrollTop < EDGE * 4 && state.nextCursor && !state.loadingOlder) loadOlder();
+  };
+
+  const jump = () => {
+    const el = scroller.current;
+    if (!el) return;
+    pinned.current = true;
+    setAway(false);
+    el.scrollTop = el.scrollHeight;
+  };
+
+  const context = usage ? contextText(usage) : undefined;
+  return (
+    <section class="transcript" aria-label="Conversation" data-thread={threadId}>
+      <div class="transcript-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages">
+        {state.nextCursor && (
+          <div class="older">
+            <Button onClick={loadOlder} disabled={state.loadingOlder} aria-busy={state.loadingOlder}>
+              {state.loadingOlder ? "Loading older messages…" : "Load older messages"}
+            </Button>
+          </div>
+        )}
+        {state.turns.length === 0 && <p class="transcript-empty">No messages yet.</p>}
+        {state.turns.map((turn) => (
+          <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} />
+        ))}
+        {state.notices.map((notice, n) => (
+          <p key={n} class="transcript-notice" role="alert">
+            {notice}
+          </p>
+        ))}
+      </div>
+      {away && (
+        <Button class="jump-latest" variant="primary" onClick={jump}>
+          Jump to latest
+        </Button>
+      )}
+      {usage && (
+        <div class="thread-usage">
+          <span class="visually-hidden">Thread usage: </span>
+          {usageText(usage)}
+          {context && ` · ${context}`}
+        </div>
+      )}
+    </section>
+  );
 }
