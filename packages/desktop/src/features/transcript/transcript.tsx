@@ -1,5 +1,5 @@
 import type { JSX } from "preact";
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { openThreadSignal } from "../../state/open-threads.js";
 import { Button } from "../../ui/button.js";
 import { transcriptStore } from "./store.js";
@@ -18,6 +18,9 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   const state = store.state.value;
   const usage = openThreadSignal(threadId).value?.usage;
   const scroller = useRef<HTMLDivElement>(null);
+  const content = useRef<HTMLDivElement>(null);
+  /** Set when this component scrolled, so the scroll event that follows is not taken for the reader's. */
+  const ownScroll = useRef(false);
   // Pinned while the reader is at the bottom; scrolling up unpins, so new text never yanks them back.
   const pinned = useRef(true);
   const [away, setAway] = useState(false);
@@ -29,27 +32,50 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
     setAway(false);
   }, [threadId]);
 
+  // Older turns went in above: keep the turns that were in view where they were.
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (!el) return;
     const kept = anchor.current;
-    if (kept && kept.firstTurn !== state.turns[0]?.id) {
-      anchor.current = undefined;
-      el.scrollTop = el.scrollHeight - kept.height + kept.top;
-    } else if (pinned.current) {
-      el.scrollTop = el.scrollHeight;
-    }
-  });
+    if (!el || !kept || kept.firstTurn === state.turns[0]?.id) return;
+    anchor.current = undefined;
+    el.scrollTop = el.scrollHeight - kept.height + kept.top;
+  }, [state.turns]);
+
+  // Follow growth from a ResizeObserver rather than after each render: it runs once the browser has laid
+  // the frame out anyway, so streaming never forces an extra synchronous layout.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = content.current;
+    if (!el || !inner) return;
+    const observer = new ResizeObserver(() => {
+      if (!pinned.current || anchor.current) return;
+      // Layout is fresh here, so these reads cost nothing.
+      const bottom = el.scrollHeight - el.clientHeight;
+      if (Math.abs(el.scrollTop - bottom) < 1) return;
+      ownScroll.current = true;
+      el.scrollTop = bottom;
+    });
+    observer.observe(inner);
+    return () => observer.disconnect();
+  }, [threadId]);
 
   const loadOlder = () => {
     const el = scroller.current;
     if (el) anchor.current = { height: el.scrollHeight, top: el.scrollTop, firstTurn: state.turns[0]?.id };
-    void store.loadOlder();
+    // When nothing came (an error, already loading), the anchor must not keep the view from following new text.
+    void store.loadOlder().finally(() => {
+      if (anchor.current?.firstTurn === store.state.peek().turns[0]?.id) anchor.current = undefined;
+    });
   };
 
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
+    // The echo of our own following scroll: measuring here could force a layout of text that streamed in since.
+    if (ownScroll.current) {
+      ownScroll.current = false;
+      return;
+    }
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < EDGE;
     pinned.current = atBottom;
     if (away === atBottom) setAway(!atBottom);
@@ -68,6 +94,7 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   return (
     <section class="transcript" aria-label="Conversation" data-thread={threadId}>
       <div class="transcript-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages">
+        <div ref={content}>
         {state.nextCursor && (
           <div class="older">
             <Button onClick={loadOlder} disabled={state.loadingOlder} aria-busy={state.loadingOlder}>
@@ -84,6 +111,7 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
             {notice}
           </p>
         ))}
+        </div>
       </div>
       {away && (
         <Button class="jump-latest" variant="primary" onClick={jump}>
