@@ -9,9 +9,11 @@
 //   stream        a 2,000-delta reply streaming into the open thread: long
 //                 tasks (PerformanceObserver 'longtask', each over 50 ms),
 //                 dropped frames (requestAnimationFrame gaps over 1.5 x 16.7
-//                 ms) counted in the page, and the stream's duration, per rep
+//                 ms) counted in the page, and the stream's duration, per rep;
+//                 beside them the same counts on the idle page (--idle-ms), the
+//                 machine's noise floor
 //
-//   node bench/desktop.mjs [--reps 7] [--stream-reps 3] [--threads 1000] [--deltas 2000] [--chunk-delay-ms 0] [--out result.json]
+//   node bench/desktop.mjs [--reps 7] [--stream-reps 3] [--threads 1000] [--deltas 2000] [--chunk-delay-ms 0] [--idle-ms 3000] [--out result.json]
 //
 // The threads are session files written straight to a sessions folder (see
 // lib/transcripts.mjs), served with --session-dir. The server and the page
@@ -36,6 +38,7 @@ const streamReps = Number(flag("--stream-reps", "3"));
 const threads = Number(flag("--threads", "1000"));
 const deltas = Number(flag("--deltas", "2000"));
 const chunkDelayMs = Number(flag("--chunk-delay-ms", "0"));
+const idleMs = Number(flag("--idle-ms", "3000"));
 const VIEWPORT = { width: 1280, height: 800 };
 const FRAME_MS = 1000 / 60;
 
@@ -133,6 +136,11 @@ async function streaming(browser, server, model) {
       const page = await context.newPage();
       await page.goto(server.threadUrl(thread.id));
       await page.waitForSelector(`section.transcript[data-thread="${thread.id}"]`, { timeout: 30_000 });
+      // The noise floor: the same page with nothing streaming, for as long as a stream takes here, so a
+      // loaded machine's long tasks are not taken for the page's.
+      await page.evaluate(watchFrames);
+      await page.evaluate((ms) => new Promise((resolve) => setTimeout(resolve, ms)), idleMs);
+      const idle = await page.evaluate(() => globalThis.__benchStop());
       await page.evaluate(watchFrames);
       const chunks = Array.from({ length: deltas }, (_, n) => (n % 40 === 39 ? `word${n}.\n\n` : n % 97 === 0 ? `\`code${n}\` ` : `word${n} `));
       model.enqueue({ text: chunks, chunkDelayMs });
@@ -155,6 +163,12 @@ async function streaming(browser, server, model) {
         frames: state.frames,
         droppedFrames: state.gaps.filter((g) => g > 1.5 * FRAME_MS).length,
         longestFrameGapMs: +Math.max(0, ...state.gaps).toFixed(1),
+        idleBaseline: {
+          ms: idleMs,
+          longTasksOver50Ms: idle.longTasks.filter((d) => d > 50).length,
+          frames: idle.frames,
+          droppedFrames: idle.gaps.filter((g) => g > 1.5 * FRAME_MS).length,
+        },
       });
     } finally {
       await context.close();
@@ -165,6 +179,7 @@ async function streaming(browser, server, model) {
     medianLongTasksOver50Ms: median(runs.map((r) => r.longTasksOver50Ms)),
     medianDroppedFrames: median(runs.map((r) => r.droppedFrames)),
     medianPageStreamMs: median(runs.map((r) => r.pageStreamMs)),
+    medianIdleLongTasksOver50Ms: median(runs.map((r) => r.idleBaseline.longTasksOver50Ms)),
   };
 }
 

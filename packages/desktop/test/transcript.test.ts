@@ -1,4 +1,7 @@
 import { strict as assert } from "node:assert";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
@@ -12,15 +15,21 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
   let browser: Browser;
   let server: DesktopServer;
   let model: ScriptedModelServer;
+  let home: string;
   before(async () => {
     model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
+    // Retries after a cut stream come at once, not after the default back-off.
+    home = mkdtempSync(join(tmpdir(), "kc-transcript-"));
+    mkdirSync(join(home, ".knightcode", "agent"), { recursive: true });
+    writeFileSync(join(home, ".knightcode", "agent", "settings.json"), JSON.stringify({ retry: { provider: { baseDelayMs: 1, maxRetryDelayMs: 5, maxRetries: 2 } } }));
+    server = await DesktopServer.start({ model, home });
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await server?.dispose();
     await model?.close();
+    if (home) rmSync(home, { recursive: true, force: true });
   });
 
   /** A thread that needs no approvals, on the reasoning model, opened in the page before anything runs. */
@@ -157,6 +166,66 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       assert.ok(top > 0, `the earlier first turn is still below the new ones (${top})`);
       const order = await page.locator("[data-turn-id]").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-turn-id")));
       assert.deepEqual(order, ids);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("while a reply streams the view follows the bottom; scrolled up it stays put and offers Jump to latest", async () => {
+    const { threadId, opened } = await openThread();
+    const { page } = opened;
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const lines = Array.from({ length: 300 }, (_, n) => `line ${n}\n\n`);
+      model.enqueue({ text: lines, pauseAfter: 150, gate });
+      const client = await server.client();
+      const run = await client.runTurn(threadId, "a long answer");
+      const scroller = page.locator(".transcript-scroll");
+      const answer = page.locator(`[data-turn-id="${run.turnId}"] [data-item-type='agentMessage']`);
+      await answer.getByText("line 140", { exact: true }).waitFor();
+      // Following: the newest line is in view without anyone scrolling.
+      await waitUntil("the view at the bottom", () => scroller.evaluate((s) => s.scrollHeight > s.clientHeight && s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
+      await page.locator(".turn-status.working[role='status']", { hasText: "Working…" }).waitFor();
+      await scroller.evaluate((s) => s.scrollTo({ top: 100 }));
+      const jump = page.getByRole("button", { name: "Jump to latest" });
+      await jump.waitFor();
+      release();
+      await run.completed;
+      await page.locator(`[data-turn-id="${run.turnId}"][data-turn-status="completed"]`).waitFor();
+      await answer.getByText("line 299", { exact: true }).waitFor();
+      assert.equal(await scroller.evaluate((s) => Math.round(s.scrollTop)), 100, "the reader's place was kept");
+      await jump.click();
+      await waitUntil("back at the bottom", () => scroller.evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
+      await jump.waitFor({ state: "detached" });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("a cut stream: the torn reply goes, a retrying note shows, and the retried answer stays; a failed turn says why", async () => {
+    const { threadId, opened } = await openThread();
+    const { page } = opened;
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      model.enqueue({ text: ["The answer ", "is cut", " off here"], breakAfter: 3 }, { text: ["The whole ", "answer."], pauseAfter: 1, gate });
+      const client = await server.client();
+      const run = await client.runTurn(threadId, "answer me");
+      const el = turnEl(page, run.turnId);
+      await el.locator(".turn-status[role='status']", { hasText: /Retrying \(1 of \d+\) after: / }).waitFor();
+      assert.equal(await el.getByText("is cut").count(), 0, "the withdrawn reply is gone");
+      release();
+      await run.completed;
+      await el.and(page.locator("[data-turn-status='completed']")).waitFor();
+      await el.locator("[data-item-type='agentMessage']", { hasText: "The whole answer." }).waitFor();
+      assert.equal(await el.locator("[data-item-type='agentMessage']").count(), 1);
+      assert.equal(await el.locator(".turn-status").count(), 0, "no note once it completed");
+
+      model.enqueue({ status: 401, body: { error: { message: "Invalid API key for this test" } } });
+      const failed = await runTurn(threadId, "again");
+      assert.equal(failed.status, "failed");
+      await turnEl(page, failed.id).locator("[role='alert']", { hasText: /Failed: .*Invalid API key for this test/ }).waitFor();
     } finally {
       await opened.close();
     }

@@ -19,8 +19,8 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   const usage = openThreadSignal(threadId).value?.usage;
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
-  /** Set when this component scrolled, so the scroll event that follows is not taken for the reader's. */
-  const ownScroll = useRef(false);
+  /** Where this component last scrolled to, so the scroll event that follows is not taken for the reader's. */
+  const ownScroll = useRef<number | undefined>(undefined);
   // Pinned while the reader is at the bottom; scrolling up unpins, so new text never yanks them back.
   const pinned = useRef(true);
   const [away, setAway] = useState(false);
@@ -52,8 +52,8 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
       // Layout is fresh here, so these reads cost nothing.
       const bottom = el.scrollHeight - el.clientHeight;
       if (Math.abs(el.scrollTop - bottom) < 1) return;
-      ownScroll.current = true;
       el.scrollTop = bottom;
+      ownScroll.current = el.scrollTop;
     });
     observer.observe(inner);
     return () => observer.disconnect();
@@ -71,11 +71,11 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   const onScroll = () => {
     const el = scroller.current;
     if (!el) return;
-    // The echo of our own following scroll: measuring here could force a layout of text that streamed in since.
-    if (ownScroll.current) {
-      ownScroll.current = false;
-      return;
-    }
+    // The echo of our own following scroll (the position is still the one we set): measuring the
+    // heights here could force a layout of text that streamed in since, and nothing changed for the reader.
+    const own = ownScroll.current;
+    ownScroll.current = undefined;
+    if (own !== undefined && Math.abs(el.scrollTop - own) < 1) return;
     const atBottom = el.scrollHeight - el.scrollTop - el.clientHeight < EDGE;
     pinned.current = atBottom;
     if (away === atBottom) setAway(!atBottom);
