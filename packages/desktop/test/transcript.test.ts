@@ -203,6 +203,27 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     }
   });
 
+  test("2,000 deltas are drawn in batches, once a frame, not once each", async () => {
+    const { threadId, opened } = await openThread();
+    const { page } = opened;
+    try {
+      // Counts the times the page changed the transcript's DOM: one MutationObserver callback per task that did.
+      await page.evaluate(() => {
+        const counter = { batches: 0 };
+        (globalThis as unknown as { __batches: typeof counter }).__batches = counter;
+        new MutationObserver(() => counter.batches++).observe(document.querySelector(".transcript")!, { subtree: true, childList: true, characterData: true });
+      });
+      model.enqueue({ text: Array.from({ length: 2000 }, (_, n) => `w${n} `) });
+      const turn = await runTurn(threadId, "stream");
+      await turnEl(page, turn.id).locator("[data-item-type='agentMessage']", { hasText: "w1999" }).waitFor();
+      await turnEl(page, turn.id).and(page.locator("[data-turn-status='completed']")).waitFor();
+      const batches = await page.evaluate(() => (globalThis as unknown as { __batches: { batches: number } }).__batches.batches);
+      assert.ok(batches < 400, `${batches} DOM updates for 2,000 deltas`);
+    } finally {
+      await opened.close();
+    }
+  });
+
   test("a cut stream: the torn reply goes, a retrying note shows, and the retried answer stays; a failed turn says why", async () => {
     const { threadId, opened } = await openThread();
     const { page } = opened;
