@@ -135,6 +135,10 @@ export class TranscriptStore {
   putItem(turnId: string, item: HistoryItem): void {
     this.pending.delete(item.id);
     this.flush();
+    // An item of a turn whose start this page did not see (it began between the resume answer and now).
+    if (!this.state.peek().turns.some((t) => t.id === turnId)) {
+      this.turnStarted({ id: turnId, status: "inProgress", startedAt: ("startedAt" in item && item.startedAt) || Date.now() });
+    }
     this.editTurn(turnId, (t) => {
       const at = t.items.findIndex((i) => i.id === item.id);
       const items = at < 0 ? [...t.items, item] : t.items.map((i, n) => (n === at ? item : i));
