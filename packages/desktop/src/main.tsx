@@ -5,6 +5,7 @@ import { Connection, connectionState, setConnection } from "./connection/connect
 import { takeToken } from "./connection/token.js";
 import { installRequestHandlers } from "./features/requests/requests.js";
 import { watchExtensionUi } from "./features/extension-ui/extension-ui.js";
+import { watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
 
@@ -42,6 +43,7 @@ async function start(): Promise<void> {
   // Handlers before the first render, so a request the server asks at once finds one.
   installRequestHandlers();
   watchOpenThreads();
+  watchTranscripts();
   watchExtensionUi();
   watchAddress();
   render(<App />, root);

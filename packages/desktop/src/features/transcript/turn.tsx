@@ -1,0 +1,141 @@
+import { Component, type JSX } from "preact";
+import { useState } from "preact/hooks";
+import type { HistoryItem, TokenUsage, Turn } from "@knightcode/app-server-protocol";
+import { reportError } from "../../state/toasts.js";
+import { Button } from "../../ui/button.js";
+import { ItemBox } from "./items.js";
+import { formatBytes, readPayload } from "./payload.js";
+import type { TranscriptStore, TurnView } from "./store.js";
+
+interface TurnProps {
+  threadId: string;
+  turn: TurnView;
+  store: TranscriptStore;
+}
+
+/** One turn; redrawn only when its object changed (see TranscriptStore). */
+export class TurnBox extends Component<TurnProps> {
+  override shouldComponentUpdate(next: TurnProps): boolean {
+    return next.turn !== this.props.turn || next.threadId !== this.props.threadId;
+  }
+  override render(): JSX.Element {
+    const { turn, threadId, store } = this.props;
+    const { top, nested } = arrange(turn.items);
+    return (
+      <article class="turn" data-turn-id={turn.id} data-turn-status={turn.status}>
+        {turn.payloadRef && turn.items.length === 0 && <TurnReference turn={turn} store={store} />}
+        {top.map((item) => (
+          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} />
+        ))}
+        <TurnStatus turn={turn} />
+        <TurnFooter turn={turn} />
+      </article>
+    );
+  }
+}
+
+/**
+ * Top-level items ordered by their latest `index` (items that have none keep
+ * their arrival order); nested calls grouped under the call they belong to.
+ * The nested lists are cached per item array, so their identity is stable
+ * across redraws and unchanged tool calls skip theirs.
+ */
+const arranged = new WeakMap<HistoryItem[], { top: HistoryItem[]; nested: Map<string, HistoryItem[]> }>();
+function arrange(items: HistoryItem[]): { top: HistoryItem[]; nested: Map<string, HistoryItem[]> } {
+  const known = arranged.get(items);
+  if (known) return known;
+  const nested = new Map<string, HistoryItem[]>();
+  const top: { item: HistoryItem; order: number; arrival: number }[] = [];
+  items.forEach((item, arrival) => {
+    const parent = "parentItemId" in item ? item.parentItemId : undefined;
+    if (parent) {
+      const list = nested.get(parent) ?? [];
+      list.push(item);
+      nested.set(parent, list);
+    } else top.push({ item, order: item.index ?? Number.MAX_SAFE_INTEGER, arrival });
+  });
+  top.sort((a, b) => a.order - b.order || a.arrival - b.arrival);
+  const result = { top: top.map((t) => t.item), nested };
+  arranged.set(items, result);
+  return result;
+}
+
+function TurnStatus({ turn }: { turn: TurnView }): JSX.Element | null {
+  if (turn.status === "inProgress") {
+    return (
+      <div class="turn-status working" role="status" aria-live="polite">
+        <span class="spinner" aria-hidden="true" />
+        {turn.retrying
+          ? `Retrying (${turn.retrying.attempt} of ${turn.retrying.maxAttempts}) after: ${turn.retrying.error.message}`
+          : "Working…"}
+      </div>
+    );
+  }
+  if (turn.status === "failed") {
+    return (
+      <div class="turn-status failed" role="alert">
+        Failed: {turn.error?.message ?? "the turn did not finish"}
+      </div>
+    );
+  }
+  if (turn.status === "interrupted") return <div class="turn-status interrupted">Interrupted</div>;
+  return null;
+}
+
+function TurnFooter({ turn }: { turn: TurnView }): JSX.Element | null {
+  const files = turn.files ?? [];
+  if (!turn.usage && files.length === 0) return null;
+  return (
+    <div class="turn-footer">
+      {turn.usage && <span class="turn-usage">{usageText(turn.usage)}</span>}
+      {files.length > 0 && (
+        <span class="turn-files">
+          {files.length} {files.length === 1 ? "file" : "files"} changed{" "}
+          <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
+          <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
+        </span>
+      )}
+    </div>
+  );
+}
+
+const number = new Intl.NumberFormat("en-US");
+
+/** Tokens in and out (with cache reads when there were any), and dollars. */
+export function usageText(usage: TokenUsage): string {
+  const parts = [`${number.format(usage.input)} in`, `${number.format(usage.output)} out`];
+  if (usage.cacheRead > 0) parts.push(`${number.format(usage.cacheRead)} cached`);
+  if (usage.cacheWrite > 0) parts.push(`${number.format(usage.cacheWrite)} cache write`);
+  parts.push(`$${usage.cost.toFixed(usage.cost < 1 ? 4 : 2)}`);
+  return parts.join(" · ");
+}
+
+export function contextText(usage: TokenUsage): string | undefined {
+  if (usage.contextTokens === undefined || usage.contextWindow <= 0) return undefined;
+  const percent = Math.round((usage.contextTokens / usage.contextWindow) * 100);
+  return `context ${number.format(usage.contextTokens)} / ${number.format(usage.contextWindow)} (${percent}%)`;
+}
+
+/** A turn too large to send inline: read when asked. */
+function TurnReference({ turn, store }: { turn: TurnView; store: TranscriptStore }): JSX.Element {
+  const [busy, setBusy] = useState(false);
+  const ref = turn.payloadRef!;
+  const load = () => {
+    setBusy(true);
+    readPayload(ref).then(
+      (text) => store.fillTurn(turn.id, JSON.parse(text) as Turn),
+      (error: unknown) => {
+        setBusy(false);
+        reportError(error, "Loading the turn");
+      },
+    );
+  };
+  return (
+    <div class="item-ref">
+      <span>A large turn.</span>{" "}
+      <Button onClick={load} disabled={busy} aria-busy={busy}>
+        Load full turn ({formatBytes(ref.bytes)})
+      </Button>
+    </div>
+  );
+}
