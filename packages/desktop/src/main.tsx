@@ -4,8 +4,8 @@ import { App } from "./app.js";
 import { Connection, connectionState, setConnection } from "./connection/connection.js";
 import { takeToken } from "./connection/token.js";
 import { installRequestHandlers } from "./features/requests/requests.js";
-import { watchExtensionUi } from "./features/extension-ui/extension-ui.js";
-import { watchTranscripts } from "./features/transcript/transcript.js";
+import { renderView, watchExtensionUi } from "./features/extension-ui/extension-ui.js";
+import { setViewRenderer, watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
 
@@ -45,6 +45,8 @@ async function start(): Promise<void> {
   watchOpenThreads();
   watchTranscripts();
   watchExtensionUi();
+  // Views on tool calls and extension messages are drawn by the extension-UI feature, read-only.
+  setViewRenderer((view, { threadId }) => renderView(view, { threadId }));
   watchAddress();
   render(<App />, root);
   document.documentElement.dataset.ready = "true";
