@@ -30,6 +30,16 @@ function extension(marker: string): string {
   return `
 import { writeFileSync } from "node:fs";
 export default function (kc: any) {
+  kc.registerTool({
+    name: "show",
+    description: "Shows a result as a view",
+    parameters: { type: "object", properties: {} },
+    async execute() {
+      kc.sendMessage({ customType: "note", content: "a note", display: true, details: { view: { type: "text", text: "Note drawn as a view" } } });
+      const view = { type: "stack", children: [{ type: "text", text: "Result drawn as a view" }, { type: "button", id: "again", label: "Again" }] };
+      return { content: [{ type: "text", text: "shown" }], details: { view } };
+    },
+  });
   kc.on("session_start", (_e: any, ctx: any) => {
     ctx.ui.setStatus("mode", "ready");
     ctx.ui.setWorkingMessage("Polishing the brass");
@@ -129,6 +139,26 @@ describe("extension UI", { skip: NO_BROWSER }, () => {
       await working.getByText("Polishing the brass").waitFor();
       release();
       await page.locator(".ext-working:empty").waitFor({ state: "attached" });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("views on a tool call and an extension message are drawn in the transcript, read-only", async () => {
+    const { client, thread, opened } = await threadOnPage();
+    const { page } = opened;
+    try {
+      await client.request("thread/settings/update", { threadId: thread.id, approvalMode: "fullAccess" });
+      model.enqueue({ toolCalls: [{ id: "call_show", name: "show", arguments: {} }] }, { text: "Shown." });
+      const done = client.waitFor("turn/completed", (p) => p.threadId === thread.id, { timeoutMs: WAIT_MS });
+      await client.request("turn/start", { threadId: thread.id, text: "show it" });
+      await done;
+      const call = page.locator("[data-item-type='toolCall'][data-item-id='call_show']");
+      await call.locator("summary").click();
+      await call.getByText("Result drawn as a view").waitFor();
+      // On an item a view is for display: its controls send nothing.
+      assert.equal(await call.getByRole("button", { name: "Again" }).isDisabled(), true);
+      await page.locator("[data-item-type='extensionMessage']").getByText("Note drawn as a view").waitFor();
     } finally {
       await opened.close();
     }
