@@ -54,9 +54,10 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
 
   return (
     <div class="composer-pickers">
-      <label class="composer-picker">
-        <span>Model</span>
+      <div class="composer-picker">
+        <label for={`composer-model-${thread.id}`}>Model</label>
         <select
+          id={`composer-model-${thread.id}`}
           value={current}
           disabled={disabled}
           onChange={(e) => {
@@ -72,10 +73,11 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
             </option>
           ))}
         </select>
-      </label>
-      <label class="composer-picker">
-        <span>Thinking</span>
+      </div>
+      <div class="composer-picker">
+        <label for={`composer-thinking-${thread.id}`}>Thinking</label>
         <select
+          id={`composer-thinking-${thread.id}`}
           value={thread.thinkingLevel}
           disabled={disabled || levels.length < 2}
           onChange={(e) => update({ thinkingLevel: e.currentTarget.value as ThinkingLevel }, "Changing the thinking level")}
@@ -86,10 +88,11 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
             </option>
           ))}
         </select>
-      </label>
-      <label class="composer-picker" title={approval?.hint}>
-        <span>Approvals</span>
+      </div>
+      <div class="composer-picker" title={approval?.hint}>
+        <label for={`composer-approval-${thread.id}`}>Approvals</label>
         <select
+          id={`composer-approval-${thread.id}`}
           value={thread.approvalMode}
           disabled={disabled}
           aria-describedby={`approval-hint-${thread.id}`}
@@ -101,7 +104,7 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <span id={`approval-hint-${thread.id}`} class="composer-hint">
         {approval ? `${approval.label}: ${approval.hint}.` : ""}
       </span>

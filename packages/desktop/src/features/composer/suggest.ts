@@ -30,6 +30,12 @@ export function findTrigger(text: string, caret: number): Trigger | undefined {
 }
 
 const SEARCH_DELAY_MS = 120;
+/**
+ * The popup shows this many at most, one line each, so it never scrolls: a
+ * scrolling list whose options never take focus is out of keyboard reach
+ * (focus stays in the textarea). Typing more narrows it.
+ */
+const SHOWN = 8;
 /** Once the server says fd is missing, the page stops asking (and says so once). */
 let fileSearchMissing = false;
 
@@ -66,7 +72,7 @@ export function useSuggestions(threadId: string, cwd: string, trigger: Trigger |
           list
             .filter((c) => c.name.toLowerCase().includes(q))
             .sort((a, b) => Number(!a.name.toLowerCase().startsWith(q)) - Number(!b.name.toLowerCase().startsWith(q)))
-            .slice(0, 50)
+            .slice(0, SHOWN)
             .map((c) => ({ key: c.name, label: `/${c.name}`, detail: c.description, insert: `/${c.name} ` })),
         );
       });
@@ -80,7 +86,7 @@ export function useSuggestions(threadId: string, cwd: string, trigger: Trigger |
     }
     const timer = setTimeout(() => {
       conn()
-        .request("file/search", { cwd, query, limit: 20, searchId: `composer-${threadId}` })
+        .request("file/search", { cwd, query, limit: SHOWN, searchId: `composer-${threadId}` })
         .then(
           (r) => {
             if (live) setItems(r.files.map((f) => ({ key: f.path, label: f.path, insert: `@${f.path} ` })));
