@@ -149,9 +149,12 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
         setActive((activeIndex + step + suggestions.length) % suggestions.length);
         return;
       }
-      if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
+      const chosen = suggestions[activeIndex]!;
+      // Enter on a command already typed in full sends it rather than picking it again.
+      const complete = trigger !== undefined && chosen.insert.trimEnd() === draft.text.slice(trigger.start, caret);
+      if ((event.key === "Enter" && !event.shiftKey && !complete) || event.key === "Tab") {
         event.preventDefault();
-        pick(suggestions[activeIndex]!);
+        pick(chosen);
         return;
       }
       if (event.key === "Escape") {

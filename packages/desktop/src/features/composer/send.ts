@@ -1,6 +1,7 @@
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import type { ImageInput } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
+import { openThread } from "../../state/app-state.js";
 
 export interface Outgoing {
   threadId: string;
@@ -14,14 +15,17 @@ const withImages = (images: ImageInput[]) => (images.length > 0 ? { images } : {
  * Sends a message the way the thread's state allows: a turn of its own when
  * idle, a queued follow-up while a turn runs. A start refused with
  * turnInProgress (the thread got busy meanwhile) is queued instead: the
- * queue starts it at once should the thread be idle by then.
+ * queue starts it at once should the thread be idle by then. A command that
+ * replaces the session (/new) answers with the thread that now runs: the
+ * page follows it there.
  */
 export async function sendMessage(message: Outgoing, busy: boolean): Promise<"started" | "queued"> {
   const clientMessageId = crypto.randomUUID();
   const params = { threadId: message.threadId, text: message.text, clientMessageId, ...withImages(message.images) };
   if (!busy) {
     try {
-      await conn().request("turn/start", params);
+      const started = await conn().request("turn/start", params);
+      if (started.threadId !== message.threadId) openThread(started.threadId);
       return "started";
     } catch (error) {
       if (!(error instanceof AppServerError && error.code === "turnInProgress")) throw error;
