@@ -67,12 +67,20 @@ describe("the composer: turns", { skip: NO_BROWSER }, () => {
       const queued = page.getByRole("list", { name: "Waiting messages" }).getByRole("listitem").filter({ hasText: "queued follow-up" });
       await queued.waitFor();
       await queued.getByRole("button", { name: /Remove queued message/ }).waitFor();
+      // A second one taken back with Edit leaves the queue and returns to the box.
+      await box.fill("second thoughts");
+      await box.press("Enter");
+      const second = page.getByRole("list", { name: "Waiting messages" }).getByRole("listitem").filter({ hasText: "second thoughts" });
+      await second.getByRole("button", { name: /Edit queued message/ }).click();
+      await second.waitFor({ state: "detached" });
+      assert.equal(await box.inputValue(), "second thoughts");
       assert.ok(!f.model.requests.some((r) => sent(r).includes("queued follow-up")), "not sent while the first turn runs");
       hold.release();
       await waitUntil("the follow-up to reach the model", () => f.model.requests.find((r) => sent(r).includes("queued follow-up")), WAIT_MS);
       await f.turnsEnded(threadId, 2);
       const read = await (await f.server.client()).request("thread/read", { threadId });
-      assert.equal(read.turns.length, 2, "the follow-up ran as a turn of its own");
+      assert.equal(read.turns.length, 2, "the follow-up ran as a turn of its own; the edited one did not run");
+      assert.ok(!f.model.requests.some((r) => sent(r).includes("second thoughts")));
       await queued.waitFor({ state: "detached" });
     } finally {
       hold.release();
