@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { ComposerFixture, held, sent } from "./composer-support.js";
+import { ComposerFixture, held, sent, until } from "./composer-support.js";
 
 describe("the composer: turns", { skip: NO_BROWSER }, () => {
   const f = new ComposerFixture();
@@ -37,8 +37,13 @@ describe("the composer: turns", { skip: NO_BROWSER }, () => {
       await box.fill("a long job");
       await box.press("Enter");
       await page.getByRole("button", { name: "Interrupt" }).waitFor();
+      // A follow-up waiting when the turn is interrupted is dropped by the server; its text comes back to the box.
+      await box.fill("dropped follow-up");
+      await box.press("Enter");
+      await page.locator("[data-queue-kind='followUp']", { hasText: "dropped follow-up" }).waitFor();
       await box.press("Escape");
       assert.equal((await interrupted).turn.status, "interrupted");
+      await until("the dropped follow-up back in the box", async () => (await box.inputValue()) === "dropped follow-up");
       await page.locator(".composer[data-busy='false']").waitFor();
       await page.getByRole("button", { name: "Interrupt" }).waitFor({ state: "detached" });
       // Usable again: the next message starts a turn of its own.
