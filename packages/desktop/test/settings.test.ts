@@ -1,0 +1,96 @@
+import { strict as assert } from "node:assert";
+import { describe, test } from "node:test";
+import { NO_BROWSER } from "./support/desktop.js";
+import { attributes, leafKeys, settingsFixture, useFolder } from "./settings-fixture.js";
+
+describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () => {
+  const f = settingsFixture();
+
+  test("General shows every setting config/read knows, with its origin", async () => {
+    await f.client.request("config/write", { scope: "global", key: "retry.provider.maxRetries", value: 5 });
+    const opened = await f.open("general");
+    try {
+      const read = await f.client.request("config/read", {});
+      const page = opened.page;
+      await page.locator('[data-key="retry.provider.maxRetries"][data-origin="global"]').waitFor();
+      const keys = await attributes(page, "[data-key]", "data-key");
+      const expected = [...new Set([...leafKeys(read.defaults), ...leafKeys(read.settings)])];
+      assert.deepEqual([...keys].sort(), [...expected].sort());
+      const origins = await attributes(page, "[data-key]", "data-origin");
+      for (const [i, key] of keys.entries()) assert.equal(origins[i], read.origins[key!] ?? "default", key!);
+      assert.equal(await page.getByRole("spinbutton", { name: "retry.provider.maxRetries" }).inputValue(), "5");
+      assert.deepEqual(opened.consoleErrors, []);
+    } finally {
+      await opened.close();
+    }
+  });
+  test("a boolean and an enum setting are written; a write after someone else's change shows the conflict", async () => {
+    const opened = await f.open("general");
+    try {
+      const page = opened.page;
+      const toggle = page.getByRole("switch", { name: "compaction.enabled" });
+      assert.equal(await toggle.isChecked(), true);
+      await toggle.click();
+      await page.getByText("compaction.enabled saved").waitFor();
+      let read = await f.client.request("config/read", {});
+      assert.equal((read.settings as { compaction?: { enabled?: boolean } }).compaction?.enabled, false);
+
+      await page.getByRole("combobox", { name: "defaultApprovalMode" }).selectOption("autoEdit");
+      await page.getByText("defaultApprovalMode saved").waitFor();
+      read = await f.client.request("config/read", {});
+      assert.equal((read.settings as { defaultApprovalMode?: string }).defaultApprovalMode, "autoEdit");
+      await page.locator('[data-key="defaultApprovalMode"][data-origin="global"]').waitFor();
+
+      // Another client changes the file: the page's version is stale now.
+      await f.client.request("config/write", { scope: "global", key: "theme", value: "light" });
+      await page.getByRole("switch", { name: "compaction.enabled" }).click();
+      const conflict = page.locator(".settings-conflict[role=alert]");
+      await conflict.waitFor();
+      assert.match((await conflict.textContent()) ?? "", /changed since this page read it/);
+      read = await f.client.request("config/read", {});
+      assert.equal((read.settings as { compaction?: { enabled?: boolean } }).compaction?.enabled, false, "the refused write left the file alone");
+      // The page re-read the file: the theme the other client wrote shows.
+      await page.locator('[data-key="theme"][data-origin="global"]').waitFor();
+      assert.equal(await page.getByRole("textbox", { name: "theme", exact: true }).inputValue(), "light");
+    } finally {
+      await opened.close();
+    }
+  });
+  test("Models lists what model/list answers, and its filters ask the server", async () => {
+    const opened = await f.open("models");
+    try {
+      const page = opened.page;
+      const all = await f.client.request("model/list", {});
+      await page.locator("[data-model]").first().waitFor();
+      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), all.models.map((m) => `${m.provider}/${m.id}`));
+      await page.getByLabel("Show").selectOption("available");
+      const available = await f.client.request("model/list", { available: true });
+      assert.ok(available.models.length > 0 && available.models.length < all.models.length);
+      await page.locator('[data-model][data-available="false"]').first().waitFor({ state: "detached" });
+      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), available.models.map((m) => `${m.provider}/${m.id}`));
+      const accounts = await f.client.request("account/read", {});
+      for (const account of accounts.accounts) await page.locator(`[data-provider="${account.provider}"]`).waitFor();
+      // The key field never shows a key back.
+      assert.equal(await page.getByLabel("API key").getAttribute("type"), "password");
+    } finally {
+      await opened.close();
+    }
+  });
+  test("MCP lists the servers and the file's problems; disabling one is written", async () => {
+    const opened = await f.open("mcp");
+    try {
+      const page = opened.page;
+      const listed = await f.client.request("mcp/list", {});
+      await page.locator("[data-mcp]").first().waitFor();
+      assert.deepEqual(await attributes(page, "[data-mcp]", "data-mcp"), listed.servers.map((s) => s.name));
+      assert.ok(listed.errors.length > 0);
+      for (const warning of listed.errors) await page.getByText(warning.message).first().waitFor();
+      await page.getByRole("switch", { name: "Enable local" }).click();
+      await page.locator('[data-mcp="local"][data-enabled="false"]').waitFor();
+      const after = await f.client.request("mcp/list", {});
+      assert.equal(after.servers.find((s) => s.name === "local")?.enabled, false);
+    } finally {
+      await opened.close();
+    }
+  });
+});
