@@ -4,7 +4,7 @@ import { after, before } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { DESKTOP, launchBrowser, openPage, type OpenedPage, type Viewport } from "./support/browser.js";
+import { DESKTOP, launchBrowser, openPage, screenAndAudit, type AxeViolation, type OpenedPage, type Viewport } from "./support/browser.js";
 import { DesktopServer } from "./support/desktop.js";
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\nDo ${name}.\n`;
@@ -72,4 +72,28 @@ export function attributes(page: Page, selector: string, name: string): Promise<
 export function leafKeys(value: unknown, prefix = ""): string[] {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return prefix ? [prefix] : [];
   return Object.entries(value).flatMap(([key, inner]) => leafKeys(inner, prefix ? `${prefix}.${key}` : key));
+}
+
+/**
+ * Opens the screen on a project, then shows every tab in turn: each one is
+ * screenshotted and audited (axe-core, WCAG 2.1 A/AA) once its answers arrived.
+ */
+export async function auditEveryTab(f: SettingsFixture, viewport: Viewport, name: string): Promise<{ violations: Record<string, AxeViolation[]>; consoleErrors: string[] }> {
+  const opened = await f.open("general", viewport);
+  try {
+    const page = opened.page;
+    await useFolder(page, f.project);
+    const violations: Record<string, AxeViolation[]> = {};
+    for (const tab of TABS) {
+      await page.getByRole("tab", { name: TAB_NAMES[tab]! }).click();
+      await page.locator(`.settings[data-tab="${tab}"]`).waitFor();
+      await page.locator(".settings-panel .settings-section").first().waitFor();
+      await page.locator(".settings-panel [aria-busy=true]").first().waitFor({ state: "detached" });
+      const found = await screenAndAudit(page, `settings-${tab}-${name}`);
+      if (found.length > 0) violations[tab] = found;
+    }
+    return { violations, consoleErrors: opened.consoleErrors };
+  } finally {
+    await opened.close();
+  }
 }

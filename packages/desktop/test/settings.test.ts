@@ -1,6 +1,9 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { NO_BROWSER } from "./support/desktop.js";
+
+/** How many models the Models tab draws at a time (MODELS_PAGE in models.tsx). */
+const MODELS_PAGE = 50;
 import { attributes, leafKeys, settingsFixture, useFolder } from "./settings-fixture.js";
 
 describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () => {
@@ -62,12 +65,19 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       const page = opened.page;
       const all = await f.client.request("model/list", {});
       await page.locator("[data-model]").first().waitFor();
-      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), all.models.map((m) => `${m.provider}/${m.id}`));
+      const names = (list: typeof all.models) => list.map((m) => `${m.provider}/${m.id}`);
+      // The first page, then one more on request.
+      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(all.models.slice(0, MODELS_PAGE)));
+      if (all.models.length > MODELS_PAGE) {
+        await page.getByRole("button", { name: /^Show \d+ more$/ }).click();
+        await page.locator("[data-model]").nth(Math.min(2 * MODELS_PAGE, all.models.length) - 1).waitFor();
+        assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(all.models.slice(0, 2 * MODELS_PAGE)));
+      }
       await page.getByLabel("Show").selectOption("available");
       const available = await f.client.request("model/list", { available: true });
       assert.ok(available.models.length > 0 && available.models.length < all.models.length);
       await page.locator('[data-model][data-available="false"]').first().waitFor({ state: "detached" });
-      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), available.models.map((m) => `${m.provider}/${m.id}`));
+      assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(available.models.slice(0, MODELS_PAGE)));
       const accounts = await f.client.request("account/read", {});
       for (const account of accounts.accounts) await page.locator(`[data-provider="${account.provider}"]`).waitFor();
       // The key field never shows a key back.

@@ -11,15 +11,20 @@ import { idOf, LoadGate, Section } from "./parts.js";
 
 type Availability = "all" | "available" | "unavailable";
 
+/** The server knows hundreds of models: they are drawn a page at a time so the tab stays quick. */
+export const MODELS_PAGE = 50;
+
 /** model/list with its own filters, the default model (global settings), and the accounts behind availability. */
 export function ModelsTab(): JSX.Element {
   const [availability, setAvailability] = useState<Availability>("all");
   const [provider, setProvider] = useState("");
+  const [shown, setShown] = useState(MODELS_PAGE);
   const params = {
     ...(availability === "all" ? {} : { available: availability === "available" }),
     ...(provider ? { provider } : {}),
   };
   const models = useLoad(() => conn().request("model/list", params), [availability, provider]);
+  useEffect(() => setShown(MODELS_PAGE), [availability, provider]);
   // The provider choices come from the whole list, so a filter never hides its own options.
   const everything = useLoad(() => conn().request("model/list", {}), []);
   const config = useLoad(() => conn().request("config/read", {}), []);
@@ -86,8 +91,12 @@ export function ModelsTab(): JSX.Element {
             list.length === 0 ? (
               <p class="settings-note">No model matches.</p>
             ) : (
+              <>
+              <p class="settings-note" aria-live="polite">
+                Showing {Math.min(shown, list.length)} of {list.length} models.
+              </p>
               <ul class="settings-list" aria-label="Models">
-                {list.map((m) => (
+                {list.slice(0, shown).map((m) => (
                   <li class="settings-row" data-model={`${m.provider}/${m.id}`} data-available={String(m.available)}>
                     <div class="settings-row-main">
                       <div>
@@ -116,6 +125,12 @@ export function ModelsTab(): JSX.Element {
                   </li>
                 ))}
               </ul>
+              {list.length > shown && (
+                <div class="settings-actions settings-more">
+                  <Button onClick={() => setShown(shown + MODELS_PAGE)}>Show {Math.min(MODELS_PAGE, list.length - shown)} more</Button>
+                </div>
+              )}
+              </>
             )
           }
         </LoadGate>
