@@ -124,7 +124,7 @@ function SettingItem({ row, scope, write }: { row: SettingRow; scope: Scope; wri
     <li class="settings-row" data-key={row.key} data-origin={row.origin}>
       <div class="settings-row-main">
         {row.kind === "boolean" ? (
-          <Switch id={id} label={row.key} checked={row.value === true} onChange={(on) => write(row.key, on)} />
+          <Switch id={id} label={row.key} mono checked={row.value === true} onChange={(on) => write(row.key, on)} />
         ) : (
           <div class="field">
             <label for={id}>{row.key}</label>

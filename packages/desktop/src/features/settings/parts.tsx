@@ -4,9 +4,9 @@ import { Button } from "../../ui/button.js";
 import type { Loaded } from "./load.js";
 
 /** A labelled on/off switch on a real checkbox, so Space toggles it and forms read it. */
-export function Switch({ id, label, checked, disabled, onChange, hint }: { id: string; label: string; checked: boolean; disabled?: boolean; onChange: (on: boolean) => void; hint?: string }): JSX.Element {
+export function Switch({ id, label, checked, disabled, onChange, hint, mono }: { id: string; label: string; checked: boolean; disabled?: boolean; onChange: (on: boolean) => void; hint?: string; mono?: boolean }): JSX.Element {
   return (
-    <label class="settings-switch" for={id}>
+    <label class={`settings-switch${mono ? " settings-mono" : ""}`} for={id}>
       <input id={id} type="checkbox" role="switch" checked={checked} disabled={disabled} onChange={(e) => onChange(e.currentTarget.checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
       <span>{label}</span>
       {hint && (
@@ -46,7 +46,7 @@ export function Warnings({ warnings, title }: { warnings: Warning[]; title: stri
         {warnings.map((w, i) => (
           <li key={i}>
             {w.message}
-            {w.path && (
+            {w.path && !w.message.includes(w.path) && (
               <>
                 {" "}
                 <code>

@@ -69,7 +69,7 @@ export function ToolsTab(): JSX.Element {
                 return (
                   <li class="settings-row" data-tool={tool.name} data-offered={String(offered)}>
                     <div class="settings-row-main">
-                      <Switch id={`tool-${idOf(tool.name)}`} label={tool.name} checked={offered} disabled={config.data === undefined} onChange={(on) => void offer(tool, on)} />
+                      <Switch id={`tool-${idOf(tool.name)}`} label={tool.name} mono checked={offered} disabled={config.data === undefined} onChange={(on) => void offer(tool, on)} />
                       <span class="badge">{tool.source}</span>
                     </div>
                     <p class="settings-row-reason">{tool.description}</p>
