@@ -78,6 +78,12 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       assert.ok(available.models.length > 0 && available.models.length < all.models.length);
       await page.locator('[data-model][data-available="false"]').first().waitFor({ state: "detached" });
       assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(available.models.slice(0, MODELS_PAGE)));
+      // Make default writes the global defaultProvider and defaultModel.
+      const target = available.models[available.models.length - 1]!;
+      await page.getByRole("button", { name: `Make ${target.name} (${target.provider}) the default` }).click();
+      await page.locator(`[data-model="${target.provider}/${target.id}"] .badge-running`).waitFor();
+      const settings = (await f.client.request("config/read", {})).settings as { defaultProvider?: string; defaultModel?: string };
+      assert.deepEqual([settings.defaultProvider, settings.defaultModel], [target.provider, target.id]);
       const accounts = await f.client.request("account/read", {});
       for (const account of accounts.accounts) await page.locator(`[data-provider="${account.provider}"]`).waitFor();
       // The key field never shows a key back.
@@ -99,6 +105,27 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       await page.locator('[data-mcp="local"][data-enabled="false"]').waitFor();
       const after = await f.client.request("mcp/list", {});
       assert.equal(after.servers.find((s) => s.name === "local")?.enabled, false);
+    } finally {
+      await opened.close();
+    }
+  });
+  test("MCP: a server added from the form is listed by mcp/list, and Remove (confirmed) deletes it", async () => {
+    const opened = await f.open("mcp");
+    try {
+      const page = opened.page;
+      await page.locator("[data-mcp]").first().waitFor();
+      await page.getByLabel("Name", { exact: true }).fill("added");
+      await page.getByLabel("Command line").fill('node "my server.js" --flag');
+      await page.getByRole("button", { name: "Add server" }).click();
+      await page.locator('[data-mcp="added"]').waitFor();
+      const listed = await f.client.request("mcp/list", {});
+      const added = listed.servers.find((s) => s.name === "added");
+      assert.equal(added?.transport, "stdio");
+      assert.equal(added?.scope, "global");
+      await page.getByRole("button", { name: "Remove added" }).click();
+      await page.getByRole("dialog", { name: "Remove added?" }).getByRole("button", { name: "Remove" }).click();
+      await page.locator('[data-mcp="added"]').waitFor({ state: "detached" });
+      assert.ok(!(await f.client.request("mcp/list", {})).servers.some((s) => s.name === "added"));
     } finally {
       await opened.close();
     }
