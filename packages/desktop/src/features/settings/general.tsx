@@ -152,6 +152,8 @@ function Control({ id, row, commit }: { id: string; row: SettingRow; commit: (te
   if (row.kind === "choice") {
     return (
       <select id={id} value={text} onChange={(e) => commit(e.currentTarget.value)}>
+        {/* A value the files hold that is not one of the words still shows, so nothing changes by accident. */}
+        {!(row.choices ?? []).includes(text) && <option value={text}>{text || "not set"}</option>}
         {(row.choices ?? []).map((choice) => (
           <option value={choice}>{choice}</option>
         ))}
