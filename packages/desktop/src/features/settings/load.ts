@@ -26,7 +26,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a fresh closure each render: the callers' deps say when it means something new.
   }, [...deps, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return { ...state, reload };
