@@ -5,7 +5,8 @@ export type Screen =
   | { kind: "thread" }
   | { kind: "settings"; tab?: SettingsTab };
 
-export type SettingsTab = "general" | "models" | "mcp" | "tools" | "resources" | "trust";
+export const SETTINGS_TABS = ["general", "models", "mcp", "tools", "resources", "trust"] as const;
+export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 /** The side panel beside a thread: its diffs or its git state. */
 export type Panel = "none" | "diff" | "git";
@@ -44,11 +45,17 @@ export function watchTheme(): () => void {
 export function watchAddress(): () => void {
   const named = new URLSearchParams(location.search).get("thread");
   if (named) activeThreadId.value = named;
+  // `?settings=<tab>` opens (and keeps) the settings screen on that tab.
+  const settingsTab = new URLSearchParams(location.search).get("settings");
+  if (settingsTab !== null) screen.value = { kind: "settings", tab: (SETTINGS_TABS as readonly string[]).includes(settingsTab) ? (settingsTab as SettingsTab) : "general" };
   return effect(() => {
     const id = activeThreadId.value;
+    const current = screen.value;
     const url = new URL(location.href);
     if (id) url.searchParams.set("thread", id);
     else url.searchParams.delete("thread");
+    if (current.kind === "settings") url.searchParams.set("settings", current.tab ?? "general");
+    else url.searchParams.delete("settings");
     if (url.href !== location.href) history.replaceState(null, "", url.pathname + url.search);
   });
 }

@@ -1,0 +1,141 @@
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { ModelSummary } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { reportError, toast } from "../../state/toasts.js";
+import { Button } from "../../ui/button.js";
+import { conflictText, isConflict, writeSettings } from "./config-write.js";
+import { Accounts } from "./accounts.js";
+import { useLoad } from "./load.js";
+import { idOf, LoadGate, Section } from "./parts.js";
+
+type Availability = "all" | "available" | "unavailable";
+
+/** The server knows hundreds of models: they are drawn a page at a time so the tab stays quick. */
+export const MODELS_PAGE = 50;
+
+/** model/list with its own filters, the default model (global settings), and the accounts behind availability. */
+export function ModelsTab(): JSX.Element {
+  const [availability, setAvailability] = useState<Availability>("all");
+  const [provider, setProvider] = useState("");
+  const [shown, setShown] = useState(MODELS_PAGE);
+  const params = {
+    ...(availability === "all" ? {} : { available: availability === "available" }),
+    ...(provider ? { provider } : {}),
+  };
+  const models = useLoad(() => conn().request("model/list", params), [availability, provider]);
+  useEffect(() => setShown(MODELS_PAGE), [availability, provider]);
+  // The provider choices come from the whole list, so a filter never hides its own options.
+  const everything = useLoad(() => conn().request("model/list", {}), []);
+  const config = useLoad(() => conn().request("config/read", {}), []);
+  // A stored or removed key changes which models are available.
+  useEffect(
+    () =>
+      conn().on("account/updated", () => {
+        models.reload();
+        everything.reload();
+      }),
+    [],
+  );
+
+  const providers = [...new Set((everything.data?.models ?? []).map((m) => m.provider))].sort();
+  const defaults = config.data?.settings as { defaultProvider?: unknown; defaultModel?: unknown } | undefined;
+  const isDefault = (m: ModelSummary) => defaults?.defaultProvider === m.provider && defaults?.defaultModel === m.id;
+
+  const makeDefault = async (m: ModelSummary) => {
+    const read = config.data;
+    if (!read) return;
+    try {
+      await writeSettings(
+        read,
+        "global",
+        [
+          ["defaultProvider", m.provider],
+          ["defaultModel", m.id],
+        ],
+        undefined,
+      );
+      toast(`New threads start with ${m.name}`, "success");
+    } catch (error) {
+      if (isConflict(error)) toast(conflictText(read, "global", error), "error");
+      else reportError(error, "Setting the default model");
+    } finally {
+      config.reload();
+    }
+  };
+
+  return (
+    <>
+      <Section title="Models">
+        <div class="settings-filters">
+          <div class="field">
+            <label for="models-availability">Show</label>
+            <select id="models-availability" value={availability} onChange={(e) => setAvailability(e.currentTarget.value as Availability)}>
+              <option value="all">All models</option>
+              <option value="available">Available only</option>
+              <option value="unavailable">Unavailable only</option>
+            </select>
+          </div>
+          <div class="field">
+            <label for="models-provider">Provider</label>
+            <select id="models-provider" value={provider} onChange={(e) => setProvider(e.currentTarget.value)}>
+              <option value="">All providers</option>
+              {providers.map((p) => (
+                <option value={p}>{p}</option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <LoadGate loaded={models} what="the models">
+          {({ models: list }) =>
+            list.length === 0 ? (
+              <p class="settings-note">No model matches.</p>
+            ) : (
+              <>
+              <p class="settings-note" aria-live="polite">
+                Showing {Math.min(shown, list.length)} of {list.length} models.
+              </p>
+              <ul class="settings-list" aria-label="Models">
+                {list.slice(0, shown).map((m) => (
+                  <li class="settings-row" data-model={`${m.provider}/${m.id}`} data-available={String(m.available)}>
+                    <div class="settings-row-main">
+                      <div>
+                        <h3 class="settings-row-title">{m.name}</h3>
+                        <code class="settings-row-sub">
+                          {m.provider}/{m.id}
+                        </code>
+                      </div>
+                      <span class={`badge ${m.available ? "settings-ok" : "badge-waiting"}`}>{m.available ? "available" : "unavailable"}</span>
+                      {isDefault(m) && <span class="badge badge-running">default</span>}
+                    </div>
+                    {m.unavailableReason && <p class="settings-row-reason">{m.unavailableReason.message}</p>}
+                    <div class="settings-row-meta">
+                      <span>{m.contextWindow.toLocaleString()} tokens context</span>
+                      <span>
+                        ${m.cost.input} in / ${m.cost.output} out per million
+                      </span>
+                      <span>thinking: {m.reasoning ? m.thinkingLevels.join(", ") : "none"}</span>
+                      <span>{m.source}</span>
+                      {!isDefault(m) && (
+                        <Button class="btn-small" id={`default-${idOf(m.provider)}-${idOf(m.id)}`} aria-label={`Make ${m.name} (${m.provider}) the default`} onClick={() => void makeDefault(m)}>
+                          Make default
+                        </Button>
+                      )}
+                    </div>
+                  </li>
+                ))}
+              </ul>
+              {list.length > shown && (
+                <div class="settings-actions settings-more">
+                  <Button onClick={() => setShown(shown + MODELS_PAGE)}>Show {Math.min(MODELS_PAGE, list.length - shown)} more</Button>
+                </div>
+              )}
+              </>
+            )
+          }
+        </LoadGate>
+      </Section>
+      <Accounts providers={providers} />
+    </>
+  );
+}
