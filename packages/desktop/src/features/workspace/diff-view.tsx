@@ -1,0 +1,239 @@
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { DiffFile, DiffHunk, DiffScope, GitLogResult, ThreadDiffRevertParams } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { toast } from "../../state/toasts.js";
+import { Button } from "../../ui/button.js";
+import { confirmAction } from "../../ui/modal.js";
+import { HunkView, type HunkActions } from "./hunk-view.js";
+import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
+import { ReviewComments } from "./review-chips.js";
+import { useDiff } from "./use-diff.js";
+
+const SCOPES: { value: DiffScope; label: string }[] = [
+  { value: "uncommitted", label: "Uncommitted (staged and not)" },
+  { value: "unstaged", label: "Unstaged" },
+  { value: "staged", label: "Staged" },
+  { value: "committed", label: "A commit on this branch" },
+  { value: "branch", label: "The whole branch" },
+  { value: "lastTurn", label: "The last turn" },
+];
+
+/** Scopes whose changes live in the working tree, so a revert can take them back. */
+const REVERTIBLE = new Set<DiffScope>(["uncommitted", "unstaged", "branch", "lastTurn"]);
+
+/** The thread's changes in a chosen scope, file by file and hunk by hunk, with revert, staging and review comments. */
+export function DiffView({ threadId }: { threadId: string }): JSX.Element {
+  const [scope, setScope] = useState<DiffScope>("uncommitted");
+  const [commit, setCommit] = useState("");
+  const [against, setAgainst] = useState("");
+  const [commits, setCommits] = useState<GitLogResult["commits"]>([]);
+  const { diff, problem, loading, load, setProblem } = useDiff(threadId, { scope, commit, against });
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [actionProblem, setActionProblem] = useState<Problem | undefined>(undefined);
+
+  useEffect(() => {
+    if (scope !== "committed") return;
+    conn()
+      .request("git/log", { threadId, limit: 100 })
+      .then((log) => {
+        setCommits(log.commits);
+        setCommit((current) => current || log.commits[0]?.sha || "");
+      })
+      .catch((error: unknown) => setProblem(problemFrom(error, "Reading the branch's commits")));
+  }, [threadId, scope]);
+
+  /** Runs one change; a stale hunk id re-reads and says so, other refusals show inline. The diff is read again either way. */
+  const act = async (doing: string, run: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    setActionProblem(undefined);
+    setNote(undefined);
+    try {
+      await run();
+      toast(done, "success");
+    } catch (error) {
+      if (reasonOf(error) === "diffChanged") setNote("The changes moved since they were shown: this is the diff as it is now. Try again.");
+      else setActionProblem(problemFrom(error, doing));
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  };
+
+  const revert = async (what: string, params: Omit<ThreadDiffRevertParams, "threadId" | "scope">) => {
+    const yes = await confirmAction({
+      title: `Revert ${what}?`,
+      body: `The working tree loses ${what}; the index is not changed. An added file is deleted.`,
+      confirm: "Revert",
+      danger: true,
+    });
+    if (!yes) return;
+    await act("Reverting", () => conn().request("thread/diff/revert", { threadId, scope, ...scopeParams(), ...params }), `Reverted ${what}`);
+  };
+  const scopeParams = () => ({
+    ...(scope === "branch" && against ? { against } : {}),
+    ...(scope === "lastTurn" && diff?.turnId ? { turnId: diff.turnId } : {}),
+  });
+
+  const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
+    commentable: scope !== "committed",
+    revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }) : undefined,
+    stage: scope === "unstaged" ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`) : undefined,
+    unstage: scope === "staged" ? () => void act("Unstaging", () => conn().request("git/unstage", { threadId, hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`) : undefined,
+  });
+
+  const fileActions = (file: DiffFile): JSX.Element => (
+    <div class="ws-actions">
+      {(scope === "uncommitted" || scope === "unstaged") && (
+        <Button variant="ghost" disabled={busy} aria-label={`Stage ${file.path}`} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId, path: file.path }), `Staged ${file.path}`)}>
+          Stage file
+        </Button>
+      )}
+      {scope === "staged" && (
+        <Button variant="ghost" disabled={busy} aria-label={`Unstage ${file.path}`} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId, path: file.path }), `Unstaged ${file.path}`)}>
+          Unstage file
+        </Button>
+      )}
+      {REVERTIBLE.has(scope) && (
+        <Button variant="ghost" disabled={busy} aria-label={`Revert ${file.path}`} onClick={() => void revert(`every change to ${file.path}`, { path: file.path })}>
+          Revert file
+        </Button>
+      )}
+    </div>
+  );
+
+  const files = diff?.files ?? [];
+  return (
+    <div class="ws-diff">
+      <div class="ws-toolbar">
+        <label class="ws-inline-field">
+          Show{" "}
+          <select value={scope} onChange={(e) => setScope(e.currentTarget.value as DiffScope)}>
+            {SCOPES.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        {scope === "committed" && (
+          <label class="ws-inline-field">
+            Commit{" "}
+            <select value={commit} onChange={(e) => setCommit(e.currentTarget.value)}>
+              {commits.map((c) => (
+                <option key={c.sha} value={c.sha}>
+                  {c.sha.slice(0, 7)} {c.subject}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {scope === "branch" && (
+          <label class="ws-inline-field">
+            Against{" "}
+            <input type="text" value={against} placeholder="upstream or default branch" onChange={(e) => setAgainst(e.currentTarget.value.trim())} />
+          </label>
+        )}
+        <Button variant="ghost" icon="refresh" disabled={loading} onClick={() => void load()}>
+          Refresh
+        </Button>
+      </div>
+      <p class="ws-status" role="status" aria-live="polite">
+        {loading ? "Reading the changes…" : note ?? (diff ? summary(files) : "")}
+      </p>
+      {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
+      {actionProblem && <ProblemNotice problem={actionProblem} onDismiss={() => setActionProblem(undefined)} />}
+      <ReviewComments threadId={threadId} />
+      {diff?.scope === "lastTurn" && diff.turnId && (
+        <div class="ws-turn">
+          <span>
+            Turn <code>{diff.turnId}</code>
+            {diff.stale ? ": its files changed since it ended." : ""}
+          </span>
+          {!diff.stale && files.length > 0 && (
+            <Button disabled={busy} icon="undo" onClick={() => void revert("the last turn's changes", {})}>
+              Undo turn
+            </Button>
+          )}
+          {diff.stale && (
+            <Button disabled={busy} onClick={() => void act("Reapplying the turn", () => conn().request("thread/diff/revert", { threadId, scope: "lastTurn", reapply: true, turnId: diff.turnId }), "Reapplied the last turn")}>
+              Reapply turn
+            </Button>
+          )}
+        </div>
+      )}
+      {scope === "unstaged" && files.length > 0 && (
+        <Button disabled={busy} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId }), "Staged everything")}>
+          Stage all
+        </Button>
+      )}
+      {scope === "staged" && files.length > 0 && (
+        <Button disabled={busy} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId }), "Unstaged everything")}>
+          Unstage all
+        </Button>
+      )}
+      {diff?.untrackedSkipped ? <p class="ws-note">{diff.untrackedSkipped} untracked files are not shown (over 500).</p> : null}
+      {diff?.filesOmitted ? <p class="ws-note">{diff.filesOmitted} more files are left out of this view.</p> : null}
+      {files.length > 1 && (
+        <nav aria-label="Changed files">
+          <ul class="ws-file-list">
+            {files.map((file, i) => (
+              <li key={file.path}>
+                <a href={`#ws-file-${i}`}>{file.path}</a> <Counts file={file} />
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+      {files.map((file, i) => (
+        <section key={`${file.path}:${file.hunks[0]?.id ?? ""}`} class="ws-file" data-path={file.path} aria-labelledby={`ws-file-${i}`}>
+          <div class="ws-file-head">
+            <h3 id={`ws-file-${i}`} tabIndex={-1} class="ws-file-path">
+              {file.path}
+            </h3>
+            <span class="badge">{file.status}</span>
+            <Counts file={file} />
+            {fileActions(file)}
+          </div>
+          <FileNotes file={file} />
+          {file.hunks.map((hunk) => (
+            <HunkView key={hunk.id} threadId={threadId} path={file.path} hunk={hunk} actions={hunkActions(file, hunk)} busy={busy} />
+          ))}
+        </section>
+      ))}
+    </div>
+  );
+}
+
+function summary(files: DiffFile[]): string {
+  if (files.length === 0) return "No changes in this scope.";
+  const add = files.reduce((n, f) => n + f.additions, 0);
+  const del = files.reduce((n, f) => n + f.deletions, 0);
+  return `${files.length} ${files.length === 1 ? "file" : "files"} changed, ${add} added and ${del} removed lines.`;
+}
+
+function Counts({ file }: { file: DiffFile }): JSX.Element {
+  return (
+    <span class="ws-counts">
+      <span class="ws-count-add">
+        +{file.additions}
+        <span class="visually-hidden"> added</span>
+      </span>{" "}
+      <span class="ws-count-del">
+        −{file.deletions}
+        <span class="visually-hidden"> removed</span>
+      </span>
+    </span>
+  );
+}
+
+function FileNotes({ file }: { file: DiffFile }): JSX.Element | null {
+  const notes: string[] = [];
+  if (file.oldPath) notes.push(`Renamed from ${file.oldPath}.`);
+  if (file.binary) notes.push("Binary file: no lines to show.");
+  if (file.tooLarge) notes.push("Too large to show here; the counts stay.");
+  if (!file.binary && !file.tooLarge && file.hunks.length === 0 && file.status === "modified") notes.push("Only the file's mode changed.");
+  if (notes.length === 0) return null;
+  return <p class="ws-note">{notes.join(" ")}</p>;
+}
