@@ -102,12 +102,14 @@ export function HunkView({ threadId, path, hunk, actions, busy }: { threadId: st
   );
 }
 
-/** The first changed line of a hunk, where a comment started from the keyboard begins. */
+/** Where a comment started from the keyboard begins: the first added line, else the first removed one. */
 function firstChanged(hunk: DiffHunk): Selection {
-  const line = numberLines(hunk).find((l) => l.kind === "add" || l.kind === "del");
-  if (line?.kind === "del") return { side: "old", start: line.old!, end: line.old! };
-  const at = line?.new ?? hunk.newStart;
-  return { side: "new", start: at, end: at };
+  const numbered = numberLines(hunk);
+  const added = numbered.find((l) => l.kind === "add");
+  if (added) return { side: "new", start: added.new!, end: added.new! };
+  const removed = numbered.find((l) => l.kind === "del");
+  if (removed) return { side: "old", start: removed.old!, end: removed.old! };
+  return { side: "new", start: hunk.newStart, end: hunk.newStart };
 }
 
 function CommentForm({ hunk, selection, onChange, onCancel, onAdd }: {

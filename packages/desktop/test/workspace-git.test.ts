@@ -1,0 +1,83 @@
+import { strict as assert } from "node:assert";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { escapeRegExp, fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+
+describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
+  let fx: WorkspaceFixture;
+  before(async () => {
+    fx = await WorkspaceFixture.start();
+  });
+  after(async () => {
+    await fx?.dispose();
+  });
+
+  test("a commit with a generated message: an empty message lets the thread's model write it", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+    const thread = await fx.thread(root);
+    fx.model.enqueue({ text: "feat: spell out line five" });
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const page = opened.page;
+      await page.getByText("0 staged, 1 unstaged, 0 untracked").waitFor();
+      await page.getByRole("button", { name: "Generate message and commit" }).click();
+      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "feat: spell out line five", WAIT_MS);
+      await page.getByText("0 staged, 0 unstaged, 0 untracked").waitFor();
+      await page.getByText(/Committed [0-9a-f]{7}: feat: spell out line five/).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("a worktree thread handed off: the change lands in the checkout and the header shows the new place", async () => {
+    const root = fx.repo();
+    const thread = await fx.thread(root, { workspace: { mode: "worktree" } });
+    const worktree = thread.workspace.path!;
+    fx.model.enqueue({ text: "ok" });
+    await (await fx.client.runTurn(thread.id, "Try the parser fix")).completed;
+    writeFiles(worktree, { "a.txt": lines(20, { 3: "line three, from the worktree" }) });
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const page = opened.page;
+      await page.locator(".thread-place", { hasText: worktree }).waitFor();
+      await page.getByRole("button", { name: "Hand off to local" }).click();
+      await waitUntil("the change in the checkout", () => fileText(root, "a.txt") === lines(20, { 3: "line three, from the worktree" }), WAIT_MS);
+      await page.locator(".thread-place").filter({ hasText: new RegExp(`^${escapeRegExp(root)}$`) }).waitFor();
+      await page.getByRole("button", { name: "Hand off to worktree" }).waitFor();
+      assert.match(git(root, "symbolic-ref", "--short", "HEAD"), /^knightcode\//);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("push to a local bare remote updates it; a pull request without gh says gh is missing", async () => {
+    const root = fx.repo();
+    const remote = join(fx.server.home, `remote-${Date.now()}.git`);
+    git(fx.server.home, "init", "-q", "--bare", "-b", "main", remote);
+    git(root, "remote", "add", "origin", remote);
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const page = opened.page;
+      await page.getByRole("button", { name: "Push", exact: true }).click();
+      const head = git(root, "rev-parse", "HEAD").trim();
+      await waitUntil("the remote's main at our HEAD", () => {
+        try {
+          return git(remote, "rev-parse", "refs/heads/main").trim() === head;
+        } catch {
+          return false;
+        }
+      }, WAIT_MS);
+      await page.getByText("origin/main · 0 ahead, 0 behind").waitFor();
+      await page.getByText("Create a pull request").click();
+      await page.getByRole("button", { name: "Create pull request" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "A tool is missing on the server" });
+      await alert.getByText(/GitHub CLI \(gh\)/).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+});
