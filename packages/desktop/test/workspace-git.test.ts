@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { git, waitUntil, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { escapeRegExp, fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+import { lines, WorkspaceFixture } from "./workspace-support.js";
 
 describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
   let fx: WorkspaceFixture;
@@ -27,27 +27,6 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "feat: spell out line five", WAIT_MS);
       await page.getByText("0 staged, 0 unstaged, 0 untracked").waitFor();
       await page.getByText(/Committed [0-9a-f]{7}: feat: spell out line five/).waitFor();
-    } finally {
-      await opened.close();
-    }
-  });
-
-  test("a worktree thread handed off: the change lands in the checkout and the header shows the new place", async () => {
-    const root = fx.repo();
-    const thread = await fx.thread(root, { workspace: { mode: "worktree" } });
-    const worktree = thread.workspace.path!;
-    fx.model.enqueue({ text: "ok" });
-    await (await fx.client.runTurn(thread.id, "Try the parser fix")).completed;
-    writeFiles(worktree, { "a.txt": lines(20, { 3: "line three, from the worktree" }) });
-    const opened = await fx.openPanel(thread.id, "Git");
-    try {
-      const page = opened.page;
-      await page.locator(".thread-place", { hasText: worktree }).waitFor();
-      await page.getByRole("button", { name: "Hand off to local" }).click();
-      await waitUntil("the change in the checkout", () => fileText(root, "a.txt") === lines(20, { 3: "line three, from the worktree" }), WAIT_MS);
-      await page.locator(".thread-place").filter({ hasText: new RegExp(`^${escapeRegExp(root)}$`) }).waitFor();
-      await page.getByRole("button", { name: "Hand off to worktree" }).waitFor();
-      assert.match(git(root, "symbolic-ref", "--short", "HEAD"), /^knightcode\//);
     } finally {
       await opened.close();
     }

@@ -61,8 +61,14 @@ export class WorkspaceFixture {
     return initRepo(join(this.server.home, `repo-${++this.repos}`), files);
   }
 
-  async thread(cwd: string, extra: { workspace?: { mode: "worktree" } } = {}) {
+  async thread(cwd: string, extra: { workspace?: { mode: "worktree" }; approvalMode?: "fullAccess" } = {}) {
     return (await this.client.request("thread/start", { cwd, model: MODEL, ...extra })).thread;
+  }
+
+  /** One turn of the thread that the model answers with `text`; a thread needs a message before a handoff. */
+  async talk(threadId: string, text = "Try something"): Promise<void> {
+    this.model.enqueue({ text: "ok" });
+    await (await this.client.runTurn(threadId, text)).completed;
   }
 
   /** The page on a thread, its panel opened with the header's button. */

@@ -15,6 +15,8 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   const state = openThreadSignal(threadId).value;
   const [list, setList] = useState<ManagedWorktree[]>([]);
   const [branch, setBranch] = useState("");
+  const [environments, setEnvironments] = useState<{ names: string[]; trusted: boolean }>({ names: [], trusted: false });
+  const [environment, setEnvironment] = useState("");
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const cwd = state?.thread.cwd;
@@ -30,6 +32,15 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   useEffect(() => {
     void load();
   }, [load, state?.generation]);
+  // The environments a new worktree could be set up with; only a thread in the checkout can be handed off into one.
+  const local = state?.thread.workspace.mode === "local";
+  useEffect(() => {
+    if (!cwd || !local) return;
+    conn()
+      .request("environment/list", { cwd })
+      .then((answer) => setEnvironments({ names: answer.environments.map((e) => e.name), trusted: answer.trusted === true }))
+      .catch((error: unknown) => setProblem(problemFrom(error, "Reading the project's environments")));
+  }, [cwd, local]);
 
   if (!state) return null;
   const inWorktree = state.thread.workspace.mode === "worktree";
@@ -50,7 +61,12 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   const handoff = () =>
     run("Handing off", async () => {
       const to = inWorktree ? "local" : "worktree";
-      const answer = await conn().request("thread/handoff", { threadId, to, ...(inWorktree && branch.trim() ? { branch: branch.trim() } : {}) });
+      const answer = await conn().request("thread/handoff", {
+        threadId,
+        to,
+        ...(inWorktree && branch.trim() ? { branch: branch.trim() } : {}),
+        ...(!inWorktree && environment ? { environment } : {}),
+      });
       setBranch("");
       return to === "local" ? `Handed off to your checkout${answer.branch ? ` on ${answer.branch}` : ""}` : "Handed off to a worktree";
     });
@@ -99,10 +115,26 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
             <input id="ws-handoff-branch" type="text" value={branch} onInput={(e) => setBranch(e.currentTarget.value)} />
           </>
         )}
+        {!inWorktree && environments.names.length > 0 && (
+          <>
+            <label for="ws-handoff-env">Environment</label>
+            <select id="ws-handoff-env" value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
+              <option value="">None</option>
+              {environments.names.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         <Button type="submit" icon="handoff" disabled={busy}>
           {inWorktree ? "Hand off to local" : "Hand off to worktree"}
         </Button>
       </form>
+      {!inWorktree && environment && !environments.trusted && (
+        <p class="ws-note ws-warn">This project is not trusted: its setup script will not run.</p>
+      )}
       <ScriptLogView threadId={threadId} />
       {list.length > 0 && (
         <ul class="ws-rows" aria-label="Managed worktrees">
