@@ -59,4 +59,34 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await opened.close();
     }
   });
+  test("refusals show inline: a stale hunk re-reads and says so; a branch switch over a local change names the file", async () => {
+    const root = fx.repo();
+    git(root, "branch", "other");
+    git(root, "checkout", "-q", "other");
+    writeFiles(root, { "a.txt": lines(20, { 1: "line one on other" }) });
+    git(root, "commit", "-qam", "other's change");
+    git(root, "checkout", "-q", "main");
+    writeFiles(root, { "a.txt": lines(20, { 10: "line ten" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
+      await hunk.getByText("line ten").waitFor();
+      writeFiles(root, { "a.txt": lines(20, { 10: "line ten", 20: "line twenty" }) });
+      await hunk.getByRole("button", { name: /^Revert hunk/ }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("status").filter({ hasText: "The changes moved since they were shown" }).waitFor();
+      await page.locator('[data-path="a.txt"]').getByText("line twenty").waitFor();
+      assert.equal(git(root, "diff", "--stat").includes("a.txt"), true, "nothing was reverted");
+
+      await page.getByRole("button", { name: /^Git \(/ }).click();
+      await page.getByRole("button", { name: "Switch to other" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "Local changes are in the way" });
+      await alert.getByRole("listitem").filter({ hasText: "a.txt" }).waitFor();
+      assert.equal(git(root, "symbolic-ref", "--short", "HEAD").trim(), "main");
+    } finally {
+      await opened.close();
+    }
+  });
 });
