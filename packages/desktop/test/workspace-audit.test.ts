@@ -38,6 +38,16 @@ describe("the workspace panel's accessibility", { skip: NO_BROWSER }, () => {
         await page.getByText("Create a pull request").click();
         const gitViolations = await screenAndAudit(page, "workspace-git");
         assert.equal(gitViolations.length, 0, describeViolations(gitViolations));
+        if (name !== "desktop") return;
+
+        // The dark theme's colours hold up as well: the diff's added and removed lines above all.
+        await page.emulateMedia({ colorScheme: "dark" });
+        const darkGit = await screenAndAudit(page, "workspace-git-dark");
+        assert.equal(darkGit.length, 0, describeViolations(darkGit));
+        await page.getByRole("button", { name: /^Changes \(/ }).click();
+        await page.locator('[data-path="a.txt"] .ws-hunk').nth(1).waitFor();
+        const darkDiff = await screenAndAudit(page, "workspace-diff-dark");
+        assert.equal(darkDiff.length, 0, describeViolations(darkDiff));
       } finally {
         await opened.close();
       }

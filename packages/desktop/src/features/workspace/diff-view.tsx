@@ -180,7 +180,10 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
           <ul class="ws-file-list">
             {files.map((file, i) => (
               <li key={file.path}>
-                <a href={`#ws-file-${i}`}>{file.path}</a> <Counts file={file} />
+                <button type="button" class="ws-link" onClick={() => jumpTo(`ws-file-${i}`)}>
+                  {file.path}
+                </button>{" "}
+                <Counts file={file} />
               </li>
             ))}
           </ul>
@@ -204,6 +207,13 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       ))}
     </div>
   );
+}
+
+/** Brings a file's heading into view and puts focus there, without touching the address (its fragment carried the token). */
+function jumpTo(id: string): void {
+  const heading = document.getElementById(id);
+  heading?.scrollIntoView({ block: "start" });
+  heading?.focus({ preventScroll: true });
 }
 
 function summary(files: DiffFile[]): string {
