@@ -60,28 +60,6 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
     }
   });
 
-  test("the last turn: undo takes its edit back after confirming, and reapply brings it again", async () => {
-    const root = fx.repo();
-    const thread = await fx.thread(root, { approvalMode: "fullAccess" });
-    fx.model.enqueue({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", oldText: "line 2\n", newText: "line two\n" } }] }, { text: "done" });
-    await (await fx.client.runTurn(thread.id, "Spell out line 2")).completed;
-    assert.equal(fileText(root, "a.txt"), lines(20, { 2: "line two" }));
-    const opened = await fx.openPanel(thread.id, "Changes");
-    try {
-      const page = opened.page;
-      await page.getByLabel("Show").selectOption("lastTurn");
-      await page.locator('[data-path="a.txt"] .ws-hunk').getByText("line two").waitFor();
-      await page.getByRole("button", { name: "Undo turn" }).click();
-      await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
-      await waitUntil("the turn's edit undone", () => fileText(root, "a.txt") === lines(20), WAIT_MS);
-      await page.getByRole("button", { name: "Reapply turn" }).click();
-      await waitUntil("the turn's edit back", () => fileText(root, "a.txt") === lines(20, { 2: "line two" }), WAIT_MS);
-      await page.getByRole("button", { name: "Undo turn" }).waitFor();
-    } finally {
-      await opened.close();
-    }
-  });
-
   test("review comments: a comment on a hunk's lines travels with the next turn, quoted", async () => {
     const root = fx.repo();
     writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });

@@ -27,7 +27,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   const [scope, setScope] = useState<DiffScope>("uncommitted");
   const [commit, setCommit] = useState("");
   const [against, setAgainst] = useState("");
-  const [commits, setCommits] = useState<GitLogResult["commits"]>([]);
+  const [commits, setCommits] = useState<GitLogResult["commits"] | undefined>(undefined);
   const { diff, problem, loading, load, setProblem } = useDiff(threadId, { scope, commit, against });
   const [note, setNote] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -107,33 +107,37 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   return (
     <div class="ws-diff">
       <div class="ws-toolbar">
-        <label class="ws-inline-field">
-          Show{" "}
-          <select value={scope} onChange={(e) => setScope(e.currentTarget.value as DiffScope)}>
+        <label class="ws-inline-field" for="ws-scope">
+          Show
+        </label>
+        <select id="ws-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value as DiffScope)}>
             {SCOPES.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
               </option>
             ))}
-          </select>
-        </label>
-        {scope === "committed" && (
-          <label class="ws-inline-field">
-            Commit{" "}
-            <select value={commit} onChange={(e) => setCommit(e.currentTarget.value)}>
+        </select>
+        {scope === "committed" && commits && commits.length > 0 && (
+          <>
+            <label class="ws-inline-field" for="ws-commit">
+              Commit
+            </label>
+            <select id="ws-commit" value={commit} onChange={(e) => setCommit(e.currentTarget.value)}>
               {commits.map((c) => (
                 <option key={c.sha} value={c.sha}>
                   {c.sha.slice(0, 7)} {c.subject}
                 </option>
               ))}
             </select>
-          </label>
+          </>
         )}
         {scope === "branch" && (
-          <label class="ws-inline-field">
-            Against{" "}
-            <input type="text" value={against} placeholder="upstream or default branch" onChange={(e) => setAgainst(e.currentTarget.value.trim())} />
-          </label>
+          <>
+            <label class="ws-inline-field" for="ws-against">
+              Against
+            </label>
+            <input id="ws-against" type="text" value={against} placeholder="upstream or default branch" onChange={(e) => setAgainst(e.currentTarget.value.trim())} />
+          </>
         )}
         <Button variant="ghost" icon="refresh" disabled={loading} onClick={() => void load()}>
           Refresh
@@ -142,6 +146,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       <p class="ws-status" role="status" aria-live="polite">
         {loading ? "Reading the changes…" : note ?? (diff ? summary(files) : "")}
       </p>
+      {scope === "committed" && commits?.length === 0 && <p class="ws-note">No commits on this branch since its base.</p>}
       {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
       {actionProblem && <ProblemNotice problem={actionProblem} onDismiss={() => setActionProblem(undefined)} />}
       <ReviewComments threadId={threadId} />

@@ -5,6 +5,7 @@ import { conn } from "../../connection/connection.js";
 import { openThreadSignal } from "../../state/open-threads.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { AppServerError } from "@knightcode/app-server-client/browser";
 import { problemFrom, ProblemNotice, type Problem } from "./problem.js";
 import { Worktrees } from "./worktrees.js";
 
@@ -14,6 +15,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
   const [branches, setBranches] = useState<GitBranchesResult | undefined>(undefined);
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [busy, setBusy] = useState<string | undefined>(undefined);
+  const [notRepo, setNotRepo] = useState(false);
   const generation = openThreadSignal(threadId).value?.generation;
 
   const load = useCallback(async () => {
@@ -21,10 +23,12 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
       const [s, b] = await Promise.all([conn().request("git/status", { threadId }), conn().request("git/branches", { threadId })]);
       setStatus(s);
       setBranches(b);
+      setNotRepo(false);
     } catch (error) {
       setStatus(undefined);
       setBranches(undefined);
-      setProblem(problemFrom(error, "Reading git's status"));
+      if (error instanceof AppServerError && error.code === "notGitRepo") setNotRepo(true);
+      else setProblem(problemFrom(error, "Reading git's status"));
     }
   }, [threadId]);
   useEffect(() => {
@@ -54,6 +58,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
     }
   };
 
+  if (notRepo) return <p class="ws-note">This thread's folder is not in a git repository: there is nothing to commit, push or hand off.</p>;
   return (
     <div class="ws-git">
       <p class="ws-status" role="status" aria-live="polite">
