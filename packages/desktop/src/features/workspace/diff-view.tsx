@@ -5,19 +5,12 @@ import { conn } from "../../connection/connection.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
+import { Counts, FileIndex, FileNotes, summary } from "./diff-file.js";
 import { HunkView, type HunkActions } from "./hunk-view.js";
 import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
 import { ReviewComments } from "./review-chips.js";
+import { ScopePicker } from "./scope-picker.js";
 import { useDiff } from "./use-diff.js";
-
-const SCOPES: { value: DiffScope; label: string }[] = [
-  { value: "uncommitted", label: "Uncommitted (staged and not)" },
-  { value: "unstaged", label: "Unstaged" },
-  { value: "staged", label: "Staged" },
-  { value: "committed", label: "A commit on this branch" },
-  { value: "branch", label: "The whole branch" },
-  { value: "lastTurn", label: "The last turn" },
-];
 
 /** Scopes whose changes live in the working tree, so a revert can take them back. */
 const REVERTIBLE = new Set<DiffScope>(["uncommitted", "unstaged", "branch", "lastTurn"]);
@@ -106,43 +99,17 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   const files = diff?.files ?? [];
   return (
     <div class="ws-diff">
-      <div class="ws-toolbar">
-        <label class="ws-inline-field" for="ws-scope">
-          Show
-        </label>
-        <select id="ws-scope" value={scope} onChange={(e) => setScope(e.currentTarget.value as DiffScope)}>
-            {SCOPES.map((s) => (
-              <option key={s.value} value={s.value}>
-                {s.label}
-              </option>
-            ))}
-        </select>
-        {scope === "committed" && commits && commits.length > 0 && (
-          <>
-            <label class="ws-inline-field" for="ws-commit">
-              Commit
-            </label>
-            <select id="ws-commit" value={commit} onChange={(e) => setCommit(e.currentTarget.value)}>
-              {commits.map((c) => (
-                <option key={c.sha} value={c.sha}>
-                  {c.sha.slice(0, 7)} {c.subject}
-                </option>
-              ))}
-            </select>
-          </>
-        )}
-        {scope === "branch" && (
-          <>
-            <label class="ws-inline-field" for="ws-against">
-              Against
-            </label>
-            <input id="ws-against" type="text" value={against} placeholder="upstream or default branch" onChange={(e) => setAgainst(e.currentTarget.value.trim())} />
-          </>
-        )}
-        <Button variant="ghost" icon="refresh" disabled={loading} onClick={() => void load()}>
-          Refresh
-        </Button>
-      </div>
+      <ScopePicker
+        scope={scope}
+        onScope={setScope}
+        commits={commits}
+        commit={commit}
+        onCommit={setCommit}
+        against={against}
+        onAgainst={setAgainst}
+        loading={loading}
+        onRefresh={() => void load()}
+      />
       <p class="ws-status" role="status" aria-live="polite">
         {loading ? "Reading the changes…" : note ?? (diff ? summary(files) : "")}
       </p>
@@ -180,20 +147,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       )}
       {diff?.untrackedSkipped ? <p class="ws-note">{diff.untrackedSkipped} untracked files are not shown (over 500).</p> : null}
       {diff?.filesOmitted ? <p class="ws-note">{diff.filesOmitted} more files are left out of this view.</p> : null}
-      {files.length > 1 && (
-        <nav aria-label="Changed files">
-          <ul class="ws-file-list">
-            {files.map((file, i) => (
-              <li key={file.path}>
-                <button type="button" class="ws-link" onClick={() => jumpTo(`ws-file-${i}`)}>
-                  {file.path}
-                </button>{" "}
-                <Counts file={file} />
-              </li>
-            ))}
-          </ul>
-        </nav>
-      )}
+      {files.length > 1 && <FileIndex files={files} />}
       {files.map((file, i) => (
         <section key={`${file.path}:${file.hunks[0]?.id ?? ""}`} class="ws-file" data-path={file.path} aria-labelledby={`ws-file-${i}`}>
           <div class="ws-file-head">
@@ -212,43 +166,4 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       ))}
     </div>
   );
-}
-
-/** Brings a file's heading into view and puts focus there, without touching the address (its fragment carried the token). */
-function jumpTo(id: string): void {
-  const heading = document.getElementById(id);
-  heading?.scrollIntoView({ block: "start" });
-  heading?.focus({ preventScroll: true });
-}
-
-function summary(files: DiffFile[]): string {
-  if (files.length === 0) return "No changes in this scope.";
-  const add = files.reduce((n, f) => n + f.additions, 0);
-  const del = files.reduce((n, f) => n + f.deletions, 0);
-  return `${files.length} ${files.length === 1 ? "file" : "files"} changed, ${add} added and ${del} removed lines.`;
-}
-
-function Counts({ file }: { file: DiffFile }): JSX.Element {
-  return (
-    <span class="ws-counts">
-      <span class="ws-count-add">
-        +{file.additions}
-        <span class="visually-hidden"> added</span>
-      </span>{" "}
-      <span class="ws-count-del">
-        −{file.deletions}
-        <span class="visually-hidden"> removed</span>
-      </span>
-    </span>
-  );
-}
-
-function FileNotes({ file }: { file: DiffFile }): JSX.Element | null {
-  const notes: string[] = [];
-  if (file.oldPath) notes.push(`Renamed from ${file.oldPath}.`);
-  if (file.binary) notes.push("Binary file: no lines to show.");
-  if (file.tooLarge) notes.push("Too large to show here; the counts stay.");
-  if (!file.binary && !file.tooLarge && file.hunks.length === 0 && file.status === "modified") notes.push("Only the file's mode changed.");
-  if (notes.length === 0) return null;
-  return <p class="ws-note">{notes.join(" ")}</p>;
 }
