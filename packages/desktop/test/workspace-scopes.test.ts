@@ -64,4 +64,26 @@ describe("the workspace panel's other scopes", { skip: NO_BROWSER }, () => {
       await other.close();
     }
   });
+
+  test("a revert while a turn runs in the checkout is refused with turnInProgress, shown inline, and nothing changes", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 9: "line nine" }) });
+    const thread = await fx.thread(root);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fx.model.enqueue({ text: ["thinking ", "done"], pauseAfter: 1, gate });
+    const run = await fx.client.runTurn(thread.id, "Take your time");
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      await page.locator('[data-path="a.txt"] .ws-hunk').first().getByRole("button", { name: /^Revert hunk/ }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("alert").filter({ hasText: "A turn is running in this checkout" }).waitFor();
+      assert.equal(fileText(root, "a.txt"), lines(20, { 9: "line nine" }));
+    } finally {
+      release();
+      await run.completed;
+      await opened.close();
+    }
+  });
 });
