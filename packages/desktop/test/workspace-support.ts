@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
@@ -36,6 +36,7 @@ export class WorkspaceFixture {
     readonly model: ScriptedModelServer,
     readonly client: AppServerClient<WebSocketTransport>,
     readonly browser: Browser,
+    private readonly bin: string,
   ) {}
 
   static async start(): Promise<WorkspaceFixture> {
@@ -47,13 +48,14 @@ export class WorkspaceFixture {
     const server = await DesktopServer.start({ model, env: { PATH: bin, GIT_CONFIG_NOSYSTEM: "1" } });
     const client = await server.client();
     const browser = await launchBrowser();
-    return new WorkspaceFixture(server, model, client, browser);
+    return new WorkspaceFixture(server, model, client, browser, bin);
   }
 
   async dispose(): Promise<void> {
     await this.browser.close();
     await this.server.dispose();
     await this.model.close();
+    rmSync(this.bin, { recursive: true, force: true });
   }
 
   /** A repository in the server's home with `files` committed on main. */
