@@ -1,0 +1,169 @@
+import type { JSX } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import type { DiffFile, DiffHunk, DiffScope, GitLogResult, ThreadDiffRevertParams } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { toast } from "../../state/toasts.js";
+import { Button } from "../../ui/button.js";
+import { confirmAction } from "../../ui/modal.js";
+import { Counts, FileIndex, FileNotes, summary } from "./diff-file.js";
+import { HunkView, type HunkActions } from "./hunk-view.js";
+import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
+import { ReviewComments } from "./review-chips.js";
+import { ScopePicker } from "./scope-picker.js";
+import { useDiff } from "./use-diff.js";
+
+/** Scopes whose changes live in the working tree, so a revert can take them back. */
+const REVERTIBLE = new Set<DiffScope>(["uncommitted", "unstaged", "branch", "lastTurn"]);
+
+/** The thread's changes in a chosen scope, file by file and hunk by hunk, with revert, staging and review comments. */
+export function DiffView({ threadId }: { threadId: string }): JSX.Element {
+  const [scope, setScope] = useState<DiffScope>("uncommitted");
+  const [commit, setCommit] = useState("");
+  const [against, setAgainst] = useState("");
+  const [commits, setCommits] = useState<GitLogResult["commits"] | undefined>(undefined);
+  const { diff, problem, loading, load, setProblem } = useDiff(threadId, { scope, commit, against });
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [actionProblem, setActionProblem] = useState<Problem | undefined>(undefined);
+
+  useEffect(() => {
+    if (scope !== "committed") return;
+    conn()
+      .request("git/log", { threadId, limit: 100 })
+      .then((log) => {
+        setCommits(log.commits);
+        setCommit((current) => current || log.commits[0]?.sha || "");
+      })
+      .catch((error: unknown) => setProblem(problemFrom(error, "Reading the branch's commits")));
+  }, [threadId, scope]);
+
+  /** Runs one change; a stale hunk id re-reads and says so, other refusals show inline. The diff is read again either way. */
+  const act = async (doing: string, run: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    setActionProblem(undefined);
+    setNote(undefined);
+    try {
+      await run();
+      toast(done, "success");
+    } catch (error) {
+      if (reasonOf(error) === "diffChanged") setNote("The changes moved since they were shown: this is the diff as it is now. Try again.");
+      else setActionProblem(problemFrom(error, doing));
+    } finally {
+      setBusy(false);
+      await load();
+    }
+  };
+
+  const revert = async (what: string, params: Omit<ThreadDiffRevertParams, "threadId" | "scope">) => {
+    const yes = await confirmAction({
+      title: `Revert ${what}?`,
+      body: `The working tree loses ${what}; the index is not changed. An added file is deleted.`,
+      confirm: "Revert",
+      danger: true,
+    });
+    if (!yes) return;
+    await act("Reverting", () => conn().request("thread/diff/revert", { threadId, scope, ...scopeParams(), ...params }), `Reverted ${what}`);
+  };
+  const scopeParams = () => ({
+    ...(scope === "branch" && against ? { against } : {}),
+    ...(scope === "lastTurn" && diff?.turnId ? { turnId: diff.turnId } : {}),
+  });
+
+  const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
+    commentable: scope !== "committed",
+    revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }) : undefined,
+    stage: scope === "unstaged" ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`) : undefined,
+    unstage: scope === "staged" ? () => void act("Unstaging", () => conn().request("git/unstage", { threadId, hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`) : undefined,
+  });
+
+  const fileActions = (file: DiffFile): JSX.Element => (
+    <div class="ws-actions">
+      {(scope === "uncommitted" || scope === "unstaged") && (
+        <Button variant="ghost" disabled={busy} aria-label={`Stage ${file.path}`} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId, path: file.path }), `Staged ${file.path}`)}>
+          Stage file
+        </Button>
+      )}
+      {scope === "staged" && (
+        <Button variant="ghost" disabled={busy} aria-label={`Unstage ${file.path}`} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId, path: file.path }), `Unstaged ${file.path}`)}>
+          Unstage file
+        </Button>
+      )}
+      {REVERTIBLE.has(scope) && (
+        <Button variant="ghost" disabled={busy} aria-label={`Revert ${file.path}`} onClick={() => void revert(`every change to ${file.path}`, { path: file.path })}>
+          Revert file
+        </Button>
+      )}
+    </div>
+  );
+
+  const files = diff?.files ?? [];
+  return (
+    <div class="ws-diff">
+      <ScopePicker
+        scope={scope}
+        onScope={setScope}
+        commits={commits}
+        commit={commit}
+        onCommit={setCommit}
+        against={against}
+        onAgainst={setAgainst}
+        loading={loading}
+        onRefresh={() => void load()}
+      />
+      <p class="ws-status" role="status" aria-live="polite">
+        {loading ? "Reading the changes…" : note ?? (diff ? summary(files) : "")}
+      </p>
+      {scope === "committed" && commits?.length === 0 && <p class="ws-note">No commits on this branch since its base.</p>}
+      {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
+      {actionProblem && <ProblemNotice problem={actionProblem} onDismiss={() => setActionProblem(undefined)} />}
+      <ReviewComments threadId={threadId} />
+      {diff?.scope === "lastTurn" && diff.turnId && (
+        <div class="ws-turn">
+          <span>
+            Turn <code>{diff.turnId}</code>
+            {diff.stale ? ": its files changed since it ended." : ""}
+          </span>
+          {!diff.stale && files.length > 0 && (
+            <Button disabled={busy} icon="undo" onClick={() => void revert("the last turn's changes", {})}>
+              Undo turn
+            </Button>
+          )}
+          {diff.stale && (
+            <Button disabled={busy} onClick={() => void act("Reapplying the turn", () => conn().request("thread/diff/revert", { threadId, scope: "lastTurn", reapply: true, turnId: diff.turnId }), "Reapplied the last turn")}>
+              Reapply turn
+            </Button>
+          )}
+        </div>
+      )}
+      {scope === "unstaged" && files.length > 0 && (
+        <Button disabled={busy} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId }), "Staged everything")}>
+          Stage all
+        </Button>
+      )}
+      {scope === "staged" && files.length > 0 && (
+        <Button disabled={busy} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId }), "Unstaged everything")}>
+          Unstage all
+        </Button>
+      )}
+      {diff?.untrackedSkipped ? <p class="ws-note">{diff.untrackedSkipped} untracked files are not shown (over 500).</p> : null}
+      {diff?.filesOmitted ? <p class="ws-note">{diff.filesOmitted} more files are left out of this view.</p> : null}
+      {files.length > 1 && <FileIndex files={files} />}
+      {files.map((file, i) => (
+        <section key={`${file.path}:${file.hunks[0]?.id ?? ""}`} class="ws-file" data-path={file.path} aria-labelledby={`ws-file-${i}`}>
+          <div class="ws-file-head">
+            <h3 id={`ws-file-${i}`} tabIndex={-1} class="ws-file-path">
+              {file.path}
+            </h3>
+            <span class="badge">{file.status}</span>
+            <Counts file={file} />
+            {fileActions(file)}
+          </div>
+          <FileNotes file={file} />
+          {file.hunks.map((hunk) => (
+            <HunkView key={hunk.id} threadId={threadId} path={file.path} hunk={hunk} actions={hunkActions(file, hunk)} busy={busy} />
+          ))}
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import type { DiffScope, ThreadDiffReadResult } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { openThreadSignal } from "../../state/open-threads.js";
+import { problemFrom, type Problem } from "./problem.js";
+
+export interface DiffQuery {
+  scope: DiffScope;
+  commit?: string;
+  against?: string;
+}
+
+/**
+ * The thread's diff in one scope, read again when the query changes, when a
+ * turn changed files, and when the thread reloads elsewhere (a handoff).
+ * Answers that arrive after a newer read started are dropped.
+ */
+export function useDiff(threadId: string, query: DiffQuery) {
+  const [diff, setDiff] = useState<ThreadDiffReadResult | undefined>(undefined);
+  const [problem, setProblem] = useState<Problem | undefined>(undefined);
+  const [loading, setLoading] = useState(false);
+  const latest = useRef(0);
+  const generation = openThreadSignal(threadId).value?.generation;
+  const { scope, commit, against } = query;
+
+  const load = useCallback(async () => {
+    const ticket = ++latest.current;
+    if (scope === "committed" && !commit) {
+      setDiff(undefined);
+      return;
+    }
+    setLoading(true);
+    try {
+      const answer = await conn().request("thread/diff/read", {
+        threadId,
+        scope,
+        ...(scope === "committed" && commit ? { commit } : {}),
+        ...(scope === "branch" && against ? { against } : {}),
+      });
+      if (ticket !== latest.current) return;
+      setDiff(answer);
+      setProblem(undefined);
+    } catch (error) {
+      if (ticket !== latest.current) return;
+      setDiff(undefined);
+      setProblem(problemFrom(error, "Reading the changes"));
+    } finally {
+      if (ticket === latest.current) setLoading(false);
+    }
+  }, [threadId, scope, commit, against]);
+
+  useEffect(() => {
+    void load();
+  }, [load, generation]);
+  useEffect(
+    () =>
+      conn().on("turn/diff/updated", (params) => {
+        if (params.threadId === threadId) void load();
+      }),
+    [threadId, load],
+  );
+  return { diff, problem, loading, load, setProblem };
+}

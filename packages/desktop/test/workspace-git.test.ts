@@ -1,0 +1,92 @@
+import { strict as assert } from "node:assert";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { lines, WorkspaceFixture } from "./workspace-support.js";
+
+describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
+  let fx: WorkspaceFixture;
+  before(async () => {
+    fx = await WorkspaceFixture.start();
+  });
+  after(async () => {
+    await fx?.dispose();
+  });
+
+  test("a commit with a generated message: an empty message lets the thread's model write it", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+    const thread = await fx.thread(root);
+    fx.model.enqueue({ text: "feat: spell out line five" });
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const page = opened.page;
+      await page.getByText("0 staged, 1 unstaged, 0 untracked").waitFor();
+      await page.getByRole("button", { name: "Generate message and commit" }).click();
+      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "feat: spell out line five", WAIT_MS);
+      await page.getByText("0 staged, 0 unstaged, 0 untracked").waitFor();
+      await page.getByText(/Committed [0-9a-f]{7}: feat: spell out line five/).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("push to a local bare remote updates it; a pull request without gh says gh is missing", async () => {
+    const root = fx.repo();
+    const remote = join(fx.server.home, `remote-${Date.now()}.git`);
+    git(fx.server.home, "init", "-q", "--bare", "-b", "main", remote);
+    git(root, "remote", "add", "origin", remote);
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const page = opened.page;
+      await page.getByRole("button", { name: "Push", exact: true }).click();
+      const head = git(root, "rev-parse", "HEAD").trim();
+      await waitUntil("the remote's main at our HEAD", () => {
+        try {
+          return git(remote, "rev-parse", "refs/heads/main").trim() === head;
+        } catch {
+          return false;
+        }
+      }, WAIT_MS);
+      await page.getByText("origin/main · 0 ahead, 0 behind").waitFor();
+      await page.getByText("Create a pull request").click();
+      await page.getByRole("button", { name: "Create pull request" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "A tool is missing on the server" });
+      await alert.getByText(/GitHub CLI \(gh\)/).waitFor();
+    } finally {
+      await opened.close();
+    }
+  });
+  test("refusals show inline: a stale hunk re-reads and says so; a branch switch over a local change names the file", async () => {
+    const root = fx.repo();
+    git(root, "branch", "other");
+    git(root, "checkout", "-q", "other");
+    writeFiles(root, { "a.txt": lines(20, { 1: "line one on other" }) });
+    git(root, "commit", "-qam", "other's change");
+    git(root, "checkout", "-q", "main");
+    writeFiles(root, { "a.txt": lines(20, { 10: "line ten" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
+      await hunk.getByText("line ten").waitFor();
+      writeFiles(root, { "a.txt": lines(20, { 10: "line ten", 20: "line twenty" }) });
+      await hunk.getByRole("button", { name: /^Revert hunk/ }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
+      await page.getByRole("status").filter({ hasText: "The changes moved since they were shown" }).waitFor();
+      await page.locator('[data-path="a.txt"]').getByText("line twenty").waitFor();
+      assert.equal(git(root, "diff", "--stat").includes("a.txt"), true, "nothing was reverted");
+
+      await page.getByRole("button", { name: /^Git \(/ }).click();
+      await page.getByRole("button", { name: "Switch to other" }).click();
+      const alert = page.getByRole("alert").filter({ hasText: "Local changes are in the way" });
+      await alert.getByRole("listitem").filter({ hasText: "a.txt" }).waitFor();
+      assert.equal(git(root, "symbolic-ref", "--short", "HEAD").trim(), "main");
+    } finally {
+      await opened.close();
+    }
+  });
+});

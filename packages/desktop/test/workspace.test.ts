@@ -1,0 +1,90 @@
+import { strict as assert } from "node:assert";
+import { after, before, describe, test } from "node:test";
+import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+
+describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
+  let fx: WorkspaceFixture;
+  before(async () => {
+    fx = await WorkspaceFixture.start();
+  });
+  after(async () => {
+    await fx?.dispose();
+  });
+
+  test("a hunk reverted: after confirming, that hunk is gone on disk, the other stays, and the view shows one hunk", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
+      await hunks.nth(1).waitFor();
+      await hunks.first().getByRole("button", { name: /^Revert hunk/ }).click();
+      await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
+      await waitUntil("the first hunk reverted on disk", () => fileText(root, "a.txt") === lines(20, { 18: "line eighteen" }), WAIT_MS);
+      await hunks.nth(1).waitFor({ state: "detached" });
+      await hunks.first().getByText("line eighteen").waitFor();
+      assert.equal(await hunks.count(), 1);
+      assert.deepEqual(opened.consoleErrors, []);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("stage and unstage a hunk: git's index follows", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      await page.getByLabel("Show").selectOption("unstaged");
+      const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
+      await hunks.nth(1).waitFor();
+      await hunks.first().getByRole("button", { name: /^Stage hunk/ }).click();
+      await waitUntil("the first hunk staged", () => /\+line two/.test(git(root, "diff", "--cached")), WAIT_MS);
+      assert.doesNotMatch(git(root, "diff", "--cached"), /line eighteen/);
+      await hunks.nth(1).waitFor({ state: "detached" });
+
+      await page.getByLabel("Show").selectOption("staged");
+      await hunks.first().getByText("line two").waitFor();
+      assert.equal(await hunks.count(), 1);
+      await hunks.first().getByRole("button", { name: /^Unstage hunk/ }).click();
+      await waitUntil("the index back to HEAD", () => git(root, "diff", "--cached") === "", WAIT_MS);
+      assert.equal(fileText(root, "a.txt"), lines(20, { 2: "line two", 18: "line eighteen" }), "the working tree keeps both changes");
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("review comments: a comment on a hunk's lines travels with the next turn, quoted", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
+      await hunk.getByRole("button", { name: /^Comment on hunk/ }).click();
+      const form = page.getByRole("form", { name: "Review comment" });
+      await form.getByLabel("Comment").fill("Spell it as a digit.");
+      await form.getByRole("button", { name: "Add comment" }).click();
+      const chips = page.getByRole("region", { name: "Review comments to send" });
+      await chips.getByText("a.txt:8", { exact: true }).waitFor();
+      fx.model.enqueue({ text: "noted" });
+      const before = fx.model.requests.length;
+      await chips.getByRole("button", { name: "Send comments" }).click();
+      const sent = await waitUntil("the model request", () => fx.model.requests[before], WAIT_MS);
+      const text = JSON.stringify(sent.body.messages);
+      assert.match(text, /a\.txt, new lines? 8/);
+      assert.match(text, /\+line eight/);
+      assert.match(text, /Spell it as a digit\./);
+      await chips.waitFor({ state: "detached" });
+    } finally {
+      await opened.close();
+    }
+  });
+});
