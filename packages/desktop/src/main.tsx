@@ -4,6 +4,7 @@ import { App } from "./app.js";
 import { Connection, connectionState, setConnection } from "./connection/connection.js";
 import { takeToken } from "./connection/token.js";
 import { installRequestHandlers } from "./features/requests/requests.js";
+import { watchWorkspaceProgress } from "./features/workspace/panel.js";
 import { renderView, watchExtensionUi } from "./features/extension-ui/extension-ui.js";
 import { setViewRenderer, watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
@@ -45,6 +46,8 @@ async function start(): Promise<void> {
   watchOpenThreads();
   watchTranscripts();
   watchExtensionUi();
+  // From the start, so the setup log of a worktree made before the panel first opens is kept.
+  watchWorkspaceProgress();
   // Views on tool calls and extension messages are drawn by the extension-UI feature, read-only.
   setViewRenderer((view, { threadId }) => renderView(view, { threadId }));
   watchAddress();

@@ -87,4 +87,34 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
       await opened.close();
     }
   });
+
+  test("review comments go with the next message typed in the composer, quoted", async () => {
+    const root = fx.repo();
+    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Changes");
+    try {
+      const page = opened.page;
+      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
+      await hunk.getByRole("button", { name: /^Comment on hunk/ }).click();
+      const form = page.getByRole("form", { name: "Review comment" });
+      await form.getByLabel("Comment").fill("Use a digit here.");
+      await form.getByRole("button", { name: "Add comment" }).click();
+      await page.locator(".composer-comments", { hasText: "1 review comment goes with this message" }).waitFor();
+      fx.model.enqueue({ text: "will do" });
+      const before = fx.model.requests.length;
+      const box = page.getByLabel("Message", { exact: true });
+      await box.fill("Please fix what I marked.");
+      await box.press("Enter");
+      const sent = await waitUntil("the model request", () => fx.model.requests[before], WAIT_MS);
+      const text = JSON.stringify(sent.body.messages);
+      assert.match(text, /Please fix what I marked\./);
+      assert.match(text, /\+line eight/);
+      assert.match(text, /Use a digit here\./);
+      await page.getByRole("region", { name: "Review comments to send" }).waitFor({ state: "detached" });
+      await page.locator(".composer-comments").waitFor({ state: "detached" });
+    } finally {
+      await opened.close();
+    }
+  });
 });

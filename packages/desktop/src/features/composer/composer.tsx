@@ -14,6 +14,7 @@ import { Pickers } from "./pickers.js";
 import { QueueList } from "./queue.js";
 import { useRunningTurn } from "./running.js";
 import { sendMessage, steerMessage } from "./send.js";
+import { pendingReviewComments } from "../workspace/panel.js";
 
 const ACCEPT = "image/png,image/jpeg,image/gif,image/webp";
 
@@ -125,6 +126,7 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
       }}
     >
       {state && <QueueList threadId={threadId} queue={state.queue} onEdit={(text) => change((d) => ({ ...d, text: d.text ? `${d.text}\n\n${text}` : text }))} />}
+      <PendingComments threadId={threadId} />
       <ImageStrip images={draft.images} onRemove={(key) => change((d) => ({ ...d, images: d.images.filter((i) => i.key !== key) }))} />
       <MessageBox
         threadId={threadId}
@@ -174,5 +176,16 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
         {status}
       </p>
     </form>
+  );
+}
+
+/** Says that review comments from the diff view go with the next message; they are listed, and removable, there. */
+function PendingComments({ threadId }: { threadId: string }): JSX.Element | null {
+  const count = pendingReviewComments(threadId).value.length;
+  if (count === 0) return null;
+  return (
+    <p class="composer-comments" role="status">
+      {count === 1 ? "1 review comment goes" : `${count} review comments go`} with this message.
+    </p>
   );
 }

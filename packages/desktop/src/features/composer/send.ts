@@ -2,6 +2,7 @@ import { AppServerError } from "@knightcode/app-server-client/browser";
 import type { ImageInput } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
 import { openThread } from "../../state/app-state.js";
+import { restoreReviewComments, takeReviewComments } from "../workspace/panel.js";
 
 export interface Outgoing {
   threadId: string;
@@ -17,11 +18,22 @@ const withImages = (images: ImageInput[]) => (images.length > 0 ? { images } : {
  * turnInProgress (the thread got busy meanwhile) is queued instead: the
  * queue starts it at once should the thread be idle by then. A command that
  * replaces the session (/new) answers with the thread that now runs: the
- * page follows it there.
+ * page follows it there. Review comments made in the diff view travel with
+ * the message, and come back to the view when the server refuses it.
  */
 export async function sendMessage(message: Outgoing, busy: boolean): Promise<"started" | "queued"> {
+  const comments = takeReviewComments(message.threadId);
+  try {
+    return await deliver(message, busy, comments.length > 0 ? { comments } : {});
+  } catch (error) {
+    restoreReviewComments(message.threadId, comments);
+    throw error;
+  }
+}
+
+async function deliver(message: Outgoing, busy: boolean, extra: { comments?: ReturnType<typeof takeReviewComments> }): Promise<"started" | "queued"> {
   const clientMessageId = crypto.randomUUID();
-  const params = { threadId: message.threadId, text: message.text, clientMessageId, ...withImages(message.images) };
+  const params = { threadId: message.threadId, text: message.text, clientMessageId, ...withImages(message.images), ...extra };
   if (!busy) {
     try {
       const started = await conn().request("turn/start", params);

@@ -93,8 +93,9 @@ export function useSuggestions(threadId: string, cwd: string, trigger: Trigger |
           },
           (error: unknown) => {
             if (error instanceof AppServerError && error.code === "toolMissing") {
+              // Searches already in flight answer the same: only the first says so.
+              if (!fileSearchMissing) toast(`File search is unavailable: ${error.message}. The text you type after @ is sent as it is.`, "warning");
               fileSearchMissing = true;
-              toast(`File search is unavailable: ${error.message}. The text you type after @ is sent as it is.`, "warning");
             } else reportError(error, "Searching files");
             if (live) setItems([]);
           },
