@@ -19,10 +19,19 @@ export function Sidebar(): JSX.Element {
   // Ctrl+N belongs to the browser (a new window) and never reaches a page.
   useShortcut("mod+shift+o", openNewThread);
   const { loaded } = listState.value;
+  // In a narrow window the list folds away while a thread is open, so the conversation keeps the screen.
+  const [listOpen, setListOpen] = useState<boolean | undefined>(undefined);
+  const current = activeThreadId.value;
+  useEffect(() => setListOpen(undefined), [current]);
+  const open = listOpen ?? current === undefined;
 
   return (
-    <nav class="sidebar" aria-label="Threads" data-loaded={loaded ? "true" : undefined}>
+    <nav class={`sidebar${open ? " list-open" : ""}`} aria-label="Threads" data-loaded={loaded ? "true" : undefined}>
       <div class="sidebar-top">
+        <button type="button" class="sidebar-fold" aria-expanded={open} aria-controls="sidebar-list" onClick={() => setListOpen(!open)}>
+          <Icon name={open ? "chevronDown" : "chevronRight"} />
+          Threads
+        </button>
         <Button variant="primary" icon="plus" class="sidebar-new" onClick={openNewThread} aria-keyshortcuts="Control+Shift+O Meta+Shift+O" title={`New thread (${shortcutLabel("mod+shift+o")})`}>
           New thread
         </Button>
@@ -125,7 +134,7 @@ function ThreadGroups(): JSX.Element {
   };
 
   return (
-    <div class="sidebar-list" aria-busy={loading ? "true" : undefined}>
+    <div class="sidebar-list" id="sidebar-list" aria-busy={loading ? "true" : undefined}>
       {groups.map(({ cwd, rows: grouped }, index) => {
         const open = !collapsed.has(cwd);
         const name = projectName(cwd);
