@@ -100,9 +100,13 @@ export function Accounts({ providers }: { providers: string[] }): JSX.Element {
         <div class="settings-login" role="status">
           <p>
             Finish signing in to {login.provider} at{" "}
-            <a href={login.url} target="_blank" rel="noreferrer noopener">
-              {login.url}
-            </a>
+            {webAddress(login.url) ? (
+              <a href={login.url} target="_blank" rel="noreferrer noopener">
+                {login.url}
+              </a>
+            ) : (
+              <code>{login.url}</code>
+            )}
           </p>
           {login.instructions && <p>{login.instructions}</p>}
           <Button onClick={() => void cancel(login)}>Cancel sign-in</Button>
@@ -153,4 +157,14 @@ function KeyForm({ providers, onSignIn, onStored }: { providers: string[]; onSig
       </div>
     </form>
   );
+}
+
+/** Only a web address becomes a link: a `javascript:` or `data:` one from a provider would run in this page. */
+function webAddress(url: string): boolean {
+  try {
+    const protocol = new URL(url).protocol;
+    return protocol === "https:" || protocol === "http:";
+  } catch {
+    return false;
+  }
 }
