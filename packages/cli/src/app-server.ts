@@ -1,11 +1,10 @@
-import { AppServer, ServerContext, StdioTransport, type ProtocolOutput } from "@knightcode/app-server/cli";
+import { StdioTransport, type ProtocolOutput } from "@knightcode/app-server/cli";
 import { accessSync, constants, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { AppServerArgs } from "./args.js";
 import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
+import { startServer } from "./serve.js";
 
-const HARD_EXIT_MS = 10_000;
-const DRAIN_DEADLINE_MS = 9_900;
 
 /** `knightcode app-server`: the stdio connection, optional WebSocket listener, signals and the exit. */
 export async function runAppServer(args: AppServerArgs, output: ProtocolOutput): Promise<void> {
@@ -39,29 +38,12 @@ export async function runAppServer(args: AppServerArgs, output: ProtocolOutput):
   }
   // The token is the server's alone: no child process gets it, no read-only tool reads its file.
   const secrets = { values: token === undefined ? [] : [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
-  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
-  const log = context.log;
-  process.on("uncaughtException", (error) => log.error("uncaught exception", error));
-  process.on("unhandledRejection", (error) => log.error("unhandled rejection", error));
-
-  const server = new AppServer({ context });
-  let exiting = false;
-  const shutdown = (reason: string) => {
-    if (exiting) return;
-    exiting = true;
-    setTimeout(() => process.exit(0), HARD_EXIT_MS);
-    server
-      .shutdown(reason, { timings: { drainDeadlineMs: DRAIN_DEADLINE_MS } })
-      .catch((error: unknown) => log.error("shutdown failed", error))
-      .finally(() => process.exit(0));
-  };
+  const { server, shutdown } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
 
   const stdio = new StdioTransport({ input: process.stdin, output });
   server.connect(stdio, "stdio");
   stdio.onInputEnd(() => shutdown("stdin closed"));
   stdio.onClose((reason) => shutdown(reason ? `stdio connection aborted: ${reason.message}` : "stdio connection closed"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
 
   if (websocket && args.listen !== undefined) {
     try {

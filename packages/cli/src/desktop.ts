@@ -1,4 +1,4 @@
-import { AppServer, ServerContext, type ProtocolOutput } from "@knightcode/app-server/cli";
+import type { ProtocolOutput } from "@knightcode/app-server/cli";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
@@ -7,9 +7,8 @@ import { dirname, join, resolve } from "node:path";
 import type { DesktopArgs } from "./args.js";
 import { readyFileProblem, writeReadyFile } from "./app-server.js";
 import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
+import { startServer } from "./serve.js";
 
-const HARD_EXIT_MS = 10_000;
-const DRAIN_DEADLINE_MS = 9_900;
 /** Overrides where the page's files are read from: a development build, or test files. */
 export const PAGE_ENV = "KNIGHTCODE_DESKTOP_PAGE";
 
@@ -32,24 +31,7 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
     if (problem) fail(problem);
   }
   const secrets = { values: [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
-  const context = new ServerContext({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
-  const log = context.log;
-  process.on("uncaughtException", (error) => log.error("uncaught exception", error));
-  process.on("unhandledRejection", (error) => log.error("unhandled rejection", error));
-
-  const server = new AppServer({ context });
-  let exiting = false;
-  const shutdown = (reason: string) => {
-    if (exiting) return;
-    exiting = true;
-    setTimeout(() => process.exit(0), HARD_EXIT_MS).unref();
-    server
-      .shutdown(reason, { timings: { drainDeadlineMs: DRAIN_DEADLINE_MS } })
-      .catch((error: unknown) => log.error("shutdown failed", error))
-      .finally(() => process.exit(0));
-  };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  const { server } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
 
   const { listenWebSocket } = await import("@knightcode/app-server/websocket");
   let listener: Awaited<ReturnType<typeof listenWebSocket>>;

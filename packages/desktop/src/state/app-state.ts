@@ -24,18 +24,25 @@ function readTheme(): ThemeChoice {
   return saved === "light" || saved === "dark" ? saved : "system";
 }
 
-/** Applies the theme to the document and remembers the choice. */
+/**
+ * Applies the theme to the document and remembers the choice. "system"
+ * follows the operating system's setting, live, so the stylesheet has one
+ * dark palette, keyed on `data-theme`, instead of a second copy in a media query.
+ */
 export function watchTheme(): () => void {
-  return effect(() => {
+  const media = matchMedia("(prefers-color-scheme: dark)");
+  const apply = () => {
     const choice = theme.value;
-    if (choice === "system") {
-      delete document.documentElement.dataset.theme;
-      localStorage.removeItem(THEME_KEY);
-    } else {
-      document.documentElement.dataset.theme = choice;
-      localStorage.setItem(THEME_KEY, choice);
-    }
-  });
+    document.documentElement.dataset.theme = choice === "system" ? (media.matches ? "dark" : "light") : choice;
+    if (choice === "system") localStorage.removeItem(THEME_KEY);
+    else localStorage.setItem(THEME_KEY, choice);
+  };
+  const stop = effect(apply);
+  media.addEventListener("change", apply);
+  return () => {
+    stop();
+    media.removeEventListener("change", apply);
+  };
 }
 
 /**
