@@ -6,14 +6,15 @@ import { Icon } from "../../ui/icons.js";
 import { shortcutLabel, useShortcut } from "../../ui/keys.js";
 import { defaultFolder, startThreadIn } from "./actions.js";
 import { NewThreadDialog } from "./new-thread.js";
-import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view, watchThreadList } from "./store.js";
+import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view } from "./store.js";
 import { ThreadRow } from "./thread-row.js";
 import { unread } from "./unread.js";
 import "./sidebar.css";
 
+export { watchThreadList } from "./store.js";
+
 /** The thread list, grouped by project. */
 export function Sidebar(): JSX.Element {
-  useEffect(() => watchThreadList(), []);
   const [newThreadFolder, setNewThreadFolder] = useState<string | undefined>(undefined);
   const openNewThread = useCallback(() => setNewThreadFolder(defaultFolder()), []);
   // Ctrl+N belongs to the browser (a new window) and never reaches a page.

@@ -4,6 +4,7 @@ import type { Thread, ThreadSummary } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
 import { activeThreadId } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
+import { warmTimeFormats } from "./time-format.js";
 import { clearUnread, markUnread } from "./unread.js";
 
 /**
@@ -37,7 +38,9 @@ export async function reload(): Promise<void> {
   buffered = [];
   listState.value = { ...listState.value, loading: true };
   try {
-    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    const answer = conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    warmTimeFormats();
+    const page = await answer;
     if (mine !== epoch) return;
     rows.value = page.threads;
     listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };

@@ -4,6 +4,7 @@ import { openThread } from "../../state/app-state.js";
 import { IconButton } from "../../ui/button.js";
 import { Icon } from "../../ui/icons.js";
 import { archiveThread, deleteThread, titleOf, unarchiveThread } from "./actions.js";
+import { dayText, fullText } from "./time-format.js";
 
 type Badge = { kind: "running" | "waiting" | "failed"; text: string; detail?: string };
 
@@ -24,7 +25,7 @@ export function relativeTime(iso: string, now: number): string {
   if (hours < 24) return `${hours} h`;
   const days = Math.floor(hours / 24);
   if (days < 7) return `${days} d`;
-  return new Date(then).toLocaleDateString(undefined, { month: "short", day: "numeric" });
+  return dayText(then);
 }
 
 export interface RowProps {
@@ -59,7 +60,7 @@ export function ThreadRow({ row, active, unread, lastTurnFailed, archived, now }
               {badge.text}
             </span>
           )}
-          <time class="thread-row-time" dateTime={row.updatedAt} title={new Date(row.updatedAt).toLocaleString()}>
+          <time class="thread-row-time" dateTime={row.updatedAt} title={fullText(row.updatedAt)}>
             {relativeTime(row.updatedAt, now)}
           </time>
         </span>
