@@ -107,18 +107,21 @@ function ThreadGroups(): JSX.Element {
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     return () => clearInterval(timer);
   }, []);
+  const { loaded, loading, nextCursor } = listState.value;
   // The next page loads when the end of the list scrolls into view (whichever box scrolls: the list, or the whole sidebar when narrow).
+  // Watched only once the first page is drawn: the list is asked for before the first render, and an
+  // end seen in view while the list was still empty must not load a second page at once.
   useEffect(() => {
+    if (!loaded) return;
     const observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) void loadMore();
     });
     if (end.current) observer.observe(end.current);
     return () => observer.disconnect();
-  }, []);
+  }, [loaded]);
 
   const archived = view.value === "archived";
   const groups = groupByProject(rows.value, query.value);
-  const { loaded, loading, nextCursor } = listState.value;
   const toggle = (cwd: string) => {
     const next = new Set(collapsed);
     if (!next.delete(cwd)) next.add(cwd);

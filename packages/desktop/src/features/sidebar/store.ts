@@ -4,7 +4,6 @@ import type { Thread, ThreadSummary } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
 import { activeThreadId } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
-import { warmTimeFormats } from "./time-format.js";
 import { clearUnread, markUnread } from "./unread.js";
 
 /**
@@ -38,9 +37,7 @@ export async function reload(): Promise<void> {
   buffered = [];
   listState.value = { ...listState.value, loading: true };
   try {
-    const answer = conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
-    warmTimeFormats();
-    const page = await answer;
+    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
     if (mine !== epoch) return;
     rows.value = page.threads;
     listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };

@@ -60,7 +60,8 @@ export function ThreadRow({ row, active, unread, lastTurnFailed, archived, now }
               {badge.text}
             </span>
           )}
-          <time class="thread-row-time" dateTime={row.updatedAt} title={fullText(row.updatedAt)}>
+          {/* The tooltip's full date is written when a pointer comes, not for every row drawn. */}
+          <time class="thread-row-time" dateTime={row.updatedAt} onPointerEnter={(e) => (e.currentTarget.title = fullText(row.updatedAt))}>
             {relativeTime(row.updatedAt, now)}
           </time>
         </span>
