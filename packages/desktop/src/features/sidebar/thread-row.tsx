@@ -1,4 +1,4 @@
-import type { JSX } from "preact";
+import { Component, type JSX } from "preact";
 import type { ThreadStatus, ThreadSummary } from "@knightcode/app-server-protocol";
 import { openThread } from "../../state/app-state.js";
 import { IconButton } from "../../ui/button.js";
@@ -37,7 +37,24 @@ export interface RowProps {
   now: number;
 }
 
-export function ThreadRow({ row, active, unread, lastTurnFailed, archived, now }: RowProps): JSX.Element {
+/**
+ * One row, redrawn only when one of its props changed: a live event patches
+ * one row (the others keep their objects), so it costs that row, not the
+ * whole list, and a status change as a turn starts stays cheap.
+ */
+export class ThreadRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const was = this.props;
+    return (
+      next.row !== was.row || next.active !== was.active || next.unread !== was.unread || next.lastTurnFailed !== was.lastTurnFailed || next.archived !== was.archived || next.now !== was.now
+    );
+  }
+  override render(): JSX.Element {
+    return <Row {...this.props} />;
+  }
+}
+
+function Row({ row, active, unread, lastTurnFailed, archived, now }: RowProps): JSX.Element {
   const title = titleOf(row);
   const badge = badgeOf(row.status, lastTurnFailed);
   return (
