@@ -6,6 +6,7 @@ import { takeToken } from "./connection/token.js";
 import { installRequestHandlers } from "./features/requests/requests.js";
 import { watchWorkspaceProgress } from "./features/workspace/panel.js";
 import { renderView, watchExtensionUi } from "./features/extension-ui/extension-ui.js";
+import { watchThreadList } from "./features/sidebar/sidebar.js";
 import { setViewRenderer, watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
@@ -41,6 +42,9 @@ async function start(): Promise<void> {
     );
     return;
   }
+  // The thread list's first page is asked for first, before anything else and before the first render,
+  // so the sidebar's rows are not held up behind other requests or the first paint.
+  watchThreadList();
   // Handlers before the first render, so a request the server asks at once finds one.
   installRequestHandlers();
   watchOpenThreads();

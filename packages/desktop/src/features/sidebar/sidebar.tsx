@@ -6,14 +6,15 @@ import { Icon } from "../../ui/icons.js";
 import { shortcutLabel, useShortcut } from "../../ui/keys.js";
 import { defaultFolder, startThreadIn } from "./actions.js";
 import { NewThreadDialog } from "./new-thread.js";
-import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view, watchThreadList } from "./store.js";
+import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view } from "./store.js";
 import { ThreadRow } from "./thread-row.js";
 import { unread } from "./unread.js";
 import "./sidebar.css";
 
+export { watchThreadList } from "./store.js";
+
 /** The thread list, grouped by project. */
 export function Sidebar(): JSX.Element {
-  useEffect(() => watchThreadList(), []);
   const [newThreadFolder, setNewThreadFolder] = useState<string | undefined>(undefined);
   const openNewThread = useCallback(() => setNewThreadFolder(defaultFolder()), []);
   // Ctrl+N belongs to the browser (a new window) and never reaches a page.
@@ -115,18 +116,21 @@ function ThreadGroups(): JSX.Element {
     const timer = setInterval(() => setNow(Date.now()), 60_000);
     return () => clearInterval(timer);
   }, []);
+  const { loaded, loading, nextCursor } = listState.value;
   // The next page loads when the end of the list scrolls into view (whichever box scrolls: the list, or the whole sidebar when narrow).
+  // Watched only once the first page is drawn: the list is asked for before the first render, and an
+  // end seen in view while the list was still empty must not load a second page at once.
   useEffect(() => {
+    if (!loaded) return;
     const observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) void loadMore();
     });
     if (end.current) observer.observe(end.current);
     return () => observer.disconnect();
-  }, []);
+  }, [loaded]);
 
   const archived = view.value === "archived";
   const groups = groupByProject(rows.value, query.value);
-  const { loaded, loading, nextCursor } = listState.value;
   const toggle = (cwd: string) => {
     const next = new Set(collapsed);
     if (!next.delete(cwd)) next.add(cwd);

@@ -1,9 +1,10 @@
-import type { JSX } from "preact";
+import { Component, type JSX } from "preact";
 import type { ThreadStatus, ThreadSummary } from "@knightcode/app-server-protocol";
 import { openThread } from "../../state/app-state.js";
 import { IconButton } from "../../ui/button.js";
 import { Icon } from "../../ui/icons.js";
 import { archiveThread, deleteThread, titleOf, unarchiveThread } from "./actions.js";
+import { dayText, fullText } from "./time-format.js";
 
 type Badge = { kind: "running" | "waiting" | "failed"; text: string; detail?: string };
 
@@ -24,7 +25,7 @@ export function relativeTime(iso: string, now: number): string {
   if (hours < 24) return `${hours} h`;
   const days = Math.floor(hours / 24);
   if (days < 7) return `${days} d`;
-  return new Date(then).toLocaleDateString(undefined, { month: "short", day: "numeric" });
+  return dayText(then);
 }
 
 export interface RowProps {
@@ -36,7 +37,24 @@ export interface RowProps {
   now: number;
 }
 
-export function ThreadRow({ row, active, unread, lastTurnFailed, archived, now }: RowProps): JSX.Element {
+/**
+ * One row, redrawn only when one of its props changed: a live event patches
+ * one row (the others keep their objects), so it costs that row, not the
+ * whole list, and a status change as a turn starts stays cheap.
+ */
+export class ThreadRow extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const was = this.props;
+    return (
+      next.row !== was.row || next.active !== was.active || next.unread !== was.unread || next.lastTurnFailed !== was.lastTurnFailed || next.archived !== was.archived || next.now !== was.now
+    );
+  }
+  override render(): JSX.Element {
+    return <Row {...this.props} />;
+  }
+}
+
+function Row({ row, active, unread, lastTurnFailed, archived, now }: RowProps): JSX.Element {
   const title = titleOf(row);
   const badge = badgeOf(row.status, lastTurnFailed);
   return (
@@ -59,7 +77,8 @@ export function ThreadRow({ row, active, unread, lastTurnFailed, archived, now }
               {badge.text}
             </span>
           )}
-          <time class="thread-row-time" dateTime={row.updatedAt} title={new Date(row.updatedAt).toLocaleString()}>
+          {/* The tooltip's full date is written when a pointer comes, not for every row drawn. */}
+          <time class="thread-row-time" dateTime={row.updatedAt} onPointerEnter={(e) => (e.currentTarget.title = fullText(row.updatedAt))}>
             {relativeTime(row.updatedAt, now)}
           </time>
         </span>

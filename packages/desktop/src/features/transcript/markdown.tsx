@@ -1,4 +1,4 @@
-import type { ComponentChildren, JSX } from "preact";
+import { Component, type ComponentChildren, type JSX } from "preact";
 
 /**
  * A small Markdown subset for model text: paragraphs, headings, fenced code,
@@ -7,20 +7,45 @@ import type { ComponentChildren, JSX } from "preact";
  * innerHTML, so it cannot inject markup.
  */
 export function Markdown({ text }: { text: string }): JSX.Element {
-  return <div class="md">{blocks(text)}</div>;
+  return (
+    <div class="md">
+      {parse(text).map((block, n) => (
+        <MarkdownBlock key={n} block={block} />
+      ))}
+    </div>
+  );
 }
 
-type Block =
+/**
+ * One block, redrawn only when its source lines changed: while a reply
+ * streams, only its last block grows, so a frame costs that block alone and
+ * not the whole message so far.
+ */
+class MarkdownBlock extends Component<{ block: Block }> {
+  override shouldComponentUpdate(next: { block: Block }): boolean {
+    return next.block.source !== this.props.block.source;
+  }
+  override render(): JSX.Element {
+    return drawBlock(this.props.block);
+  }
+}
+
+/** `source`: the block's own lines as written, which alone decide how it is drawn. */
+type Block = { source: string } & (
   | { kind: "p"; lines: string[] }
   | { kind: "code"; lang: string; lines: string[] }
   | { kind: "list"; ordered: boolean; items: string[] }
-  | { kind: "heading"; level: number; text: string };
+  | { kind: "heading"; level: number; text: string }
+);
 
 function parse(text: string): Block[] {
   const out: Block[] = [];
   const lines = text.split("\n");
   let i = 0;
+  let start = 0;
+  const push = (block: DistributiveOmit<Block, "source">) => out.push({ ...block, source: lines.slice(start, i).join("\n") } as Block);
   while (i < lines.length) {
+    start = i;
     const line = lines[i]!;
     const fence = /^\s*(```|~~~)(.*)$/.exec(line);
     if (fence) {
@@ -29,7 +54,7 @@ function parse(text: string): Block[] {
       // An unclosed fence (still streaming) runs to the end.
       while (i < lines.length && !lines[i]!.trimStart().startsWith(fence[1]!)) body.push(lines[i++]!);
       i++;
-      out.push({ kind: "code", lang: fence[2]!.trim(), lines: body });
+      push({ kind: "code", lang: fence[2]!.trim(), lines: body });
       continue;
     }
     if (line.trim() === "") {
@@ -38,8 +63,8 @@ function parse(text: string): Block[] {
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading) {
-      out.push({ kind: "heading", level: heading[1]!.length, text: heading[2]! });
       i++;
+      push({ kind: "heading", level: heading[1]!.length, text: heading[2]! });
       continue;
     }
     const bullet = /^\s*([-*+]|\d+[.)])\s+/.exec(line);
@@ -53,42 +78,42 @@ function parse(text: string): Block[] {
         else break;
         i++;
       }
-      out.push({ kind: "list", ordered, items });
+      push({ kind: "list", ordered, items });
       continue;
     }
     const para: string[] = [];
     while (i < lines.length && lines[i]!.trim() !== "" && !/^\s*(```|~~~)/.test(lines[i]!) && !/^#{1,6}\s/.test(lines[i]!) && !/^\s*([-*+]|\d+[.)])\s+/.test(lines[i]!)) {
       para.push(lines[i++]!);
     }
-    out.push({ kind: "p", lines: para });
+    push({ kind: "p", lines: para });
   }
   return out;
 }
 
-function blocks(text: string): ComponentChildren {
-  return parse(text).map((block, n) => {
-    switch (block.kind) {
-      case "code":
-        return (
-          <pre key={n} class="md-code" data-lang={block.lang || undefined}>
-            <code>{block.lines.join("\n")}</code>
-          </pre>
-        );
-      case "heading":
-        // Real headings would break the page's outline: a model's "# Title" is strong text here.
-        return (
-          <p key={n} class="md-heading">
-            <strong>{inline(block.text)}</strong>
-          </p>
-        );
-      case "list": {
-        const items = block.items.map((item, k) => <li key={k}>{inline(item)}</li>);
-        return block.ordered ? <ol key={n}>{items}</ol> : <ul key={n}>{items}</ul>;
-      }
-      case "p":
-        return <p key={n}>{inline(block.lines.join("\n"))}</p>;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+function drawBlock(block: Block): JSX.Element {
+  switch (block.kind) {
+    case "code":
+      return (
+        <pre class="md-code" data-lang={block.lang || undefined}>
+          <code>{block.lines.join("\n")}</code>
+        </pre>
+      );
+    case "heading":
+      // Real headings would break the page's outline: a model's "# Title" is strong text here.
+      return (
+        <p class="md-heading">
+          <strong>{inline(block.text)}</strong>
+        </p>
+      );
+    case "list": {
+      const items = block.items.map((item, k) => <li key={k}>{inline(item)}</li>);
+      return block.ordered ? <ol>{items}</ol> : <ul>{items}</ul>;
     }
-  });
+    case "p":
+      return <p>{inline(block.lines.join("\n"))}</p>;
+  }
 }
 
 /** Inline code, bold, italics and links, in one left-to-right scan. */
