@@ -36,10 +36,24 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
-const concurrency = process.env.KNIGHTCODE_TEST_CONCURRENCY ?? "3";
-const result = spawnSync(
-  process.execPath,
-  ["--test", `--test-concurrency=${concurrency}`, "--test-timeout=180000", "--test-reporter=spec", ...files],
-  { cwd: root, stdio: "inherit" },
-);
-process.exit(result.status ?? 1);
+/**
+ * Two runs: the browser tests of the desktop page (each file drives its own
+ * Chromium, the heaviest work in the suite) go after the rest, fewer at a
+ * time, so they never starve the protocol tests' timing of the CPU.
+ */
+const isBrowserTest = (file) => relative(root, file).startsWith(join("packages", "desktop", "dist", "test"));
+const phases = [
+  { files: files.filter((f) => !isBrowserTest(f)), concurrency: process.env.KNIGHTCODE_TEST_CONCURRENCY ?? "3" },
+  { files: files.filter(isBrowserTest), concurrency: process.env.KNIGHTCODE_BROWSER_TEST_CONCURRENCY ?? "2" },
+];
+let status = 0;
+for (const phase of phases) {
+  if (phase.files.length === 0) continue;
+  const result = spawnSync(
+    process.execPath,
+    ["--test", `--test-concurrency=${phase.concurrency}`, "--test-timeout=180000", "--test-reporter=spec", ...phase.files],
+    { cwd: root, stdio: "inherit" },
+  );
+  if ((result.status ?? 1) !== 0) status = result.status ?? 1;
+}
+process.exit(status);

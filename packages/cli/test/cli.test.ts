@@ -8,7 +8,7 @@ import { parseCommand } from "../src/args.js";
 const BIN = fileURLToPath(new URL("../../bin/knightcode.js", import.meta.url));
 const VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL("../../../app-server/package.json", import.meta.url)), "utf8")) as { version: string }).version;
 
-/** Runs the binary with stdin left open: a command that waited for a connection would hang here. */
+/** Runs the binary with stdin left open: a command that waited for a connection would hang here (the deadline is generous for a loaded machine; a hang never ends). */
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -20,7 +20,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`knightcode ${args.join(" ")} did not exit`));
-    }, 5000);
+    }, 30_000);
     child.on("exit", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr, ms: Date.now() - started });
