@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ScriptedModelServer, type RecordedRequest } from "@knightcode/testkit";
+import { ScriptedModelServer, waitUntilAsync, type RecordedRequest } from "@knightcode/testkit";
 import type { Browser, Page } from "playwright-core";
 import { DESKTOP, launchBrowser, openPage, type OpenedPage, type Viewport } from "./support/browser.js";
 import { DesktopServer, WAIT_MS } from "./support/desktop.js";
@@ -28,15 +28,7 @@ export function held(): { gate: Promise<void>; release: () => void } {
 }
 
 /** waitUntil for a probe that has to ask (the server, the page) before it knows. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false>): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export const until = <T>(what: string, probe: () => Promise<T | undefined | false>): Promise<T> => waitUntilAsync(what, probe, WAIT_MS);
 
 /** The messages a model request carried, as text to search. */
 export const sent = (request: RecordedRequest): string => JSON.stringify(request.body.messages ?? []);

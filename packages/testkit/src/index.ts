@@ -6,6 +6,6 @@ export {
   type ScriptedReply,
   type ScriptedResponse,
 } from "./scripted-model.js";
-export { waitUntil } from "./wait.js";
+export { waitUntil, waitUntilAsync } from "./wait.js";
 export { GIT_TEST_ENV, armTraps, git, gitStatus, initRepo, repoAt, treeFiles, writeFiles, type TestRepo } from "./git-repos.js";
 export { Random, seedFromEnv } from "./random.js";

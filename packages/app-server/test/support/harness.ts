@@ -15,7 +15,7 @@ import type {
   ServerNotificationMethod,
   ServerNotificationParams,
 } from "@knightcode/app-server-protocol";
-import { waitUntil, type ScriptedModelServer } from "@knightcode/testkit";
+import { waitUntil, waitUntilAsync, type ScriptedModelServer } from "@knightcode/testkit";
 import { ProtocolValidator } from "./schema.js";
 
 export const BIN = fileURLToPath(new URL("../../../../cli/bin/knightcode.js", import.meta.url));
@@ -40,18 +40,7 @@ export interface RawResponse {
 }
 
 /** Every wait in the tests goes through it: a condition with a deadline. */
-export { waitUntil };
-
-/** waitUntil for a probe that has to ask (a request to the server): one look at a time, each awaited. */
-export async function waitUntilAsync<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = DEFAULT_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export { waitUntil, waitUntilAsync };
 
 /**
  * One client connection under test: every message in both directions is
