@@ -1,4 +1,4 @@
-import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
+import { TransportEvents } from "./events.js";
 import { ClientError } from "../errors.js";
 
 /** The subprotocol a page offers with its token, since a browser cannot set an Authorization header on a WebSocket. */
@@ -39,12 +39,10 @@ export function tokenSubprotocol(token: string): string {
  * server look the same from inside a page (close code 1006, no status), so a
  * failed connect rejects with a `closed` ClientError and the caller decides.
  */
-export class BrowserWebSocketTransport implements MessageTransport {
-  private readonly messages = new Listeners<[string]>();
-  private readonly closes = new Listeners<[Error | undefined]>();
-  private closed = false;
+export class BrowserWebSocketTransport extends TransportEvents {
 
   private constructor(private readonly socket: BrowserSocket) {
+    super();
     socket.onmessage = (event) => {
       if (typeof event.data === "string") this.messages.emit(event.data);
     };
@@ -66,24 +64,12 @@ export class BrowserWebSocketTransport implements MessageTransport {
     if (!this.closed && this.socket.readyState === 1) this.socket.send(text);
   }
 
-  onMessage(listener: (text: string) => void): () => void {
-    return this.messages.add(listener);
-  }
-
-  onClose(listener: (reason?: Error) => void): () => void {
-    return this.closes.add(listener);
-  }
-
   close(): void {
     this.socket.close(1000);
   }
 
-  private finish(reason?: Error): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.socket.onmessage = this.socket.onclose = this.socket.onerror = null;
-    this.closes.emit(reason);
-    this.messages.clear();
-    this.closes.clear();
+  protected override finish(reason?: Error): void {
+    if (!this.closed) this.socket.onmessage = this.socket.onclose = this.socket.onerror = null;
+    super.finish(reason);
   }
 }

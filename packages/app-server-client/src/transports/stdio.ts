@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import { LineFramer, Listeners, decodeUtf8, type MessageTransport } from "@knightcode/app-server-protocol";
+import { LineFramer, decodeUtf8 } from "@knightcode/app-server-protocol";
+import { TransportEvents } from "./events.js";
 
 export interface SpawnTransportOptions {
   command: string;
@@ -12,15 +13,13 @@ export interface SpawnTransportOptions {
 }
 
 /** A transport over a spawned server's stdin and stdout, one JSON message per line. */
-export class SpawnedServerTransport implements MessageTransport {
+export class SpawnedServerTransport extends TransportEvents {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal name) once the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  private readonly messages = new Listeners<[string]>();
-  private readonly closes = new Listeners<[Error | undefined]>();
-  private closed = false;
 
   constructor(options: SpawnTransportOptions) {
+    super();
     const spawnOptions: SpawnOptions = {
       cwd: options.cwd,
       env: options.env,
@@ -54,24 +53,8 @@ export class SpawnedServerTransport implements MessageTransport {
     this.child.stdin!.write(text + "\n");
   }
 
-  onMessage(listener: (text: string) => void): () => void {
-    return this.messages.add(listener);
-  }
-
-  onClose(listener: (reason?: Error) => void): () => void {
-    return this.closes.add(listener);
-  }
-
   /** Closes stdin, which asks the server to shut down; the transport closes when it exits. */
   close(): void {
     if (!this.child.stdin!.destroyed) this.child.stdin!.end();
-  }
-
-  private finish(reason?: Error): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.closes.emit(reason);
-    this.messages.clear();
-    this.closes.clear();
   }
 }

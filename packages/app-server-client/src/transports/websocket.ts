@@ -1,5 +1,5 @@
 import type WebSocket from "ws";
-import { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
+import { TransportEvents } from "./events.js";
 import { ClientError } from "../errors.js";
 
 export interface WebSocketTransportOptions {
@@ -10,12 +10,10 @@ export interface WebSocketTransportOptions {
 }
 
 /** A transport over one WebSocket: one JSON-RPC message per text message. */
-export class WebSocketTransport implements MessageTransport {
-  private readonly messages = new Listeners<[string]>();
-  private readonly closes = new Listeners<[Error | undefined]>();
-  private closed = false;
+export class WebSocketTransport extends TransportEvents {
 
   private constructor(private readonly socket: WebSocket) {
+    super();
     socket.on("message", (data, isBinary) => {
       if (isBinary) return;
       const text = data.toString();
@@ -48,23 +46,7 @@ export class WebSocketTransport implements MessageTransport {
     if (!this.closed && this.socket.readyState === this.socket.OPEN) this.socket.send(text);
   }
 
-  onMessage(listener: (text: string) => void): () => void {
-    return this.messages.add(listener);
-  }
-
-  onClose(listener: (reason?: Error) => void): () => void {
-    return this.closes.add(listener);
-  }
-
   close(): void {
     this.socket.close(1000);
-  }
-
-  private finish(reason?: Error): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.closes.emit(reason);
-    this.messages.clear();
-    this.closes.clear();
   }
 }
