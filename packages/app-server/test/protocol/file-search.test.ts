@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { findExecutable } from "@knightcode/agent";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
-import { isAlive } from "../support/processes.js";
+import { isAlive, pidsIn } from "../support/processes.js";
 
 const TOKEN = "file-search-test-token-0123456789abcdef";
 const realFd = await findExecutable(["fd", "fdfind"], process.env);
@@ -27,7 +27,7 @@ mkdirSync(holdBin);
 writeFileSync(join(holdBin, "fd"), `#!/bin/sh\necho $$ >> "$KC_PIDS"\nwhile [ -e "$KC_HOLD" ]; do sleep 0.01; done\nexec "${realFd ?? "false"}" "$@"\n`);
 chmodSync(join(holdBin, "fd"), 0o755);
 const holdEnv = { PATH: `${holdBin}${delimiter}${process.env.PATH ?? ""}`, KC_HOLD: holdFile, KC_PIDS: pidsFile };
-const fdPids = () => (existsSync(pidsFile) ? readFileSync(pidsFile, "utf8").trim().split("\n").map(Number) : []);
+const fdPids = () => pidsIn(pidsFile);
 
 
 function tree(name: string, files: Record<string, string>): string {
@@ -147,8 +147,7 @@ describe("spec: file/search caps and shutdown", () => {
     t.after(() => server.cleanup());
     const cwd = tree("shutdown", { "a.txt": "" });
     const answer = server.main.rawRequest("file/search", { cwd, query: "a", searchId: "s" });
-    await waitUntil("fd started", () => existsSync(pids));
-    const pid = Number(readFileSync(pids, "utf8").trim());
+    const pid = await waitUntil("fd started", () => pidsIn(pids)[0]);
     const closedAt = Date.now();
     server.transport.close();
     assert.equal((await answer).error?.code, "shuttingDown");

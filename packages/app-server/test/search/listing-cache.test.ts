@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -8,7 +8,7 @@ import { runLister, type ListerLimits } from "../../src/search/lister.js";
 import { ListingCache, type SearchClock } from "../../src/search/listing-cache.js";
 import { FileSearch } from "../../src/search/service.js";
 import { waitUntil } from "../support/harness.js";
-import { isAlive } from "../support/processes.js";
+import { isAlive, pidsIn } from "../support/processes.js";
 
 /**
  * A stand-in for fd, a real process: its first argument says what to do,
@@ -91,7 +91,7 @@ function setUp(mode: string, options: { limits?: Partial<ListerLimits>; modes?: 
       });
     },
   });
-  const started = () => (existsSync(pids) ? readFileSync(pids, "utf8").trim().split("\n").map(Number) : []);
+  const started = () => pidsIn(pids);
   return { cache, advance, runs, started, open: () => writeFileSync(gate, ""), signal: () => new AbortController() };
 }
 
@@ -227,7 +227,7 @@ describe("spec: file/search superseding and errors (FileSearch)", () => {
     writeFileSync(join(fdBin, "fd"), `#!/bin/sh\nexec "${join(bin, "lister")}" ${mode}\n`);
     chmodSync(join(fdBin, "fd"), 0o755);
     const search = new FileSearch({ env: () => ({ PATH: process.env.PATH, PIDS: pids, GATE: gate }), pathEnv: () => ({ PATH: fdBin }) });
-    const started = () => (existsSync(pids) ? readFileSync(pids, "utf8").trim().split("\n").map(Number) : []);
+    const started = () => pidsIn(pids);
     return { search, started, open: () => writeFileSync(gate, "") };
   }
   const never = new AbortController().signal;

@@ -1,4 +1,14 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+
+/**
+ * The pids a shell stand-in appended to `file`, one per line. The shell
+ * creates the file before it writes, so an empty read means none yet:
+ * never a pid 0 that would look like a dead process.
+ */
+export function pidsIn(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter((line) => /^\d+$/.test(line)).map(Number);
+}
 
 /**
  * Whether a process still runs. A killed orphan stays a zombie until
