@@ -4,9 +4,11 @@ import { join, sep } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { ListingError } from "./errors.js";
 import { FolderWatch } from "./folder-watch.js";
-import { IndexWriter, loadIndex, type IndexedFile } from "./index-file.js";
+import { IndexWriter, loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-file.js";
 import type { Limiter } from "./limiter.js";
-import { newestFirst, type Row } from "./page.js";
+import { newestFirst } from "./page.js";
+import { BadRecord, factsOf, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
+import { lookInWorker, LookFailed, type FolderLook } from "./stat-worker.js";
 import { NotATranscript } from "./transcript-pass.js";
 import { scanTranscript } from "./transcript-scan.js";
 import type { ListingCounters, OpenTranscript } from "./types.js";
@@ -31,6 +33,8 @@ export const WRITTEN_FLUSH_MS = 2_000;
 
 export interface FolderDeps {
   openTranscript: OpenTranscript;
+  /** Transcripts per index shard; tests make shards small. */
+  shardRecords?: number;
   counters: ListingCounters;
   /** Shared by every folder of a listing engine. */
   limiter: Limiter;
@@ -41,7 +45,7 @@ interface Changed {
   /** Its place in the folder's names. */
   at: number;
   name: string;
-  stats: Stats;
+  stats: FileStat;
   previous: IndexedFile | undefined;
 }
 
@@ -57,8 +61,54 @@ function statQuietly(path: string): Stats | undefined {
   }
 }
 
-function sameFile(known: IndexedFile | undefined, stats: Stats): known is IndexedFile {
+/** What a listing compares of a file's stat. */
+interface FileStat {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * A folder with at least this many transcripts is listed and statted on a
+ * worker thread (see stat-worker.ts); below it, starting a worker costs
+ * more than the stats.
+ */
+export const WORKER_LOOK_NAMES = SHARD_RECORDS;
+
+function sameFile(known: IndexedFile | undefined, stats: FileStat): known is IndexedFile {
   return known !== undefined && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ino === stats.ino;
+}
+
+/** A record's facts, or undefined when they do not decode (the transcript is then read from the start). */
+function decodedQuietly(row: Row) {
+  try {
+    return factsOf(row);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Changes to the rows a refresh applies in place of sorting every row again. */
+const MAX_ROW_CHANGES = 64;
+type RowChange = readonly [before: IndexedFile | undefined, after: IndexedFile | undefined];
+
+/** Where `row` is in `rows` (sorted newest first), or -1. */
+function locate(rows: readonly Row[], row: Row): number {
+  let at = insertionPoint(rows, row);
+  for (; at < rows.length && newestFirst(rows[at]!, row) === 0; at++) if (rows[at] === row) return at;
+  return -1;
+}
+
+/** The first place in `rows` (sorted newest first) that does not come before `row`. */
+function insertionPoint(rows: readonly Row[], row: Row): number {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (newestFirst(rows[mid]!, row) < 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /**
@@ -73,6 +123,8 @@ export class FolderIndex {
   private rows: readonly Row[] = [];
   private readonly prefix: string;
   private rowsStale = false;
+  /** What changed since the rows were made, when it is little enough to apply in place. */
+  private rowChanges: RowChange[] | undefined;
   /** The names of the last refresh, in readdir order, and what the index knew of each. */
   private lastNames: readonly string[] = [];
   private lastKnown: ReadonlyArray<IndexedFile | undefined> = [];
@@ -91,7 +143,7 @@ export class FolderIndex {
     private readonly deps: FolderDeps,
   ) {
     this.prefix = dir.endsWith(sep) ? dir : dir + sep;
-    this.writer = new IndexWriter(dir, () => this.files, () => (this.replaceFile = false));
+    this.writer = new IndexWriter(this.prefix, () => this.files, () => (this.replaceFile = false), deps.shardRecords);
   }
 
   /** The folder's transcripts, up to date, newest first. Refreshes of one folder run one after the other. */
@@ -107,26 +159,63 @@ export class FolderIndex {
    * the file is not a listable transcript.
    */
   rowOf(name: string): Promise<Row | undefined> {
-    const run = this.queue.then(() => this.rowNow(name));
+    const run = this.queue.then(() => this.rowNow(name, false));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The row of a transcript whose record did not decode: the record goes,
+   * and the transcript is read again.
+   */
+  reread(name: string): Promise<Row | undefined> {
+    const run = this.queue.then(() => this.rowNow(name, true));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
   /** Reads the folder's index file the first time the folder is used. */
-  private async loadOnce(): Promise<void> {
+  private loadOnce(): void {
     if (this.loaded) return;
-    const loaded = await loadIndex(this.dir);
+    const loaded = loadIndex(this.prefix);
     this.files = loaded.files;
     this.replaceFile = loaded.replace;
-    this.writer.loaded(loaded.identity);
+    this.writer.loaded(loaded);
     this.loaded = true;
     this.rowsStale = true;
+    this.rowChanges = undefined;
   }
 
-  private async rowNow(name: string): Promise<Row | undefined> {
-    await this.loadOnce();
+  private async rowNow(name: string, damaged: boolean): Promise<Row | undefined> {
+    this.loadOnce();
+    const known = this.files.get(name);
+    if (damaged && known !== undefined && isRow(known) && known.facts instanceof StoredFacts) this.forgetRecord(name, known);
     const file = await this.recheck(name);
-    return file?.facts === undefined ? undefined : { facts: file.facts, path: this.prefix + name, updatedMs: Math.floor(file.mtimeMs) };
+    if (file === undefined || !isRow(file)) return undefined;
+    try {
+      factsOf(file);
+      return file;
+    } catch (error) {
+      if (!(error instanceof BadRecord)) throw error;
+      this.forgetRecord(name, file);
+      const read = await this.recheck(name);
+      return read !== undefined && isRow(read) ? read : undefined;
+    }
+  }
+
+  /** Drops a record the index got wrong, so that its transcript is read again. */
+  private forgetRecord(name: string, file: IndexedFile): void {
+    this.files.delete(name);
+    this.noteRowChange(file, undefined);
+    this.lastNames = [];
+    this.lastKnown = [];
+  }
+
+  private noteRowChange(before: IndexedFile | undefined, after: IndexedFile | undefined): void {
+    if (this.rowsStale && this.rowChanges === undefined) return;
+    this.rowsStale = true;
+    if ((this.rowChanges ??= []).length >= MAX_ROW_CHANGES) this.rowChanges = undefined;
+    else this.rowChanges.push([before, after]);
   }
 
   /**
@@ -142,7 +231,7 @@ export class FolderIndex {
     if (file === undefined && previous === undefined) return undefined;
     if (file === undefined) this.files.delete(name);
     else this.files.set(name, file);
-    this.rowsStale = true;
+    this.noteRowChange(previous, file);
     // The readdir-order shortcut of the next full look would meet stale records: it looks names up instead.
     this.lastNames = [];
     this.lastKnown = [];
@@ -170,7 +259,7 @@ export class FolderIndex {
     const names = [...this.written];
     this.written = new Set();
     const run = this.queue.then(async () => {
-      await this.loadOnce();
+      this.loadOnce();
       // One transcript that cannot be read keeps its stale record; the others still catch up.
       for (const name of names) await this.recheck(name, false).catch(() => undefined);
     });
@@ -186,38 +275,73 @@ export class FolderIndex {
 
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     signal?.throwIfAborted();
-    await this.loadOnce();
+    // A big folder's first look runs on a worker while the index is read here.
+    let look = this.loaded || !isShardedIndex(this.prefix) ? undefined : this.lookInWorker(signal);
+    // Awaited by the full look; a refresh that returns before must not leave a rejection unhandled.
+    look?.catch(() => undefined);
+    this.loadOnce();
     if (this.watch?.usable && performance.now() - this.lastFullLook < FULL_LOOK_MS) {
       const changed = await this.watch.changes();
       if (changed) return this.refreshChanged(changed);
     }
+    if (look === undefined && this.files.size >= WORKER_LOOK_NAMES) look = this.lookInWorker(signal);
     // Events from here on are the next refresh's; this one looks at everything.
     if (!this.watch?.usable) this.watch = FolderWatch.start(this.dir);
     this.watch?.reset();
     const lookStarted = performance.now();
     // Only a look that went through to the end lets the next refreshes trust the events.
     this.lastFullLook = -Infinity;
-    const rows = await this.fullLook(signal);
+    const rows = await this.fullLook(signal, look);
     this.lastFullLook = lookStarted;
     return rows;
   }
 
-  private async fullLook(signal: AbortSignal | undefined): Promise<readonly Row[]> {
+  /** The worker's look at the folder; undefined when the worker could not do it (the look is then made here). */
+  private lookInWorker(signal: AbortSignal | undefined): Promise<FolderLook | LookFailed | undefined> {
+    return lookInWorker(this.prefix, signal).catch((error: unknown) => {
+      if (error instanceof LookFailed) return error;
+      if (signal?.aborted) throw error;
+      return undefined;
+    });
+  }
+
+  /** The folder's names and what the index knows of each, from the worker's look or one made here. */
+  private async sortOutFolder(look: Promise<FolderLook | LookFailed | undefined> | undefined, signal: AbortSignal | undefined) {
+    const looked = await look;
+    if (looked instanceof LookFailed) {
+      if (looked.code === "ENOENT" || looked.code === "ENOTDIR") return undefined;
+      throw new ListingError("io", `could not read the sessions folder ${this.dir}: ${looked.message}`, { path: this.dir });
+    }
+    if (looked !== undefined) return { names: looked.names, ...this.sortOutLooked(looked) };
     const names = this.transcriptNames();
-    if (names === undefined) {
+    return names === undefined ? undefined : { names, ...(await this.sortOut(names, signal)) };
+  }
+
+  private async fullLook(signal: AbortSignal | undefined, look: Promise<FolderLook | LookFailed | undefined> | undefined): Promise<readonly Row[]> {
+    const sorted = await this.sortOutFolder(look, signal);
+    if (sorted === undefined) {
       this.writer.keepOnly([]);
       this.files = new Map();
       this.rows = [];
+      this.rowsStale = false;
       this.lastNames = [];
       this.lastKnown = [];
       return this.rows;
     }
-    const { known, changed, kept } = await this.sortOut(names, signal);
+    const { names, known, changed, kept } = sorted;
     if (changed.length > 0 || kept !== this.files.size) {
+      // Only changes, no file gone: the rows can take them in place.
+      const removed = kept + changed.filter((item) => item.previous !== undefined).length !== this.files.size;
       try {
         await this.scanAll(changed, known, signal);
       } finally {
         // Even a scan cut short keeps what it read; what it did not read is absent, so read next time.
+        if (removed || changed.length > MAX_ROW_CHANGES) {
+          this.rowsStale = true;
+          this.rowChanges = undefined;
+        } else {
+          for (const item of changed) this.noteRowChange(item.previous, known[item.at]);
+        }
         this.commit(names, known);
       }
     } else {
@@ -225,21 +349,36 @@ export class FolderIndex {
       this.lastKnown = known;
       if (this.replaceFile) this.writer.schedule();
     }
-    if (this.rowsStale) {
-      this.rows = this.rowsOf(this.files);
-      this.rowsStale = false;
-    }
+    return this.currentRows();
+  }
+
+  /** The rows, made again or patched when something changed. */
+  private currentRows(): readonly Row[] {
+    if (!this.rowsStale) return this.rows;
+    this.rows = this.rowChanges === undefined ? this.rowsOf(this.files) : (this.patchedRows(this.rowChanges) ?? this.rowsOf(this.files));
+    this.rowsStale = false;
+    this.rowChanges = undefined;
     return this.rows;
+  }
+
+  /** The rows with a few changes applied: a copy, since snapshots hold the old array. Undefined when a change does not fit. */
+  private patchedRows(changes: readonly RowChange[]): Row[] | undefined {
+    const rows = this.rows.slice();
+    for (const [before, after] of changes) {
+      if (before !== undefined && isRow(before)) {
+        const at = locate(rows, before);
+        if (at === -1) return undefined;
+        rows.splice(at, 1);
+      }
+      if (after !== undefined && isRow(after) && this.files.get(after.name) === after) rows.splice(insertionPoint(rows, after), 0, after);
+    }
+    return rows;
   }
 
   /** Stats (and reads, when changed) only the names file events reported since the last refresh. */
   private async refreshChanged(names: ReadonlySet<string>): Promise<readonly Row[]> {
     for (const name of names) if (name.endsWith(".jsonl") && !name.includes(sep)) await this.recheck(name);
-    if (this.rowsStale) {
-      this.rows = this.rowsOf(this.files);
-      this.rowsStale = false;
-    }
-    return this.rows;
+    return this.currentRows();
   }
 
   /** Stops watching the folder (the engine is going away). */
@@ -250,20 +389,17 @@ export class FolderIndex {
 
   private commit(names: readonly string[], known: ReadonlyArray<IndexedFile | undefined>): void {
     const files = new Map<string, IndexedFile>();
-    for (let i = 0; i < names.length; i++) if (known[i] !== undefined) files.set(names[i]!, known[i]!);
+    for (let i = 0; i < names.length; i++) if (known[i] !== undefined) files.set(known[i]!.name, known[i]!);
     this.files = files;
     this.writer.keepOnly(names);
     this.lastNames = names;
     this.lastKnown = known;
-    this.rowsStale = true;
     this.writer.schedule();
   }
 
   private rowsOf(files: ReadonlyMap<string, IndexedFile>): Row[] {
     const rows: Row[] = [];
-    for (const [name, { facts, mtimeMs }] of files) {
-      if (facts !== undefined) rows.push({ facts, path: this.prefix + name, updatedMs: Math.floor(mtimeMs) });
-    }
+    for (const file of files.values()) if (isRow(file)) rows.push(file);
     return rows.sort(newestFirst);
   }
 
@@ -284,7 +420,7 @@ export class FolderIndex {
    * folder that did not change, readdir gives the names in the same order
    * as last time, so the index entries are found without hashing names.
    */
-  private async sortOut(names: readonly string[], signal: AbortSignal | undefined): Promise<{ known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number }> {
+  private async sortOut(names: string[], signal: AbortSignal | undefined): Promise<{ known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number }> {
     const known = new Array<IndexedFile | undefined>(names.length);
     const changed: Changed[] = [];
     const { lastNames, lastKnown } = this;
@@ -301,9 +437,35 @@ export class FolderIndex {
       const previous = lastNames[i] === name ? lastKnown[i] : this.files.get(name);
       if (sameFile(previous, stats)) {
         known[i] = previous;
+        // The record's own copy of the name: readdir's goes, and memory holds one string per name.
+        names[i] = previous.name;
         kept++;
       } else {
         changed.push({ at: i, name, stats, previous });
+      }
+    }
+    return { known, changed, kept };
+  }
+
+  /** sortOut over the worker's stats: no system call here, so no batches. */
+  private sortOutLooked({ names, stats }: FolderLook): { known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number } {
+    const known = new Array<IndexedFile | undefined>(names.length);
+    const changed: Changed[] = [];
+    const { lastNames, lastKnown } = this;
+    let kept = 0;
+    for (let i = 0; i < names.length; i++) {
+      const size = stats[3 * i]!;
+      if (size < 0) continue;
+      const name = names[i]!;
+      const mtimeMs = stats[3 * i + 1]!;
+      const ino = stats[3 * i + 2]!;
+      const previous = lastNames[i] === name ? lastKnown[i] : this.files.get(name);
+      if (previous !== undefined && previous.size === size && previous.mtimeMs === mtimeMs && previous.ino === ino) {
+        known[i] = previous;
+        names[i] = previous.name;
+        kept++;
+      } else {
+        changed.push({ at: i, name, stats: { size, mtimeMs, ino }, previous });
       }
     }
     return { known, changed, kept };
@@ -332,7 +494,7 @@ export class FolderIndex {
 
   private async scanOne({ name, stats, previous }: Changed, counted = true): Promise<IndexedFile | undefined> {
     const path = join(this.dir, name);
-    const identity = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+    const identity = { name, dir: this.prefix, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
     let handle: FileHandle;
     try {
       handle = await this.deps.openTranscript(path);
@@ -343,7 +505,7 @@ export class FolderIndex {
     const { counters } = this.deps;
     if (counted) counters.listingFilesOpened++;
     try {
-      const resume = previous?.ino === stats.ino ? previous.facts : undefined;
+      const resume = previous?.ino === stats.ino && isRow(previous) ? decodedQuietly(previous) : undefined;
       const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (counted ? (counters.listingBytesScanned += bytes) : undefined));
       return { ...identity, facts };
     } catch (error) {

@@ -1,53 +1,73 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate } from "node:timers/promises";
 import { writeFileAtomicAsync } from "../fs/atomic-write.js";
-import type { WorkspaceState } from "../session/format.js";
-import { NAME_MAX, TITLE_MAX } from "./title.js";
-import { WORKSPACE_FIELD_MAX } from "./transcript-pass.js";
-import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
+import { encodeFacts, MAX_FACTS_TEXT, StoredFacts, type IndexedFile } from "./record.js";
 
 export const INDEX_FILE = ".thread-index.json";
 /**
- * `{"version":3,"cwds":[...],"files":{"<name>":record}}`. A transcript's
- * record is an array: size, mtimeMs, ino, its cwd (an index into `cwds`),
- * id, createdAt, scannedTo, anchor, title, name, forkedFromId, workspace,
- * with null for what is absent; any other file's is size, mtimeMs, ino.
- * `workspace` is itself an array: mode, cwd, path, baseRef, branch. Fewer
- * bytes than named fields, and one cwd string per project: the first
- * listing of a process reads, parses and checks the whole file.
+ * A folder's index is INDEX_FILE, `{"version":4,"shards":S}`, and S shard
+ * files `.thread-index-S-k.tsv`: shard k holds the transcripts whose names
+ * hash to k, so every file stays within MAX_INDEX_BYTES whatever the count,
+ * and a write after a transcript changed rewrites only its shard. A shard is
+ * a line `{"version":4,"shard":"S-k"}`, then one line per file:
+ * name, size, mtimeMs, ino and the facts record.ts encodes (empty for a
+ * file that is not a transcript), separated by tabs, newest first.
+ *
+ * Lines rather than JSON: a shard is read with a few indexOf calls per
+ * record, and a record's name and facts stay slices of the shard's text, so
+ * reading 100,000 records copies no strings and decodes no facts. Newest
+ * first, so that sorting the rows merges runs. The files are ASCII when
+ * the names are (facts escape everything else), which is read without
+ * decoding UTF-8.
  */
-const INDEX_VERSION = 3;
-/** A bigger index is not read (it would cost more than it saves) and not written. */
+const INDEX_VERSION = 4;
+/** A bigger index file is not read (it would cost more than it saves) and not written. */
 export const MAX_INDEX_BYTES = 16 * 1024 * 1024;
+/** Transcripts per shard the writer aims at. */
+export const SHARD_RECORDS = 4096;
+const MAX_SHARDS = 4096;
+const SHARD_NAME = /^\.thread-index-(\d+)-(\d+)\.tsv$/;
 
-/** A transcript as the index knows it: the stat it was read at, and what was found (nothing for a file that is not a transcript). */
-export interface IndexedFile {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  facts?: TranscriptFacts;
+export const shardFileName = (count: number, at: number): string => `.thread-index-${count}-${at}.tsv`;
+
+/** FNV-1a over the name's UTF-16 units: which shard holds a name. */
+export function shardOf(name: string, count: number): number {
+  if (count === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
+
+/** The shard count for `records` transcripts: a power of two, each shard near SHARD_RECORDS. */
+export function shardCountFor(records: number, perShard = SHARD_RECORDS): number {
+  let count = 1;
+  while (count < MAX_SHARDS && records > count * perShard) count *= 2;
+  return count;
 }
 
 export interface LoadedIndex {
   files: Map<string, IndexedFile>;
-  /** The file exists but could not be used whole: it should be replaced even if nothing changes. */
+  /** Something could not be used whole: the index should be rewritten even if nothing changes. */
   replace: boolean;
-  /** The index file that was read, to tell later whether someone rewrote it. */
-  identity?: FileIdentity;
+  /** The index files read, by name, to tell later whether someone rewrote them. */
+  identities: Map<string, FileIdentity>;
+  /** The shard count of what was read; 1 for a single file or none. */
+  shards: number;
+  /** The records each shard file held, by shard number. */
+  byShard: IndexedFile[][];
 }
 
-/** One version of the index file: another process that rewrites it makes another. */
+/** One version of an index file: another process that rewrites it makes another. */
 export interface FileIdentity {
   ino: number;
   size: number;
   mtimeMs: number;
 }
 
-async function identityOf(path: string): Promise<FileIdentity | undefined> {
+function identityOf(path: string): FileIdentity | undefined {
   try {
-    const { ino, size, mtimeMs } = await stat(path);
+    const { ino, size, mtimeMs } = statSync(path);
     return { ino, size, mtimeMs };
   } catch {
     return undefined;
@@ -58,149 +78,210 @@ const sameIdentity = (a: FileIdentity | undefined, b: FileIdentity | undefined) 
   a !== undefined && b !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
-const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
-const isOptionalText = (value: unknown, max: number): value is string | null => value === null || isText(value, max);
 
-/** Checks one record of the file; anything unexpected drops it, so its transcript is simply read again. */
-function toIndexedFile(value: unknown, cwds: readonly string[]): IndexedFile | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const [size, mtimeMs, ino, cwdAt, id, createdAt, scannedTo, anchor, title, name, forkedFromId, workspaceValue] = value as unknown[];
-  if (!isCount(size) || typeof mtimeMs !== "number" || !Number.isFinite(mtimeMs) || !isCount(ino)) return undefined;
-  if (value.length === 3) return { size, mtimeMs, ino };
-  if (value.length !== 12 || !isCount(cwdAt) || cwdAt >= cwds.length) return undefined;
-  const workspace = workspaceValue === null ? null : toWorkspace(workspaceValue);
-  if (workspace === undefined) return undefined;
-  if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
-  // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
-  if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
-  if (!isText(id, 256) || !isText(createdAt, 64)) return undefined;
-  const header: ThreadHeader = { id, cwd: cwds[cwdAt]!, createdAt };
-  if (forkedFromId !== null) header.forkedFromId = forkedFromId;
-  const facts: TranscriptFacts = { header, scannedTo, anchor };
-  if (title !== null) facts.title = title;
-  if (name !== null) facts.name = name;
-  if (workspace !== null) facts.workspace = workspace;
-  return { size, mtimeMs, ino, facts };
+/** A name the index may hold: a transcript's, printable ASCII, with nothing that could leave the folder. */
+export function isIndexableName(name: string): boolean {
+  return name.length <= 1024 && name.endsWith(".jsonl") && /^[\x20-\x7e]+$/.test(name) && !name.includes("/") && !name.includes("\\");
 }
 
-/** A record's workspace array, checked; undefined when it is not one this code wrote. */
-function toWorkspace(value: unknown): WorkspaceState | undefined {
-  if (!Array.isArray(value) || value.length !== 5) return undefined;
-  const [mode, cwd, path, baseRef, branch] = value as unknown[];
-  if ((mode !== "local" && mode !== "worktree") || !isText(cwd, WORKSPACE_FIELD_MAX) || cwd === "") return undefined;
-  if (![path, baseRef, branch].every((field) => isOptionalText(field, WORKSPACE_FIELD_MAX))) return undefined;
-  const workspace: WorkspaceState = { mode, cwd };
-  if (path !== null) workspace.path = path as string;
-  if (baseRef !== null) workspace.baseRef = baseRef as string;
-  if (branch !== null) workspace.branch = branch as string;
-  return workspace;
-}
-
-function workspaceRecord(workspace: WorkspaceState | undefined): unknown[] | null {
-  if (workspace === undefined) return null;
-  return [workspace.mode, workspace.cwd, workspace.path ?? null, workspace.baseRef ?? null, workspace.branch ?? null];
-}
-
-function isTranscriptName(name: string): boolean {
-  return name.endsWith(".jsonl") && !name.includes("/") && !name.includes("\\");
-}
+type ReadResult = { bytes: Buffer; identity: FileIdentity } | { missing: boolean };
 
 /**
- * Reads a folder's index. A missing, unreadable, corrupt, oversized or
- * foreign-version file gives an empty index; a record that does not check
- * out is dropped alone. Never throws: the index is only a cache.
+ * One index file's text. Sync: one open and one read instead of several
+ * trips through the thread pool, on the first listing's path; non-blocking,
+ * so that a FIFO in the file's place is refused rather than waited on.
  */
-export async function loadIndex(dir: string): Promise<LoadedIndex> {
-  const path = join(dir, INDEX_FILE);
-  const files = new Map<string, IndexedFile>();
-  let text: string;
-  let identity: FileIdentity;
+function readIndexFile(path: string): ReadResult {
   let fd: number | undefined;
   try {
-    // Sync: one open and one read instead of several trips through the thread pool, on the first listing's path.
-    // Non-blocking, so that a FIFO in the index's place is refused rather than waited on.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_INDEX_BYTES) return { files, replace: true };
-    identity = { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
-    text = readFileSync(fd, "utf8");
+    if (!stats.isFile() || stats.size > MAX_INDEX_BYTES) return { missing: false };
+    const bytes = readFileSync(fd);
+    if (bytes.length > MAX_INDEX_BYTES) return { missing: false };
+    return { bytes, identity: { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs } };
   } catch (error) {
-    return { files, replace: (error as NodeJS.ErrnoException).code !== "ENOENT" };
+    return { missing: (error as NodeJS.ErrnoException).code === "ENOENT" };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  let value: unknown;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
-    return { files, replace: true, identity };
+    return undefined;
   }
-  const { version, cwds, files: records } = (value ?? {}) as { version?: unknown; cwds?: unknown; files?: unknown };
-  if (version !== INDEX_VERSION || typeof records !== "object" || records === null || Array.isArray(records)) return { files, replace: true, identity };
-  if (!Array.isArray(cwds) || !cwds.every((cwd) => isText(cwd, 64 * 1024))) return { files, replace: true, identity };
+}
+
+/** The shard count INDEX_FILE's text names, or undefined when it is not one this code wrote. */
+function shardCountOf(text: string): number | undefined {
+  const top = parseObject(text);
+  const shards = top?.shards;
+  return top?.version === INDEX_VERSION && Number.isSafeInteger(shards) && (shards as number) >= 1 && (shards as number) <= MAX_SHARDS ? (shards as number) : undefined;
+}
+
+const TAB = 0x09;
+const NEWLINE = 0x0a;
+
+/** The decimal count in bytes[start, end), or -1 when it is not one. */
+function countAt(bytes: Buffer, start: number, end: number): number {
+  if (end <= start || end - start > 15) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = bytes[i]! - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * Takes the records of one shard's bytes into `files` and `taken`; a
+ * record that does not check out is left out alone (its transcript is
+ * simply read again). Answers whether the shard was whole. Names are
+ * copied out; facts stay in the shard's buffer until decoded.
+ */
+function takeRecords(bytes: Buffer, shard: string, dir: string, files: Map<string, IndexedFile>, taken: IndexedFile[]): boolean {
+  let at = bytes.indexOf(NEWLINE);
+  if (at === -1 || bytes.toString("latin1", 0, at) !== `{"version":${INDEX_VERSION},"shard":"${shard}"}`) return false;
+  let whole = true;
+  for (let start = at + 1; start < bytes.length; start = at + 1) {
+    at = bytes.indexOf(NEWLINE, start);
+    // A line cut short (a file truncated) is not a record.
+    if (at === -1) return false;
+    const a = bytes.indexOf(TAB, start);
+    const b = a === -1 || a > at ? -1 : bytes.indexOf(TAB, a + 1);
+    const c = b === -1 || b > at ? -1 : bytes.indexOf(TAB, b + 1);
+    const d = c === -1 || c > at ? -1 : bytes.indexOf(TAB, c + 1);
+    if (d === -1 || d > at || at - d - 1 > MAX_FACTS_TEXT) {
+      whole = false;
+      continue;
+    }
+    const name = bytes.toString("latin1", start, a);
+    const size = countAt(bytes, a + 1, b);
+    const ino = countAt(bytes, c + 1, d);
+    const mtimeMs = c - b - 1 > 0 && c - b - 1 <= 32 ? Number(bytes.toString("latin1", b + 1, c)) : NaN;
+    if (size < 0 || ino < 0 || !Number.isFinite(mtimeMs) || !isIndexableName(name)) {
+      whole = false;
+      continue;
+    }
+    const file: IndexedFile = d + 1 === at ? { name, dir, size, mtimeMs, ino } : { name, dir, size, mtimeMs, ino, facts: new StoredFacts(bytes, d + 1, at) };
+    files.set(name, file);
+    taken.push(file);
+  }
+  return whole;
+}
+
+/** Whether the folder's index is sharded beyond one file, from its small top file: a big folder, known before its shards are read. */
+export function isShardedIndex(dir: string): boolean {
+  const read = readIndexFile(dir + INDEX_FILE);
+  return "bytes" in read && read.bytes.length <= 256 && (shardCountOf(read.bytes.toString("utf8")) ?? 1) > 1;
+}
+
+/**
+ * Reads a folder's index, its shards included. A missing, unreadable,
+ * corrupt, oversized or foreign-version file gives no records (a shard
+ * alone, those of its shard); a record that does not check out is dropped
+ * alone. Never throws: the index is only a cache. `dir` ends in the path
+ * separator.
+ */
+export function loadIndex(dir: string): LoadedIndex {
+  const files = new Map<string, IndexedFile>();
+  const identities = new Map<string, FileIdentity>();
+  const read = readIndexFile(dir + INDEX_FILE);
+  if (!("bytes" in read)) return { files, replace: !read.missing, identities, shards: 1, byShard: [[]] };
+  identities.set(INDEX_FILE, read.identity);
+  const shards = read.bytes.length <= 256 ? shardCountOf(read.bytes.toString("utf8")) : undefined;
+  if (shards === undefined) return { files, replace: true, identities, shards: 1, byShard: [[]] };
   let replace = false;
-  for (const name in records) {
-    const file = isTranscriptName(name) ? toIndexedFile((records as Record<string, unknown>)[name], cwds as string[]) : undefined;
-    if (file === undefined) replace = true;
-    else files.set(name, file);
+  const byShard: IndexedFile[][] = [];
+  for (let at = 0; at < shards; at++) {
+    const name = shardFileName(shards, at);
+    const taken: IndexedFile[] = [];
+    byShard.push(taken);
+    const shard = readIndexFile(dir + name);
+    if (!("bytes" in shard)) {
+      replace = true;
+      continue;
+    }
+    identities.set(name, shard.identity);
+    if (!takeRecords(shard.bytes, `${shards}-${at}`, dir, files, taken)) replace = true;
   }
-  return { files, replace, identity };
+  return { files, replace, identities, shards, byShard };
 }
 
-function recordOf(file: IndexedFile, cwdAt: (cwd: string) => number): unknown[] {
-  const { size, mtimeMs, ino, facts } = file;
-  if (facts === undefined) return [size, mtimeMs, ino];
-  const { header, title, name, scannedTo, anchor, workspace } = facts;
-  return [size, mtimeMs, ino, cwdAt(header.cwd), header.id, header.createdAt, scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null, workspaceRecord(workspace)];
+/** A shard's text: its records newest first, one line each, with anything beyond ASCII in the facts escaped. */
+export function serializeShard(records: readonly IndexedFile[], shard: string): string {
+  const lines = [`{"version":${INDEX_VERSION},"shard":"${shard}"}`];
+  const sorted = records.filter((file) => isIndexableName(file.name)).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const file of sorted) {
+    const facts = file.facts === undefined ? "" : encodeFacts(file.facts, file.name, file.size);
+    lines.push(`${file.name}\t${file.size}\t${file.mtimeMs}\t${file.ino}\t${facts}`);
+  }
+  return lines.join("\n") + "\n";
 }
 
-/** The file's text, or undefined when it would be too big to be read back. */
-export function serializeIndex(files: ReadonlyMap<string, IndexedFile>): string | undefined {
-  const cwds: string[] = [];
-  const cwdIndex = new Map<string, number>();
-  const cwdAt = (cwd: string) => {
-    let at = cwdIndex.get(cwd);
-    if (at === undefined) cwdIndex.set(cwd, (at = cwds.push(cwd) - 1));
-    return at;
-  };
-  const records: Record<string, unknown> = {};
-  for (const [name, file] of files) records[name] = recordOf(file, cwdAt);
-  const text = JSON.stringify({ version: INDEX_VERSION, cwds, files: records });
-  return Buffer.byteLength(text) > MAX_INDEX_BYTES ? undefined : text;
+/** The records in `count` shards, by the name's hash. */
+function bucketsOf(files: ReadonlyMap<string, IndexedFile>, count: number): IndexedFile[][] {
+  const buckets = Array.from({ length: count }, () => [] as IndexedFile[]);
+  for (const [name, file] of files) buckets[shardOf(name, count)]!.push(file);
+  return buckets;
+}
+
+function sameRecords(records: readonly IndexedFile[], written: readonly IndexedFile[] | undefined): boolean {
+  if (written === undefined || written.length !== records.length) return false;
+  const held = new Set(written);
+  return records.every((file) => held.has(file));
 }
 
 /**
  * Writes a folder's index in the background, after the current turn of the
  * event loop so that the listing answers first. Writes never overlap; one
- * asked for during another follows it with the newest state. Each replaces
- * the file at once (temporary file, then rename), so readers, in this
- * process or another, see the old index or the new one, never a mix; a
- * failure (a read-only folder, a full disk) only costs the cache.
+ * asked for during another follows it with the newest state. Each file is
+ * replaced at once (temporary file, then rename), so readers, in this
+ * process or another, see the old file or the new one, never a mix; a
+ * sharded index writes its shards before the file that names their count.
+ * Only shards whose records changed since this process last wrote or read
+ * them are written. A failure (a read-only folder, a full disk) only costs
+ * the cache.
  *
  * Several processes may write one folder's index (two servers, a server
- * and a terminal session). Before each write, a file rewritten by someone
- * else since this process last read or wrote it is read again, and its
- * records are carried into ours: kept in the file, never trusted here (a
- * listing here only uses what it checked itself). A carried record gives
- * way to ours unless it describes the same file grown further. Rewrites
- * that cross can still lose a record; that only costs a read.
+ * and a terminal session). Before each write, files rewritten by someone
+ * else since this process last read or wrote them are read again, and
+ * their records are carried into ours: kept in the files, never trusted
+ * here (a listing here only uses what it checked itself). A carried record
+ * gives way to ours unless it describes the same file grown further.
+ * Rewrites that cross can still lose a record; that only costs a read.
  */
 export class IndexWriter {
   private writing: Promise<void> | undefined;
   private wanted = false;
-  /** The index file as this process last read or wrote it. */
-  private known: FileIdentity | undefined;
+  /** The index files as this process last read or wrote them. */
+  private known = new Map<string, FileIdentity>();
+  /** The shard count of the files on disk, as far as this process knows. */
+  private shards = 0;
+  /** What each shard holds on disk, as far as this process knows; by shard number at `shards`. */
+  private written = new Map<number, readonly IndexedFile[]>();
   private readonly carried = new Map<string, IndexedFile>();
 
+  /** `dir` ends in the path separator. */
   constructor(
     private readonly dir: string,
     private readonly current: () => ReadonlyMap<string, IndexedFile>,
     private readonly onWritten: () => void,
+    /** Transcripts per shard; tests make shards small. */
+    private readonly perShard = SHARD_RECORDS,
   ) {}
 
-  /** The index file as the folder loaded it. */
-  loaded(identity: FileIdentity | undefined): void {
-    this.known = identity;
+  /** The index as the folder loaded it: a shard read whole need not be written again until it changes. */
+  loaded(index: LoadedIndex): void {
+    this.known = new Map(index.identities);
+    // No index file yet, or one to replace: every file is written.
+    this.shards = index.replace || !index.identities.has(INDEX_FILE) ? 0 : index.shards;
+    this.written = new Map(index.byShard.map((records, at) => [at, records]));
   }
 
   /** A transcript went: a record carried for it goes too. */
@@ -223,22 +304,18 @@ export class IndexWriter {
       .finally(() => (this.writing = undefined));
   }
 
-  /** Resolves once the file holds the state of the last schedule() (or that write failed). */
+  /** Resolves once the files hold the state of the last schedule() (or that write failed). */
   async flush(): Promise<void> {
     while (this.writing !== undefined) await this.writing;
   }
 
   private async writeWhileWanted(): Promise<void> {
-    const path = join(this.dir, INDEX_FILE);
     while (this.wanted) {
       this.wanted = false;
       await setImmediate();
-      await this.carryForeign(path);
-      const text = serializeIndex(this.merged());
-      if (text === undefined) continue;
+      this.carryForeign();
       try {
-        await writeFileAtomicAsync(path, text, { mode: 0o600 });
-        this.known = await identityOf(path);
+        await this.write(this.merged());
         this.onWritten();
       } catch {
         // Best effort: the next change tries again.
@@ -246,18 +323,72 @@ export class IndexWriter {
     }
   }
 
+  private async write(files: ReadonlyMap<string, IndexedFile>): Promise<void> {
+    for (let count = shardCountFor(files.size, this.perShard); count <= MAX_SHARDS; count *= 2) {
+      const buckets = bucketsOf(files, count);
+      const texts = new Map<number, string>();
+      buckets.forEach((records, at) => {
+        if (this.shards !== count || !sameRecords(records, this.written.get(at))) texts.set(at, serializeShard(records, `${count}-${at}`));
+      });
+      if ([...texts.values()].some((text) => Buffer.byteLength(text) > MAX_INDEX_BYTES)) continue;
+      for (const [at, text] of texts) await this.writeFile(shardFileName(count, at), text);
+      if (this.shards !== count) await this.writeFile(INDEX_FILE, JSON.stringify({ version: INDEX_VERSION, shards: count }));
+      this.settled(count, buckets);
+      return;
+    }
+  }
+
+  private async writeFile(name: string, text: string): Promise<void> {
+    await writeFileAtomicAsync(this.dir + name, text, { mode: 0o600 });
+    const identity = identityOf(this.dir + name);
+    if (identity !== undefined) this.known.set(name, identity);
+  }
+
+  /** The files now hold `buckets` in `count` shards: shard files of any other count go. */
+  private settled(count: number, buckets: readonly IndexedFile[][]): void {
+    if (this.shards !== count) this.removeShardsBut(count);
+    this.shards = count;
+    this.written = new Map(buckets.map((records, at) => [at, records]));
+  }
+
+  private removeShardsBut(count: number): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const match = SHARD_NAME.exec(name);
+      if (match === null || (Number(match[1]) === count && Number(match[2]) < count)) continue;
+      try {
+        unlinkSync(this.dir + name);
+        this.known.delete(name);
+      } catch {
+        // Left for the next write that changes the count.
+      }
+    }
+  }
+
   /**
-   * Takes in the records of an index file someone else wrote since this
-   * process last read or wrote it; a record of a transcript this process
+   * Takes in the records of index files someone else wrote since this
+   * process last read or wrote them; a record of a transcript this process
    * does not know is taken only while the transcript exists.
    */
-  private async carryForeign(path: string): Promise<void> {
-    const identity = await identityOf(path);
-    if (identity === undefined || sameIdentity(identity, this.known)) return;
-    const { files } = await loadIndex(this.dir);
+  private carryForeign(): void {
+    const changed = (name: string) => {
+      const now = identityOf(this.dir + name);
+      const known = this.known.get(name);
+      return (now !== undefined || known !== undefined) && !sameIdentity(now, known);
+    };
+    if (![INDEX_FILE, ...this.known.keys()].some(changed)) return;
+    const index = loadIndex(this.dir);
     const ours = this.current();
-    for (const [name, file] of files) if (ours.has(name) || existsSync(join(this.dir, name))) this.carried.set(name, file);
-    this.known = identity;
+    for (const [name, file] of index.files) if (ours.has(name) || identityOf(this.dir + name) !== undefined) this.carried.set(name, file);
+    this.known = new Map(index.identities);
+    // What the files hold is no longer what this process wrote: every shard is written again.
+    this.shards = 0;
+    this.written = new Map();
   }
 
   private merged(): ReadonlyMap<string, IndexedFile> {

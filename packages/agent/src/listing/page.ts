@@ -1,22 +1,31 @@
+import { factsOf, pathOf, updatedMsOf, type Row } from "./record.js";
 import { TITLE_MAX, boundText } from "./title.js";
-import type { TranscriptFacts } from "./transcript-scan.js";
 import type { ThreadSummary } from "./types.js";
 
-/** A listed transcript; snapshots hold these (never changed once made) and make summaries only for the pages asked for. */
-export interface Row {
-  readonly facts: TranscriptFacts;
-  readonly path: string;
-  /** The file's mtime, whole milliseconds. */
-  readonly updatedMs: number;
+/** A record whose facts do not decode sorts as if its id were empty; the page that shows it reads its transcript again. */
+function idOf(row: Row): string {
+  try {
+    return factsOf(row).header.id;
+  } catch {
+    return "";
+  }
 }
 
-/** Newest first; equal times (to the millisecond a client sees) by id, then path, so the order is total. */
+/**
+ * Newest first; equal times (to the millisecond a client sees) by id, then
+ * path, so the order is total. Only a tie decodes a record's facts.
+ */
 export function newestFirst(a: Row, b: Row): number {
-  if (a.updatedMs !== b.updatedMs) return b.updatedMs - a.updatedMs;
-  const x = a.facts.header.id;
-  const y = b.facts.header.id;
-  if (x !== y) return x < y ? -1 : 1;
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+  const x = updatedMsOf(a);
+  const y = updatedMsOf(b);
+  if (x !== y) return y - x;
+  if (a === b) return 0;
+  const p = idOf(a);
+  const q = idOf(b);
+  if (p !== q) return p < q ? -1 : 1;
+  const s = pathOf(a);
+  const t = pathOf(b);
+  return s < t ? -1 : s > t ? 1 : 0;
 }
 
 /** A response may take 1 MiB; this much of it is left for the envelope (id, nextCursor, framing). */
@@ -25,19 +34,20 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** UTF-8 bytes the serialized `threads` array may take. */
 export const THREADS_BUDGET = MAX_RESPONSE_BYTES - ENVELOPE_RESERVE;
 
+/** A row's summary; its facts must decode (see factsOf). */
 export function summaryOf(row: Row, archived: boolean): ThreadSummary {
-  const { header, title, name, workspace } = row.facts;
+  const { header, title, name, workspace } = factsOf(row);
   return {
     id: header.id,
     title: name === undefined ? (title ?? "") : boundText(name, TITLE_MAX),
     ...(name === undefined ? {} : { name }),
     cwd: header.cwd,
     createdAt: header.createdAt,
-    updatedAt: new Date(row.updatedMs).toISOString(),
+    updatedAt: new Date(updatedMsOf(row)).toISOString(),
     ...(header.forkedFromId === undefined ? {} : { forkedFromId: header.forkedFromId }),
     workspaceMode: workspace?.mode ?? "local",
     ...(workspace === undefined ? {} : { workspace: { ...workspace } }),
-    path: row.path,
+    path: pathOf(row),
     archived,
   };
 }
@@ -52,14 +62,18 @@ export interface Page {
  * Up to `limit` summaries from `offset`, cut short when the serialized
  * array would pass THREADS_BUDGET; the rest goes to the next page. A page
  * always holds at least one summary (one is far below the budget), so a walk
- * always ends.
+ * always ends. `reread` holds the rows of this stretch whose records did not
+ * decode: their transcripts as read again, or undefined for one that is no
+ * longer a transcript (left out).
  */
-export function pageOf(rows: readonly Row[], offset: number, limit: number, archived: boolean): Page {
+export function pageOf(rows: readonly Row[], offset: number, limit: number, archived: boolean, reread: ReadonlyMap<Row, Row | undefined> = new Map()): Page {
   const threads: ThreadSummary[] = [];
   let bytes = 2;
   let at = offset;
   for (; at < rows.length && threads.length < limit; at++) {
-    const summary = summaryOf(rows[at]!, archived);
+    const row = reread.has(rows[at]!) ? reread.get(rows[at]!) : rows[at]!;
+    if (row === undefined) continue;
+    const summary = summaryOf(row, archived);
     const size = Buffer.byteLength(JSON.stringify(summary)) + (threads.length === 0 ? 0 : 1);
     if (threads.length > 0 && bytes + size > THREADS_BUDGET) break;
     threads.push(summary);

@@ -4,7 +4,8 @@ import { ARCHIVED_FOLDER } from "../session/archive.js";
 import { ListingError } from "./errors.js";
 import { FolderIndex, MAX_OPEN_TRANSCRIPTS } from "./folder.js";
 import { Limiter } from "./limiter.js";
-import { newestFirst, pageOf, summaryOf, type Row } from "./page.js";
+import { newestFirst, pageOf, summaryOf } from "./page.js";
+import { BadRecord, factsOf, type Row } from "./record.js";
 import { SnapshotStore } from "./snapshots.js";
 import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
 
@@ -29,8 +30,10 @@ export class ThreadListing {
   private readonly snapshots: SnapshotStore<Row>;
   private readonly limiter = new Limiter(MAX_OPEN_TRANSCRIPTS);
   private readonly openTranscript: OpenTranscript;
+  private readonly shardRecords: number | undefined;
 
   constructor(options: ThreadListingOptions = {}) {
+    this.shardRecords = options.indexShardRecords;
     this.counters = options.counters ?? { listingFilesOpened: 0, listingBytesScanned: 0 };
     this.snapshots = new SnapshotStore(options.now ?? Date.now);
     this.openTranscript = options.openTranscript ?? ((path) => open(path, "r"));
@@ -48,11 +51,11 @@ export class ThreadListing {
     const filter = JSON.stringify([cwd ?? null, archived]);
     if (request.cursor !== undefined) {
       const { id, rows, offset } = this.snapshots.resume(request.cursor, filter);
-      const page = pageOf(rows, offset, limit, archived);
+      const page = pageOf(rows, offset, limit, archived, await this.reread(rows.slice(offset, offset + limit)));
       return page.next === undefined ? { threads: page.threads } : { threads: page.threads, nextCursor: this.snapshots.cursorAt(id, page.next) };
     }
     const rows = await this.collect(request.folders, archived, cwd, request.signal);
-    const page = pageOf(rows, 0, limit, archived);
+    const page = pageOf(rows, 0, limit, archived, await this.reread(rows.slice(0, limit)));
     if (page.next === undefined) return { threads: page.threads };
     return { threads: page.threads, nextCursor: this.snapshots.cursorAt(this.snapshots.save(rows, filter), page.next) };
   }
@@ -66,6 +69,23 @@ export class ThreadListing {
     const absolute = resolve(path);
     const row = await this.folder(dirname(absolute)).rowOf(basename(absolute));
     return row === undefined ? undefined : summaryOf(row, basename(dirname(absolute)) === ARCHIVED_FOLDER);
+  }
+
+  /**
+   * Decodes the facts of `rows`; those whose records turn out damaged are
+   * read again from their transcripts. Answers the rows read again.
+   */
+  private async reread(rows: readonly Row[]): Promise<Map<Row, Row | undefined>> {
+    const reread = new Map<Row, Row | undefined>();
+    for (const row of rows) {
+      try {
+        factsOf(row);
+      } catch (error) {
+        if (!(error instanceof BadRecord)) throw error;
+        reread.set(row, await this.folder(dirname(row.dir + row.name)).reread(row.name));
+      }
+    }
+    return reread;
   }
 
   /**
@@ -99,13 +119,23 @@ export class ThreadListing {
     for (const dir of dirs) lists.push(await this.folder(dir).refresh(signal));
     // Each list is sorted already: the sort merges runs.
     const rows = lists.length === 1 ? lists[0]! : lists.flat().sort(newestFirst);
-    return cwd === undefined ? rows : rows.filter((row) => row.facts.header.cwd === cwd || row.facts.workspace?.cwd === cwd);
+    if (cwd === undefined) return rows;
+    const reread = await this.reread(rows);
+    const inCwd = (row: Row | undefined) => {
+      if (row === undefined) return false;
+      const facts = factsOf(row);
+      return facts.header.cwd === cwd || facts.workspace?.cwd === cwd;
+    };
+    return rows.flatMap((row) => {
+      const current = reread.has(row) ? reread.get(row) : row;
+      return current !== undefined && inCwd(current) ? [current] : [];
+    });
   }
 
   private folder(dir: string): FolderIndex {
     let folder = this.folders.get(dir);
     if (folder === undefined) {
-      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter });
+      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter, ...(this.shardRecords === undefined ? {} : { shardRecords: this.shardRecords }) });
       this.folders.set(dir, folder);
     }
     return folder;

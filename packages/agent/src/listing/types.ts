@@ -60,4 +60,6 @@ export interface ThreadListingOptions {
   now?: () => number;
   /** Replaces fs.open for transcripts; tests count open handles through it. */
   openTranscript?: OpenTranscript;
+  /** Transcripts per shard of a folder's index; tests make shards small. */
+  indexShardRecords?: number;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after } from "node:test";
 import { open, type FileHandle } from "node:fs/promises";
@@ -131,4 +131,43 @@ export async function rejectsWithListingCode(promise: Promise<unknown>, code: Li
   assert.ok(caught instanceof ListingError, `expected ListingError ${code}, got ${String(caught)}`);
   assert.equal(caught.code, code, caught.message);
   return caught;
+}
+
+/** One line of an index shard as a test reads it. */
+export interface ShardLine {
+  name: string;
+  size: string;
+  mtimeMs: string;
+  ino: string;
+  /** The facts' JSON text; "" for a file that is not a transcript. */
+  facts: string;
+}
+
+/** A folder's index as files: the top file's shard count, and each shard's header and lines. */
+export function readIndexFiles(dir: string): { shards: number; files: Array<{ file: string; header: string; lines: ShardLine[] }> } {
+  const top = JSON.parse(readFileSync(join(dir, ".thread-index.json"), "utf8")) as { version: number; shards: number };
+  assert.equal(top.version, 4);
+  const files = Array.from({ length: top.shards }, (_, at) => {
+    const file = join(dir, `.thread-index-${top.shards}-${at}.tsv`);
+    const [header, ...rest] = readFileSync(file, "latin1").split("\n");
+    assert.equal(rest.pop(), "", "a shard ends with a newline");
+    const lines = rest.map((line) => {
+      const [name, size, mtimeMs, ino, facts] = line.split("\t") as [string, string, string, string, string];
+      return { name, size, mtimeMs, ino, facts };
+    });
+    return { file, header: header!, lines };
+  });
+  return { shards: top.shards, files };
+}
+
+/** Writes shard `file` back with its header and lines. */
+export function writeShard(file: string, header: string, lines: readonly ShardLine[]): void {
+  writeFileSync(file, [header, ...lines.map((l) => [l.name, l.size, l.mtimeMs, l.ino, l.facts].join("\t"))].join("\n") + "\n");
+}
+
+/** Every name the index holds, sorted. */
+export function indexedNames(dir: string): string[] {
+  return readIndexFiles(dir)
+    .files.flatMap((shard) => shard.lines.map((line) => line.name))
+    .sort();
 }

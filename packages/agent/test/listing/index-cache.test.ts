@@ -3,10 +3,11 @@ import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rename
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { INDEX_FILE, MAX_INDEX_BYTES, loadIndex } from "../../src/listing/index-file.js";
+import { factsOf, isRow } from "../../src/listing/record.js";
 import type { ThreadListing } from "../../src/listing/thread-listing.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { mulberry32 } from "../session/helpers.js";
-import { countingOpen, newListing, setMtime, tempDir, transcriptLines, writeTranscript } from "./helpers.js";
+import { countingOpen, newListing, readIndexFiles, setMtime, tempDir, transcriptLines, writeShard, writeTranscript } from "./helpers.js";
 
 const T0 = Date.parse("2025-03-01T10:00:00.000Z");
 
@@ -25,8 +26,13 @@ async function listIds(listing: ThreadListing, dir: string): Promise<string[]> {
 }
 
 async function indexRecords(dir: string): Promise<Record<string, { id?: string; title?: string }>> {
-  const { files } = await loadIndex(dir);
-  return Object.fromEntries([...files].map(([name, file]) => [name, { id: file.facts?.header.id, title: file.facts?.title }]));
+  const { files } = loadIndex(dir + "/");
+  return Object.fromEntries(
+    [...files].map(([name, file]) => {
+      const facts = isRow(file) ? factsOf(file) : undefined;
+      return [name, { id: facts?.header.id, title: facts?.title }];
+    }),
+  );
 }
 
 function threadName(name: string): string {
@@ -121,7 +127,7 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.deepEqual(Object.values(await indexRecords(dir)).map((r) => r.id).sort(), [made[0]!.id, made[2]!.id, made[3]!.id].sort());
   });
 
-  test("records are arrays with one cwd string per project; the same summaries come back", async () => {
+  test("records are lines of name, stat and facts, which leave out what the file name says; the same summaries come back", async () => {
     const dir = tempDir("index-compact");
     writeTranscript(dir, { firstUser: "in a", cwd: "/work/a", mtimeMs: T0 });
     writeTranscript(dir, { firstUser: "forked in a", cwd: "/work/a", forkedFromId: "0b8f6c8e-1f5e-4b7e-9a53-5b2a6f0c9d11", mtimeMs: T0 - 1000 });
@@ -130,9 +136,15 @@ describe("thread/list: the .thread-index.json cache", () => {
     const cold = newListing();
     const listed = (await cold.list({ folders: [dir] })).threads;
     await cold.flush();
-    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { cwds: string[]; files: Record<string, unknown[]> };
-    assert.deepEqual([...index.cwds].sort(), ["/work/a", "/work/b"]);
-    assert.ok(Object.values(index.files).every((record) => record.length === 12));
+    const { shards, files } = readIndexFiles(dir);
+    assert.equal(shards, 1);
+    const lines = files[0]!.lines;
+    assert.equal(lines.length, 3);
+    const facts = lines.map((line) => JSON.parse(line.facts) as unknown[]);
+    assert.deepEqual(facts.map((record) => record[0]).sort(), ["/work/a", "/work/a", "/work/b"]);
+    const renamed = facts[lines.findIndex((line) => line.name === "notes.jsonl")]!;
+    assert.equal(renamed[1], other.id, "a file renamed by hand keeps its id in the record");
+    for (const [at, line] of lines.entries()) if (line.name !== "notes.jsonl") assert.deepEqual(facts[at]!.slice(1, 4), [null, null, null], "id, time and scan end come from the name and size");
     const warm = engine();
     assert.deepEqual((await warm.listing.list({ folders: [dir] })).threads, listed);
     assert.deepEqual(warm.opened, []);
@@ -145,18 +157,19 @@ describe("thread/list: the .thread-index.json cache", () => {
     const ids = await listIds(first, dir);
     await first.flush();
     const good = readFileSync(join(dir, INDEX_FILE), "utf8");
-    const oversized = `{"version":3,"cwds":[],"files":{},"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
+    const oversized = `{"version":4,"shards":1,"pad":"${" ".repeat(MAX_INDEX_BYTES)}"}`;
     const damages: Array<[string, string | undefined]> = [
       ["missing", undefined],
       ["empty", ""],
       ["not JSON", "{ this is not json"],
       ["truncated", good.slice(0, good.length / 2)],
-      ["wrong version", good.replace('"version":3', '"version":99')],
+      ["wrong version", good.replace('"version":4', '"version":99')],
       ["the version-1 layout", '{"version":1,"files":{}}'],
-      ["the version-2 layout", good.replace('"version":3', '"version":2')],
+      ["the version-3 layout", '{"version":3,"cwds":[],"files":{}}'],
       ["not an object", "[1,2,3]"],
-      ["files not an object", '{"version":3,"cwds":[],"files":"no"}'],
-      ["cwds not a list of paths", good.replace('"cwds":[', '"cwds":[7,')],
+      ["a shard count that is not a count", '{"version":4,"shards":"1"}'],
+      ["a shard count out of range", '{"version":4,"shards":100000}'],
+      ["shards that are missing", '{"version":4,"shards":4}'],
       ["oversized", oversized],
     ];
     for (const [what, text] of damages) {
@@ -176,13 +189,19 @@ describe("thread/list: the .thread-index.json cache", () => {
     const first = newListing();
     await listIds(first, dir);
     await first.flush();
-    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, unknown[]> };
-    const names = Object.keys(index.files);
-    index.files[names[0]!]![8] = "y".repeat(10_000);
-    index.files[names[1]!]![0] = -1;
-    index.files[names[2]!]![3] = 99;
-    index.files["../escape.jsonl"] = [1, 1, 1];
-    writeFileSync(join(dir, INDEX_FILE), JSON.stringify(index));
+    const shard = readIndexFiles(dir).files[0]!;
+    const lines = shard.lines;
+    const names = lines.map((line) => line.name);
+    const facts = (at: number) => JSON.parse(lines[at]!.facts) as unknown[];
+    const longTitle = facts(0);
+    longTitle[5] = "y".repeat(10_000);
+    lines[0]!.facts = JSON.stringify(longTitle);
+    lines[1]!.size = "-1";
+    const wrongScan = facts(2);
+    wrongScan[3] = 10 ** 9;
+    lines[2]!.facts = JSON.stringify(wrongScan);
+    lines.push({ name: "../escape.jsonl", size: "1", mtimeMs: "1", ino: "1", facts: "" });
+    writeShard(shard.file, shard.header, lines);
     const { listing, opened } = engine();
     const { threads } = await listing.list({ folders: [dir] });
     assert.deepEqual(opened.map((p) => p.slice(dir.length + 1)).sort(), [names[0], names[1], names[2]].sort());

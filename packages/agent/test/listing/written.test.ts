@@ -6,16 +6,14 @@ import { INDEX_FILE } from "../../src/listing/index-file.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { SessionFile } from "../../src/session/session-file.js";
 import { assistantText, userText } from "../session/helpers.js";
-import { countingOpen, newListing, tempDir, writeTranscript } from "./helpers.js";
+import { countingOpen, indexedNames, newListing, tempDir, writeTranscript } from "./helpers.js";
 
 function engine() {
   const { openTranscript, state } = countingOpen();
   return { listing: newListing({ openTranscript }), opened: state.opened };
 }
 
-function indexNames(dir: string): string[] {
-  return Object.keys((JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { files: Record<string, unknown> }).files).sort();
-}
+const indexNames = indexedNames;
 
 const base = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 

@@ -73,8 +73,9 @@ describe("the workspace entry", () => {
     assert.equal((await cold.list({ folders: [dir], cwd: "/work/project" })).threads.length, 2);
     assert.deepEqual((await cold.list({ folders: [dir], cwd: worktree.cwd })).threads.map((t) => t.path), [inWorktree]);
     await cold.close();
-    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { version: number; files: Record<string, unknown[]> };
-    assert.equal(index.version, 3);
+    const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { version: number; shards: number };
+    assert.equal(index.version, 4);
+    assert.ok(readFileSync(join(dir, `.thread-index-${index.shards}-0.tsv`), "latin1").includes(worktree.path!), "the worktree's path is in the index");
     const warm = new ThreadListing();
     assert.deepEqual((await warm.list({ folders: [dir] })).threads, all, "the index keeps the workspace");
     await warm.close();

@@ -106,8 +106,9 @@ describe("spec: thread/list", () => {
 
     const folder = dirname(kept.sessionFile!);
     const index = join(folder, ".thread-index.json");
+    const shard = join(folder, ".thread-index-1-0.tsv");
     // The listing answers first and writes its index after: wait for an index that knows the kept transcript.
-    await waitUntil("the listing to write its index", () => existsSync(index) && readFileSync(index, "utf8").includes(basename(kept.sessionFile!)));
+    await waitUntil("the listing to write its index", () => existsSync(index) && existsSync(shard) && readFileSync(shard, "utf8").includes(basename(kept.sessionFile!)));
     writeFileSync(index, "{ not json");
     assert.deepEqual(await walk({ cwd }), [kept.id], "a corrupt index is rebuilt");
 
