@@ -35,6 +35,8 @@ export interface FolderDeps {
   openTranscript: OpenTranscript;
   /** Transcripts per index shard; tests make shards small. */
   shardRecords?: number;
+  /** From how many transcripts a full look runs on a worker; WORKER_LOOK_NAMES by default. */
+  workerLookNames?: number;
   counters: ListingCounters;
   /** Shared by every folder of a listing engine. */
   limiter: Limiter;
@@ -284,7 +286,7 @@ export class FolderIndex {
       const changed = await this.watch.changes();
       if (changed) return this.refreshChanged(changed);
     }
-    if (look === undefined && this.files.size >= WORKER_LOOK_NAMES) look = this.lookInWorker(signal);
+    if (look === undefined && this.files.size >= (this.deps.workerLookNames ?? WORKER_LOOK_NAMES)) look = this.lookInWorker(signal);
     // Events from here on are the next refresh's; this one looks at everything.
     if (!this.watch?.usable) this.watch = FolderWatch.start(this.dir);
     this.watch?.reset();

@@ -2,7 +2,7 @@ import { open } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { ARCHIVED_FOLDER } from "../session/archive.js";
 import { ListingError } from "./errors.js";
-import { FolderIndex, MAX_OPEN_TRANSCRIPTS } from "./folder.js";
+import { FolderIndex, MAX_OPEN_TRANSCRIPTS, type FolderDeps } from "./folder.js";
 import { Limiter } from "./limiter.js";
 import { newestFirst, pageOf, summaryOf } from "./page.js";
 import { BadRecord, factsOf, type Row } from "./record.js";
@@ -30,10 +30,13 @@ export class ThreadListing {
   private readonly snapshots: SnapshotStore<Row>;
   private readonly limiter = new Limiter(MAX_OPEN_TRANSCRIPTS);
   private readonly openTranscript: OpenTranscript;
-  private readonly shardRecords: number | undefined;
+  private readonly tuning: Pick<FolderDeps, "shardRecords" | "workerLookNames">;
 
   constructor(options: ThreadListingOptions = {}) {
-    this.shardRecords = options.indexShardRecords;
+    this.tuning = {
+      ...(options.indexShardRecords === undefined ? {} : { shardRecords: options.indexShardRecords }),
+      ...(options.workerLookNames === undefined ? {} : { workerLookNames: options.workerLookNames }),
+    };
     this.counters = options.counters ?? { listingFilesOpened: 0, listingBytesScanned: 0 };
     this.snapshots = new SnapshotStore(options.now ?? Date.now);
     this.openTranscript = options.openTranscript ?? ((path) => open(path, "r"));
@@ -135,7 +138,7 @@ export class ThreadListing {
   private folder(dir: string): FolderIndex {
     let folder = this.folders.get(dir);
     if (folder === undefined) {
-      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter, ...(this.shardRecords === undefined ? {} : { shardRecords: this.shardRecords }) });
+      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter, ...this.tuning });
       this.folders.set(dir, folder);
     }
     return folder;

@@ -62,4 +62,6 @@ export interface ThreadListingOptions {
   openTranscript?: OpenTranscript;
   /** Transcripts per shard of a folder's index; tests make shards small. */
   indexShardRecords?: number;
+  /** From how many transcripts a folder's full look runs on a worker thread; tests make it small. */
+  workerLookNames?: number;
 }
