@@ -8,7 +8,7 @@ import { IndexWriter, loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-f
 import type { Limiter } from "./limiter.js";
 import { newestFirst } from "./page.js";
 import { BadRecord, factsOf, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
-import { lookInWorker, LookFailed, type FolderLook } from "./stat-worker.js";
+import { LookFailed, WorkerLook, type FolderLook } from "./stat-worker.js";
 import { NotATranscript } from "./transcript-pass.js";
 import { scanTranscript } from "./transcript-scan.js";
 import type { ListingCounters, OpenTranscript } from "./types.js";
@@ -300,11 +300,20 @@ export class FolderIndex {
 
   /** The worker's look at the folder; undefined when the worker could not do it (the look is then made here). */
   private lookInWorker(signal: AbortSignal | undefined): Promise<FolderLook | LookFailed | undefined> {
-    return lookInWorker(this.prefix, signal).catch((error: unknown) => {
-      if (error instanceof LookFailed) return error;
-      if (signal?.aborted) throw error;
-      return undefined;
-    });
+    let look: WorkerLook;
+    try {
+      look = new WorkerLook(this.prefix, signal);
+    } catch {
+      return Promise.resolve(undefined);
+    }
+    // Started now; its result is asked for once the index is read, and this thread then helps with the stats.
+    return Promise.resolve().then(() =>
+      look.result().catch((error: unknown) => {
+        if (error instanceof LookFailed) return error;
+        if (signal?.aborted) throw error;
+        return undefined;
+      }),
+    );
   }
 
   /** The folder's names and what the index knows of each, from the worker's look or one made here. */
@@ -509,7 +518,8 @@ export class FolderIndex {
     try {
       const resume = previous?.ino === stats.ino && isRow(previous) ? decodedQuietly(previous) : undefined;
       const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (counted ? (counters.listingBytesScanned += bytes) : undefined));
-      return { ...identity, facts };
+      // Kept encoded, as a record read from the index is: a page decodes it again in a few microseconds.
+      return { ...identity, facts: StoredFacts.of(facts, name, stats.size) };
     } catch (error) {
       if (error instanceof NotATranscript) return identity;
       if (passOver(error)) return undefined;

@@ -168,7 +168,7 @@ function takeRecords(bytes: Buffer, shard: string, dir: string, files: Map<strin
       whole = false;
       continue;
     }
-    const file: IndexedFile = d + 1 === at ? { name, dir, size, mtimeMs, ino } : { name, dir, size, mtimeMs, ino, facts: new StoredFacts(bytes, d + 1, at) };
+    const file: IndexedFile = d + 1 === at ? { name, dir, size, mtimeMs, ino } : { name, dir, size, mtimeMs, ino, facts: StoredFacts.inShard(bytes, d + 1, at) };
     files.set(name, file);
     taken.push(file);
   }

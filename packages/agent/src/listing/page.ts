@@ -5,7 +5,7 @@ import type { ThreadSummary } from "./types.js";
 /** A record whose facts do not decode sorts as if its id were empty; the page that shows it reads its transcript again. */
 function idOf(row: Row): string {
   try {
-    return factsOf(row).header.id;
+    return factsOf(row, true).header.id;
   } catch {
     return "";
   }

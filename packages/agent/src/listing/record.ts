@@ -27,18 +27,29 @@ export interface IndexedFile {
 }
 
 /**
- * Facts as an index shard stores them, not decoded yet: a stretch of the
- * shard's bytes (ASCII), kept rather than copied into a string.
+ * Facts in their stored form, not decoded: a stretch of an index shard's
+ * bytes (ASCII), kept rather than copied into a string, or the encoded
+ * text of what a scan found. A few hundred bytes where the decoded objects
+ * take several times that: the form every record keeps between pages.
  */
 export class StoredFacts {
-  constructor(
-    readonly bytes: Buffer,
-    readonly start: number,
-    readonly end: number,
+  private constructor(
+    private readonly source: Buffer | string,
+    private readonly start: number,
+    private readonly end: number,
   ) {}
 
+  static inShard(bytes: Buffer, start: number, end: number): StoredFacts {
+    return new StoredFacts(bytes, start, end);
+  }
+
+  static of(facts: TranscriptFacts, fileName: string, size: number): StoredFacts {
+    const text = encodeFacts(facts, fileName, size);
+    return new StoredFacts(text, 0, text.length);
+  }
+
   text(): string {
-    return this.bytes.toString("latin1", this.start, this.end);
+    return typeof this.source === "string" ? this.source : this.source.toString("latin1", this.start, this.end);
   }
 }
 
@@ -62,15 +73,17 @@ const isOptionalText = (value: unknown, max: number): value is string | null => 
 const CWD_MAX = 64 * 1024;
 
 /**
- * A record's facts, decoding (and keeping) them the first time. Throws
- * BadRecord when the stored text is not what this code writes; the record
- * must then be replaced by a read of its transcript.
+ * A record's facts, decoded. `keep` keeps them decoded on the record, for
+ * what needs them again and again (a cwd filter); a page's summaries decode
+ * and let go, so that paging through 50,000 threads leaves every record as
+ * compact as before. Throws BadRecord when the stored text is not what this
+ * code writes; the record must then be replaced by a read of its transcript.
  */
-export function factsOf(row: Row): TranscriptFacts {
+export function factsOf(row: Row, keep = false): TranscriptFacts {
   if (!(row.facts instanceof StoredFacts)) return row.facts;
   const facts = decodeFacts(row.facts.text(), row.name, row.size);
   if (facts === undefined) throw new BadRecord(`the index's record of ${row.name} is damaged`);
-  row.facts = facts;
+  if (keep) row.facts = facts;
   return facts;
 }
 

@@ -126,7 +126,7 @@ export class ThreadListing {
     const reread = await this.reread(rows);
     const inCwd = (row: Row | undefined) => {
       if (row === undefined) return false;
-      const facts = factsOf(row);
+      const facts = factsOf(row, true);
       return facts.header.cwd === cwd || facts.workspace?.cwd === cwd;
     };
     return rows.flatMap((row) => {
