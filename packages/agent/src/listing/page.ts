@@ -1,5 +1,6 @@
 import { factsOf, pathOf, updatedMsOf, type Row } from "./record.js";
 import { TITLE_MAX, boundText } from "./title.js";
+import type { TranscriptFacts } from "./transcript-scan.js";
 import type { ThreadSummary } from "./types.js";
 
 /** A record whose facts do not decode sorts as if its id were empty; the page that shows it reads its transcript again. */
@@ -34,12 +35,18 @@ export const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** UTF-8 bytes the serialized `threads` array may take. */
 export const THREADS_BUDGET = MAX_RESPONSE_BYTES - ENVELOPE_RESERVE;
 
+/** The title a summary shows: the thread's name when one was set, else its first message's. */
+export function titleOf({ title, name }: TranscriptFacts): string {
+  return name === undefined ? (title ?? "") : boundText(name, TITLE_MAX);
+}
+
 /** A row's summary; its facts must decode (see factsOf). */
 export function summaryOf(row: Row, archived: boolean): ThreadSummary {
-  const { header, title, name, workspace } = factsOf(row);
+  const facts = factsOf(row);
+  const { header, name, workspace } = facts;
   return {
     id: header.id,
-    title: name === undefined ? (title ?? "") : boundText(name, TITLE_MAX),
+    title: titleOf(facts),
     ...(name === undefined ? {} : { name }),
     cwd: header.cwd,
     createdAt: header.createdAt,

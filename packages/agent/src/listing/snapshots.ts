@@ -42,7 +42,7 @@ export class SnapshotStore<T> {
     const { id, offset } = decodeCursor(cursor);
     const snapshot = this.snapshots.get(id);
     if (snapshot === undefined) throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
-    if (snapshot.filter !== filter) throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived)", { problem: "filterMismatch" });
+    if (snapshot.filter !== filter) throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search)", { problem: "filterMismatch" });
     if (offset > snapshot.rows.length) throw new ListingError("invalidCursor", "the cursor is malformed", { problem: "malformed" });
     this.snapshots.delete(id);
     snapshot.expiresAt = this.now() + SNAPSHOT_TTL_MS;

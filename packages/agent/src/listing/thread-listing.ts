@@ -4,8 +4,8 @@ import { ARCHIVED_FOLDER } from "../session/archive.js";
 import { ListingError } from "./errors.js";
 import { FolderIndex, MAX_OPEN_TRANSCRIPTS, type FolderDeps } from "./folder.js";
 import { Limiter } from "./limiter.js";
-import { newestFirst, pageOf, summaryOf } from "./page.js";
-import { BadRecord, factsOf, type Row } from "./record.js";
+import { newestFirst, pageOf, summaryOf, titleOf } from "./page.js";
+import { BadRecord, factsOf, StoredFacts, type Row } from "./record.js";
 import { SnapshotStore } from "./snapshots.js";
 import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
 
@@ -51,13 +51,15 @@ export class ThreadListing {
     const limit = checkLimit(request.limit);
     const archived = request.archived === true;
     const cwd = request.cwd === undefined ? undefined : resolve(request.cwd);
-    const filter = JSON.stringify([cwd ?? null, archived]);
+    const search = request.search === undefined || request.search === "" ? undefined : request.search;
+    const filter = JSON.stringify([cwd ?? null, archived, search ?? null]);
     if (request.cursor !== undefined) {
       const { id, rows, offset } = this.snapshots.resume(request.cursor, filter);
       const page = pageOf(rows, offset, limit, archived, await this.reread(rows.slice(offset, offset + limit)));
       return page.next === undefined ? { threads: page.threads } : { threads: page.threads, nextCursor: this.snapshots.cursorAt(id, page.next) };
     }
-    const rows = await this.collect(request.folders, archived, cwd, request.signal);
+    const inCwd = await this.collect(request.folders, archived, cwd, request.signal);
+    const rows = search === undefined ? inCwd : await this.searched(inCwd, search);
     const page = pageOf(rows, 0, limit, archived, await this.reread(rows.slice(0, limit)));
     if (page.next === undefined) return { threads: page.threads };
     return { threads: page.threads, nextCursor: this.snapshots.cursorAt(this.snapshots.save(rows, filter), page.next) };
@@ -72,6 +74,23 @@ export class ThreadListing {
     const absolute = resolve(path);
     const row = await this.folder(dirname(absolute)).rowOf(basename(absolute));
     return row === undefined ? undefined : summaryOf(row, basename(dirname(absolute)) === ARCHIVED_FOLDER);
+  }
+
+  /**
+   * The rows whose title contains `search`, ignoring case. A record's
+   * stored text is looked at first: when the search is plain ASCII, a
+   * title holding it has it verbatim there, so most rows are passed over
+   * without decoding.
+   */
+  private async searched(rows: readonly Row[], search: string): Promise<Row[]> {
+    const needle = search.toLowerCase();
+    const plain = /^[\x20-\x7e]+$/.test(needle) && !/["\\]/.test(needle);
+    const candidates = plain ? rows.filter((row) => !(row.facts instanceof StoredFacts) || row.facts.text().toLowerCase().includes(needle)) : rows;
+    const reread = await this.reread(candidates);
+    return candidates.flatMap((row) => {
+      const current = reread.has(row) ? reread.get(row) : row;
+      return current !== undefined && titleOf(factsOf(current)).toLowerCase().includes(needle) ? [current] : [];
+    });
   }
 
   /**

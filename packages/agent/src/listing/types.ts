@@ -30,6 +30,8 @@ export interface ListRequest {
   /** Only threads whose header cwd (their project) resolves to this path, or that run in this very folder. */
   cwd?: string;
   archived?: boolean;
+  /** Only threads whose title contains this text, ignoring case. */
+  search?: string;
   /** From a previous page; the other fields must keep the same filters. */
   cursor?: string;
   /** 1 to 200; 50 by default. */

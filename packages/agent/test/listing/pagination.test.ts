@@ -16,7 +16,7 @@ function seed(dir: string, count: number, cwd = "/work/project"): string[] {
   return ids;
 }
 
-async function walk(listing: ThreadListing, request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number }): Promise<ThreadSummary[][]> {
+async function walk(listing: ThreadListing, request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number; search?: string }): Promise<ThreadSummary[][]> {
   const pages: ThreadSummary[][] = [];
   let cursor: string | undefined;
   do {
@@ -134,5 +134,43 @@ describe("thread/list: pages and cursors", () => {
     }
     assert.ok(Buffer.byteLength(JSON.stringify(pages[0])) > MAX_RESPONSE_BYTES - 64 * 1024, "a page is filled close to the limit");
     assert.deepEqual(pages.flat().map((t) => t.id), ids);
+  });
+});
+
+describe("thread/list: a title search", () => {
+  test("matches the shown title ignoring case, a name over the first message, non-ASCII and quotes too; its pages keep it", async () => {
+    const dir = tempDir("search");
+    const titled = (firstUser: string, at: number, names?: string[]) => writeTranscript(dir, { firstUser, mtimeMs: T0 - at * 1000, ...(names ? { names } : {}) }).id;
+    const fix = titled("Fix the flaky build", 0);
+    const renamed = titled("something else", 1, ["Build: release notes"]);
+    const nameHides = titled("build the parser", 2, ["Parser work"]);
+    const accented = titled("Réécrire l'Éditeur", 3);
+    const quoted = titled('say "build" twice', 4);
+    for (let i = 0; i < 30; i++) titled(`unrelated ${i}`, 10 + i);
+    const listing = newListing();
+    const ids = async (search: string, limit = 50) => (await walk(listing, { folders: [dir], limit, search })).flat().map((t) => t.id);
+    assert.deepEqual(await ids("BUILD"), [fix, renamed, quoted], "the name, not the first message, is what a named thread matches");
+    assert.ok(!(await ids("build")).includes(nameHides));
+    assert.deepEqual(await ids("éditeur"), [accented]);
+    assert.deepEqual(await ids('"build"'), [quoted]);
+    assert.deepEqual(await ids("no such title"), []);
+    const unrelated = await ids("unrelated");
+    assert.equal(unrelated.length, 30);
+    assert.deepEqual(await ids("unrelated", 7), unrelated, "pages of a search walk the same rows");
+    const first = await listing.list({ folders: [dir], limit: 2, search: "build" });
+    assert.equal(first.threads.length, 2);
+    await rejectsWithListingCode(listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor!, search: "parser" }), "invalidCursor");
+    await rejectsWithListingCode(listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor! }), "invalidCursor");
+    assert.deepEqual((await listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor!, search: "build" })).threads.map((t) => t.id), [quoted]);
+  });
+
+  test("a search through a new engine reading the index finds the same threads, and its records stay encoded", async () => {
+    const dir = tempDir("search-index");
+    for (let i = 0; i < 12; i++) writeTranscript(dir, { firstUser: i % 3 === 0 ? `Deploy step ${i}` : `other ${i}`, mtimeMs: T0 - i * 1000 });
+    const cold = newListing();
+    const expected = (await cold.list({ folders: [dir], search: "deploy" })).threads;
+    assert.equal(expected.length, 4);
+    await cold.flush();
+    assert.deepEqual((await newListing().list({ folders: [dir], search: "DEPLOY" })).threads, expected);
   });
 });

@@ -1485,6 +1485,8 @@ export type ThreadListParams = {
   cwd?: string;
   /** List archived threads instead. */
   archived?: boolean;
+  /** Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with. */
+  search?: string;
   /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
   /** 50 by default. */

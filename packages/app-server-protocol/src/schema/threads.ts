@@ -275,6 +275,9 @@ export const threads = {
         {
           cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only this project's threads." })),
           archived: Type.Optional(Type.Boolean({ description: "List archived threads instead." })),
+          search: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 200, description: "Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with." }),
+          ),
           cursor: Cursor,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "50 by default." })),
         },

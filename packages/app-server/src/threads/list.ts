@@ -8,6 +8,7 @@ export const listThreads: CatalogHandler<"thread/list"> = async (params, ctx, ca
       folders: catalog.locator.sessionRoots(),
       ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
       ...(params.archived === undefined ? {} : { archived: params.archived }),
+      ...(params.search === undefined ? {} : { search: params.search }),
       ...(params.cursor == null ? {} : { cursor: params.cursor }),
       ...(params.limit === undefined ? {} : { limit: params.limit }),
       signal: ctx.signal,

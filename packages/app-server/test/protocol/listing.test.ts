@@ -93,6 +93,23 @@ describe("spec: thread/list", () => {
     }
   });
 
+  test("a title search finds threads ignoring case, pages with its own cursor, and refuses an empty or huge search", async () => {
+    const cwd = server.project({}, `search-${Date.now()}`);
+    const wanted = [await threadIn(cwd, "Deploy the staging box"), await threadIn(cwd, "unrelated work"), await threadIn(cwd, "redeploy after the fix")];
+    await server.main.request("thread/name/set", { threadId: wanted[1]!.id, name: "Deploy notes" });
+    const page = await server.main.request("thread/list", { cwd, search: "DEPLOY", limit: 2 });
+    const rest = await server.main.request("thread/list", { cwd, search: "DEPLOY", limit: 2, cursor: page.nextCursor! });
+    // The rename made the middle one the newest: order is by time, so compare the set.
+    assert.deepEqual([...page.threads, ...rest.threads].map((t) => t.id).sort(), wanted.map((t) => t.id).sort());
+    assert.equal(page.threads.length, 2);
+    assert.equal(rest.nextCursor, undefined);
+    await assert.rejects(server.main.request("thread/list", { cwd, limit: 2, cursor: page.nextCursor! }), code("invalidCursor"));
+    for (const search of ["", "x".repeat(201), 7]) {
+      const answer = await server.main.rawRequest("thread/list", { search });
+      assert.equal((answer.error as { code: string }).code, "invalidParams", `search ${JSON.stringify(search).slice(0, 20)}`);
+    }
+  });
+
   test("archived threads list apart; the index survives corruption and notices a transcript edited under it", async () => {
     const cwd = server.project({}, `arch-${Date.now()}`);
     const kept = await threadIn(cwd, "kept");

@@ -20,7 +20,8 @@ export const rows = signal<ThreadSummary[]>([]);
 export const view = signal<ListView>("active");
 /** The search as applied (debounced by the search box); matches titles. */
 export const query = signal("");
-export const listState = signal<{ loaded: boolean; loading: boolean; nextCursor?: string }>({ loaded: false, loading: false });
+/** `search` is the one the loaded pages were asked with: their cursor only pages that search. */
+export const listState = signal<{ loaded: boolean; loading: boolean; nextCursor?: string; search?: string }>({ loaded: false, loading: false });
 /** Threads whose last turn, as this page saw it complete, failed. */
 export const failedLastTurn = signal<ReadonlySet<string>>(new Set());
 
@@ -32,15 +33,24 @@ let epoch = 0;
  */
 let buffered: Array<() => void> | undefined;
 
+/** The search as thread/list takes it: the server matches titles, so a search reads only the pages of what matches. */
+function searchParam(): string | undefined {
+  const text = query.value.trim().slice(0, 200);
+  return text === "" ? undefined : text;
+}
+
 export async function reload(): Promise<void> {
   const mine = ++epoch;
   buffered = [];
+  const search = searchParam();
   listState.value = { ...listState.value, loading: true };
   try {
-    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}), ...(search === undefined ? {} : { search }) });
     if (mine !== epoch) return;
     rows.value = page.threads;
-    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };
+    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor, ...(search === undefined ? {} : { search }) };
+    // The search changed while this page was on its way.
+    if (searchParam() !== search) void reload();
   } catch (error) {
     if (mine !== epoch) return;
     listState.value = { ...listState.value, loaded: true, loading: false };
@@ -55,16 +65,16 @@ export async function reload(): Promise<void> {
 }
 
 export async function loadMore(): Promise<void> {
-  const { loading, nextCursor } = listState.value;
+  const { loading, nextCursor, search } = listState.value;
   if (loading || nextCursor === undefined) return;
   const mine = epoch;
   listState.value = { ...listState.value, loading: true };
   try {
-    const page = await conn().request("thread/list", { cursor: nextCursor, limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}) });
+    const page = await conn().request("thread/list", { cursor: nextCursor, limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}), ...(search === undefined ? {} : { search }) });
     if (mine !== epoch) return;
     const known = new Set(rows.value.map((row) => row.id));
     rows.value = [...rows.value, ...page.threads.filter((row) => !known.has(row.id))];
-    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor };
+    listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor, ...(search === undefined ? {} : { search }) };
   } catch (error) {
     if (mine !== epoch) return;
     listState.value = { ...listState.value, loading: false };
@@ -209,10 +219,11 @@ export function watchThreadList(): () => void {
       sought.add(id);
       fetchAndPlace(id, "active");
     }),
-    // Titles are matched on the page (thread/list takes no search), so a search reads every page.
+    // A new search asks the server from the first page; the list then pages through its matches as it scrolls.
     effect(() => {
-      const { loading, nextCursor } = listState.value;
-      if (query.value.trim() && !loading && nextCursor !== undefined) void loadMore();
+      const search = searchParam();
+      // Outside the effect: reload reads and writes the list's state, which must not become this effect's.
+      if (search !== listState.peek().search && listState.peek().loaded) queueMicrotask(() => void reload());
     }),
   ];
   void reload();
