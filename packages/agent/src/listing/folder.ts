@@ -157,21 +157,12 @@ export class FolderIndex {
 
   /**
    * One transcript of the folder, up to date: its stat is checked and, if it
-   * changed since the index saw it, it alone is read again. Undefined when
-   * the file is not a listable transcript.
+   * changed since the index saw it, it alone is read again; so is one whose
+   * record does not decode (a damaged index). Undefined when the file is not
+   * a listable transcript.
    */
   rowOf(name: string): Promise<Row | undefined> {
-    const run = this.queue.then(() => this.rowNow(name, false));
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  /**
-   * The row of a transcript whose record did not decode: the record goes,
-   * and the transcript is read again.
-   */
-  reread(name: string): Promise<Row | undefined> {
-    const run = this.queue.then(() => this.rowNow(name, true));
+    const run = this.queue.then(() => this.rowNow(name));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -188,10 +179,8 @@ export class FolderIndex {
     this.rowChanges = undefined;
   }
 
-  private async rowNow(name: string, damaged: boolean): Promise<Row | undefined> {
+  private async rowNow(name: string): Promise<Row | undefined> {
     this.loadOnce();
-    const known = this.files.get(name);
-    if (damaged && known !== undefined && isRow(known) && known.facts instanceof StoredFacts) this.forgetRecord(name, known);
     const file = await this.recheck(name);
     if (file === undefined || !isRow(file)) return undefined;
     try {

@@ -104,7 +104,7 @@ export class ThreadListing {
         factsOf(row);
       } catch (error) {
         if (!(error instanceof BadRecord)) throw error;
-        reread.set(row, await this.folder(dirname(row.dir + row.name)).reread(row.name));
+        reread.set(row, await this.folder(dirname(row.dir + row.name)).rowOf(row.name));
       }
     }
     return reread;
