@@ -97,6 +97,8 @@ async function listingRun(dir, count) {
     const walked = await timed(() => walk(client));
     if (walked.value.threads !== count) throw new Error(`the walk listed ${walked.value.threads} of ${count} threads`);
     const rssWalked = rssOf(server.pid);
+    // What the heap holds (RSS also counts the young generation V8 grew for the walk's garbage).
+    const { heapBytes } = await client.request("server/diagnostics", {});
     const searched = await timed(() => client.request("thread/list", { limit: 50, search: "zz-no-such-title" }).catch((error) => ({ error: error.message })));
     return {
       firstPage: { ms: first.ms, filesOpened: diagnostics.listingFilesOpened, mibScanned: mib(diagnostics.listingBytesScanned) },
@@ -104,6 +106,7 @@ async function listingRun(dir, count) {
       fullWalk: { ms: walked.ms, pages: walked.value.pages },
       ...("error" in searched.value ? {} : { titleSearchNoMatch: { ms: searched.ms } }),
       rssMiB: { start: mib(rssStart), afterFirstPage: mib(rssFirst), afterWalk: mib(rssWalked) },
+      heapUsedAfterWalkMiB: mib(heapBytes),
     };
   } finally {
     await server.close();
