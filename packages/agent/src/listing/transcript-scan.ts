@@ -3,7 +3,9 @@ import { resolve } from "node:path";
 import type { SessionHeader } from "../session/format.js";
 import { ANCHOR_BYTES, anchorOf, HEAD, MAX_PARSED_LINE, NotATranscript, PassState, TITLE_FROM_START, type PassProgress } from "./transcript-pass.js";
 
-const CHUNK = 256 * 1024;
+/** Bytes read at once; a caller's scratch buffer of this size is reused across transcripts. */
+export const SCAN_CHUNK = 256 * 1024;
+const CHUNK = SCAN_CHUNK;
 const LF = 0x0a;
 
 /** The header fields a listing shows. */
@@ -61,8 +63,10 @@ interface Walk {
  * One forward pass over [from, size): splits lines on LF and hands each to
  * the state, whole when it fits the buffer, by its head when it does not.
  */
-async function walk(file: FileHandle, from: number, size: number, state: PassState, recent: Buffer | undefined, count: (bytes: number) => void): Promise<Walk> {
-  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size - from)));
+async function walk(file: FileHandle, from: number, size: number, state: PassState, recent: Buffer | undefined, count: (bytes: number) => void, scratch?: Buffer): Promise<Walk> {
+  const length = Math.max(1, Math.min(CHUNK, size - from));
+  // Nothing keeps a view of this buffer (what is kept is copied out), so a scratch buffer serves transcript after transcript.
+  const buffer = scratch !== undefined && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
   const result: Walk = { scannedTo: from, recent };
   let base = from;
   let filled = 0;
@@ -127,12 +131,12 @@ async function resolvePending(file: FileHandle, state: PassState, count: (bytes:
  * earlier pass over the same file, only the bytes appended since are read.
  * Throws NotATranscript when line 1 is not a session header.
  */
-export async function scanTranscript(file: FileHandle, path: string, size: number, resume: TranscriptFacts | undefined, count: (bytes: number) => void): Promise<TranscriptFacts> {
+export async function scanTranscript(file: FileHandle, path: string, size: number, resume: TranscriptFacts | undefined, count: (bytes: number) => void, scratch?: Buffer): Promise<TranscriptFacts> {
   const before = await resumeBytes(file, resume, size, count);
   const resuming = before !== undefined;
   const state = new PassState(path, resuming ? resume : undefined);
   const from = resuming ? resume!.scannedTo : 0;
-  const walked = await walk(file, from, size, state, before, count);
+  const walked = await walk(file, from, size, state, before, count, scratch);
   await resolvePending(file, state, count);
   const header = resuming ? resume!.header : state.header && threadHeader(state.header);
   if (header === undefined) throw new NotATranscript(`${path}: the file is empty`);
