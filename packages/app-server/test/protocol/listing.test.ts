@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { serializeEntry, serializeHeader, sessionFileName } from "@knightcode/agent";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
@@ -173,6 +175,63 @@ describe("spec: thread/list", () => {
       await second.close();
     } finally {
       second?.cleanup();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a folder of 4,500 threads: the index is sharded, and a restarted server lists and searches it reading none", async () => {
+    const home = mkdtempSync(join(tmpdir(), "kc-test-shards-"));
+    const servers: TestServer[] = [];
+    const start = async () => {
+      const started = await startServer({ model, home });
+      servers.push(started);
+      return started;
+    };
+    try {
+      const first = await start();
+      const cwd = first.project({}, "many");
+      const { thread } = await first.main.request("thread/start", { cwd });
+      await turn(first.main, thread.id, "the only real one");
+      const folder = dirname(thread.sessionFile!);
+      await first.close();
+      const header = JSON.parse(readFileSync(thread.sessionFile!, "utf8").split("\n")[0]!) as { cwd: string };
+      const base = Date.parse("2025-02-01T00:00:00.000Z");
+      for (let i = 0; i < 4500; i++) {
+        const id = randomUUID();
+        const createdAt = new Date(base + i * 1000).toISOString();
+        const lines = [
+          serializeHeader({ type: "session", version: 1, id, cwd: header.cwd, createdAt }),
+          serializeEntry({ type: "message", id: `m${String(i).padStart(10, "0")}`, parentId: null, timestamp: base, message: { role: "user", content: `synthetic thread ${i}`, timestamp: base } } as never),
+        ];
+        const path = join(folder, sessionFileName(createdAt, id));
+        writeFileSync(path, lines.join("\n") + "\n");
+        utimesSync(path, new Date(base + i * 1000), new Date(base + i * 1000));
+      }
+      const cold = await start();
+      const listed = await cold.main.request("thread/list", { cwd, limit: 200 });
+      assert.equal(listed.threads[0]!.id, thread.id, "the real thread is the newest");
+      assert.equal(listed.threads[1]!.title, "synthetic thread 4499");
+      assert.equal((await cold.main.request("server/diagnostics", {})).listingFilesOpened, 4500, "the first server indexed its own thread");
+      await cold.close();
+      const top = JSON.parse(readFileSync(join(folder, ".thread-index.json"), "utf8")) as { version: number; shards: number };
+      assert.deepEqual(top, { version: 4, shards: 2 });
+      assert.ok(readdirSync(folder).filter((name) => name.startsWith(".thread-index-2-")).length === 2);
+
+      const warm = await start();
+      assert.deepEqual((await warm.main.request("thread/list", { cwd, limit: 200 })).threads, listed.threads);
+      const found = await warm.main.request("thread/list", { cwd, search: "THREAD 4321" });
+      assert.deepEqual(found.threads.map((t) => t.title), ["synthetic thread 4321"]);
+      let count = 0;
+      for (let cursor: string | undefined, begin = true; begin || cursor; begin = false) {
+        const page = await warm.main.request("thread/list", { limit: 200, ...(cursor ? { cursor } : {}) });
+        count += page.threads.length;
+        cursor = page.nextCursor;
+      }
+      assert.equal(count, 4501);
+      assert.equal((await warm.main.request("server/diagnostics", {})).listingFilesOpened, 0, "every transcript was in the shards");
+      await warm.close();
+    } finally {
+      for (const started of servers) started.cleanup();
       rmSync(home, { recursive: true, force: true });
     }
   });
