@@ -1,13 +1,14 @@
-import { readdirSync, statSync, type Stats } from "node:fs";
+import { readdirSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { ListingError } from "./errors.js";
 import { FolderWatch } from "./folder-watch.js";
-import { IndexWriter, loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-file.js";
+import { loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-file.js";
+import { IndexWriter } from "./index-writer.js";
 import type { Limiter } from "./limiter.js";
-import { newestFirst } from "./page.js";
+import { sameFile, sortOutHere, sortOutLooked, statQuietly, type Changed, type Known, type SortedOut } from "./look.js";
 import { BadRecord, factsOf, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
+import { MAX_ROW_CHANGES, SortedRows } from "./rows.js";
 import { LookFailed, WorkerLook, type FolderLook } from "./stat-worker.js";
 import { NotATranscript } from "./transcript-pass.js";
 import { SCAN_CHUNK, scanTranscript } from "./transcript-scan.js";
@@ -15,8 +16,6 @@ import type { ListingCounters, OpenTranscript } from "./types.js";
 
 /** Transcripts a listing holds open at once, whatever the number of folders and concurrent listings. */
 export const MAX_OPEN_TRANSCRIPTS = 64;
-/** Stats between two yields to the event loop: a big folder must not stall the server's other work. */
-const STATS_PER_TURN = 1000;
 /**
  * Between two full looks (readdir and a stat of every transcript), a folder
  * with a working file watch stats only the names its events gave. A full
@@ -42,33 +41,9 @@ export interface FolderDeps {
   limiter: Limiter;
 }
 
-/** A file whose stat no longer matches the index: read it (again). */
-interface Changed {
-  /** Its place in the folder's names. */
-  at: number;
-  name: string;
-  stats: FileStat;
-  previous: IndexedFile | undefined;
-}
-
 const errno = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
 /** A transcript that vanished or that we may not read is left out of this listing and tried again the next time. */
 const passOver = (error: unknown) => ["ENOENT", "EACCES", "EPERM"].includes(errno(error) ?? "");
-
-function statQuietly(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a listing compares of a file's stat. */
-interface FileStat {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-}
 
 /**
  * A folder with at least this many transcripts is listed and statted on a
@@ -77,10 +52,6 @@ interface FileStat {
  */
 export const WORKER_LOOK_NAMES = SHARD_RECORDS;
 
-function sameFile(known: IndexedFile | undefined, stats: FileStat): known is IndexedFile {
-  return known !== undefined && known.size === stats.size && known.mtimeMs === stats.mtimeMs && known.ino === stats.ino;
-}
-
 /** A record's facts, or undefined when they do not decode (the transcript is then read from the start). */
 function decodedQuietly(row: Row) {
   try {
@@ -88,29 +59,6 @@ function decodedQuietly(row: Row) {
   } catch {
     return undefined;
   }
-}
-
-/** Changes to the rows a refresh applies in place of sorting every row again. */
-const MAX_ROW_CHANGES = 64;
-type RowChange = readonly [before: IndexedFile | undefined, after: IndexedFile | undefined];
-
-/** Where `row` is in `rows` (sorted newest first), or -1. */
-function locate(rows: readonly Row[], row: Row): number {
-  let at = insertionPoint(rows, row);
-  for (; at < rows.length && newestFirst(rows[at]!, row) === 0; at++) if (rows[at] === row) return at;
-  return -1;
-}
-
-/** The first place in `rows` (sorted newest first) that does not come before `row`. */
-function insertionPoint(rows: readonly Row[], row: Row): number {
-  let low = 0;
-  let high = rows.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (newestFirst(rows[mid]!, row) < 0) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 /**
@@ -122,11 +70,8 @@ function insertionPoint(rows: readonly Row[], row: Row): number {
 export class FolderIndex {
   private files = new Map<string, IndexedFile>();
   /** The listable files newest first, made again only after a change. */
-  private rows: readonly Row[] = [];
+  private readonly rows = new SortedRows();
   private readonly prefix: string;
-  private rowsStale = false;
-  /** What changed since the rows were made, when it is little enough to apply in place. */
-  private rowChanges: RowChange[] | undefined;
   /** The names of the last refresh, in readdir order, and what the index knew of each. */
   private lastNames: readonly string[] = [];
   private lastKnown: ReadonlyArray<IndexedFile | undefined> = [];
@@ -175,8 +120,7 @@ export class FolderIndex {
     this.replaceFile = loaded.replace;
     this.writer.loaded(loaded);
     this.loaded = true;
-    this.rowsStale = true;
-    this.rowChanges = undefined;
+    this.rows.invalidate();
   }
 
   private async rowNow(name: string): Promise<Row | undefined> {
@@ -197,16 +141,9 @@ export class FolderIndex {
   /** Drops a record the index got wrong, so that its transcript is read again. */
   private forgetRecord(name: string, file: IndexedFile): void {
     this.files.delete(name);
-    this.noteRowChange(file, undefined);
+    this.rows.changed(file, undefined);
     this.lastNames = [];
     this.lastKnown = [];
-  }
-
-  private noteRowChange(before: IndexedFile | undefined, after: IndexedFile | undefined): void {
-    if (this.rowsStale && this.rowChanges === undefined) return;
-    this.rowsStale = true;
-    if ((this.rowChanges ??= []).length >= MAX_ROW_CHANGES) this.rowChanges = undefined;
-    else this.rowChanges.push([before, after]);
   }
 
   /**
@@ -222,7 +159,7 @@ export class FolderIndex {
     if (file === undefined && previous === undefined) return undefined;
     if (file === undefined) this.files.delete(name);
     else this.files.set(name, file);
-    this.noteRowChange(previous, file);
+    this.rows.changed(previous, file);
     // The readdir-order shortcut of the next full look would meet stale records: it looks names up instead.
     this.lastNames = [];
     this.lastKnown = [];
@@ -305,16 +242,20 @@ export class FolderIndex {
     );
   }
 
-  /** The folder's names and what the index knows of each, from the worker's look or one made here. */
-  private async sortOutFolder(look: Promise<FolderLook | LookFailed | undefined> | undefined, signal: AbortSignal | undefined) {
+  /** The folder's names and what the index knows of each, from the worker's look or one made here; undefined when there is no folder. */
+  private async sortOutFolder(look: Promise<FolderLook | LookFailed | undefined> | undefined, signal: AbortSignal | undefined): Promise<SortedOut | undefined> {
     const looked = await look;
     if (looked instanceof LookFailed) {
       if (looked.code === "ENOENT" || looked.code === "ENOTDIR") return undefined;
       throw new ListingError("io", `could not read the sessions folder ${this.dir}: ${looked.message}`, { path: this.dir });
     }
-    if (looked !== undefined) return { names: looked.names, ...this.sortOutLooked(looked) };
+    if (looked !== undefined) return sortOutLooked(looked, this.known());
     const names = this.transcriptNames();
-    return names === undefined ? undefined : { names, ...(await this.sortOut(names, signal)) };
+    return names === undefined ? undefined : await sortOutHere(this.prefix, names, this.known(), signal);
+  }
+
+  private known(): Known {
+    return { lastNames: this.lastNames, lastKnown: this.lastKnown, files: this.files };
   }
 
   private async fullLook(signal: AbortSignal | undefined, look: Promise<FolderLook | LookFailed | undefined> | undefined): Promise<readonly Row[]> {
@@ -322,11 +263,10 @@ export class FolderIndex {
     if (sorted === undefined) {
       this.writer.keepOnly([]);
       this.files = new Map();
-      this.rows = [];
-      this.rowsStale = false;
+      this.rows.clear();
       this.lastNames = [];
       this.lastKnown = [];
-      return this.rows;
+      return this.rows.current(this.files);
     }
     const { names, known, changed, kept } = sorted;
     if (changed.length > 0 || kept !== this.files.size) {
@@ -336,12 +276,8 @@ export class FolderIndex {
         await this.scanAll(changed, known, signal);
       } finally {
         // Even a scan cut short keeps what it read; what it did not read is absent, so read next time.
-        if (removed || changed.length > MAX_ROW_CHANGES) {
-          this.rowsStale = true;
-          this.rowChanges = undefined;
-        } else {
-          for (const item of changed) this.noteRowChange(item.previous, known[item.at]);
-        }
+        if (removed || changed.length > MAX_ROW_CHANGES) this.rows.invalidate();
+        else for (const item of changed) this.rows.changed(item.previous, known[item.at]);
         this.commit(names, known);
       }
     } else {
@@ -349,36 +285,13 @@ export class FolderIndex {
       this.lastKnown = known;
       if (this.replaceFile) this.writer.schedule();
     }
-    return this.currentRows();
-  }
-
-  /** The rows, made again or patched when something changed. */
-  private currentRows(): readonly Row[] {
-    if (!this.rowsStale) return this.rows;
-    this.rows = this.rowChanges === undefined ? this.rowsOf(this.files) : (this.patchedRows(this.rowChanges) ?? this.rowsOf(this.files));
-    this.rowsStale = false;
-    this.rowChanges = undefined;
-    return this.rows;
-  }
-
-  /** The rows with a few changes applied: a copy, since snapshots hold the old array. Undefined when a change does not fit. */
-  private patchedRows(changes: readonly RowChange[]): Row[] | undefined {
-    const rows = this.rows.slice();
-    for (const [before, after] of changes) {
-      if (before !== undefined && isRow(before)) {
-        const at = locate(rows, before);
-        if (at === -1) return undefined;
-        rows.splice(at, 1);
-      }
-      if (after !== undefined && isRow(after) && this.files.get(after.name) === after) rows.splice(insertionPoint(rows, after), 0, after);
-    }
-    return rows;
+    return this.rows.current(this.files);
   }
 
   /** Stats (and reads, when changed) only the names file events reported since the last refresh. */
   private async refreshChanged(names: ReadonlySet<string>): Promise<readonly Row[]> {
     for (const name of names) if (name.endsWith(".jsonl") && !name.includes(sep)) await this.recheck(name);
-    return this.currentRows();
+    return this.rows.current(this.files);
   }
 
   /** Stops watching the folder (the engine is going away). */
@@ -397,12 +310,6 @@ export class FolderIndex {
     this.writer.schedule();
   }
 
-  private rowsOf(files: ReadonlyMap<string, IndexedFile>): Row[] {
-    const rows: Row[] = [];
-    for (const file of files.values()) if (isRow(file)) rows.push(file);
-    return rows.sort(newestFirst);
-  }
-
   /** Names ending in `.jsonl`, or undefined when the folder does not exist. */
   private transcriptNames(): string[] | undefined {
     try {
@@ -412,63 +319,6 @@ export class FolderIndex {
       if (errno(error) === "ENOENT" || errno(error) === "ENOTDIR") return undefined;
       throw new ListingError("io", `could not read the sessions folder ${this.dir}: ${(error as Error).message}`, { path: this.dir, cause: error });
     }
-  }
-
-  /**
-   * Stats every name: `known[i]` is what the index knows of names[i] when
-   * its stat still matches, and the others are answered as changed. In a
-   * folder that did not change, readdir gives the names in the same order
-   * as last time, so the index entries are found without hashing names.
-   */
-  private async sortOut(names: string[], signal: AbortSignal | undefined): Promise<{ known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number }> {
-    const known = new Array<IndexedFile | undefined>(names.length);
-    const changed: Changed[] = [];
-    const { lastNames, lastKnown } = this;
-    let kept = 0;
-    for (let i = 0; i < names.length; i++) {
-      // Sync stats are several times faster than the thread pool's; batches keep the loop responsive.
-      if (i > 0 && i % STATS_PER_TURN === 0) {
-        await nextTurn();
-        signal?.throwIfAborted();
-      }
-      const name = names[i]!;
-      const stats = statQuietly(this.prefix + name);
-      if (stats === undefined || !stats.isFile()) continue;
-      const previous = lastNames[i] === name ? lastKnown[i] : this.files.get(name);
-      if (sameFile(previous, stats)) {
-        known[i] = previous;
-        // The record's own copy of the name: readdir's goes, and memory holds one string per name.
-        names[i] = previous.name;
-        kept++;
-      } else {
-        changed.push({ at: i, name, stats, previous });
-      }
-    }
-    return { known, changed, kept };
-  }
-
-  /** sortOut over the worker's stats: no system call here, so no batches. */
-  private sortOutLooked({ names, stats }: FolderLook): { known: Array<IndexedFile | undefined>; changed: Changed[]; kept: number } {
-    const known = new Array<IndexedFile | undefined>(names.length);
-    const changed: Changed[] = [];
-    const { lastNames, lastKnown } = this;
-    let kept = 0;
-    for (let i = 0; i < names.length; i++) {
-      const size = stats[3 * i]!;
-      if (size < 0) continue;
-      const name = names[i]!;
-      const mtimeMs = stats[3 * i + 1]!;
-      const ino = stats[3 * i + 2]!;
-      const previous = lastNames[i] === name ? lastKnown[i] : this.files.get(name);
-      if (previous !== undefined && previous.size === size && previous.mtimeMs === mtimeMs && previous.ino === ino) {
-        known[i] = previous;
-        names[i] = previous.name;
-        kept++;
-      } else {
-        changed.push({ at: i, name, stats: { size, mtimeMs, ino }, previous });
-      }
-    }
-    return { known, changed, kept };
   }
 
   /** Reads the changed files into `known`, at most MAX_OPEN_TRANSCRIPTS at once. */

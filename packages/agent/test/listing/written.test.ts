@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { appendFileSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, rmSync } from "node:fs";
 import { describe, test } from "node:test";
-import { INDEX_FILE } from "../../src/listing/index-file.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { SessionFile } from "../../src/session/session-file.js";
 import { assistantText, userText } from "../session/helpers.js";
