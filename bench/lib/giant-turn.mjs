@@ -44,7 +44,9 @@ async function startServer(home, client) {
   const { AppServerClient, SpawnedServerTransport } = client;
   const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
   delete env.NODE_EXTRA_CA_CERTS;
-  const args = [BIN, "app-server", "--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN];
+  // GIANT_TURN_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server.
+  const nodeArgs = (process.env.GIANT_TURN_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const args = [...nodeArgs, BIN, "app-server", "--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN];
   const transport = new SpawnedServerTransport({ command: process.execPath, args, env, stderr: "pipe" });
   let log = "";
   const url = await new Promise((resolve, reject) => {

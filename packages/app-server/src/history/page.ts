@@ -1,4 +1,4 @@
-import { readBranchPage, SessionFileError, type BranchPage } from "@knightcode/agent";
+import { readBranchPage, SessionFileError, type BranchCursor, type BranchPage } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import { boundPage, turnForWire, type WireTurn } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
@@ -22,6 +22,15 @@ export async function readPage(path: string, threadId: string, cursorText: strin
   }
 }
 
+/** The page of `turns` turns that ends just before the entry at `before.before`: the newest page under a running turn. */
+export async function readPageBefore(path: string, threadId: string, before: BranchCursor, turns: number): Promise<BranchPage> {
+  try {
+    return await readBranchPage(path, { turns, cursor: before });
+  } catch (error) {
+    throw sessionError(error, threadId);
+  }
+}
+
 /**
  * A page as it travels: large turns and items as payload references, and
  * cut to `budget` bytes by leaving out its oldest turns, whose page the
@@ -35,9 +44,7 @@ export function pageForWire(
   budget: number,
   skipTurnId?: string,
 ): { turns: WireTurn[]; nextCursor?: string } {
-  const turns = turnsFromEntries(page.entries)
-    .filter((turn) => turn.id !== skipTurnId)
-    .map((turn) => turnForWire(turn, store));
+  const turns = turnsFromEntries(page.entries, skipTurnId === undefined ? {} : { skipTurnId }).map((turn) => turnForWire(turn, store));
   const bounded = boundPage(turns, budget);
   const next = bounded.omitted > 0 ? page.turnStarts.get(bounded.turns[0]!.id) : page.next;
   return { turns: bounded.turns, ...(next ? { nextCursor: encodeCursor(next, threadId) } : {}) };

@@ -102,12 +102,18 @@ function turnError(error: NonNullable<TurnEndEntry["error"]>): NonNullable<Turn[
  * turn_start to its turn_end. A turn with no end entry reads as
  * interrupted, with no completion time. Entries outside any turn (model
  * changes, a name) belong to none; kinds a newer version wrote are skipped.
+ * `skipTurnId` leaves that turn out.
  */
-export function turnsFromEntries(entries: readonly SessionEntry[], options: { withItems?: boolean } = {}): HistoryTurn[] {
+export function turnsFromEntries(entries: readonly SessionEntry[], options: { withItems?: boolean; skipTurnId?: string } = {}): HistoryTurn[] {
   const turns: HistoryTurn[] = [];
   let open: { turn: HistoryTurn; entries: KnownEntry[] } | undefined;
   const close = () => {
     if (!open) return;
+    if (open.turn.id === options.skipTurnId) {
+      // Shown elsewhere (thread/resume's running turn): its items are not built only to be dropped.
+      open = undefined;
+      return;
+    }
     if (options.withItems !== false) {
       const builder = new TurnBuilder(open.turn.id, open.entries);
       for (const entry of open.entries) builder.add(entry);

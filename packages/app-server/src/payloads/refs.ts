@@ -86,8 +86,62 @@ function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRe
 }
 
 function wholeItemReference(item: Item, store: PayloadSink): ItemReference {
-  const payloadRef = store.put(JSON.stringify(item));
+  return wholeItemReferenceOf(item, JSON.stringify(item), store);
+}
+
+function wholeItemReferenceOf(item: Item, json: string, store: PayloadSink): ItemReference {
+  const payloadRef = store.put(json);
   return { id: item.id, type: item.type, ...(item.index === undefined ? {} : { index: item.index }), payloadRef };
+}
+
+/** An item's wire form and the JSON text of that form, measured once. */
+interface Piece {
+  readonly wire: WireItem;
+  readonly json: string;
+  readonly bytes: number;
+}
+
+/**
+ * What one running turn's resumes share: each settled item's wire form and
+ * JSON (a completed item never changes, so it is measured and serialized
+ * once, not on every resume), and the turn's last payload, handed out again
+ * while nothing in the turn changed. Owned by the turn's run; gone with it.
+ */
+export class TurnWireCache {
+  readonly pieces = new WeakMap<Item, Piece>();
+  last: { readonly head: string; readonly pieces: readonly Piece[]; readonly ref: PayloadRef } | undefined;
+}
+
+/**
+ * The piece of one item. Only a completed item that travels inline as it is
+ * (no field moved to a reference, whose lifetime the store decides) is kept
+ * in the cache; everything else is worked out again each time.
+ */
+function pieceOf(item: WireItem, store: PayloadSink, cache: TurnWireCache | undefined): Piece {
+  if (!isInline(item)) return measured(item);
+  const kept = cache?.pieces.get(item);
+  if (kept) return kept;
+  if (item.type === "toolCall") {
+    const moves = largeFields(item);
+    if (moves.input !== undefined || moves.output !== undefined) return measured(itemForWire(item, store));
+  }
+  const json = JSON.stringify(item);
+  const bytes = Buffer.byteLength(json, "utf8");
+  if (bytes > INLINE_LIMIT) return measured(wholeItemReferenceOf(item, json, store));
+  const piece = { wire: item, json, bytes };
+  if (cache && item.completedAt !== undefined) cache.pieces.set(item, piece);
+  return piece;
+}
+
+function measured(wire: WireItem): Piece {
+  const json = JSON.stringify(wire);
+  return { wire, json, bytes: Buffer.byteLength(json, "utf8") };
+}
+
+function samePieces(a: readonly Piece[], b: readonly Piece[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -97,15 +151,40 @@ function wholeItemReference(item: Item, store: PayloadSink): ItemReference {
  * with its wire items, so it may hold item references of its own (a turn of
  * many huge outputs never becomes one giant string). `files` is left out of
  * the summary too when it alone would overflow; the payload keeps it.
+ *
+ * Each item is serialized once: the turn's size is the sum of its items'
+ * and the payload is their JSON joined, so the cost follows the turn's
+ * length, not a multiple of it. With a `cache` (a running turn), settled
+ * items are not serialized again and an unchanged turn keeps its payload.
  */
-export function turnForWire(turn: WireTurn, store: PayloadSink): WireTurn {
+export function turnForWire(turn: WireTurn, store: PayloadSink, cache?: TurnWireCache): WireTurn {
   if (turn.payloadRef) return turn;
-  const wire: WireTurn = turn.items === undefined ? turn : { ...turn, items: turn.items.map((item) => itemForWire(item, store)) };
-  if (jsonBytes(wire) <= INLINE_LIMIT) return wire;
-  const { items: _items, files, ...summary } = wire;
+  if (turn.items === undefined) {
+    if (jsonBytes(turn) <= INLINE_LIMIT) return turn;
+    return { ...referenceSummary(turn), payloadRef: store.put(JSON.stringify(turn)) };
+  }
+  const { items, ...rest } = turn;
+  const pieces = items.map((item) => pieceOf(item, store, cache));
+  // The turn with no items, `items` last: the payload is this text with the items' JSON inside the brackets.
+  const head = JSON.stringify({ ...rest, items: [] });
+  let bytes = Buffer.byteLength(head, "utf8") + Math.max(0, pieces.length - 1);
+  for (const piece of pieces) bytes += piece.bytes;
+  if (bytes <= INLINE_LIMIT) return { ...rest, items: pieces.map((piece) => piece.wire) };
+  const summary = referenceSummary(turn);
+  const last = cache?.last;
+  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { ...summary, payloadRef: last.ref };
+  const json: string[] = new Array<string>(pieces.length);
+  for (let i = 0; i < pieces.length; i++) json[i] = pieces[i]!.json;
+  const ref = store.put(`${head.slice(0, -2)}${json.join(",")}]}`);
+  if (cache) cache.last = { head, pieces, ref };
+  return { ...summary, payloadRef: ref };
+}
+
+/** The fields a referenced turn keeps beside `payloadRef`: all but `items`, and `files` only while it fits. */
+function referenceSummary(turn: WireTurn): WireTurn {
+  const { items: _items, files, ...summary } = turn;
   const withFiles = files === undefined ? summary : { ...summary, files };
-  const keepFiles = jsonBytes({ ...withFiles, payloadRef: PLACEHOLDER }) <= INLINE_LIMIT;
-  return { ...(keepFiles ? withFiles : summary), payloadRef: store.put(JSON.stringify(wire)) };
+  return jsonBytes({ ...withFiles, payloadRef: PLACEHOLDER }) <= INLINE_LIMIT ? withFiles : summary;
 }
 
 /**
