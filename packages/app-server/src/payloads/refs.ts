@@ -70,9 +70,16 @@ interface Moves {
 function largeFields(item: ToolCall): Moves {
   const moves: Moves = {};
   const input = item.input === undefined ? undefined : JSON.stringify(item.input);
-  if (input !== undefined && Buffer.byteLength(input, "utf8") > FIELD_LIMIT) moves.input = input;
-  if (item.output !== undefined && Buffer.byteLength(item.output, "utf8") > FIELD_LIMIT) moves.output = item.output;
+  if (input !== undefined && overFieldLimit(input)) moves.input = input;
+  if (item.output !== undefined && overFieldLimit(item.output)) moves.output = item.output;
   return moves;
+}
+
+/** Whether text is over FIELD_LIMIT as UTF-8; measured byte by byte only where its length in UTF-16 units leaves it open (see overInlineLimit). */
+function overFieldLimit(text: string): boolean {
+  if (text.length * 3 <= FIELD_LIMIT) return false;
+  if (text.length > FIELD_LIMIT) return true;
+  return Buffer.byteLength(text, "utf8") > FIELD_LIMIT;
 }
 
 function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRef): ToolCall {
@@ -94,11 +101,10 @@ function wholeItemReferenceOf(item: Item, json: string, store: PayloadSink): Ite
   return { id: item.id, type: item.type, ...(item.index === undefined ? {} : { index: item.index }), payloadRef };
 }
 
-/** An item's wire form and the JSON text of that form, measured once. */
+/** An item's wire form and the JSON text of that form, serialized once. */
 interface Piece {
   readonly wire: WireItem;
   readonly json: string;
-  readonly bytes: number;
 }
 
 /**
@@ -110,6 +116,22 @@ interface Piece {
 export class TurnWireCache {
   readonly pieces = new WeakMap<Item, Piece>();
   last: { readonly head: string; readonly pieces: readonly Piece[]; readonly ref: PayloadRef } | undefined;
+
+  /**
+   * An item that just completed, serialized now while the turn runs: the
+   * first resume of a long turn then joins pieces rather than serializing
+   * thousands of items at once. Items that would travel with a reference are
+   * left to the resume, which asks the store.
+   */
+  remember(item: Item): void {
+    if (item.completedAt === undefined || this.pieces.has(item)) return;
+    if (item.type === "toolCall") {
+      const moves = largeFields(item);
+      if (moves.input !== undefined || moves.output !== undefined) return;
+    }
+    const json = JSON.stringify(item);
+    if (!overInlineLimit([json])) this.pieces.set(item, { wire: item, json });
+  }
 }
 
 /**
@@ -126,21 +148,37 @@ function pieceOf(item: WireItem, store: PayloadSink, cache: TurnWireCache | unde
     if (moves.input !== undefined || moves.output !== undefined) return measured(itemForWire(item, store));
   }
   const json = JSON.stringify(item);
-  const bytes = Buffer.byteLength(json, "utf8");
-  if (bytes > INLINE_LIMIT) return measured(wholeItemReferenceOf(item, json, store));
-  const piece = { wire: item, json, bytes };
+  if (overInlineLimit([json])) return measured(wholeItemReferenceOf(item, json, store));
+  const piece = { wire: item, json };
   if (cache && item.completedAt !== undefined) cache.pieces.set(item, piece);
   return piece;
 }
 
 function measured(wire: WireItem): Piece {
-  const json = JSON.stringify(wire);
-  return { wire, json, bytes: Buffer.byteLength(json, "utf8") };
+  return { wire, json: JSON.stringify(wire) };
+}
+
+/**
+ * Whether text (JSON of an item, or pieces of a turn's) is over
+ * INLINE_LIMIT as UTF-8. A UTF-16 unit is 1 to 3 bytes, so text of up to a
+ * third of the limit in units fits and text over the limit in units does
+ * not, whatever they hold: only text in between is measured byte by byte,
+ * and thousands of small items never are.
+ */
+function overInlineLimit(...groups: ReadonlyArray<readonly string[]>): boolean {
+  let units = 0;
+  for (const parts of groups) for (const part of parts) units += part.length;
+  if (units * 3 <= INLINE_LIMIT) return false;
+  if (units > INLINE_LIMIT) return true;
+  let bytes = 0;
+  for (const parts of groups) for (const part of parts) bytes += Buffer.byteLength(part, "utf8");
+  return bytes > INLINE_LIMIT;
 }
 
 function samePieces(a: readonly Piece[], b: readonly Piece[]): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  // Settled items are the same pieces; an item still in progress is a new piece each time, equal while it did not change.
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && a[i]!.json !== b[i]!.json) return false;
   return true;
 }
 
@@ -167,14 +205,13 @@ export function turnForWire(turn: WireTurn, store: PayloadSink, cache?: TurnWire
   const pieces = items.map((item) => pieceOf(item, store, cache));
   // The turn with no items, `items` last: the payload is this text with the items' JSON inside the brackets.
   const head = JSON.stringify({ ...rest, items: [] });
-  let bytes = Buffer.byteLength(head, "utf8") + Math.max(0, pieces.length - 1);
-  for (const piece of pieces) bytes += piece.bytes;
-  if (bytes <= INLINE_LIMIT) return { ...rest, items: pieces.map((piece) => piece.wire) };
+  const json: string[] = new Array<string>(pieces.length);
+  for (let i = 0; i < pieces.length; i++) json[i] = pieces[i]!.json;
+  const commas = ",".repeat(Math.max(0, pieces.length - 1));
+  if (!overInlineLimit([head, commas], json)) return { ...rest, items: pieces.map((piece) => piece.wire) };
   const summary = referenceSummary(turn);
   const last = cache?.last;
   if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { ...summary, payloadRef: last.ref };
-  const json: string[] = new Array<string>(pieces.length);
-  for (let i = 0; i < pieces.length; i++) json[i] = pieces[i]!.json;
   const ref = store.put(`${head.slice(0, -2)}${json.join(",")}]}`);
   if (cache) cache.last = { head, pieces, ref };
   return { ...summary, payloadRef: ref };

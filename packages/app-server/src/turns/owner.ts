@@ -77,7 +77,7 @@ interface Run {
   readonly meta: StartMeta;
   /** The items as the wire shows them, from the start entry on. */
   items: LiveTurnItems | undefined;
-  /** The items' wire forms kept between resumes of this turn. */
+  /** The items' wire forms, kept as they complete and between resumes of this turn. */
   wire?: TurnWireCache;
   /** Resolves the start request once the start entry is written. */
   started?: (turnId: string) => void;
@@ -415,7 +415,19 @@ export class TurnOwner {
   }
 
   private onTurnStarted(run: Run, turnId: string, startedAt: number): void {
-    run.items = new LiveTurnItems(turnId, this.host.itemSink(turnId), run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
+    const wire = (run.wire = new TurnWireCache());
+    const sink = this.host.itemSink(turnId);
+    const remembering: ItemSink = {
+      started: (item) => sink.started(item),
+      completed: (item) => {
+        sink.completed(item);
+        wire.remember(item);
+      },
+      removed: (itemId) => sink.removed(itemId),
+      agentDelta: (itemId, delta) => sink.agentDelta(itemId, delta),
+      reasoningDelta: (itemId, delta) => sink.reasoningDelta(itemId, delta),
+    };
+    run.items = new LiveTurnItems(turnId, remembering, run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
     if (run.tracksFiles) this.host.turnBegan?.(turnId);
     this.host.out.started({ id: turnId, status: "inProgress", startedAt }, run.meta.requestId);
     run.started?.(turnId);
