@@ -196,25 +196,40 @@ function samePieces(a: readonly Piece[], b: readonly Piece[]): boolean {
  * items are not serialized again and an unchanged turn keeps its payload.
  */
 export function turnForWire(turn: WireTurn, store: PayloadSink, cache?: TurnWireCache): WireTurn {
-  if (turn.payloadRef) return turn;
+  return wireTurn(turn, store, cache).wire;
+}
+
+/**
+ * turnForWire, and whether the turn's payload holds references of its own
+ * (items or fields moved out): a referenced turn without them stays whole
+ * for as long as its one reference lives, so a later read may reuse it.
+ */
+export function turnForWireWhole(turn: WireTurn, store: PayloadSink): { wire: WireTurn; selfContained: boolean } {
+  return wireTurn(turn, store, undefined);
+}
+
+function wireTurn(turn: WireTurn, store: PayloadSink, cache: TurnWireCache | undefined): { wire: WireTurn; selfContained: boolean } {
+  if (turn.payloadRef) return { wire: turn, selfContained: false };
   if (turn.items === undefined) {
-    if (jsonBytes(turn) <= INLINE_LIMIT) return turn;
-    return { ...referenceSummary(turn), payloadRef: store.put(JSON.stringify(turn)) };
+    if (jsonBytes(turn) <= INLINE_LIMIT) return { wire: turn, selfContained: true };
+    return { wire: { ...referenceSummary(turn), payloadRef: store.put(JSON.stringify(turn)) }, selfContained: true };
   }
   const { items, ...rest } = turn;
   const pieces = items.map((item) => pieceOf(item, store, cache));
+  let selfContained = true;
+  for (let i = 0; i < pieces.length && selfContained; i++) selfContained = pieces[i]!.wire === items[i];
   // The turn with no items, `items` last: the payload is this text with the items' JSON inside the brackets.
   const head = JSON.stringify({ ...rest, items: [] });
   const json: string[] = new Array<string>(pieces.length);
   for (let i = 0; i < pieces.length; i++) json[i] = pieces[i]!.json;
   const commas = ",".repeat(Math.max(0, pieces.length - 1));
-  if (!overInlineLimit([head, commas], json)) return { ...rest, items: pieces.map((piece) => piece.wire) };
+  if (!overInlineLimit([head, commas], json)) return { wire: { ...rest, items: pieces.map((piece) => piece.wire) }, selfContained };
   const summary = referenceSummary(turn);
   const last = cache?.last;
-  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { ...summary, payloadRef: last.ref };
+  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { wire: { ...summary, payloadRef: last.ref }, selfContained };
   const ref = store.put(`${head.slice(0, -2)}${json.join(",")}]}`);
   if (cache) cache.last = { head, pieces, ref };
-  return { ...summary, payloadRef: ref };
+  return { wire: { ...summary, payloadRef: ref }, selfContained };
 }
 
 /** The fields a referenced turn keeps beside `payloadRef`: all but `items`, and `files` only while it fits. */

@@ -25,7 +25,8 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
       warnings: thread.loadWarnings,
       ui: created.ui,
     };
-    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), runningTurn?.id) };
+    const skip = runningTurn ? { skipTurnId: runningTurn.id } : {};
+    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved: threads.context.savedTurns }) };
   });
 
 /**

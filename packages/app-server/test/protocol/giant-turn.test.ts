@@ -179,6 +179,9 @@ describe("spec: Threads and turns (a running turn of thousands of items)", () =>
       liveTopLevel,
     );
     assertSnapshotOrder(saved);
+    // Read again: the saved turn, which cannot change, is handed out with the same reference.
+    const reread = await ws.request("thread/read", { threadId });
+    assert.deepEqual(reread.turns.at(-1), savedTurn);
 
     const resumed = await ws.request("thread/resume", { threadId });
     assert.ok(Buffer.byteLength(JSON.stringify(resumed)) < MAX_RESPONSE_BYTES);
