@@ -217,7 +217,7 @@ function wireTurn(turn: WireTurn, store: PayloadSink, cache: TurnWireCache | und
   const { items, ...rest } = turn;
   const pieces = items.map((item) => pieceOf(item, store, cache));
   let selfContained = true;
-  for (let i = 0; i < pieces.length && selfContained; i++) selfContained = pieces[i]!.wire === items[i];
+  for (let i = 0; i < pieces.length && selfContained; i++) selfContained = pieces[i]!.wire === items[i] && isInline(items[i]!);
   // The turn with no items, `items` last: the payload is this text with the items' JSON inside the brackets.
   const head = JSON.stringify({ ...rest, items: [] });
   const json: string[] = new Array<string>(pieces.length);
