@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import type { ServerSecrets } from "@knightcode/agent";
 import { join, resolve } from "node:path";
+import { SavedTurnCache } from "./history/saved-turns.js";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";
 import { scheduleStaleSpoolSweep } from "./payloads/stale-spools.js";
 import { PayloadStore } from "./payloads/store.js";
@@ -61,6 +62,8 @@ export class ServerContext {
   private readonly disposers: Disposer[] = [];
   private disposed: Promise<void> | undefined;
   private payloadStore: PayloadStore | undefined;
+  /** Large saved turns as they last travelled, handed out again while their references live. */
+  readonly savedTurns = new SavedTurnCache();
 
   constructor(options: ServerContextOptions = {}) {
     this.env = options.env ?? process.env;

@@ -78,6 +78,28 @@ function lastSignificant(bytes: Buffer): number {
 
 type Line = { id: string; entry?: SessionEntry } | "blank" | "corrupt";
 
+/** Bytes [offset, offset + length) of the file when the chunk holds them all: no read, no await. */
+function inChunk(chunk: Chunk, offset: number, length: number): Buffer | undefined {
+  const at = offset - chunk.start;
+  return at >= 0 && at + length <= chunk.end ? chunk.buffer.subarray(at, at + length) : undefined;
+}
+
+function parsedLine(bytes: Buffer): Line {
+  const text = bytes.toString("utf8");
+  if (text.trim() === "") return "blank";
+  const parsed = parseEntryLine(text);
+  return parsed.ok ? { id: parsed.entry.id, entry: parsed.entry } : "corrupt";
+}
+
+/** What a line the chunk holds whole is: the same answer as `identify`, without awaiting. */
+function identifyInChunk(line: Buffer, parseWhole: boolean, prefix: EntryPrefix): Line {
+  if (line.length === 0) return "blank";
+  if (!parseWhole && readEntryPrefix(line, 0, Math.min(line.length, HEAD_BYTES), null, prefix)) {
+    return lastSignificant(line.subarray(line.length - Math.min(line.length, 64))) === CLOSE_BRACE ? { id: prefix.id } : "corrupt";
+  }
+  return parsedLine(line);
+}
+
 /** What a line is, from its prefix when it can be (as the forward scan does), else parsed whole. */
 async function identify(chunk: Chunk, offset: number, length: number, parseWhole: boolean, prefix: EntryPrefix): Promise<Line> {
   if (length === 0) return "blank";
@@ -88,10 +110,7 @@ async function identify(chunk: Chunk, offset: number, length: number, parseWhole
       return lastSignificant(tail) === CLOSE_BRACE ? { id: prefix.id } : "corrupt";
     }
   }
-  const text = (await bytesAt(chunk, offset, length)).toString("utf8");
-  if (text.trim() === "") return "blank";
-  const parsed = parseEntryLine(text);
-  return parsed.ok ? { id: parsed.entry.id, entry: parsed.entry } : "corrupt";
+  return parsedLine(await bytesAt(chunk, offset, length));
 }
 
 interface Walk {
@@ -107,9 +126,28 @@ interface Walk {
   prefix: EntryPrefix;
 }
 
-/** Handles one line met walking back; true when the page is complete. */
-async function visit(walk: Walk, chunk: Chunk, offset: number, length: number): Promise<boolean> {
+/**
+ * Handles one line met walking back; true when the page is complete. A line
+ * the chunk holds whole (nearly all of them) is handled without awaiting:
+ * a page of many thousand entries is not as many rounds of promises.
+ */
+function visit(walk: Walk, chunk: Chunk, offset: number, length: number): boolean | Promise<boolean> {
+  const whole = inChunk(chunk, offset, length);
+  if (whole === undefined) return visitRead(walk, chunk, offset, length);
+  const line = identifyInChunk(whole, walk.atTail, walk.prefix);
+  if (!wanted(walk, line, offset, length)) return false;
+  return found(walk, offset, line.entry ?? parseLine(whole, line.id));
+}
+
+/** The same for a line that starts before the chunk: its bytes are read as needed. */
+async function visitRead(walk: Walk, chunk: Chunk, offset: number, length: number): Promise<boolean> {
   const line = await identify(chunk, offset, length, walk.atTail, walk.prefix);
+  if (!wanted(walk, line, offset, length)) return false;
+  return found(walk, offset, line.entry ?? parseLine(await bytesAt(chunk, offset, length), line.id));
+}
+
+/** Whether an identified line is the entry the walk looks for; a torn last line is noted, other damage sends the page to the full index. */
+function wanted(walk: Walk, line: Line, offset: number, length: number): line is { id: string; entry?: SessionEntry } {
   if (line === "blank") return false;
   const tail = walk.atTail;
   walk.atTail = false;
@@ -118,13 +156,18 @@ async function visit(walk: Walk, chunk: Chunk, offset: number, length: number): 
     walk.issues.push({ kind: "torn", line: 0, offset, message: "the last line stops short" });
     return false;
   }
-  if (walk.wanted !== undefined && line.id !== walk.wanted) return false;
-  let entry = line.entry;
-  if (entry === undefined) {
-    const parsed = parseEntryLine((await bytesAt(chunk, offset, length)).toString("utf8"));
-    if (!parsed.ok || parsed.entry.id !== line.id) throw new NeedsFullIndex();
-    entry = parsed.entry;
-  }
+  return walk.wanted === undefined || line.id === walk.wanted;
+}
+
+/** The entry of a line identified by its prefix, parsed now that it is wanted. */
+function parseLine(bytes: Buffer, id: string): SessionEntry {
+  const parsed = parseEntryLine(bytes.toString("utf8"));
+  if (!parsed.ok || parsed.entry.id !== id) throw new NeedsFullIndex();
+  return parsed.entry;
+}
+
+/** Takes the entry looked for onto the page; true when the page is complete. */
+function found(walk: Walk, offset: number, entry: SessionEntry): boolean {
   walk.found.push({ entry, offset });
   if (entry.type === "turn_start") walk.turns++;
   walk.wanted = entry.parentId;
@@ -150,7 +193,8 @@ async function pageBackward(file: FileHandle, size: number, walk: Walk): Promise
       const lf = chunk.buffer.lastIndexOf(LF, searchEnd - 1);
       if (lf === -1) break;
       const lineStart = chunk.start + lf + 1;
-      if (await visit(walk, chunk, lineStart, lineEnd - lineStart)) return;
+      const done = visit(walk, chunk, lineStart, lineEnd - lineStart);
+      if (done === true || (done !== false && (await done))) return;
       lineEnd = chunk.start + lf;
       searchEnd = lf;
     }

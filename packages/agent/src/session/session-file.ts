@@ -330,6 +330,17 @@ export class SessionFile {
     return this.parts.byId.get(id);
   }
 
+  /**
+   * Where an entry this process holds sits in the file, whether or not the
+   * file is loaded: a running turn's start, so history can be read up to it.
+   * Undefined for an entry this process never held.
+   */
+  heldRef(id: string): EntryRef | undefined {
+    if (this.parts.loaded) return this.parts.byId.get(id);
+    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]!.ref.id === id) return this.pending[i]!.ref;
+    return undefined;
+  }
+
   /** Reads entries of this file by their refs, through the owner's descriptor. */
   read(refs: readonly EntryRef[]): ReadEntriesResult {
     this.assertNotClosed();

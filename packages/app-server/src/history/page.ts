@@ -1,10 +1,11 @@
-import { readBranchPage, SessionFileError, type BranchPage } from "@knightcode/agent";
+import { readBranchPage, SessionFileError, type BranchCursor, type BranchPage } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
-import { boundPage, turnForWire, type WireTurn } from "../payloads/refs.js";
+import { boundPage, turnForWireWhole, type WireTurn } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { sessionError } from "../threads/session-error.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
-import { turnsFromEntries } from "./turns.js";
+import type { SavedTurnCache } from "./saved-turns.js";
+import { turnsFromEntries, type HistoryTurn } from "./turns.js";
 
 /** Turns per history page. */
 export const PAGE_TURNS = 50;
@@ -22,22 +23,40 @@ export async function readPage(path: string, threadId: string, cursorText: strin
   }
 }
 
+/** The page of `turns` turns that ends just before the entry at `before.before`: the newest page under a running turn. */
+export async function readPageBefore(path: string, threadId: string, before: BranchCursor, turns: number): Promise<BranchPage> {
+  try {
+    return await readBranchPage(path, { turns, cursor: before });
+  } catch (error) {
+    throw sessionError(error, threadId);
+  }
+}
+
 /**
  * A page as it travels: large turns and items as payload references, and
  * cut to `budget` bytes by leaving out its oldest turns, whose page the
  * returned cursor then names. Synchronous, so a caller can build its answer
- * and subscribe in one step.
+ * and subscribe in one step. With `saved`, a large turn made for the wire
+ * before is handed out again rather than rebuilt.
  */
 export function pageForWire(
   page: BranchPage,
   threadId: string,
   store: PayloadSink,
   budget: number,
-  skipTurnId?: string,
+  options: { skipTurnId?: string; saved?: SavedTurnCache } = {},
 ): { turns: WireTurn[]; nextCursor?: string } {
-  const turns = turnsFromEntries(page.entries)
-    .filter((turn) => turn.id !== skipTurnId)
-    .map((turn) => turnForWire(turn, store));
+  const { skipTurnId, saved } = options;
+  const keys = new Map<HistoryTurn, string>();
+  const turns = turnsFromEntries(page.entries, {
+    ...(skipTurnId === undefined ? {} : { skipTurnId }),
+    ...(saved ? { reuse: (key: string) => saved.get(threadId, key, store), keys } : {}),
+  }).map((turn) => {
+    const { wire, selfContained } = turnForWireWhole(turn, store);
+    const key = keys.get(turn);
+    if (saved && key !== undefined && selfContained) saved.set(threadId, key, wire);
+    return wire;
+  });
   const bounded = boundPage(turns, budget);
   const next = bounded.omitted > 0 ? page.turnStarts.get(bounded.turns[0]!.id) : page.next;
   return { turns: bounded.turns, ...(next ? { nextCursor: encodeCursor(next, threadId) } : {}) };

@@ -97,44 +97,88 @@ function turnError(error: NonNullable<TurnEndEntry["error"]>): NonNullable<Turn[
   return { message: boundErrorMessage(error.message), kind };
 }
 
+/** What turnsFromEntries may be asked beyond grouping. */
+export interface TurnsOptions {
+  /** False: turns without their items (a summary). */
+  withItems?: boolean;
+  /** Leaves that turn out (thread/resume's running turn, sent apart). */
+  skipTurnId?: string;
+  /**
+   * A turn already made for the wire (a payload reference, no items), by its
+   * content key (see `keys`): used as it is, its items never built.
+   */
+  reuse?: (key: string) => Omit<Turn, "items"> | undefined;
+  /** Filled with each ended turn built here and its content key. */
+  keys?: Map<HistoryTurn, string>;
+}
+
+interface Group {
+  turn: HistoryTurn;
+  entries: KnownEntry[];
+  /**
+   * Names the turn's content once it ended: the ids of its start, its end
+   * and its files entry, and how many entries lie between. Appends never
+   * change entries, so the same key is the same turn.
+   */
+  key?: string;
+}
+
 /**
  * Groups a stretch of a branch (oldest first) into turns: the entries from a
  * turn_start to its turn_end. A turn with no end entry reads as
  * interrupted, with no completion time. Entries outside any turn (model
  * changes, a name) belong to none; kinds a newer version wrote are skipped.
+ * Items are built once the stretch is grouped, so a turn whose files entry
+ * follows its end is known whole before any work is spent on it.
  */
-export function turnsFromEntries(entries: readonly SessionEntry[], options: { withItems?: boolean } = {}): HistoryTurn[] {
-  const turns: HistoryTurn[] = [];
-  let open: { turn: HistoryTurn; entries: KnownEntry[] } | undefined;
-  const close = () => {
-    if (!open) return;
-    if (options.withItems !== false) {
-      const builder = new TurnBuilder(open.turn.id, open.entries);
-      for (const entry of open.entries) builder.add(entry);
-      open.turn.items = builder.items;
-    }
-    turns.push(open.turn);
-    open = undefined;
-  };
+export function turnsFromEntries(entries: readonly SessionEntry[], options: TurnsOptions = {}): HistoryTurn[] {
+  const groups: Group[] = [];
+  let open: Group | undefined;
   for (const entry of entries) {
     if (!isKnownEntry(entry)) continue;
     if (entry.type === "turn_start") {
-      close();
       open = { turn: { id: entry.id, status: "interrupted", startedAt: entry.timestamp }, entries: [] };
+      groups.push(open);
     } else if (entry.type === "turn_end" && open && entry.turnId === open.turn.id) {
       const turn = open.turn;
       turn.status = entry.status;
       turn.completedAt = entry.timestamp;
       if (entry.error && turn.status === "failed") turn.error = turnError(entry.error);
       if (Array.isArray(entry.files)) turn.files = entry.files;
-      close();
-    } else if (entry.type === "turn_files" && !open && turns[turns.length - 1]?.id === entry.turnId) {
+      open.key = `${turn.id}/${entry.id}/${open.entries.length}`;
+      open = undefined;
+    } else if (entry.type === "turn_files" && !open) {
       // Written once the turn settled, after its end entry: its files belong to the turn it follows.
-      turns[turns.length - 1]!.files = entry.files;
+      const last = lastShown(groups, options.skipTurnId);
+      if (last?.turn.id === entry.turnId) {
+        last.turn.files = entry.files;
+        if (last.key !== undefined) last.key += `/${entry.id}`;
+      }
     } else if (open) {
       open.entries.push(entry);
     }
   }
-  close();
+  const turns: HistoryTurn[] = [];
+  for (const group of groups) {
+    if (group.turn.id === options.skipTurnId) continue;
+    const reused = group.key === undefined ? undefined : options.reuse?.(group.key);
+    if (reused) {
+      turns.push(reused);
+      continue;
+    }
+    if (options.withItems !== false) {
+      const builder = new TurnBuilder(group.turn.id, group.entries);
+      for (const entry of group.entries) builder.add(entry);
+      group.turn.items = builder.items;
+    }
+    if (group.key !== undefined) options.keys?.set(group.turn, group.key);
+    turns.push(group.turn);
+  }
   return turns;
+}
+
+/** The newest turn that is shown: the one a files entry after it belongs to. */
+function lastShown(groups: readonly Group[], skipTurnId: string | undefined): Group | undefined {
+  for (let i = groups.length - 1; i >= 0; i--) if (groups[i]!.turn.id !== skipTurnId) return groups[i];
+  return undefined;
 }

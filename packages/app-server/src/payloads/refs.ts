@@ -70,9 +70,16 @@ interface Moves {
 function largeFields(item: ToolCall): Moves {
   const moves: Moves = {};
   const input = item.input === undefined ? undefined : JSON.stringify(item.input);
-  if (input !== undefined && Buffer.byteLength(input, "utf8") > FIELD_LIMIT) moves.input = input;
-  if (item.output !== undefined && Buffer.byteLength(item.output, "utf8") > FIELD_LIMIT) moves.output = item.output;
+  if (input !== undefined && overFieldLimit(input)) moves.input = input;
+  if (item.output !== undefined && overFieldLimit(item.output)) moves.output = item.output;
   return moves;
+}
+
+/** Whether text is over FIELD_LIMIT as UTF-8; measured byte by byte only where its length in UTF-16 units leaves it open (see overInlineLimit). */
+function overFieldLimit(text: string): boolean {
+  if (text.length * 3 <= FIELD_LIMIT) return false;
+  if (text.length > FIELD_LIMIT) return true;
+  return Buffer.byteLength(text, "utf8") > FIELD_LIMIT;
 }
 
 function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRef): ToolCall {
@@ -86,8 +93,93 @@ function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRe
 }
 
 function wholeItemReference(item: Item, store: PayloadSink): ItemReference {
-  const payloadRef = store.put(JSON.stringify(item));
+  return wholeItemReferenceOf(item, JSON.stringify(item), store);
+}
+
+function wholeItemReferenceOf(item: Item, json: string, store: PayloadSink): ItemReference {
+  const payloadRef = store.put(json);
   return { id: item.id, type: item.type, ...(item.index === undefined ? {} : { index: item.index }), payloadRef };
+}
+
+/** An item's wire form and the JSON text of that form, serialized once. */
+interface Piece {
+  readonly wire: WireItem;
+  readonly json: string;
+}
+
+/**
+ * What one running turn's resumes share: each settled item's wire form and
+ * JSON (a completed item never changes, so it is measured and serialized
+ * once, not on every resume), and the turn's last payload, handed out again
+ * while nothing in the turn changed. Owned by the turn's run; gone with it.
+ */
+export class TurnWireCache {
+  readonly pieces = new WeakMap<Item, Piece>();
+  last: { readonly head: string; readonly pieces: readonly Piece[]; readonly ref: PayloadRef } | undefined;
+
+  /**
+   * An item that just completed, serialized now while the turn runs: the
+   * first resume of a long turn then joins pieces rather than serializing
+   * thousands of items at once. Items that would travel with a reference are
+   * left to the resume, which asks the store.
+   */
+  remember(item: Item): void {
+    if (item.completedAt === undefined || this.pieces.has(item)) return;
+    if (item.type === "toolCall") {
+      const moves = largeFields(item);
+      if (moves.input !== undefined || moves.output !== undefined) return;
+    }
+    const json = JSON.stringify(item);
+    if (!overInlineLimit([json])) this.pieces.set(item, { wire: item, json });
+  }
+}
+
+/**
+ * The piece of one item. Only a completed item that travels inline as it is
+ * (no field moved to a reference, whose lifetime the store decides) is kept
+ * in the cache; everything else is worked out again each time.
+ */
+function pieceOf(item: WireItem, store: PayloadSink, cache: TurnWireCache | undefined): Piece {
+  if (!isInline(item)) return measured(item);
+  const kept = cache?.pieces.get(item);
+  if (kept) return kept;
+  if (item.type === "toolCall") {
+    const moves = largeFields(item);
+    if (moves.input !== undefined || moves.output !== undefined) return measured(itemForWire(item, store));
+  }
+  const json = JSON.stringify(item);
+  if (overInlineLimit([json])) return measured(wholeItemReferenceOf(item, json, store));
+  const piece = { wire: item, json };
+  if (cache && item.completedAt !== undefined) cache.pieces.set(item, piece);
+  return piece;
+}
+
+function measured(wire: WireItem): Piece {
+  return { wire, json: JSON.stringify(wire) };
+}
+
+/**
+ * Whether text (JSON of an item, or pieces of a turn's) is over
+ * INLINE_LIMIT as UTF-8. A UTF-16 unit is 1 to 3 bytes, so text of up to a
+ * third of the limit in units fits and text over the limit in units does
+ * not, whatever they hold: only text in between is measured byte by byte,
+ * and thousands of small items never are.
+ */
+function overInlineLimit(...groups: ReadonlyArray<readonly string[]>): boolean {
+  let units = 0;
+  for (const parts of groups) for (const part of parts) units += part.length;
+  if (units * 3 <= INLINE_LIMIT) return false;
+  if (units > INLINE_LIMIT) return true;
+  let bytes = 0;
+  for (const parts of groups) for (const part of parts) bytes += Buffer.byteLength(part, "utf8");
+  return bytes > INLINE_LIMIT;
+}
+
+function samePieces(a: readonly Piece[], b: readonly Piece[]): boolean {
+  if (a.length !== b.length) return false;
+  // Settled items are the same pieces; an item still in progress is a new piece each time, equal while it did not change.
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && a[i]!.json !== b[i]!.json) return false;
+  return true;
 }
 
 /**
@@ -97,15 +189,54 @@ function wholeItemReference(item: Item, store: PayloadSink): ItemReference {
  * with its wire items, so it may hold item references of its own (a turn of
  * many huge outputs never becomes one giant string). `files` is left out of
  * the summary too when it alone would overflow; the payload keeps it.
+ *
+ * Each item is serialized once: the turn's size is the sum of its items'
+ * and the payload is their JSON joined, so the cost follows the turn's
+ * length, not a multiple of it. With a `cache` (a running turn), settled
+ * items are not serialized again and an unchanged turn keeps its payload.
  */
-export function turnForWire(turn: WireTurn, store: PayloadSink): WireTurn {
-  if (turn.payloadRef) return turn;
-  const wire: WireTurn = turn.items === undefined ? turn : { ...turn, items: turn.items.map((item) => itemForWire(item, store)) };
-  if (jsonBytes(wire) <= INLINE_LIMIT) return wire;
-  const { items: _items, files, ...summary } = wire;
+export function turnForWire(turn: WireTurn, store: PayloadSink, cache?: TurnWireCache): WireTurn {
+  return wireTurn(turn, store, cache).wire;
+}
+
+/**
+ * turnForWire, and whether the turn's payload holds references of its own
+ * (items or fields moved out): a referenced turn without them stays whole
+ * for as long as its one reference lives, so a later read may reuse it.
+ */
+export function turnForWireWhole(turn: WireTurn, store: PayloadSink): { wire: WireTurn; selfContained: boolean } {
+  return wireTurn(turn, store, undefined);
+}
+
+function wireTurn(turn: WireTurn, store: PayloadSink, cache: TurnWireCache | undefined): { wire: WireTurn; selfContained: boolean } {
+  if (turn.payloadRef) return { wire: turn, selfContained: false };
+  if (turn.items === undefined) {
+    if (jsonBytes(turn) <= INLINE_LIMIT) return { wire: turn, selfContained: true };
+    return { wire: { ...referenceSummary(turn), payloadRef: store.put(JSON.stringify(turn)) }, selfContained: true };
+  }
+  const { items, ...rest } = turn;
+  const pieces = items.map((item) => pieceOf(item, store, cache));
+  let selfContained = true;
+  for (let i = 0; i < pieces.length && selfContained; i++) selfContained = pieces[i]!.wire === items[i] && isInline(items[i]!);
+  // The turn with no items, `items` last: the payload is this text with the items' JSON inside the brackets.
+  const head = JSON.stringify({ ...rest, items: [] });
+  const json: string[] = new Array<string>(pieces.length);
+  for (let i = 0; i < pieces.length; i++) json[i] = pieces[i]!.json;
+  const commas = ",".repeat(Math.max(0, pieces.length - 1));
+  if (!overInlineLimit([head, commas], json)) return { wire: { ...rest, items: pieces.map((piece) => piece.wire) }, selfContained };
+  const summary = referenceSummary(turn);
+  const last = cache?.last;
+  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { wire: { ...summary, payloadRef: last.ref }, selfContained };
+  const ref = store.put(`${head.slice(0, -2)}${json.join(",")}]}`);
+  if (cache) cache.last = { head, pieces, ref };
+  return { wire: { ...summary, payloadRef: ref }, selfContained };
+}
+
+/** The fields a referenced turn keeps beside `payloadRef`: all but `items`, and `files` only while it fits. */
+function referenceSummary(turn: WireTurn): WireTurn {
+  const { items: _items, files, ...summary } = turn;
   const withFiles = files === undefined ? summary : { ...summary, files };
-  const keepFiles = jsonBytes({ ...withFiles, payloadRef: PLACEHOLDER }) <= INLINE_LIMIT;
-  return { ...(keepFiles ? withFiles : summary), payloadRef: store.put(JSON.stringify(wire)) };
+  return jsonBytes({ ...withFiles, payloadRef: PLACEHOLDER }) <= INLINE_LIMIT ? withFiles : summary;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface PayloadChunk {
 /** Anything that turns a value into a reference: the store, as the reference rules see it. */
 export interface PayloadSink {
   put(value: string | Uint8Array): PayloadRef;
+  /** Keeps a reference this sink issued alive as a put of its value would; false when it is gone. */
+  renew?(ref: PayloadRef): boolean;
 }
 
 export interface PayloadStoreOptions {
@@ -123,6 +125,15 @@ export class PayloadStore implements PayloadSink {
     this.count(1, entry.bytes);
     this.startSweeper();
     return { id: entry.id, bytes: entry.bytes };
+  }
+
+  /** Renews a reference without its value: true when it is still held and usable, as a put would find it. */
+  renew(ref: PayloadRef): boolean {
+    if (this.disposed) return false;
+    const entry = isPayloadId(ref.id) ? this.entries.get(ref.id) : undefined;
+    if (!entry || entry.bytes !== ref.bytes || entry.failure !== undefined || !this.live(entry)) return false;
+    this.touch(entry);
+    return true;
   }
 
   /** Up to PAYLOAD_CHUNK_BYTES bytes from byte `offset`; renews the reference. */

@@ -267,6 +267,11 @@ export class LoadedThread {
     return this.turns.runningTurn();
   }
 
+  /** The running turn as thread/resume sends it: large turns as a payload reference, reused while unchanged. */
+  runningTurnForWire(store: PayloadSink): Turn | undefined {
+    return this.turns.runningTurnForWire(store);
+  }
+
   /** turn/start from `connection`: it becomes the one approvals ask first. */
   startTurn(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
     this.lastInitiator = connection;

@@ -18,5 +18,5 @@ export const readThread: CatalogHandler<"thread/read"> = async (params, _ctx, ca
   }
   if (!summary) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
   const thread = wireSummary(summary, catalog);
-  return { thread, ...pageForWire(page, params.threadId, catalog.context.payloads, responseBudget({ thread })) };
+  return { thread, ...pageForWire(page, params.threadId, catalog.context.payloads, responseBudget({ thread }), { saved: catalog.context.savedTurns }) };
 };

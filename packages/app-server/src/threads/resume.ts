@@ -1,6 +1,6 @@
 import type { BranchPage } from "@knightcode/agent";
-import { pageForWire, readPage } from "../history/page.js";
-import { responseBudget, turnForWire } from "../payloads/refs.js";
+import { PAGE_TURNS, pageForWire, readPage, readPageBefore } from "../history/page.js";
+import { responseBudget } from "../payloads/refs.js";
 import type { LoadedThread } from "./loaded-thread.js";
 import { threadCreated } from "./start.js";
 import type { ThreadHandler } from "./thread-handler.js";
@@ -14,8 +14,7 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
   threads.using(params.threadId, async (thread) => {
     const page = await settledPage(thread, params.threadId, params.cursor ?? undefined);
     const store = threads.context.payloads;
-    const running = thread.runningTurn();
-    const runningTurn = running ? turnForWire(running, store) : undefined;
+    const runningTurn = thread.runningTurnForWire(store);
     thread.resumedBy(ctx.connection);
     const created = threadCreated(thread);
     const rest = {
@@ -26,7 +25,8 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
       warnings: thread.loadWarnings,
       ui: created.ui,
     };
-    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), running?.id) };
+    const skip = runningTurn ? { skipTurnId: runningTurn.id } : {};
+    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved: threads.context.savedTurns }) };
   });
 
 /**
@@ -37,6 +37,10 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
  * appends never change them.
  */
 async function settledPage(thread: LoadedThread, threadId: string, cursor: string | undefined): Promise<BranchPage> {
+  if (cursor === undefined) {
+    const before = await pageBeforeRunningTurn(thread, threadId);
+    if (before) return before;
+  }
   for (let attempt = 1; ; attempt++) {
     const leaf = thread.file.leafId;
     const page = await readPage(thread.file.path, threadId, cursor);
@@ -47,4 +51,30 @@ async function settledPage(thread: LoadedThread, threadId: string, cursor: strin
     // The branch moved under the read: read again, a few times at most.
     if (attempt === 3) return page;
   }
+}
+
+/**
+ * The newest page while a turn runs, read only up to the running turn's
+ * start: that turn travels apart as `runningTurn`, so however long it grows
+ * the read costs it nothing. Its start counts as one of the page's turns,
+ * as in a read from the leaf. Undefined when no turn runs, its start is not
+ * held, the read fails, or the turn ended meanwhile: the read from the leaf
+ * settles those.
+ */
+async function pageBeforeRunningTurn(thread: LoadedThread, threadId: string): Promise<BranchPage | undefined> {
+  const turnId = thread.turns.runningTurnId;
+  if (turnId === undefined) return undefined;
+  const start = thread.file.heldRef(turnId);
+  if (start?.type !== "turn_start") return undefined;
+  let page: BranchPage;
+  if (start.parentId === null) {
+    page = { header: thread.file.header, entries: [], next: undefined, turnStarts: new Map(), issues: [], readFrom: "end" };
+  } else {
+    try {
+      page = await readPageBefore(thread.file.path, threadId, { id: start.parentId, before: start.offset }, PAGE_TURNS - 1);
+    } catch {
+      return undefined;
+    }
+  }
+  return thread.turns.runningTurnId === turnId ? page : undefined;
 }

@@ -27,6 +27,10 @@ export class LiveTurnItems {
   private ordinal = 0;
   private index = 0;
   private readonly items = new Map<string, Item>();
+  /** Top-level item ids in the order they started, which is index order. */
+  private readonly order: string[] = [];
+  /** Nested call ids by the id of the call that made them, in the order they started. */
+  private readonly nested = new Map<string, string[]>();
   private reasoning: StreamingPart | undefined;
   private answer: StreamingPart | undefined;
   /** When the assistant message that asked for tools was saved: their start time. */
@@ -41,13 +45,22 @@ export class LiveTurnItems {
     private readonly isDeclined: (callId: string) => boolean = () => false,
   ) {}
 
-  /** Items so far, in index order, each nested call right after the call that made it: the running turn's live snapshot. */
+  /**
+   * Items so far, in index order, each nested call right after the call
+   * that made it: the running turn's live snapshot. Top-level items take
+   * their index as they start, so `order` is already index order and a
+   * snapshot is one pass, however long the turn.
+   */
   snapshot(): Item[] {
-    const all = [...this.items.values()];
-    const nested = all.filter((item) => item.parentItemId !== undefined);
     const ordered: Item[] = [];
-    for (const item of all.filter((i) => i.parentItemId === undefined).sort((a, b) => (a.index ?? 0) - (b.index ?? 0))) {
-      ordered.push(item, ...nested.filter((n) => n.parentItemId === item.id));
+    for (const id of this.order) {
+      const item = this.items.get(id);
+      if (item === undefined) continue;
+      ordered.push(item);
+      for (const nestedId of this.nested.get(id) ?? []) {
+        const call = this.items.get(nestedId);
+        if (call !== undefined) ordered.push(call);
+      }
     }
     return ordered;
   }
@@ -105,6 +118,14 @@ export class LiveTurnItems {
   }
 
   private start(item: Item): void {
+    if (!this.items.has(item.id)) {
+      if (item.parentItemId === undefined) this.order.push(item.id);
+      else {
+        const siblings = this.nested.get(item.parentItemId);
+        if (siblings) siblings.push(item.id);
+        else this.nested.set(item.parentItemId, [item.id]);
+      }
+    }
     this.items.set(item.id, item);
     this.sink.started(item);
   }

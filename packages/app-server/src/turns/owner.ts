@@ -11,6 +11,8 @@ import {
 } from "@knightcode/agent";
 import type { QueueSnapshot, Turn as WireTurn } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
+import { turnForWire, TurnWireCache } from "../payloads/refs.js";
+import type { PayloadSink } from "../payloads/store.js";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError, turnIdData } from "../rpc/errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
@@ -75,6 +77,8 @@ interface Run {
   readonly meta: StartMeta;
   /** The items as the wire shows them, from the start entry on. */
   items: LiveTurnItems | undefined;
+  /** The items' wire forms, kept as they complete and between resumes of this turn. */
+  wire?: TurnWireCache;
   /** Resolves the start request once the start entry is written. */
   started?: (turnId: string) => void;
   /** turn/completed went out: a started turn gets exactly one. */
@@ -157,6 +161,14 @@ export class TurnOwner {
     const run = this.runningRun;
     if (!run?.items) return undefined;
     return { id: run.turn.id!, status: "inProgress", startedAt: run.turn.startedAt!, items: run.items.snapshot() };
+  }
+
+  /** The running turn as thread/resume sends it: what earlier resumes measured and stored is reused. */
+  runningTurnForWire(store: PayloadSink): WireTurn | undefined {
+    const turn = this.runningTurn();
+    if (!turn || !this.runningRun) return undefined;
+    this.runningRun.wire ??= new TurnWireCache();
+    return turnForWire(turn, store, this.runningRun.wire);
   }
 
   queueSnapshot(): QueueSnapshot {
@@ -403,7 +415,19 @@ export class TurnOwner {
   }
 
   private onTurnStarted(run: Run, turnId: string, startedAt: number): void {
-    run.items = new LiveTurnItems(turnId, this.host.itemSink(turnId), run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
+    const wire = (run.wire = new TurnWireCache());
+    const sink = this.host.itemSink(turnId);
+    const remembering: ItemSink = {
+      started: (item) => sink.started(item),
+      completed: (item) => {
+        sink.completed(item);
+        wire.remember(item);
+      },
+      removed: (itemId) => sink.removed(itemId),
+      agentDelta: (itemId, delta) => sink.agentDelta(itemId, delta),
+      reasoningDelta: (itemId, delta) => sink.reasoningDelta(itemId, delta),
+    };
+    run.items = new LiveTurnItems(turnId, remembering, run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
     if (run.tracksFiles) this.host.turnBegan?.(turnId);
     this.host.out.started({ id: turnId, status: "inProgress", startedAt }, run.meta.requestId);
     run.started?.(turnId);

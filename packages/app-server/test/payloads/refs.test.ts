@@ -16,6 +16,7 @@ import {
   jsonBytes,
   responseBudget,
   turnForWire,
+  TurnWireCache,
   type WireItem,
   type WireTurn,
 } from "../../src/payloads/refs.js";
@@ -187,6 +188,70 @@ describe("spec: Limits and client reference (64 KiB per inline turn/item)", () =
     assert.equal("files" in wire, false);
     assert.ok(jsonBytes(wire) <= INLINE_LIMIT);
     assert.deepEqual((JSON.parse(await text(store, wire.payloadRef!)) as WireTurn).files, files);
+  });
+});
+
+describe("spec: History, listings, and large values (a long turn's reference)", () => {
+  /** A turn whose JSON is exactly `bytes` long, its text two bytes per character (é) so length and bytes differ. */
+  function turnOfBytes(bytes: number): WireTurn {
+    const base = jsonBytes(turn([agentMessage("")]));
+    const rest = bytes - base;
+    return turn([agentMessage("é".repeat(Math.floor(rest / 2)) + "e".repeat(rest % 2))]);
+  }
+
+  test("a turn is measured in UTF-8 bytes: exactly 64 KiB stays inline, one byte more is referenced", () => {
+    const store = makeStore();
+    const fits = turnOfBytes(INLINE_LIMIT);
+    assert.equal(jsonBytes(fits), INLINE_LIMIT);
+    assert.deepEqual(turnForWire(fits, store), fits);
+    const over = turnOfBytes(INLINE_LIMIT + 1);
+    assert.ok(turnForWire(over, store).payloadRef);
+  });
+
+  test("the payload of a turn of thousands of items is the turn's JSON, items in order", async () => {
+    const store = makeStore();
+    const items = Array.from({ length: 3000 }, (_, i) => agentMessage(`answer ${i} ✓`, i, `t1:${i}`));
+    const full = turn(items, { files: [{ path: "a.ts", additions: 1, deletions: 0 }] });
+    const wire = turnForWire(full, store);
+    assertValidTurn(wire);
+    assert.deepEqual(JSON.parse(await text(store, wire.payloadRef!)), full);
+  });
+
+  test("with a cache, an unchanged turn keeps its reference; a changed or added item makes a new payload holding it", async () => {
+    const store = makeStore();
+    const cache = new TurnWireCache();
+    const items = Array.from({ length: 2000 }, (_, i) => ({ ...toolCall({ output: `out ${i}` }, `call_${i}`), index: i, completedAt: 5 }) as WireItem);
+    for (const item of items) cache.remember(item as never);
+    const streaming = agentMessage("so far", 2000, "t1:0");
+    const running = (extra: WireItem[]) => ({ id: "turn-1", status: "inProgress", startedAt: 1, items: [...items, ...extra] }) as WireTurn;
+    const first = turnForWire(running([streaming]), store, cache);
+    // The same items again, the streaming one a new but equal object: the same reference.
+    const again = turnForWire(running([{ ...streaming }]), store, cache);
+    assert.deepEqual(again, first);
+    const grown = turnForWire(running([agentMessage("so far, more", 2000, "t1:0")]), store, cache);
+    assert.notEqual(grown.payloadRef!.id, first.payloadRef!.id);
+    const payload = JSON.parse(await text(store, grown.payloadRef!)) as WireTurn;
+    assert.equal(payload.items!.length, 2001);
+    assert.equal((payload.items!.at(-1) as { text: string }).text, "so far, more");
+    assert.deepEqual(payload.items!.slice(0, 2000), items);
+    assert.deepEqual(JSON.parse(await text(store, first.payloadRef!)), running([streaming]));
+  });
+
+  test("a kept reference the store no longer holds is replaced, never handed out dead", async () => {
+    let now = 0;
+    const root = mkdtempSync(join(tmpdir(), "kc-refs-test-"));
+    roots.push(root);
+    const store = new PayloadStore({ root, ttlMs: 1000, now: () => now });
+    stores.push(store);
+    const cache = new TurnWireCache();
+    const items = Array.from({ length: 1000 }, (_, i) => agentMessage(`answer ${i}`, i, `t1:${i}`));
+    const running = { id: "turn-1", status: "inProgress", startedAt: 1, items } as WireTurn;
+    const first = turnForWire(running, store, cache);
+    now = 5000;
+    await store.sweep();
+    const later = turnForWire(running, store, cache);
+    assert.notEqual(later.payloadRef!.id, first.payloadRef!.id);
+    assert.deepEqual(JSON.parse(await text(store, later.payloadRef!)), running);
   });
 });
 
