@@ -9,7 +9,7 @@ import type { Limiter } from "./limiter.js";
 import { sameFile, sortOutHere, sortOutLooked, statQuietly, type Changed, type Known, type SortedOut } from "./look.js";
 import { BadRecord, factsOf, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
 import { MAX_ROW_CHANGES, SortedRows } from "./rows.js";
-import { LookFailed, WorkerLook, type FolderLook } from "./stat-worker.js";
+import { lookInWorker, LookFailed, type FolderLook } from "./stat-worker.js";
 import { NotATranscript } from "./transcript-pass.js";
 import { SCAN_CHUNK, scanTranscript } from "./transcript-scan.js";
 import type { ListingCounters, OpenTranscript } from "./types.js";
@@ -226,20 +226,12 @@ export class FolderIndex {
 
   /** The worker's look at the folder; undefined when the worker could not do it (the look is then made here). */
   private lookInWorker(signal: AbortSignal | undefined): Promise<FolderLook | LookFailed | undefined> {
-    let look: WorkerLook;
-    try {
-      look = new WorkerLook(this.prefix, signal);
-    } catch {
-      return Promise.resolve(undefined);
-    }
-    // Started now; its result is asked for once the index is read, and this thread then helps with the stats.
-    return Promise.resolve().then(() =>
-      look.result().catch((error: unknown) => {
-        if (error instanceof LookFailed) return error;
-        if (signal?.aborted) throw error;
-        return undefined;
-      }),
-    );
+    // A worker that cannot start or dies is no reason to fail the listing: the look is then made here.
+    return lookInWorker(this.prefix, signal).catch((error: unknown) => {
+      if (error instanceof LookFailed) return error;
+      if (signal?.aborted) throw error;
+      return undefined;
+    });
   }
 
   /** The folder's names and what the index knows of each, from the worker's look or one made here; undefined when there is no folder. */
