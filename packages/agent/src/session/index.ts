@@ -37,5 +37,5 @@ export { scanSession, type EntryRef, type ScanOptions, type SessionIndex, type S
 export { branchPath, entriesById, readEntries, readSession, readSessionHeader, type ReadEntriesResult, type SessionSnapshot } from "./read.js";
 export { SessionFile, type AppendOptions, type CreateSessionOptions, type SessionFileOptions } from "./session-file.js";
 export { forkSession, type ForkOptions, type ForkResult } from "./fork.js";
-export { readBranchPage, type BranchCursor, type BranchPage, type BranchPageOptions } from "./read-page.js";
+export { isBodyless, readBranchPage, type BodylessEntry, type BranchCursor, type BranchPage, type BranchPageOptions } from "./read-page.js";
 export { ARCHIVED_FOLDER, ArchiveConflictError, activePathOf, archivedPathOf, checkMovable, deleteTranscript, isArchivedPath, moveTranscript, type ArchiveRecovery } from "./archive.js";

@@ -20,6 +20,30 @@ export interface BranchPageOptions {
   cursor?: BranchCursor;
   /** Read size; small values exercise chunk boundaries in tests. */
   chunkSize?: number;
+  /**
+   * Asked for each turn_end the walk meets: true when the caller already
+   * holds what that turn became (a large saved turn it sent before). The
+   * entries between that end and its turn_start are then taken by their
+   * prefix alone, as BodylessEntry, not parsed: reading past a turn of
+   * 40,000 entries costs their prefixes, not their JSON.
+   */
+  skipTurnBody?: (turnId: string, endId: string) => boolean;
+}
+
+/**
+ * An entry of a skipped turn body (see skipTurnBody): its four common keys
+ * and nothing else. Only a caller that asked for it meets one.
+ */
+export interface BodylessEntry {
+  type: string;
+  id: string;
+  parentId: string | null;
+  timestamp: number;
+  bodyless: true;
+}
+
+export function isBodyless(entry: SessionEntry): boolean {
+  return (entry as Partial<BodylessEntry>).bodyless === true;
 }
 
 export interface BranchPage {
@@ -124,6 +148,8 @@ interface Walk {
   /** No line seen yet while reading from the file's end: that line is checked whole, for a torn tail. */
   atTail: boolean;
   prefix: EntryPrefix;
+  /** The turn whose body is being passed over (see skipTurnBody). */
+  skipping: string | undefined;
 }
 
 /**
@@ -136,14 +162,22 @@ function visit(walk: Walk, chunk: Chunk, offset: number, length: number): boolea
   if (whole === undefined) return visitRead(walk, chunk, offset, length);
   const line = identifyInChunk(whole, walk.atTail, walk.prefix);
   if (!wanted(walk, line, offset, length)) return false;
-  return found(walk, offset, line.entry ?? parseLine(whole, line.id));
+  return found(walk, offset, line.entry ?? bodyless(walk) ?? parseLine(whole, line.id));
+}
+
+/** The entry of a line identified by its prefix inside a skipped turn body, from that prefix alone. */
+function bodyless(walk: Walk): SessionEntry | undefined {
+  const { prefix } = walk;
+  if (walk.skipping === undefined || prefix.type === "turn_start") return undefined;
+  const entry: BodylessEntry = { type: prefix.type, id: prefix.id, parentId: prefix.parentId, timestamp: prefix.timestamp, bodyless: true };
+  return entry as unknown as SessionEntry;
 }
 
 /** The same for a line that starts before the chunk: its bytes are read as needed. */
 async function visitRead(walk: Walk, chunk: Chunk, offset: number, length: number): Promise<boolean> {
   const line = await identify(chunk, offset, length, walk.atTail, walk.prefix);
   if (!wanted(walk, line, offset, length)) return false;
-  return found(walk, offset, line.entry ?? parseLine(await bytesAt(chunk, offset, length), line.id));
+  return found(walk, offset, line.entry ?? bodyless(walk) ?? parseLine(await bytesAt(chunk, offset, length), line.id));
 }
 
 /** Whether an identified line is the entry the walk looks for; a torn last line is noted, other damage sends the page to the full index. */
@@ -169,7 +203,13 @@ function parseLine(bytes: Buffer, id: string): SessionEntry {
 /** Takes the entry looked for onto the page; true when the page is complete. */
 function found(walk: Walk, offset: number, entry: SessionEntry): boolean {
   walk.found.push({ entry, offset });
-  if (entry.type === "turn_start") walk.turns++;
+  if (entry.type === "turn_start") {
+    walk.turns++;
+    walk.skipping = undefined;
+  } else if (entry.type === "turn_end" && walk.options.skipTurnBody !== undefined) {
+    const { turnId } = entry as { turnId?: unknown };
+    if (typeof turnId === "string" && walk.options.skipTurnBody(turnId, entry.id)) walk.skipping = turnId;
+  }
   walk.wanted = entry.parentId;
   return walk.wanted === null || walk.turns >= walk.options.turns;
 }
@@ -252,7 +292,7 @@ export async function readBranchPage(path: string, options: BranchPageOptions): 
     const header = await readHeaderFrom(file, path);
     const size = (await file.stat()).size;
     const prefix: EntryPrefix = { type: "", id: "", parentId: null, timestamp: 0 };
-    const walk: Walk = { options, size, issues: [], found: [], turns: 0, wanted: options.cursor?.id, atTail: options.cursor === undefined, prefix };
+    const walk: Walk = { options, size, issues: [], found: [], turns: 0, wanted: options.cursor?.id, atTail: options.cursor === undefined, prefix, skipping: undefined };
     try {
       if (options.cursor !== undefined) await checkCursor(file, options.cursor, size);
       await pageBackward(file, size, walk);

@@ -5,16 +5,42 @@ import type { PayloadSink } from "../payloads/store.js";
 import { sessionError } from "../threads/session-error.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { SavedTurnCache } from "./saved-turns.js";
-import { turnsFromEntries, type HistoryTurn } from "./turns.js";
+import { BodylessTurn, turnsFromEntries, type HistoryTurn } from "./turns.js";
 
 /** Turns per history page. */
 export const PAGE_TURNS = 50;
 
+/**
+ * What a page read may pass over: the bodies of large saved turns the
+ * server sent before (pageForWire hands those out again). Absent when a
+ * turn read that way could not be reused and the page is read again whole.
+ */
+export function skipKnownTurns(saved: SavedTurnCache, threadId: string): SkipTurnBody {
+  return (turnId, endId) => saved.holds(threadId, turnId, endId);
+}
+
+export type SkipTurnBody = (turnId: string, endId: string) => boolean;
+
+/**
+ * Whether pageForWire can make this page: every turn read without its body
+ * is still kept. A caller that must not await between its answer's parts
+ * asks first and, when not, reads the page again whole.
+ */
+export function pageReusable(page: BranchPage, threadId: string, store: PayloadSink, saved: SavedTurnCache, skipTurnId: string | undefined): boolean {
+  try {
+    turnsFromEntries(page.entries, { withItems: false, reuse: (key) => saved.get(threadId, key, store), ...(skipTurnId === undefined ? {} : { skipTurnId }) });
+    return true;
+  } catch (error) {
+    if (error instanceof BodylessTurn) return false;
+    throw error;
+  }
+}
+
 /** The raw page a cursor names: the newest one without a cursor. Never locks or writes. */
-export async function readPage(path: string, threadId: string, cursorText: string | undefined): Promise<BranchPage> {
+export async function readPage(path: string, threadId: string, cursorText: string | undefined, skipTurnBody?: SkipTurnBody): Promise<BranchPage> {
   const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, threadId);
   try {
-    return await readBranchPage(path, { turns: PAGE_TURNS, ...(cursor ? { cursor } : {}) });
+    return await readBranchPage(path, { turns: PAGE_TURNS, ...(cursor ? { cursor } : {}), ...(skipTurnBody ? { skipTurnBody } : {}) });
   } catch (error) {
     if (error instanceof SessionFileError && error.code === "notFound" && cursor) {
       throw rpcError("invalidCursor", "the cursor does not lead into this thread's history");
@@ -24,9 +50,9 @@ export async function readPage(path: string, threadId: string, cursorText: strin
 }
 
 /** The page of `turns` turns that ends just before the entry at `before.before`: the newest page under a running turn. */
-export async function readPageBefore(path: string, threadId: string, before: BranchCursor, turns: number): Promise<BranchPage> {
+export async function readPageBefore(path: string, threadId: string, before: BranchCursor, turns: number, skipTurnBody?: SkipTurnBody): Promise<BranchPage> {
   try {
-    return await readBranchPage(path, { turns, cursor: before });
+    return await readBranchPage(path, { turns, cursor: before, ...(skipTurnBody ? { skipTurnBody } : {}) });
   } catch (error) {
     throw sessionError(error, threadId);
   }
@@ -37,7 +63,9 @@ export async function readPageBefore(path: string, threadId: string, before: Bra
  * cut to `budget` bytes by leaving out its oldest turns, whose page the
  * returned cursor then names. Synchronous, so a caller can build its answer
  * and subscribe in one step. With `saved`, a large turn made for the wire
- * before is handed out again rather than rebuilt.
+ * before is handed out again rather than rebuilt. Throws BodylessTurn when
+ * the page was read past a turn's body that turns out to be needed: the
+ * caller reads the page again without skipping.
  */
 export function pageForWire(
   page: BranchPage,

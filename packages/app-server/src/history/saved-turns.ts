@@ -27,6 +27,17 @@ export class SavedTurnCache {
     return turn;
   }
 
+  /**
+   * Whether a turn with this start and end is kept (whatever its files
+   * entry and length): a page read may then pass over its body, and build
+   * it again only if the kept turn turns out not to fit (see BodylessTurn).
+   */
+  holds(threadId: string, turnId: string, endId: string): boolean {
+    const prefix = `${threadId}:${turnId}/${endId}/`;
+    for (const name of this.turns.keys()) if (name.startsWith(prefix)) return true;
+    return false;
+  }
+
   set(threadId: string, key: string, turn: Turn): void {
     if (turn.payloadRef === undefined || turn.items !== undefined) return;
     const name = `${threadId}:${key}`;

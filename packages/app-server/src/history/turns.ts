@@ -1,5 +1,5 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { boundErrorMessage, isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/agent";
+import { boundErrorMessage, isBodyless, isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/agent";
 import type { Item, ItemOf, Turn, TurnErrorKind } from "@knightcode/app-server-protocol";
 import { extensionItem, ordinalId, toolCallOutcome, userItem } from "../turns/item-shapes.js";
 
@@ -112,9 +112,18 @@ export interface TurnsOptions {
   keys?: Map<HistoryTurn, string>;
 }
 
+/**
+ * A turn read by its entries' prefixes only (see readBranchPage's
+ * skipTurnBody) had to be built after all: the kept turn it was read for
+ * was gone or did not match. The caller reads the page again, whole.
+ */
+export class BodylessTurn extends Error {}
+
 interface Group {
   turn: HistoryTurn;
   entries: KnownEntry[];
+  /** Some entries are prefixes only: the turn can be reused, never built. */
+  bodyless?: boolean;
   /**
    * Names the turn's content once it ended: the ids of its start, its end
    * and its files entry, and how many entries lie between. Appends never
@@ -156,6 +165,7 @@ export function turnsFromEntries(entries: readonly SessionEntry[], options: Turn
       }
     } else if (open) {
       open.entries.push(entry);
+      if (isBodyless(entry)) open.bodyless = true;
     }
   }
   const turns: HistoryTurn[] = [];
@@ -166,6 +176,7 @@ export function turnsFromEntries(entries: readonly SessionEntry[], options: Turn
       turns.push(reused);
       continue;
     }
+    if (group.bodyless) throw new BodylessTurn(`turn ${group.turn.id} was read without its body`);
     if (options.withItems !== false) {
       const builder = new TurnBuilder(group.turn.id, group.entries);
       for (const entry of group.entries) builder.add(entry);

@@ -1,5 +1,5 @@
 import type { BranchPage } from "@knightcode/agent";
-import { PAGE_TURNS, pageForWire, readPage, readPageBefore } from "../history/page.js";
+import { PAGE_TURNS, pageForWire, pageReusable, readPage, readPageBefore, skipKnownTurns, type SkipTurnBody } from "../history/page.js";
 import { responseBudget } from "../payloads/refs.js";
 import type { LoadedThread } from "./loaded-thread.js";
 import { threadCreated } from "./start.js";
@@ -12,8 +12,12 @@ import type { ThreadHandler } from "./thread-handler.js";
  */
 export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, threads) =>
   threads.using(params.threadId, async (thread) => {
-    const page = await settledPage(thread, params.threadId, params.cursor ?? undefined);
     const store = threads.context.payloads;
+    const saved = threads.context.savedTurns;
+    const cursor = params.cursor ?? undefined;
+    let page = await settledPage(thread, params.threadId, cursor, skipKnownTurns(saved, params.threadId));
+    // Checked with no await before the answer: what the check found kept is what the answer uses.
+    if (!pageReusable(page, params.threadId, store, saved, thread.turns.runningTurnId)) page = await settledPage(thread, params.threadId, cursor);
     const runningTurn = thread.runningTurnForWire(store);
     thread.resumedBy(ctx.connection);
     const created = threadCreated(thread);
@@ -26,7 +30,7 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
       ui: created.ui,
     };
     const skip = runningTurn ? { skipTurnId: runningTurn.id } : {};
-    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved: threads.context.savedTurns }) };
+    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved }) };
   });
 
 /**
@@ -36,14 +40,14 @@ export const resumeThread: ThreadHandler<"thread/resume"> = async (params, ctx, 
  * when the read began and continued from there. Older pages need nothing:
  * appends never change them.
  */
-async function settledPage(thread: LoadedThread, threadId: string, cursor: string | undefined): Promise<BranchPage> {
+async function settledPage(thread: LoadedThread, threadId: string, cursor: string | undefined, skip?: SkipTurnBody): Promise<BranchPage> {
   if (cursor === undefined) {
-    const before = await pageBeforeRunningTurn(thread, threadId);
+    const before = await pageBeforeRunningTurn(thread, threadId, skip);
     if (before) return before;
   }
   for (let attempt = 1; ; attempt++) {
     const leaf = thread.file.leafId;
-    const page = await readPage(thread.file.path, threadId, cursor);
+    const page = await readPage(thread.file.path, threadId, cursor, skip);
     if (cursor !== undefined || thread.file.leafId === leaf) return page;
     const since = thread.file.entriesSince(leaf);
     const end = leaf === null ? 0 : page.entries.findIndex((entry) => entry.id === leaf) + 1;
@@ -61,7 +65,7 @@ async function settledPage(thread: LoadedThread, threadId: string, cursor: strin
  * held, the read fails, or the turn ended meanwhile: the read from the leaf
  * settles those.
  */
-async function pageBeforeRunningTurn(thread: LoadedThread, threadId: string): Promise<BranchPage | undefined> {
+async function pageBeforeRunningTurn(thread: LoadedThread, threadId: string, skip: SkipTurnBody | undefined): Promise<BranchPage | undefined> {
   const turnId = thread.turns.runningTurnId;
   if (turnId === undefined) return undefined;
   const start = thread.file.heldRef(turnId);
@@ -71,7 +75,7 @@ async function pageBeforeRunningTurn(thread: LoadedThread, threadId: string): Pr
     page = { header: thread.file.header, entries: [], next: undefined, turnStarts: new Map(), issues: [], readFrom: "end" };
   } else {
     try {
-      page = await readPageBefore(thread.file.path, threadId, { id: start.parentId, before: start.offset }, PAGE_TURNS - 1);
+      page = await readPageBefore(thread.file.path, threadId, { id: start.parentId, before: start.offset }, PAGE_TURNS - 1, skip);
     } catch {
       return undefined;
     }
