@@ -10,14 +10,12 @@
 //   node bench/history.mjs [--sizes 1000,10000] [--turns 20000] [--runs 15] [--peer] [--out file]
 //
 // Needs a build (npm run build). BENCH_DIR is where Codex is installed for --peer.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
-const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
 const { seed, longTranscript } = await import("./lib/transcripts.mjs");
+const { median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
 const { preparePeer } = await import("./lib/peer.mjs");
 
 const args = process.argv.slice(2);
@@ -28,56 +26,6 @@ const flag = (name, fallback) => {
 const sizes = flag("sizes", "1000,10000").split(",").map(Number);
 const longTurns = Number(flag("turns", "20000"));
 const runs = Number(flag("runs", "15"));
-const BIN = join(repo, "packages", "cli", "bin", "knightcode.js");
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
-};
-const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
-
-function rssOf(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
-}
-
-async function timed(run) {
-  const start = performance.now();
-  const value = await run();
-  return { ms: +(performance.now() - start).toFixed(2), value };
-}
-
-/** A server on a sessions folder, as a desktop app would spawn it (no CA bundle to parse). */
-async function startServer(sessionDir) {
-  const home = mkdtempSync(join(tmpdir(), "kc-bench-home-"));
-  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
-  delete env.NODE_EXTRA_CA_CERTS;
-  const transport = new SpawnedServerTransport({ command: process.execPath, args: [BIN, "app-server", "--session-dir", sessionDir], env, stderr: "ignore" });
-  const client = new AppServerClient(transport, { requestTimeoutMs: 120_000 });
-  await client.initialize({ clientInfo: { name: "bench", version: "0" } });
-  return {
-    client,
-    pid: transport.child.pid,
-    async close() {
-      transport.close();
-      await transport.exited;
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
-async function walk(client) {
-  let pages = 0;
-  let threads = 0;
-  let cursor;
-  do {
-    const page = await client.request("thread/list", { limit: 50, ...(cursor ? { cursor } : {}) });
-    pages++;
-    threads += page.threads.length;
-    cursor = page.nextCursor;
-  } while (cursor);
-  return { pages, threads };
-}
 
 async function listing(count) {
   const dir = mkdtempSync(join(tmpdir(), "kc-bench-sessions-"));

@@ -9,14 +9,12 @@
 //
 // Needs a build (npm run build). Seeding 100,000 transcripts writes about
 // 2 GiB to the temp folder; it is removed afterwards.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-const repo = fileURLToPath(new URL("..", import.meta.url));
-const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
 const { seed } = await import("./lib/transcripts.mjs");
+const { median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -27,53 +25,6 @@ const sizes = flag("sizes", "10000,50000,100000").split(",").map(Number);
 const items = Number(flag("items", "20000"));
 const runs = Number(flag("runs", "15"));
 const skip = new Set(flag("skip", "").split(","));
-const BIN = join(repo, "packages", "cli", "bin", "knightcode.js");
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
-};
-const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
-
-async function timed(run) {
-  const start = performance.now();
-  const value = await run();
-  return { ms: +(performance.now() - start).toFixed(2), value };
-}
-
-/** A server on a sessions folder, as a desktop app spawns it. */
-async function startServer(sessionDir) {
-  const home = mkdtempSync(join(tmpdir(), "kc-scale-home-"));
-  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
-  delete env.NODE_EXTRA_CA_CERTS;
-  const transport = new SpawnedServerTransport({ command: process.execPath, args: [BIN, "app-server", "--session-dir", sessionDir], env, stderr: "ignore" });
-  const client = new AppServerClient(transport, { requestTimeoutMs: 600_000 });
-  await client.initialize({ clientInfo: { name: "bench-scale", version: "0" } });
-  return {
-    client,
-    pid: transport.child.pid,
-    async close() {
-      transport.close();
-      await transport.exited;
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
-async function walk(client) {
-  let pages = 0;
-  let threads = 0;
-  let cursor;
-  do {
-    const page = await client.request("thread/list", { limit: 50, ...(cursor ? { cursor } : {}) });
-    pages++;
-    threads += page.threads.length;
-    cursor = page.nextCursor;
-  } while (cursor);
-  return { pages, threads };
-}
 
 /** The index files the server left in the folder: their count and largest size. */
 function indexFiles(dir) {
@@ -84,7 +35,7 @@ function indexFiles(dir) {
 
 /** One process's listing figures: the first page, the warm first page, a full walk, and RSS after each. */
 async function listingRun(dir, count) {
-  const server = await startServer(dir);
+  const server = await startServer(dir, { clientName: "bench-scale", requestTimeoutMs: 600_000 });
   try {
     const { client } = server;
     const rssStart = rssOf(server.pid);
@@ -139,8 +90,8 @@ const result = {
     "list.100000.indexPresent.firstPage.ms": "< 600 ms",
     "list.50000.indexPresent.rssMiB.afterWalk": "< 120 MiB",
     "list.100000.indexPresent.warmFirstPage.medianMs": "< 10 ms",
-    "turn.running.resume.medianMs": "< 100 ms",
-    "turn.running.resume.rssGrowthMiB": "< 32 MiB",
+    "turn.running.resumeMedianMs": "< 100 ms",
+    "turn.running.rssGrowthMiB": "< 32 MiB",
   },
 };
 if (!skip.has("list")) {

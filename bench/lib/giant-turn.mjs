@@ -11,7 +11,7 @@
 // @knightcode/testkit on 127.0.0.1: rounds of parallel `read` calls (read-only,
 // allowed without approval), then an answer whose stream stays open, so the
 // turn keeps running until the bench releases it.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,22 +22,7 @@ const TOKEN = "giant-turn-bench-token-0123456789abcdef";
 
 export const GIANT_TURN_GOALS = { resumeRunningMs: "< 100 ms", rssGrowthMiB: "< 32 MiB" };
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
-};
-const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
-
-function rssOf(pid) {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
-}
-
-async function timed(run) {
-  const start = performance.now();
-  const value = await run();
-  return { ms: +(performance.now() - start).toFixed(2), value };
-}
+const { median, mib, rssOf, timed } = await import("./measure.mjs");
 
 /** The server on stdio (the connection that runs the turn) and listening on a WebSocket (the second connection). */
 async function startServer(home, client) {

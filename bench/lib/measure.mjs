@@ -1,0 +1,63 @@
+// What the benches that drive a real server share: figures (median, MiB,
+// a process's RSS, a timed call) and a server on a sessions folder as a
+// desktop app spawns it, with a walk through every page of thread/list.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = fileURLToPath(new URL("../..", import.meta.url));
+export const BIN = join(repo, "packages", "cli", "bin", "knightcode.js");
+
+export const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
+};
+
+export const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
+
+/** A process's resident memory, in bytes, from /proc. */
+export function rssOf(pid) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+}
+
+export async function timed(run) {
+  const start = performance.now();
+  const value = await run();
+  return { ms: +(performance.now() - start).toFixed(2), value };
+}
+
+/** A server on a sessions folder, as a desktop app would spawn it (no CA bundle to parse), with a home of its own. */
+export async function startServer(sessionDir, { clientName = "bench", requestTimeoutMs = 120_000 } = {}) {
+  const { AppServerClient, SpawnedServerTransport } = await import(new URL("../../packages/app-server-client/dist/src/index.js", import.meta.url));
+  const home = mkdtempSync(join(tmpdir(), "kc-bench-home-"));
+  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const transport = new SpawnedServerTransport({ command: process.execPath, args: [BIN, "app-server", "--session-dir", sessionDir], env, stderr: "ignore" });
+  const client = new AppServerClient(transport, { requestTimeoutMs });
+  await client.initialize({ clientInfo: { name: clientName, version: "0" } });
+  return {
+    client,
+    pid: transport.child.pid,
+    async close() {
+      transport.close();
+      await transport.exited;
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every page of thread/list, 50 at a time. */
+export async function walk(client) {
+  let pages = 0;
+  let threads = 0;
+  let cursor;
+  do {
+    const page = await client.request("thread/list", { limit: 50, ...(cursor ? { cursor } : {}) });
+    pages++;
+    threads += page.threads.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { pages, threads };
+}
