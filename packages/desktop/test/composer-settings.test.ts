@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
-import { waitUntil } from "@knightcode/testkit";
+import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { ComposerFixture, sent, until } from "./composer-support.js";
 
@@ -81,7 +81,9 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
       await box.press("Enter");
       assert.equal(await box.inputValue(), "written offline", "nothing was taken while offline");
       f.server = await f.server.restart();
-      await until("Send to be enabled again", () => sendButton.isEnabled());
+      // Reconnecting resumes the open thread in a server that has just started, loading its runtime from
+      // nothing: on a loaded machine that alone has taken most of the usual wait.
+      await waitUntilAsync("Send to be enabled again", () => sendButton.isEnabled(), 3 * WAIT_MS);
       f.model.enqueue({ text: "online again" });
       await box.press("Enter");
       await waitUntil("the message to reach the model", () => f.model.requests.find((r) => sent(r).includes("written offline")), WAIT_MS);
