@@ -43,6 +43,28 @@ describe("the page", { skip: NO_BROWSER }, () => {
     }
   });
 
+  test("a restart with another token is refused and said so; a restart with the same one reconnects", async () => {
+    const own = await DesktopServer.start();
+    const opened = await openPage(browser, own);
+    let current = own;
+    try {
+      const { page } = opened;
+      await page.getByRole("heading", { name: "KnightCode" }).waitFor();
+      const reconnecting = page.getByRole("status").filter({ hasText: "Reconnecting" });
+      await own.stop();
+      await reconnecting.waitFor();
+      current = await DesktopServer.start({ home: own.home, port: own.port, token: own.token });
+      await reconnecting.waitFor({ state: "detached" });
+      await current.stop();
+      current = await DesktopServer.start({ home: own.home, port: own.port, token: "f".repeat(64) });
+      await page.getByRole("alert").filter({ hasText: "refused this page's token" }).waitFor();
+    } finally {
+      await opened.close();
+      await current.stop();
+      await own.dispose();
+    }
+  });
+
   for (const [name, viewport] of [["desktop", DESKTOP], ["narrow", NARROW], ["zoomed", ZOOMED]] as const) {
     test(`the empty screen passes the accessibility audit (${name})`, async () => {
       const opened = await openPage(browser, server, viewport);

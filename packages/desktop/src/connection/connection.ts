@@ -106,13 +106,24 @@ async function connectOrExplain(url: string, token: string): Promise<BrowserWebS
   try {
     return await BrowserWebSocketTransport.connect({ url, token });
   } catch (error) {
-    const up = await fetch("/", { method: "HEAD", cache: "no-store" }).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) throw new ClientError("unauthorized", "the server refused this page's token");
-    throw error;
+    if (!(await pageServed())) throw error;
+    // The server answers now: it refused the token, or it came up just after the first try (a restart).
+    // Only a second refusal while it answers is the token's fault; that one stops the reconnecting for good.
+    try {
+      return await BrowserWebSocketTransport.connect({ url, token });
+    } catch (again) {
+      if (await pageServed()) throw new ClientError("unauthorized", "the server refused this page's token");
+      throw again;
+    }
   }
+}
+
+/** Whether the server that serves this page answers: a WebSocket refused while it does was refused on purpose. */
+function pageServed(): Promise<boolean> {
+  return fetch("/", { method: "HEAD", cache: "no-store" }).then(
+    (response) => response.ok,
+    () => false,
+  );
 }
 
 let current: Connection | undefined;
