@@ -5,7 +5,8 @@ import { ListingError } from "./errors.js";
 import { FolderIndex, MAX_OPEN_TRANSCRIPTS, type FolderDeps } from "./folder.js";
 import { Limiter } from "./limiter.js";
 import { newestFirst, pageOf, summaryOf, titleOf } from "./page.js";
-import { BadRecord, factsOf, StoredFacts, type Row } from "./record.js";
+import { BadRecord, factsOf, pathOf, StoredFacts, type Row } from "./record.js";
+import type { TranscriptFacts } from "./transcript-scan.js";
 import { SnapshotStore } from "./snapshots.js";
 import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
 
@@ -82,15 +83,34 @@ export class ThreadListing {
    * title holding it has it verbatim there, so most rows are passed over
    * without decoding.
    */
-  private async searched(rows: readonly Row[], search: string): Promise<Row[]> {
+  private searched(rows: readonly Row[], search: string): Promise<Row[]> {
     const needle = search.toLowerCase();
     const plain = /^[\x20-\x7e]+$/.test(needle) && !/["\\]/.test(needle);
     const candidates = plain ? rows.filter((row) => !(row.facts instanceof StoredFacts) || row.facts.text().toLowerCase().includes(needle)) : rows;
-    const reread = await this.reread(candidates);
-    return candidates.flatMap((row) => {
-      const current = reread.has(row) ? reread.get(row) : row;
-      return current !== undefined && titleOf(factsOf(current)).toLowerCase().includes(needle) ? [current] : [];
-    });
+    return this.filtered(candidates, false, (facts) => titleOf(facts).toLowerCase().includes(needle));
+  }
+
+  /**
+   * The rows whose facts `wanted` keeps, each decoded once (and kept
+   * decoded when `keep`). A damaged record's transcript is read again and
+   * judged as it now is; a row that is no longer a transcript is left out.
+   */
+  private async filtered(rows: readonly Row[], keep: boolean, wanted: (facts: TranscriptFacts) => boolean): Promise<Row[]> {
+    const kept: Row[] = [];
+    for (const row of rows) {
+      let current: Row | undefined = row;
+      let facts: TranscriptFacts;
+      try {
+        facts = factsOf(row, keep);
+      } catch (error) {
+        if (!(error instanceof BadRecord)) throw error;
+        current = await this.folder(dirname(pathOf(row))).rowOf(row.name);
+        if (current === undefined) continue;
+        facts = factsOf(current, keep);
+      }
+      if (wanted(facts)) kept.push(current);
+    }
+    return kept;
   }
 
   /**
@@ -104,7 +124,7 @@ export class ThreadListing {
         factsOf(row);
       } catch (error) {
         if (!(error instanceof BadRecord)) throw error;
-        reread.set(row, await this.folder(dirname(row.dir + row.name)).rowOf(row.name));
+        reread.set(row, await this.folder(dirname(pathOf(row))).rowOf(row.name));
       }
     }
     return reread;
@@ -141,17 +161,8 @@ export class ThreadListing {
     for (const dir of dirs) lists.push(await this.folder(dir).refresh(signal));
     // Each list is sorted already: the sort merges runs.
     const rows = lists.length === 1 ? lists[0]! : lists.flat().sort(newestFirst);
-    if (cwd === undefined) return rows;
-    const reread = await this.reread(rows);
-    const inCwd = (row: Row | undefined) => {
-      if (row === undefined) return false;
-      const facts = factsOf(row, true);
-      return facts.header.cwd === cwd || facts.workspace?.cwd === cwd;
-    };
-    return rows.flatMap((row) => {
-      const current = reread.has(row) ? reread.get(row) : row;
-      return current !== undefined && inCwd(current) ? [current] : [];
-    });
+    // A project's listing is asked for again and again: its rows keep their facts decoded.
+    return cwd === undefined ? rows : this.filtered(rows, true, (facts) => facts.header.cwd === cwd || facts.workspace?.cwd === cwd);
   }
 
   private folder(dir: string): FolderIndex {

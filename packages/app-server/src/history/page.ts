@@ -63,9 +63,9 @@ export async function readPageBefore(path: string, threadId: string, before: Bra
  * cut to `budget` bytes by leaving out its oldest turns, whose page the
  * returned cursor then names. Synchronous, so a caller can build its answer
  * and subscribe in one step. With `saved`, a large turn made for the wire
- * before is handed out again rather than rebuilt. Throws BodylessTurn when
- * the page was read past a turn's body that turns out to be needed: the
- * caller reads the page again without skipping.
+ * before is handed out again rather than rebuilt. A page read past a
+ * turn's body needs that turn kept: callers ask pageReusable first, with
+ * no await between, and read the page whole when not (else BodylessTurn).
  */
 export function pageForWire(
   page: BranchPage,

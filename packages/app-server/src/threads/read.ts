@@ -1,6 +1,5 @@
 import type { ThreadSummary } from "@knightcode/agent";
-import { pageForWire, readPage, skipKnownTurns } from "../history/page.js";
-import { BodylessTurn } from "../history/turns.js";
+import { pageForWire, pageReusable, readPage, skipKnownTurns } from "../history/page.js";
 import { responseBudget } from "../payloads/refs.js";
 import { rpcError } from "../rpc/errors.js";
 import type { CatalogHandler } from "./catalog-handler.js";
@@ -19,14 +18,9 @@ export const readThread: CatalogHandler<"thread/read"> = async (params, _ctx, ca
     throw listingError(error);
   }
   if (!summary) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
+  const store = catalog.context.payloads;
+  // A turn passed over may no longer be kept (its reference expired meanwhile): then the page is read whole.
+  if (!pageReusable(page, params.threadId, store, saved, undefined)) page = await readPage(found.path, params.threadId, params.cursor ?? undefined);
   const thread = wireSummary(summary, catalog);
-  const wire = () => pageForWire(page, params.threadId, catalog.context.payloads, responseBudget({ thread }), { saved });
-  try {
-    return { thread, ...wire() };
-  } catch (error) {
-    if (!(error instanceof BodylessTurn)) throw error;
-    // A turn passed over was not kept after all (its reference expired meanwhile): the page whole.
-    page = await readPage(found.path, params.threadId, params.cursor ?? undefined);
-    return { thread, ...wire() };
-  }
+  return { thread, ...pageForWire(page, params.threadId, store, responseBudget({ thread }), { saved }) };
 };

@@ -1,13 +1,13 @@
 import type { JSX } from "preact";
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useState } from "preact/hooks";
 import type { GitBranchesResult, GitStatusResult } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
-import { openThreadSignal } from "../../state/open-threads.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import { problemFrom, ProblemNotice, type Problem } from "./problem.js";
 import { Worktrees } from "./worktrees.js";
+import { useWorkspaceReload } from "./use-reload.js";
 
 /** Where the thread's checkout stands and what can be done with it: commit, push, pull request, branches, worktrees. */
 export function GitView({ threadId }: { threadId: string }): JSX.Element {
@@ -16,7 +16,6 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [notRepo, setNotRepo] = useState(false);
-  const generation = openThreadSignal(threadId).value?.generation;
 
   const load = useCallback(async () => {
     try {
@@ -31,16 +30,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
       else setProblem(problemFrom(error, "Reading git's status"));
     }
   }, [threadId]);
-  useEffect(() => {
-    void load();
-  }, [load, generation]);
-  useEffect(
-    () =>
-      conn().on("turn/diff/updated", (params) => {
-        if (params.threadId === threadId) void load();
-      }),
-    [threadId, load],
-  );
+  useWorkspaceReload(threadId, load);
 
   /** One action at a time; its refusal shows inline with git's words, and the status is read again after. */
   const act = async <T,>(doing: string, run: () => Promise<T>, done: (result: T) => string): Promise<boolean> => {

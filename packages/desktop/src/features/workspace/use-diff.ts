@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useRef, useState } from "preact/hooks";
 import type { DiffScope, ThreadDiffReadResult } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
-import { openThreadSignal } from "../../state/open-threads.js";
 import { problemFrom, type Problem } from "./problem.js";
+import { useWorkspaceReload } from "./use-reload.js";
 
 export interface DiffQuery {
   scope: DiffScope;
@@ -20,7 +20,6 @@ export function useDiff(threadId: string, query: DiffQuery) {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const latest = useRef(0);
-  const generation = openThreadSignal(threadId).value?.generation;
   const { scope, commit, against } = query;
 
   const load = useCallback(async () => {
@@ -49,15 +48,6 @@ export function useDiff(threadId: string, query: DiffQuery) {
     }
   }, [threadId, scope, commit, against]);
 
-  useEffect(() => {
-    void load();
-  }, [load, generation]);
-  useEffect(
-    () =>
-      conn().on("turn/diff/updated", (params) => {
-        if (params.threadId === threadId) void load();
-      }),
-    [threadId, load],
-  );
+  useWorkspaceReload(threadId, load);
   return { diff, problem, loading, load, setProblem };
 }
