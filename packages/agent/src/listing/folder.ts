@@ -7,7 +7,7 @@ import { loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-file.js";
 import { IndexWriter } from "./index-writer.js";
 import type { Limiter } from "./limiter.js";
 import { sameFile, sortOutHere, sortOutLooked, statQuietly, type Changed, type Known, type SortedOut } from "./look.js";
-import { BadRecord, factsOf, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
+import { BadRecord, factsOf, factsOrUndefined, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
 import { MAX_ROW_CHANGES, SortedRows } from "./rows.js";
 import { lookInWorker, LookFailed, type FolderLook } from "./stat-worker.js";
 import { NotATranscript } from "./transcript-pass.js";
@@ -51,15 +51,6 @@ const passOver = (error: unknown) => ["ENOENT", "EACCES", "EPERM"].includes(errn
  * more than the stats.
  */
 export const WORKER_LOOK_NAMES = SHARD_RECORDS;
-
-/** A record's facts, or undefined when they do not decode (the transcript is then read from the start). */
-function decodedQuietly(row: Row) {
-  try {
-    return factsOf(row);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * One sessions folder and its `.thread-index.json`: which transcripts it
@@ -349,7 +340,8 @@ export class FolderIndex {
     const { counters } = this.deps;
     if (counted) counters.listingFilesOpened++;
     try {
-      const resume = previous?.ino === stats.ino && isRow(previous) ? decodedQuietly(previous) : undefined;
+      // Facts that do not decode mean a read from the start.
+      const resume = previous?.ino === stats.ino && isRow(previous) ? factsOrUndefined(previous) : undefined;
       const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (counted ? (counters.listingBytesScanned += bytes) : undefined), scratch);
       // Kept encoded, as a record read from the index is: a page decodes it again in a few microseconds.
       return { ...identity, facts: StoredFacts.of(facts, name, stats.size) };

@@ -1,16 +1,10 @@
-import { factsOf, pathOf, updatedMsOf, type Row } from "./record.js";
+import { factsOf, factsOrUndefined, pathOf, updatedMsOf, type Row } from "./record.js";
 import { TITLE_MAX, boundText } from "./title.js";
 import type { TranscriptFacts } from "./transcript-scan.js";
 import type { ThreadSummary } from "./types.js";
 
 /** A record whose facts do not decode sorts as if its id were empty; the page that shows it reads its transcript again. */
-function idOf(row: Row): string {
-  try {
-    return factsOf(row, true).header.id;
-  } catch {
-    return "";
-  }
-}
+const idOf = (row: Row): string => factsOrUndefined(row, true)?.header.id ?? "";
 
 /**
  * Newest first; equal times (to the millisecond a client sees) by id, then

@@ -87,6 +87,15 @@ export function factsOf(row: Row, keep = false): TranscriptFacts {
   return facts;
 }
 
+/** factsOf, or undefined for a record whose facts do not decode. */
+export function factsOrUndefined(row: Row, keep = false): TranscriptFacts | undefined {
+  try {
+    return factsOf(row, keep);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The id and creation time a transcript's file name carries, as
  * sessionFileName writes it: `<ISO time with - for : and .>_<id>.jsonl`.
