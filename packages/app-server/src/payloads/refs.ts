@@ -75,12 +75,8 @@ function largeFields(item: ToolCall): Moves {
   return moves;
 }
 
-/** Whether text is over FIELD_LIMIT as UTF-8; measured byte by byte only where its length in UTF-16 units leaves it open (see overInlineLimit). */
-function overFieldLimit(text: string): boolean {
-  if (text.length * 3 <= FIELD_LIMIT) return false;
-  if (text.length > FIELD_LIMIT) return true;
-  return Buffer.byteLength(text, "utf8") > FIELD_LIMIT;
-}
+/** Whether text is over FIELD_LIMIT as UTF-8 (see overBytes). */
+const overFieldLimit = (text: string): boolean => overBytes(FIELD_LIMIT, [text]);
 
 function slimmed(item: ToolCall, moves: Moves, put: (value: string) => PayloadRef): ToolCall {
   if (moves.input === undefined && moves.output === undefined) return item;
@@ -159,21 +155,24 @@ function measured(wire: WireItem): Piece {
 }
 
 /**
- * Whether text (JSON of an item, or pieces of a turn's) is over
- * INLINE_LIMIT as UTF-8. A UTF-16 unit is 1 to 3 bytes, so text of up to a
- * third of the limit in units fits and text over the limit in units does
- * not, whatever they hold: only text in between is measured byte by byte,
- * and thousands of small items never are.
+ * Whether text (JSON of an item, or pieces of a turn's) is over `limit`
+ * bytes as UTF-8. A UTF-16 unit is 1 to 3 bytes, so text of up to a third
+ * of the limit in units fits and text over the limit in units does not,
+ * whatever they hold: only text in between is measured byte by byte, and
+ * thousands of small items never are.
  */
-function overInlineLimit(...groups: ReadonlyArray<readonly string[]>): boolean {
+function overBytes(limit: number, ...groups: ReadonlyArray<readonly string[]>): boolean {
   let units = 0;
   for (const parts of groups) for (const part of parts) units += part.length;
-  if (units * 3 <= INLINE_LIMIT) return false;
-  if (units > INLINE_LIMIT) return true;
+  if (units * 3 <= limit) return false;
+  if (units > limit) return true;
   let bytes = 0;
   for (const parts of groups) for (const part of parts) bytes += Buffer.byteLength(part, "utf8");
-  return bytes > INLINE_LIMIT;
+  return bytes > limit;
 }
+
+/** Whether text is over INLINE_LIMIT as UTF-8 (see overBytes). */
+const overInlineLimit = (...groups: ReadonlyArray<readonly string[]>): boolean => overBytes(INLINE_LIMIT, ...groups);
 
 function samePieces(a: readonly Piece[], b: readonly Piece[]): boolean {
   if (a.length !== b.length) return false;
