@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import { withGitGuards } from "../tools/git-guards.js";
-import { unownedProcessGroups, type ProcessGroup, type ProcessGroups } from "../tools/process-groups.js";
+import type { ProcessGroups } from "../process/groups.js";
+import { launch } from "../process/launch.js";
+import type { SandboxLaunch } from "../process/sandbox/command.js";
 import type { ExecResult } from "./types.js";
 
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
@@ -13,6 +13,8 @@ export interface ExecOptions {
   env?: NodeJS.ProcessEnv;
   /** Owns the program's process group, its background children included; the process-wide owner by default. */
   processes?: ProcessGroups;
+  /** The thread's sandbox, when its commands run in one. */
+  sandbox?: SandboxLaunch;
 }
 
 /**
@@ -48,42 +50,26 @@ export class CappedOutput {
 /**
  * Runs a program with an argument array (never a shell), in its own process
  * group so a timeout, an abort or the program's death by a signal stops
- * everything it started. A signal death answers `code: null` and the
- * signal's name. Output beyond 16 MiB per stream is dropped.
+ * everything it started (at once: SIGKILL). A signal death answers
+ * `code: null` and the signal's name. Output beyond 16 MiB per stream is
+ * dropped.
  */
-export function execProgram(command: string, args: string[], options: ExecOptions): Promise<ExecResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: withGitGuards(options.env ?? process.env), stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const group: ProcessGroup | undefined = child.pid === undefined ? undefined : (options.processes ?? unownedProcessGroups()).add(child.pid);
-    const stdout = new CappedOutput();
-    const stderr = new CappedOutput();
-    let timedOut = false;
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    const killGroup = (): void => {
-      group?.stop(0).catch(() => undefined);
-    };
-    const timer = options.timeout ? setTimeout(() => ((timedOut = true), killGroup()), options.timeout) : undefined;
-    // A program killed from outside leaves its children orphaned and holding the pipes: the answer
-    // would wait for them. It did not finish, so nothing it started goes on.
-    child.once("exit", (_code, signal) => {
-      if (signal !== null) killGroup();
-    });
-    const onAbort = (): void => killGroup();
-    if (options.signal?.aborted) killGroup();
-    else options.signal?.addEventListener("abort", onAbort, { once: true });
-    const settle = (): void => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      group?.isAlive();
-    };
-    child.on("error", (error) => {
-      settle();
-      reject(error);
-    });
-    child.on("close", (code, signal) => {
-      settle();
-      resolve({ stdout: stdout.text(), stderr: stderr.text(), code, signal, timedOut });
-    });
+export async function execProgram(command: string, args: string[], options: ExecOptions): Promise<ExecResult> {
+  const run = launch({
+    file: command,
+    args,
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    ...(options.processes ? { processes: options.processes } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox, keepBackground: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeout ? { timeoutMs: options.timeout } : {}),
+    killGraceMs: 0,
   });
+  const stdout = new CappedOutput();
+  const stderr = new CappedOutput();
+  run.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+  run.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+  const end = await run.done;
+  return { stdout: stdout.text(), stderr: stderr.text(), code: end.code, signal: end.signal, timedOut: end.timedOut };
 }

@@ -3,8 +3,9 @@ import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ModelRegistry } from "../models/registry.js";
 import type { NestedToolResult } from "../run/session.js";
-import type { ProcessGroups } from "../tools/process-groups.js";
-import { childEnvironment } from "../util/child-env.js";
+import type { ProcessGroups } from "../process/groups.js";
+import { childEnvironment } from "../process/child-env.js";
+import type { CommandSandbox } from "../tools/context.js";
 import { execProgram } from "./exec.js";
 import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
 import { DEFAULT_HOOK_TIMEOUT_MS, runHandler, type HookClock } from "./hook-limit.js";
@@ -48,6 +49,8 @@ export interface BuiltinServices {
   warn(warning: ExtensionWarning): void;
   /** The environment the thread starts programs with (childEnvironment). */
   childEnv(): NodeJS.ProcessEnv;
+  /** The thread's process groups: what a built-in starts dies with the thread at the latest. */
+  processes?: ProcessGroups;
   log(line: string): void;
   /**
    * Runs `release` when the extension goes (unload, reload, shutdown),
@@ -86,6 +89,8 @@ export interface ExtensionHostDeps {
   childEnv?(): NodeJS.ProcessEnv;
   /** Owns the process groups `exec` starts, so none outlives the thread. */
   processes?: ProcessGroups;
+  /** The thread's sandbox, which `exec` runs programs in like the model's commands. */
+  sandbox?: CommandSandbox;
   /** How long an extension's factory may take; 10 s by default. */
   loadTimeoutMs?: number;
   /** How long one event handler may run before it is abandoned; asked at each event, so a reload's settings apply. 30 s by default. */
@@ -270,9 +275,10 @@ export class ExtensionHost {
       appendEntry(customType, data) {
         deps.appendEntry(customType, data);
       },
-      exec(command, args = [], options = {}) {
+      async exec(command, args = [], options = {}) {
         const env = deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env);
-        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes });
+        const sandbox = await deps.sandbox?.forCommand({});
+        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes, ...(sandbox ? { sandbox } : {}) });
       },
     };
   }
@@ -282,6 +288,7 @@ export class ExtensionHost {
     return {
       warn: (warning) => deps.warn(warning),
       childEnv: () => deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env),
+      ...(deps.processes ? { processes: deps.processes } : {}),
       log: (line) => deps.log?.(line),
       onDispose: (release) => {
         instance.disposers.push(release);

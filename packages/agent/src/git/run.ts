@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { withGitGuards } from "../tools/git-guards.js";
+import { launch, type Launched } from "../process/launch.js";
 import { GitCommandError } from "./errors.js";
 
 /** What one git command may print before it is stopped: diffs of huge changes are cut by their readers, not here. */
@@ -68,48 +67,45 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   const config = (options.config ?? []).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
   const argv = [...config, ...args];
   const maxOutput = options.maxOutput ?? DEFAULT_MAX_OUTPUT;
-  return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(new GitCommandError(args, null, "the command was cancelled"));
+  if (options.signal?.aborted) return Promise.reject(new GitCommandError(args, null, "the command was cancelled"));
+  let run: Launched;
+  try {
+    run = launch({ file: "git", args: argv, cwd: options.cwd, env, stdin: "pipe", ...(options.signal ? { signal: options.signal } : {}), killGraceMs: 0 });
+  } catch (error) {
+    return Promise.reject(new GitCommandError(args, null, (error as Error).message));
+  }
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  let overflow = false;
+  run.stdout.on("data", (chunk: Buffer) => {
+    outBytes += chunk.length;
+    if (outBytes > maxOutput) {
+      if (!overflow) run.stop(0);
+      overflow = true;
       return;
     }
-    const child = spawn("git", argv, { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
-    let overflow = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      outBytes += chunk.length;
-      if (outBytes > maxOutput) {
-        if (!overflow) child.kill("SIGKILL");
-        overflow = true;
-        return;
-      }
-      out.push(chunk);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      // What git says on failure is short; a flood of warnings keeps its head.
-      if (errBytes < 64 * 1024) err.push(chunk);
-      errBytes += chunk.length;
-    });
-    const onAbort = () => child.kill("SIGKILL");
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdin.on("error", () => undefined);
-    child.stdin.end(options.input ?? "");
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      options.signal?.removeEventListener("abort", onAbort);
-      reject(new GitCommandError(args, null, error.code === "ENOENT" ? "git is not installed (no git on PATH)" : error.message, error.code === "ENOENT"));
-    });
-    child.on("close", (code, signal) => {
-      options.signal?.removeEventListener("abort", onAbort);
-      const stderr = Buffer.concat(err).toString("utf8");
-      if (overflow) return reject(new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`));
-      if (signal !== null || code === null) return reject(new GitCommandError(args, null, options.signal?.aborted ? "the command was cancelled" : `git was stopped by ${signal}`));
-      if (code !== 0 && !(options.okCodes ?? []).includes(code)) return reject(new GitCommandError(args, code, stderr.trim()));
-      resolve({ code, stdout: Buffer.concat(out), stderr });
-    });
+    out.push(chunk);
   });
+  run.stderr.on("data", (chunk: Buffer) => {
+    // What git says on failure is short; a flood of warnings keeps its head.
+    if (errBytes < 64 * 1024) err.push(chunk);
+    errBytes += chunk.length;
+  });
+  run.stdin?.end(options.input ?? "");
+  return run.done.then(
+    ({ code, signal }) => {
+      const stderr = Buffer.concat(err).toString("utf8");
+      if (overflow) throw new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`);
+      if (signal !== null || code === null) throw new GitCommandError(args, null, options.signal?.aborted ? "the command was cancelled" : `git was stopped by ${signal}`);
+      if (code !== 0 && !(options.okCodes ?? []).includes(code)) throw new GitCommandError(args, code, stderr.trim());
+      return { code, stdout: Buffer.concat(out), stderr };
+    },
+    (error: NodeJS.ErrnoException) => {
+      throw new GitCommandError(args, null, error.code === "ENOENT" ? "git is not installed (no git on PATH)" : error.message, error.code === "ENOENT");
+    },
+  );
 }
 
 /** `runGit`'s stdout as UTF-8 text. */
@@ -120,7 +116,8 @@ export async function gitText(args: readonly string[], options: GitOptions): Pro
 function gitEnv(options: GitOptions): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
   for (const name of REDIRECTING) delete base[name];
-  const env = withGitGuards(base);
+  // git's guards are added by launch, as for every child.
+  const env = base;
   env.GIT_TERMINAL_PROMPT = "0";
   env.GCM_INTERACTIVE = "never";
   env.LC_ALL = "C";

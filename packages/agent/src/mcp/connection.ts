@@ -1,7 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ProcessGroups } from "../process/groups.js";
 import { isStdioEntry, serverCwd, type McpServerEntry } from "./config.js";
-import { forgetChild, rememberChild } from "./live-children.js";
+import { RunnerStdioTransport } from "./stdio-transport.js";
 import type { McpCallResult } from "./tool-result.js";
 
 /** One tool a server offers, as `tools/list` described it. */
@@ -14,8 +15,16 @@ export interface McpToolInfo {
 export interface ConnectOptions {
   name: string;
   entry: McpServerEntry;
-  /** The thread's folder: where a stdio server starts unless its entry says otherwise. */
+  /** The thread's folder: an entry's relative `cwd` is taken from here. */
   cwd: string;
+  /**
+   * Where a stdio server starts when its entry names no `cwd`: an empty
+   * folder of the server's own, so that `npx`, `uvx` or `python -m` never
+   * find a program or module in the project before their own.
+   */
+  neutralCwd: string;
+  /** The thread's process groups: a stdio server dies with its thread at the latest. */
+  processes?: ProcessGroups;
   /** The environment a stdio server starts with, before its entry's `env`. */
   childEnv: NodeJS.ProcessEnv;
   /** The server's own environment, where `auth.bearerTokenEnv` is read. */
@@ -40,16 +49,15 @@ export interface McpConnection {
 }
 
 const MAX_TOOLS = 1000;
-const MAX_STDERR_LINE = 500;
 
-type Sdk = [typeof import("@modelcontextprotocol/sdk/client/index.js"), typeof import("@modelcontextprotocol/sdk/client/stdio.js"), typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")];
+type Sdk = [typeof import("@modelcontextprotocol/sdk/client/index.js"), typeof import("@modelcontextprotocol/sdk/shared/stdio.js"), typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")];
 let sdk: Promise<Sdk> | undefined;
 
 /** The SDK loads with the first connection: a thread without MCP servers never reads it. */
 function loadSdk(): Promise<Sdk> {
   sdk ??= Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
   ]);
   return sdk;
@@ -71,19 +79,17 @@ function makeTransport(options: ConnectOptions, modules: Sdk): Opened {
   const [, stdio, http] = modules;
   const { entry } = options;
   if (isStdioEntry(entry)) {
-    const transport = new stdio.StdioClientTransport({
-      command: entry.command,
-      args: entry.args ?? [],
-      env: { ...stringEnv(options.childEnv), ...(entry.env ?? {}) },
-      cwd: serverCwd(entry, options.cwd),
-      stderr: "pipe",
-    });
-    let pending = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
-      const lines = (pending + chunk.toString("utf8")).split("\n");
-      pending = lines.pop()!.slice(-MAX_STDERR_LINE);
-      for (const line of lines) if (line.trim() !== "") options.log(`mcp ${options.name}: ${line.slice(0, MAX_STDERR_LINE)}`);
-    });
+    const transport = new RunnerStdioTransport(
+      {
+        command: entry.command,
+        args: entry.args ?? [],
+        env: { ...stringEnv(options.childEnv), ...(entry.env ?? {}) },
+        cwd: serverCwd(entry, options.cwd, options.neutralCwd),
+        ...(options.processes ? { processes: options.processes } : {}),
+        onStderrLine: (line) => options.log(`mcp ${options.name}: ${line}`),
+      },
+      stdio,
+    );
     return { transport };
   }
   const headers: Record<string, string> = { ...(entry.headers ?? {}) };
@@ -122,21 +128,15 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   const { transport, endSession } = makeTransport(options, modules);
   const client = new modules[0].Client({ name: "knightcode", version: "0.1.0" }, { capabilities: {} });
   let closing = false;
-  let pid: number | undefined;
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, timeout]);
   const close = async () => {
     if (closing) return;
     closing = true;
-    try {
-      await endSession?.().catch(() => undefined);
-      await client.close();
-    } finally {
-      if (pid !== undefined) forgetChild(pid);
-    }
+    await endSession?.().catch(() => undefined);
+    await client.close();
   };
   client.onclose = () => {
-    if (pid !== undefined) forgetChild(pid);
     if (!closing) {
       closing = true;
       options.onLost();
@@ -145,14 +145,10 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
   try {
     signal.throwIfAborted();
     await client.connect(transport, { signal, timeout: options.timeoutMs });
-    if ("pid" in transport && typeof transport.pid === "number") {
-      pid = transport.pid;
-      rememberChild(pid);
-    }
     const tools = await listAllTools(client, signal, options.timeoutMs);
     return {
       tools,
-      pid,
+      pid: transport instanceof RunnerStdioTransport ? transport.pid : undefined,
       call: (tool, args, callSignal, timeoutMs) =>
         client.callTool({ name: tool, arguments: args }, undefined, { ...(callSignal ? { signal: callSignal } : {}), timeout: timeoutMs, resetTimeoutOnProgress: true }) as Promise<McpCallResult>,
       close,

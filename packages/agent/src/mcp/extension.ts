@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { ExtensionSpec } from "../extensions/host.js";
 import type { TrustLookup } from "../settings/scope.js";
 import { listMcpServers } from "./files.js";
@@ -35,6 +37,7 @@ export function mcpExtension(options: McpExtensionOptions): ExtensionSpec {
         services,
         servers: listing.servers,
         serverEnv: options.env,
+        neutralCwd: () => neutralFolder(options.agentDir),
         ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
       });
       services.onDispose(() => servers.close());
@@ -52,4 +55,14 @@ export function mcpExtension(options: McpExtensionOptions): ExtensionSpec {
       });
     },
   };
+}
+
+/**
+ * `<agentDir>/mcp-cwd`, empty and the user's alone: a stdio server with no
+ * `cwd` of its own starts there rather than in the thread's project.
+ */
+export function neutralFolder(agentDir: string): string {
+  const folder = join(agentDir, "mcp-cwd");
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  return folder;
 }

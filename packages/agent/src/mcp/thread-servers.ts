@@ -30,6 +30,8 @@ export interface ThreadServersOptions {
   servers: McpServerInfo[];
   /** The server's own environment, for `auth.bearerTokenEnv`. */
   serverEnv: NodeJS.ProcessEnv;
+  /** Where a stdio server without a `cwd` of its own starts: an empty folder no project can fill. */
+  neutralCwd(): string;
   connectTimeoutMs?: number;
 }
 
@@ -131,6 +133,8 @@ export class ThreadServers {
         name: info.name,
         entry: info.entry,
         cwd: this.options.api.cwd,
+        neutralCwd: this.options.neutralCwd(),
+        processes: services.processes,
         childEnv: services.childEnv(),
         serverEnv: this.options.serverEnv,
         timeoutMs: this.options.connectTimeoutMs ?? MCP_CONNECT_TIMEOUT_MS,

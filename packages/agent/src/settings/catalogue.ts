@@ -6,12 +6,21 @@ export class SettingLeaf<T> {
     readonly kind: Kind<T>,
     readonly defaultValue: T,
     readonly description: string,
+    /** Only the global settings may set it: a project's value is ignored, with a warning. */
+    readonly globalOnly = false,
   ) {}
 }
 
 function leaf<T>(kind: Kind<T>, defaultValue: NoInfer<T>, description: string): SettingLeaf<T> {
   return new SettingLeaf(kind, defaultValue, description);
 }
+
+/** A setting a repository must not be able to change for the user: what contains its own commands. */
+function globalLeaf<T>(kind: Kind<T>, defaultValue: NoInfer<T>, description: string): SettingLeaf<T> {
+  return new SettingLeaf(kind, defaultValue, description, true);
+}
+
+export const SANDBOX_MODES = ["workspace", "off"] as const;
 
 export interface SettingGroup {
   readonly [key: string]: SettingLeaf<unknown> | SettingGroup;
@@ -66,6 +75,11 @@ export const SETTINGS_CATALOGUE = {
   },
   interruptGraceMs: leaf(count, 5000, "After a turn is stopped, how long a tool or extension hook that ignores the stop may hold it; then the turn ends without waiting for it."),
   shellPath: leaf(nullable(text), null, "Shell the bash tool runs commands with; null lets the tool find bash itself."),
+  sandbox: {
+    mode: globalLeaf(oneOf(SANDBOX_MODES), "workspace", 'How the commands a thread starts for the model run outside fullAccess: "workspace" in the OS sandbox (writes only in the thread\'s folder and a private temporary folder, the agent folder hidden, no network), "off" without it. Global settings only.'),
+    network: globalLeaf(bool, false, "Whether sandboxed commands may use the network; without it a command asks for the network through an approval. Global settings only."),
+    required: globalLeaf(bool, false, "Refuse sandboxed commands when the sandbox cannot run on this machine, instead of running them under the approval rules alone (with a warning). Global settings only."),
+  },
   shellEnv: {
     passThrough: leaf(envNames, [], "Environment variables that programs a thread starts (bash, rg, fd, extensions' exec) receive although they hold a provider key or the server's token; only the global settings count."),
   },

@@ -5,6 +5,8 @@ import type { Warning } from "../warning.js";
 
 export interface EffectiveInput {
   settings: SettingsObject;
+  /** The global scope alone: where a global-only setting is read when a project set it too. */
+  globalSettings?: SettingsObject;
   origins: Record<string, SettingsScope>;
   paths: Partial<Record<SettingsScope, string>>;
 }
@@ -36,7 +38,12 @@ export function computeEffective(input: EffectiveInput): { effective: EffectiveS
   const warnings: Warning[] = [];
   const reportedGroups = new Set<string>();
   for (const { key, segments, leaf } of CATALOGUE_ENTRIES) {
-    const lookup = getPath(input.settings, segments);
+    // The project set this leaf, or replaced a group above it with a value of its own.
+    const fromProject =
+      leaf.globalOnly &&
+      (originOf(input.origins, key) === "project" || segments.slice(0, -1).some((_, i) => input.origins[segments.slice(0, i + 1).join(".")] === "project"));
+    if (fromProject) warnings.push(mismatch(input, key, `${key} is a global setting: the project's value is ignored`));
+    const lookup = getPath(fromProject ? (input.globalSettings ?? {}) : input.settings, segments);
     if (lookup.blockedAt !== undefined) {
       if (!reportedGroups.has(lookup.blockedAt)) {
         reportedGroups.add(lookup.blockedAt);

@@ -90,7 +90,7 @@ export function readSettings(options: ReadSettingsOptions): SettingsSnapshot {
   const read = project === undefined ? [global] : [global, project];
   const merged = mergeScopes(read);
   const paths = project === undefined ? { global: global.path } : { global: global.path, project: project.path };
-  const { effective, warnings } = computeEffective({ ...merged, paths });
+  const { effective, warnings } = computeEffective({ ...merged, globalSettings: global.settings, paths });
   return {
     settings: merged.settings,
     effective,

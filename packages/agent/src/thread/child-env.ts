@@ -1,7 +1,7 @@
 import { envNames } from "../settings/kinds.js";
 import { getPath } from "../settings/keys.js";
 import type { SettingsSnapshot } from "../settings/read.js";
-import { childEnvironment } from "../util/child-env.js";
+import { childEnvironment } from "../process/child-env.js";
 import type { ThreadEnvironment } from "./runtime.js";
 
 /**

@@ -4,7 +4,7 @@ import { ExtensionHost } from "../extensions/host.js";
 import { silentUI } from "../extensions/silent-ui.js";
 import { ModelRegistry } from "../models/registry.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import { ProcessGroups } from "../tools/process-groups.js";
+import { ProcessGroups } from "../process/groups.js";
 import { threadChildEnv } from "./child-env.js";
 import type { ThreadEnvironment } from "./runtime.js";
 import { threadResources, type ThreadResources } from "./thread-resources.js";

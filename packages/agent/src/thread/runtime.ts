@@ -17,10 +17,12 @@ import type { Transcript } from "../run/transcript.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { AskUserHandler } from "../tools/index.js";
-import { ProcessGroups } from "../tools/process-groups.js";
+import { ProcessGroups } from "../process/groups.js";
+import { sandboxSupport } from "../process/sandbox/support.js";
+import { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
-import type { ServerSecrets } from "../util/child-env.js";
+import type { ServerSecrets } from "../process/child-env.js";
 import type { TrustStore } from "../trust/store.js";
 import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
@@ -83,6 +85,18 @@ export interface ThreadRuntimeOptions {
   /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
   newSession?(): Promise<string>;
   submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
+  /** How the thread's commands are contained (see ThreadSandbox); without it they run unsandboxed. */
+  sandboxing?: ThreadSandboxing;
+}
+
+/** What the server decides about the thread's sandbox, asked at each command. */
+export interface ThreadSandboxing {
+  /** Where writes may land: the whole worktree of a worktree thread; the thread's folder otherwise. */
+  folder?: string;
+  /** The thread runs without the sandbox (`fullAccess`). */
+  unsandboxed(): boolean;
+  /** The user let this call, or every call of the thread, use the network. */
+  networkGranted(callId: string | undefined): boolean;
 }
 
 /**
@@ -144,6 +158,8 @@ export class ThreadRuntime {
     readonly processes: ProcessGroups,
     /** The files bash spilled large outputs to; deleted when the thread goes. */
     private readonly spills: SpillFiles,
+    /** Contains the thread's commands; none for a thread whose host runs them unsandboxed. */
+    readonly sandbox: ThreadSandbox | undefined,
   ) {
     this.snapshot = snapshot;
     this.toolsFile = readToolsFile(options.environment.agentDir);
@@ -160,6 +176,7 @@ export class ThreadRuntime {
     let session!: AgentSession;
     let runtime: ThreadRuntime | undefined;
     const processes = new ProcessGroups();
+    const sandbox = options.sandboxing === undefined ? undefined : threadSandbox(options, options.sandboxing, () => runtime?.settings ?? snapshot);
     const spills = new SpillFiles({ onError: (path, error) => env.log?.(`cannot delete the output file ${path}: ${(error as Error).message}`) });
     const host = new ExtensionHost({
       threadId: options.threadId,
@@ -188,6 +205,7 @@ export class ThreadRuntime {
       log: env.log,
       factories: env.extensionFactories,
       processes,
+      ...(sandbox ? { sandbox } : {}),
       // The settings a reload read, once there was one.
       hookTimeoutMs: () => (runtime?.settings ?? snapshot).effective.extensionHookTimeoutMs,
     });
@@ -209,7 +227,7 @@ export class ThreadRuntime {
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
     });
-    runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills);
+    runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills, sandbox);
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
     warnings.push(...runtime.modelWarnings());
@@ -284,6 +302,7 @@ export class ThreadRuntime {
         ...(env.secrets ? { secretFiles: env.secrets.files } : {}),
         processes: this.processes,
         spills: this.spills,
+        ...(this.sandbox ? { sandbox: this.sandbox } : {}),
       },
       ...(this.options.hasUI && this.options.askUser ? { askUser: this.options.askUser } : {}),
       ...(this.options.submitPlan ? { submitPlan: this.options.submitPlan } : {}),
@@ -418,6 +437,23 @@ export class ThreadRuntime {
       // After the extensions' shutdown handlers, which may still run commands.
       await this.processes.dispose();
       await this.spills.dispose();
+      // Last: its private temporary folder may be in use until every process is gone.
+      await this.sandbox?.dispose();
     }
   }
+}
+
+/** The thread's sandbox, from the server's decisions and the thread's global settings as they stand at each command. */
+function threadSandbox(options: ThreadRuntimeOptions, sandboxing: ThreadSandboxing, settings: () => SettingsSnapshot): ThreadSandbox {
+  const env = options.environment;
+  return new ThreadSandbox({
+    folder: sandboxing.folder ?? options.cwd,
+    agentDir: env.agentDir,
+    secretFiles: env.secrets?.files ?? [],
+    trusted: () => env.trust.decisionFor(options.cwd) === true,
+    settings: () => settings().effective.sandbox,
+    unsandboxed: () => sandboxing.unsandboxed(),
+    networkGranted: (callId) => sandboxing.networkGranted(callId),
+    support: () => sandboxSupport(env.env),
+  });
 }

@@ -7,9 +7,10 @@ import { findExecutable } from "../util/executable.js";
 import { toolEnv, type ToolContext } from "./context.js";
 import { throwIfAborted, ToolError } from "./errors.js";
 import { MAX_OUTPUT_BYTES } from "./format.js";
-import { withGitGuards } from "./git-guards.js";
 import { OutputCollector } from "./output-collector.js";
-import { runInProcessGroup, type GroupRunResult } from "./process-group.js";
+import { runInProcessGroup, type GroupRunResult } from "../process/group-run.js";
+import type { SandboxLaunch } from "../process/sandbox/command.js";
+import { SandboxRequiredError } from "../process/sandbox/thread-sandbox.js";
 import { exitedWithCode, killedBySignal } from "./signal-words.js";
 
 const HEAD_BYTES = 20 * 1024;
@@ -19,6 +20,11 @@ const MAX_SPILL_BYTES = 256 * 1024 * 1024;
 const bashParameters = Type.Object({
   command: Type.String({ description: "The command line, run with bash -c." }),
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Seconds after which the command is killed (default: no limit)." })),
+  network: Type.Optional(
+    Type.Boolean({
+      description: "Set to true only when the command needs the network (downloads, package installs, remote git). Where commands run in a sandbox without network, the user is asked to allow it first; elsewhere it changes nothing.",
+    }),
+  ),
 });
 
 export type BashParams = Static<typeof bashParameters>;
@@ -48,7 +54,8 @@ Output over ${MAX_OUTPUT_BYTES / 1024} KiB keeps its first ${HEAD_BYTES / 1024} 
 and the whole output is saved to a file whose path is given. \
 Each call starts a new shell: cd and exported variables do not carry over. \
 Set timeout (seconds) for commands that might not end; a timeout or an interrupt kills the command and everything it started. \
-Do not start interactive programs. Start long-lived background processes with their output redirected (cmd > log 2>&1 &); they run until the thread is unloaded.`;
+Do not start interactive programs. Start long-lived background processes with their output redirected (cmd > log 2>&1 &); they run until the thread is unloaded. \
+Commands may run in a sandbox: then only the working folder and $TMPDIR are writable (not /tmp), and the network is off unless you set network: true.`;
 
 export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}): AgentTool<typeof bashParameters, BashDetails> {
   return {
@@ -57,9 +64,10 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
     description: DESCRIPTION,
     parameters: bashParameters,
     executionMode: "parallel",
-    execute: async (_toolCallId, params, signal, onUpdate) => {
+    execute: async (toolCallId, params, signal, onUpdate) => {
       throwIfAborted(signal);
       await requireDirectory(ctx.cwd);
+      const sandbox = await sandboxFor(ctx, toolCallId, params.network === true);
       const env = toolEnv(ctx);
       const output = new OutputCollector({
         headBytes: HEAD_BYTES,
@@ -76,7 +84,8 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
           // One pipe for both streams keeps their interleaving; on the same line so bash's line numbers hold.
           args: ["-c", `exec 2>&1; ${params.command}`],
           cwd: ctx.cwd,
-          env: withGitGuards(env),
+          env,
+          ...(sandbox ? { sandbox } : {}),
           output,
           ...(signal ? { signal } : {}),
           ...(params.timeout !== undefined ? { timeoutMs: Math.ceil(params.timeout * 1000) } : {}),
@@ -92,9 +101,19 @@ export function createBashTool(ctx: ToolContext, options: BashToolOptions = {}):
         // The thread owns it from here: the model may still read it, and it goes when the thread does.
         if (output.spillFile !== undefined) ctx.spills?.add(output.spillFile);
       }
-      return finishResult(result, output, params);
+      return finishResult(result, output, params, sandbox);
     },
   };
+}
+
+/** The sandbox a command of the model's runs in; a sandbox that is required and cannot run refuses the call. */
+export async function sandboxFor(ctx: ToolContext, callId: string, wantsNetwork = false): Promise<SandboxLaunch | undefined> {
+  try {
+    return await ctx.sandbox?.forCommand({ callId, wantsNetwork });
+  } catch (error) {
+    if (error instanceof SandboxRequiredError) throw new ToolError("notAvailable", error.message);
+    throw error;
+  }
 }
 
 async function requireDirectory(cwd: string): Promise<void> {
@@ -124,7 +143,23 @@ function throttledUpdates(output: OutputCollector, onUpdate: AgentToolUpdateCall
   };
 }
 
-function finishResult(result: GroupRunResult, output: OutputCollector, params: BashParams) {
+/** What a command that failed for want of a network says, in the usual tools' words. */
+const NETWORK_FAILURE =
+  /could not resolve|temporary failure in name resolution|name or service not known|network is unreachable|getaddrinfo|EAI_AGAIN|ENOTFOUND|ENETUNREACH|failed to connect|connection refused|no route to host|unable to access 'http/i;
+
+/** What the model needs to know when the sandbox may be why a command failed. */
+function sandboxHint(sandbox: SandboxLaunch, text: string): string {
+  const hints: string[] = [];
+  if (!sandbox.policy.network && NETWORK_FAILURE.test(text)) {
+    hints.push("It ran in the sandbox without network access. If it needs the network, run it again with network: true; the user is asked first.");
+  }
+  if (/read-only file system|EROFS/i.test(text)) {
+    hints.push(`It ran in the sandbox, where only the working folder and $TMPDIR (${sandbox.policy.tmp}) are writable; /tmp, the home folder and the rest are read-only.`);
+  }
+  return hints.map((hint) => `\n[${hint}]`).join("");
+}
+
+function finishResult(result: GroupRunResult, output: OutputCollector, params: BashParams, sandbox: SandboxLaunch | undefined) {
   const rendered = output.render();
   const details: BashDetails = { exitCode: result.exitCode };
   if (result.signal !== null) details.signal = result.signal;
@@ -139,5 +174,6 @@ function finishResult(result: GroupRunResult, output: OutputCollector, params: B
   if (result.aborted) throw new ToolError("aborted", `${text}\n\n[Command aborted and killed.]`, { ...details });
   if (result.exitCode === 0) return { content: [{ type: "text" as const, text }], details };
   const ending = result.exitCode === null ? killedBySignal(result.signal) : exitedWithCode(result.exitCode);
-  throw new ToolError("commandFailed", `${text}\n\n[Command ${ending}.]`, { ...details });
+  const hint = sandbox === undefined ? "" : sandboxHint(sandbox, rendered.text);
+  throw new ToolError("commandFailed", `${text}\n\n[Command ${ending}.]${hint}`, { ...details });
 }

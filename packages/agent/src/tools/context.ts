@@ -1,8 +1,9 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { childEnvironment } from "../util/child-env.js";
+import { childEnvironment } from "../process/child-env.js";
 import { ToolError } from "./errors.js";
-import type { ProcessGroups } from "./process-groups.js";
+import type { ProcessGroups } from "../process/groups.js";
+import type { SandboxLaunch } from "../process/sandbox/command.js";
 import type { SpillFiles } from "./spill-files.js";
 
 /** What the tools of one thread share. */
@@ -29,6 +30,17 @@ export interface ToolContext {
   secretFiles?: readonly string[];
   /** Owns the files bash spills large outputs to, and deletes them; without it they are left behind. */
   spills?: SpillFiles;
+  /** How the thread's commands run: in its sandbox, or (without one, or when it answers undefined) unsandboxed. */
+  sandbox?: CommandSandbox;
+}
+
+/** What a tool asks before starting a program for the model. */
+export interface CommandSandbox {
+  /**
+   * The sandbox the command runs in, or undefined when it runs without one.
+   * Rejects (SandboxRequiredError) when the sandbox is required and cannot run.
+   */
+  forCommand(request: { callId?: string; wantsNetwork?: boolean }): Promise<SandboxLaunch | undefined>;
 }
 
 /** The environment a tool's child process starts with, asked anew for each start. */

@@ -4,7 +4,7 @@ import { Type, type Static } from "typebox";
 import { displayPath, toolEnv, type ToolContext } from "./context.js";
 import { throwIfAborted } from "./errors.js";
 import { compareNames, MAX_OUTPUT_BYTES } from "./format.js";
-import { searchProgram, type SearchToolOptions } from "./search/engine.js";
+import { externalSearch, type ExternalSearch, type SearchToolOptions } from "./search/engine.js";
 import type { FindSearch, FoundPaths } from "./search/find-builtin.js";
 import { findWithFd } from "./search/find-fd.js";
 import { searchTarget } from "./search-target.js";
@@ -39,21 +39,21 @@ export function createFindTool(ctx: ToolContext, options: SearchToolOptions = {}
     description: DESCRIPTION,
     parameters: findParameters,
     executionMode: "parallel",
-    execute: async (_toolCallId, params, signal) => {
+    execute: async (toolCallId, params, signal) => {
       throwIfAborted(signal);
       const env = toolEnv(ctx);
       const target = await searchTarget(ctx, params.path, false);
       const limit = params.limit ?? DEFAULT_LIMIT;
       const search: FindSearch = { dir: target.dir, pattern: params.pattern, maxResults: limit + 1, env, ...(signal ? { signal } : {}) };
-      const found = await find(await searchProgram(options, ["fd", "fdfind"], env), search);
+      const found = await find(await externalSearch(ctx, { callId: toolCallId, dir: target.dir, options, names: ["fd", "fdfind"], env }), search);
       return render(ctx, target.dir, found, limit);
     },
   };
 }
 
 /** Runs fd when given, else the in-process search. */
-async function find(fd: string | undefined, search: FindSearch): Promise<FoundPaths> {
-  if (fd !== undefined) return findWithFd(fd, search);
+async function find(fd: ExternalSearch | undefined, search: FindSearch): Promise<FoundPaths> {
+  if (fd !== undefined) return findWithFd(fd.program, { ...search, ...(fd.sandbox ? { sandbox: fd.sandbox } : {}) });
   // Loaded on first use, so that a thread starts without the walker and glob libraries.
   const { findInProcess } = await import("./search/find-builtin.js");
   return findInProcess(search);

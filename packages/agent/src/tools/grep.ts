@@ -3,7 +3,7 @@ import { Type, type Static } from "typebox";
 import { displayPath, toolEnv, type ToolContext } from "./context.js";
 import { throwIfAborted } from "./errors.js";
 import { MAX_OUTPUT_BYTES } from "./format.js";
-import { searchProgram, type SearchToolOptions } from "./search/engine.js";
+import { externalSearch, type ExternalSearch, type SearchToolOptions } from "./search/engine.js";
 import type { GrepSearch } from "./search/grep-builtin.js";
 import { grepWithRg } from "./search/grep-rg.js";
 import { MatchPrinter, MAX_MATCH_LINE_CHARS, type GrepDetails } from "./search/match-printer.js";
@@ -43,7 +43,7 @@ export function createGrepTool(ctx: ToolContext, options: SearchToolOptions = {}
     description: DESCRIPTION,
     parameters: grepParameters,
     executionMode: "parallel",
-    execute: async (_toolCallId, params, signal) => {
+    execute: async (toolCallId, params, signal) => {
       throwIfAborted(signal);
       const env = toolEnv(ctx);
       const target = await searchTarget(ctx, params.path, true);
@@ -57,15 +57,15 @@ export function createGrepTool(ctx: ToolContext, options: SearchToolOptions = {}
         ...(signal ? { signal } : {}),
         onLine: (path, hit) => printer.add(displayPath(ctx, path), hit),
       };
-      const problems = await grep(await searchProgram(options, ["rg"], env), search);
+      const problems = await grep(await externalSearch(ctx, { callId: toolCallId, dir: target.dir, options, names: ["rg"], env }), search);
       return { content: [{ type: "text", text: printer.finish(problems) }], details: printer.details() };
     },
   };
 }
 
 /** Runs rg when given, else the in-process search; returns a note about paths that could not be read. */
-async function grep(rg: string | undefined, search: GrepSearch): Promise<string> {
-  if (rg !== undefined) return grepWithRg(rg, search);
+async function grep(rg: ExternalSearch | undefined, search: GrepSearch): Promise<string> {
+  if (rg !== undefined) return grepWithRg(rg.program, { ...search, ...(rg.sandbox ? { sandbox: rg.sandbox } : {}) });
   // Loaded on first use, so that a thread starts without the walker and glob libraries.
   const { grepInProcess } = await import("./search/grep-builtin.js");
   return grepInProcess(search);

@@ -22,7 +22,7 @@ export function createBuiltinTools(ctx: ToolContext): AgentTool[] {
 export { createAskUserTool, type AskUserAnswer, type AskUserAnswers, type AskUserDetails, type AskUserHandler, type AskUserQuestion } from "./ask-user.js";
 export { createBashTool, type BashDetails, type BashToolOptions } from "./bash.js";
 export { displayPath, resolveToolPath, type ToolContext } from "./context.js";
-export { ProcessGroup, ProcessGroups, type ProcessGroupsOptions, type SignalGroup, type StopTimers } from "./process-groups.js";
+export { ProcessGroup, ProcessGroups, type ProcessGroupsOptions, type SignalGroup, type StopTimers } from "../process/groups.js";
 export { unifiedDiff, type FileChange } from "./diff.js";
 export { createEditTool, type EditDetails } from "./edit.js";
 export { ToolError, type ToolErrorCode } from "./errors.js";

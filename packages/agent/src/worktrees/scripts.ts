@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
-import type { ProcessGroup, ProcessGroups } from "../tools/process-groups.js";
+import type { ProcessGroups } from "../process/groups.js";
+import { launch, type LaunchEnd } from "../process/launch.js";
 
 /** At most this much output goes into one report: a client gets it in pieces. */
 export const SCRIPT_CHUNK_CHARS = 16 * 1024;
@@ -44,46 +44,33 @@ export interface ScriptResult {
  * chosen for a trusted project; it is the one program worktree creation
  * runs.
  */
-export function runWorktreeScript(options: ScriptOptions): Promise<ScriptResult> {
-  return new Promise((resolve) => {
-    const grace = options.killGraceMs ?? 2000;
-    const env = { ...options.env, KNIGHTCODE_WORKTREE_PATH: options.worktree };
-    const child = spawn("/bin/sh", ["-c", options.script], { cwd: options.worktree, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-    const group: ProcessGroup | undefined = child.pid === undefined ? undefined : options.processes.add(child.pid);
-    const output = new BoundedOutput(options.onOutput);
-    const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
-    let timedOut = false;
-    let settled = false;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    const stop = () => void group?.stop(grace);
-    const onAbort = () => stop();
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), stop()), options.timeoutMs);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) stop();
-    const finish = (error?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      decoders.forEach((decoder) => output.add(decoder.end()));
-      output.flush();
-      child.stdout.destroy();
-      child.stderr.destroy();
-      if (options.stopLeftovers) stop();
-      resolve({ exitCode: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, ...(error !== undefined ? { error } : {}) });
-    };
-    child.stdout.on("data", (chunk: Buffer) => output.add(decoders[0].write(chunk)));
-    child.stderr.on("data", (chunk: Buffer) => output.add(decoders[1].write(chunk)));
-    child.once("error", (error) => finish(error.message));
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      setTimeout(() => finish(), PIPE_GRACE_MS).unref();
-    });
-    child.once("close", (code, signal) => {
-      exit ??= { code, signal };
-      finish();
-    });
+export async function runWorktreeScript(options: ScriptOptions): Promise<ScriptResult> {
+  const run = launch({
+    file: "/bin/sh",
+    args: ["-c", options.script],
+    cwd: options.worktree,
+    env: { ...options.env, KNIGHTCODE_WORKTREE_PATH: options.worktree },
+    processes: options.processes,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    killGraceMs: options.killGraceMs ?? 2000,
+    pipeGraceMs: PIPE_GRACE_MS,
   });
+  const output = new BoundedOutput(options.onOutput);
+  const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
+  run.stdout.on("data", (chunk: Buffer) => output.add(decoders[0].write(chunk)));
+  run.stderr.on("data", (chunk: Buffer) => output.add(decoders[1].write(chunk)));
+  let end: LaunchEnd | undefined;
+  let error: string | undefined;
+  try {
+    end = await run.done;
+  } catch (failure) {
+    error = (failure as Error).message;
+  }
+  decoders.forEach((decoder) => output.add(decoder.end()));
+  output.flush();
+  if (options.stopLeftovers) run.stop();
+  return { exitCode: end?.code ?? null, signal: end?.signal ?? null, timedOut: end?.timedOut ?? false, ...(error !== undefined ? { error } : {}) };
 }
 
 /** Output in pieces of at most SCRIPT_CHUNK_CHARS, up to SCRIPT_OUTPUT_MAX in all, then one line saying the rest was dropped. */

@@ -666,8 +666,8 @@ export type ManagedWorktree = {
   deleted: boolean;
 };
 
-/** The user's answer: run once, run for the session, run this prefix for the session, do not run, or stop the turn. */
-export type ApprovalDecision = "accept" | "acceptForSession" | "acceptPrefixForSession" | "decline" | "cancel";
+/** The user's answer: run once, run for the session, run this prefix for the session, run with the network and let the thread's sandboxed commands use it until the thread unloads (offered only when a sandboxed command asks for the network), do not run, or stop the turn. */
+export type ApprovalDecision = "accept" | "acceptForSession" | "acceptPrefixForSession" | "acceptNetworkForSession" | "decline" | "cancel";
 
 export type UserQuestion = {
   id: string;
@@ -1350,6 +1350,15 @@ export type ServerDiagnosticsResult = {
   listingFilesOpened: number;
   /** Cumulative transcript bytes scanned by listings. */
   listingBytesScanned: number;
+  /** The OS sandbox around the commands threads start for the model. */
+  sandbox: {
+    /** The sandbox this platform uses: bubblewrap on Linux, Seatbelt on macOS. */
+    kind: "bwrap" | "seatbelt" | "none";
+    /** Whether it can run here; without it sandboxed commands run under the approval rules alone, or are refused when sandbox.required is set. */
+    available: boolean;
+    /** Why it cannot run, when it cannot. */
+    reason?: string;
+  };
 };
 
 /** Params of `thread/archive`: Moves an idle thread's transcript into the archived folder (unloading it first); never replaces a file there. Every connection gets thread/archived. */

@@ -4,8 +4,19 @@ import { request } from "./define.js";
 import { PayloadRef } from "./items.js";
 
 export const ApprovalDecision = Type.Union(
-  [Type.Literal("accept"), Type.Literal("acceptForSession"), Type.Literal("acceptPrefixForSession"), Type.Literal("decline"), Type.Literal("cancel")],
-  { $id: "ApprovalDecision", description: "The user's answer: run once, run for the session, run this prefix for the session, do not run, or stop the turn." },
+  [
+    Type.Literal("accept"),
+    Type.Literal("acceptForSession"),
+    Type.Literal("acceptPrefixForSession"),
+    Type.Literal("acceptNetworkForSession"),
+    Type.Literal("decline"),
+    Type.Literal("cancel"),
+  ],
+  {
+    $id: "ApprovalDecision",
+    description:
+      "The user's answer: run once, run for the session, run this prefix for the session, run with the network and let the thread's sandboxed commands use it until the thread unloads (offered only when a sandboxed command asks for the network), do not run, or stop the turn.",
+  },
 );
 
 const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "A directory of the project." });

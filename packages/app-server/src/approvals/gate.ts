@@ -5,7 +5,7 @@ import type { PayloadSink } from "../payloads/store.js";
 import type { Asker } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
-import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
+import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision, type ToolClass } from "./policy.js";
 
 export interface GateHost {
   readonly threadId: string;
@@ -32,6 +32,12 @@ export interface GateHost {
   payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
   interruptTurn(): void;
+  /**
+   * Whether the thread's commands run in the sandbox with the network off
+   * (by the settings): a shell call that asks for the network must then ask
+   * the user, whatever its mode or grants.
+   */
+  sandboxNetworkOff?(): Promise<boolean>;
 }
 
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
@@ -59,6 +65,10 @@ const CANCELLED = "The user cancelled this tool call; the turn stops.";
 export class ApprovalGate {
   private readonly sessionTools = new Set<string>();
   private readonly grantedPrefixes = new Map<string, string[][]>();
+  /** The user let every sandboxed command of this load use the network. */
+  private networkForSession = false;
+  /** Calls the user let use the network, once each. */
+  private readonly networkCalls = new Set<string>();
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
 
@@ -76,7 +86,9 @@ export class ApprovalGate {
       workspace: this.host.cwd,
       controls: this.host.controls,
     });
-    if (allow) return kind === "readOnly" ? undefined : this.screen(call, signal);
+    const network = await this.asksForNetwork(call, kind, builtin);
+    if (allow && !network) return kind === "readOnly" ? undefined : this.screen(call, signal);
+    if (network) return this.askForNetwork(call, reason, signal);
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
     const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
@@ -87,6 +99,29 @@ export class ApprovalGate {
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
+    const { decision, message } = await this.askUser(call, offered, reason, prefix && offered.includes("acceptPrefixForSession") ? formatPrefix(prefix) : undefined, signal);
+    switch (decision) {
+      case "accept":
+        return undefined;
+      case "acceptForSession":
+        this.sessionTools.add(call.toolName);
+        return undefined;
+      case "acceptPrefixForSession":
+        if (prefix) this.grantedPrefixes.set(shellName, [...(this.grantedPrefixes.get(shellName) ?? []), prefix]);
+        return undefined;
+      default:
+        return this.refusal(call, decision, message, signal);
+    }
+  };
+
+  /** Asks one subscriber about the call; nobody left to ask cancels, an error answer declines and never grants. The answer is recorded. */
+  private async askUser(
+    call: ToolCallInfo,
+    offered: Decision[],
+    reason: string | undefined,
+    prefix: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<{ decision: Decision; message?: string | undefined }> {
     const outcome = await this.host.asker.ask(
       "item/toolCall/requestApproval",
       {
@@ -97,34 +132,55 @@ export class ApprovalGate {
         ...this.inputForWire(call.args),
         decisions: offered,
         ...(reason ? { reason } : {}),
-        ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: formatPrefix(prefix) } : {}),
+        ...(prefix ? { prefix } : {}),
       },
       { kind: "approval", signal },
     );
-    // Nobody left to ask cancels; an error answer declines and never grants.
     const { decision, message } =
       outcome.kind === "unanswered"
         ? { decision: "cancel" as const, message: undefined }
         : interpretAnswer(outcome.kind === "answered" ? outcome.result : undefined, offered);
     this.host.record({ type: "approval", toolCallId: call.toolCallId, tool: call.toolName, decision, ...(message ? { message } : {}) });
-    switch (decision) {
-      case "accept":
-        return undefined;
-      case "acceptForSession":
-        this.sessionTools.add(call.toolName);
-        return undefined;
-      case "acceptPrefixForSession":
-        if (prefix) this.grantedPrefixes.set(shellName, [...(this.grantedPrefixes.get(shellName) ?? []), prefix]);
-        return undefined;
-      case "decline":
-        this.declined.add(call.toolCallId);
-        return { block: true, reason: message ? `${DECLINED} Their reason: ${message}` : DECLINED };
-      case "cancel":
-        this.declined.add(call.toolCallId);
-        if (!signal?.aborted) this.host.interruptTurn();
-        return { block: true, reason: CANCELLED };
+    return { decision, message };
+  }
+
+  /** A decline tells the agent why; a cancel also stops the turn. Anything else that is no grant is a decline. */
+  private refusal(call: ToolCallInfo, decision: Decision, message: string | undefined, signal: AbortSignal | undefined): { block: true; reason: string } {
+    this.declined.add(call.toolCallId);
+    if (decision !== "cancel") return { block: true, reason: message ? `${DECLINED} Their reason: ${message}` : DECLINED };
+    if (!signal?.aborted) this.host.interruptTurn();
+    return { block: true, reason: CANCELLED };
+  }
+
+  /** Whether the call may run with the network: the user said so for it, or for the thread. */
+  networkGranted(callId: string | undefined): boolean {
+    return this.networkForSession || (callId !== undefined && this.networkCalls.has(callId));
+  }
+
+  /** A shell call of ours that asks for the network where sandboxed commands have none, and no grant of the thread's covers it. */
+  private async asksForNetwork(call: ToolCallInfo, kind: ToolClass, builtin: boolean): Promise<boolean> {
+    if (kind !== "shell" || !builtin || this.networkForSession) return false;
+    if ((call.args as { network?: unknown } | null)?.network !== true) return false;
+    return (await this.host.sandboxNetworkOff?.()) === true;
+  }
+
+  /**
+   * A command that asks for the network is asked about on its own terms:
+   * no prefix or session grant of the command covers the network, and
+   * accepting it lets this one call (or, with acceptNetworkForSession,
+   * every sandboxed command of this load) reach the network.
+   */
+  private async askForNetwork(call: ToolCallInfo, reason: string | undefined, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> {
+    const offered: Decision[] = ["accept", "acceptNetworkForSession", "decline", "cancel"];
+    const why = `asks for network access: the command runs in the sandbox with the network on${reason ? `; it also ${reason}` : ""}`;
+    const { decision, message } = await this.askUser(call, offered, why, undefined, signal);
+    if (decision === "accept" || decision === "acceptNetworkForSession") {
+      if (decision === "acceptNetworkForSession") this.networkForSession = true;
+      this.networkCalls.add(call.toolCallId);
+      return undefined;
     }
-  };
+    return this.refusal(call, decision, message, signal);
+  }
 
   /**
    * The classifier gate: a call judged safe runs; one judged risky, or that

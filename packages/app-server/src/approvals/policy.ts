@@ -1,6 +1,5 @@
-import { isWithin, realTarget, resolveToolPath } from "@knightcode/agent";
+import { broadFolder, isWithin, realTarget, resolveToolPath } from "@knightcode/agent";
 import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
-import { broadFolder } from "./broad-folders.js";
 import { controlReason, type ControlLookups } from "./control-paths.js";
 
 export type ToolClass = "readOnly" | "edit" | "shell" | "other";

@@ -1,6 +1,9 @@
+import { sandboxSupport } from "@knightcode/agent";
 import type { Handler } from "../rpc/handler.js";
 
-export const diagnostics: Handler<"server/diagnostics"> = (_params, ctx) => {
+export const diagnostics: Handler<"server/diagnostics"> = async (_params, ctx) => {
+  // Probed once per process (at start, in the background); later calls share the answer.
+  const { kind, available, reason } = await sandboxSupport(ctx.context.env);
   const memory = process.memoryUsage();
   const counters = ctx.context.counters;
   const threads = ctx.server.threadCounts();
@@ -15,5 +18,6 @@ export const diagnostics: Handler<"server/diagnostics"> = (_params, ctx) => {
     uptimeMs: Date.now() - ctx.context.startedAt,
     listingFilesOpened: counters.listingFilesOpened,
     listingBytesScanned: counters.listingBytesScanned,
+    sandbox: { kind, available, ...(reason !== undefined ? { reason } : {}) },
   };
 };

@@ -1,10 +1,14 @@
-import { lstat, readdir, rm } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removePrivateTmp, SANDBOX_TMP_PREFIX } from "@knightcode/agent";
 import { SPOOL_FOLDER_PREFIX } from "./store.js";
 
-/** What mkdtemp makes of `<prefix><pid>-XXXXXX`. */
-const SPOOL_FOLDER = new RegExp(`^${SPOOL_FOLDER_PREFIX}([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$`);
+/**
+ * What mkdtemp makes of `<prefix><pid>-XXXXXX`, for the payload spools and
+ * the threads' private temporary folders of the sandbox.
+ */
+const SPOOL_FOLDER = new RegExp(`^(?:${SPOOL_FOLDER_PREFIX}|${SANDBOX_TMP_PREFIX})([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$`);
 const MAX_PID = 2 ** 31 - 1;
 /** Long enough after start that the sweep never competes with the handshake. */
 const SWEEP_DELAY_MS = 1000;
@@ -28,8 +32,9 @@ function processExists(pid: number): boolean {
 }
 
 /**
- * Removes the spool folders of servers that died without removing their own
- * (a `kill -9` leaves up to 1 GiB behind): named like a spool, of a pid no
+ * Removes the spool and sandbox temporary folders of servers that died
+ * without removing their own (a `kill -9` leaves up to 1 GiB of spool
+ * behind): named like one of them, of a pid no
  * process has, a real folder rather than a link, and ours. Another user's
  * folders and a live server's are never touched. Answers the paths removed.
  */
@@ -46,7 +51,7 @@ export async function sweepStaleSpools(options: StaleSpoolSweepOptions = {}): Pr
     try {
       const info = await lstat(path);
       if (!info.isDirectory() || info.uid !== uid) continue;
-      await rm(path, { recursive: true, force: true });
+      await removePrivateTmp(path);
       removed.push(path);
     } catch (error) {
       // Gone already: another server swept it first.

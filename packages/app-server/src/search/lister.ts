@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { launch } from "@knightcode/agent";
 import { rpcError } from "../rpc/errors.js";
 import { StringDecoder } from "node:string_decoder";
 import { PathListBuilder, type PathList } from "./path-list.js";
@@ -66,11 +66,11 @@ export function runLister(run: ListerRun): Promise<ListerResult> {
     let stderr = "";
     let settled = false;
 
-    const child = spawn(run.program, run.args, { cwd: run.cwd, env: run.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = launch({ file: run.program, args: run.args, cwd: run.cwd, env: run.env, killGraceMs: 0 });
     const stop = (why: NonNullable<typeof stopped>): void => {
       if (stopped !== undefined) return;
       stopped = why;
-      child.kill("SIGKILL");
+      child.stop(0);
     };
     const onAbort = (): void => stop("aborted");
     const finish = (outcome: () => void): void => {
@@ -105,29 +105,27 @@ export function runLister(run: ListerRun): Promise<ListerResult> {
     child.stderr.on("data", (chunk: Buffer) => {
       if (stderr.length < MAX_STDERR) stderr += chunk.toString("utf8");
     });
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      // A spawn that failed never closes; a kill that failed changes nothing.
-      if (child.pid !== undefined) return;
-      finish(() =>
-        reject(
-          error.code === "ENOENT" || error.code === "EACCES"
-            ? rpcError("toolMissing", `fd could not be started (${run.program}): ${error.message}`)
-            : rpcError("internal", `fd could not be started: ${error.message}`),
+    child.done.then(
+      ({ code }) =>
+        finish(() => {
+          if (stopped === "aborted") return reject(run.signal.reason);
+          if (stopped === "timedOut") return reject(rpcError("internal", `fd did not finish listing ${run.cwd} within ${run.deadlineText}`));
+          if (stopped === undefined && !(flush() && builder.add(decoder.end()))) truncated = true;
+          const listing: Listing = { paths: builder.finish(), truncated };
+          if (stopped === "capped" || code === 0) return resolve({ listing, complete: true });
+          const problem = stderr.slice(0, MAX_STDERR).trim() || `exit code ${code ?? "none (killed by a signal)"}`;
+          if (listing.paths.count > 0) return resolve({ listing, complete: false, problem });
+          reject(rpcError("internal", `fd failed listing ${run.cwd}: ${problem}`));
+        }),
+      (error: NodeJS.ErrnoException) =>
+        finish(() =>
+          reject(
+            error.code === "ENOENT" || error.code === "EACCES"
+              ? rpcError("toolMissing", `fd could not be started (${run.program}): ${error.message}`)
+              : rpcError("internal", `fd could not be started: ${error.message}`),
+          ),
         ),
-      );
-    });
-    child.once("close", (code) => {
-      finish(() => {
-        if (stopped === "aborted") return reject(run.signal.reason);
-        if (stopped === "timedOut") return reject(rpcError("internal", `fd did not finish listing ${run.cwd} within ${run.deadlineText}`));
-        if (stopped === undefined && !(flush() && builder.add(decoder.end()))) truncated = true;
-        const listing: Listing = { paths: builder.finish(), truncated };
-        if (stopped === "capped" || code === 0) return resolve({ listing, complete: true });
-        const problem = stderr.slice(0, MAX_STDERR).trim() || `exit code ${code ?? "none (killed by a signal)"}`;
-        if (listing.paths.count > 0) return resolve({ listing, complete: false, problem });
-        reject(rpcError("internal", `fd failed listing ${run.cwd}: ${problem}`));
-      });
-    });
+    );
 
     run.deadline.then(() => stop("timedOut")).catch(() => undefined);
     if (run.signal.aborted) onAbort();

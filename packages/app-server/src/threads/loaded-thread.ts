@@ -141,6 +141,10 @@ export class LoadedThread {
       confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
       interruptTurn: () => this.turns.interrupt(),
       payloads: () => options.payloads(),
+      sandboxNetworkOff: async () => {
+        const state = await this.runtime.sandbox?.state();
+        return state?.sandboxed === true && !state.network;
+      },
     });
     this.changes = new TurnChanges({
       threadId: this.id,
@@ -204,6 +208,11 @@ export class LoadedThread {
 
   get name(): string {
     return this.nameValue;
+  }
+
+  /** Whether the user let this call (or every call of this load) use the network in the sandbox. */
+  networkGranted(callId: string | undefined): boolean {
+    return this.gate.networkGranted(callId);
   }
 
   get approvalMode(): ApprovalMode {

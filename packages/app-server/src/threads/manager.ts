@@ -1,3 +1,4 @@
+import { sandboxWarning } from "./sandbox-warning.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -420,12 +421,19 @@ export class ThreadManager {
     });
     let runtime: ThreadRuntime;
     let warnings: Warning[];
+    const place = threadPlace(file.header, file.summary());
     try {
       ({ runtime, warnings } = await ThreadRuntime.create({
         environment: this.environment,
         threadId: id,
         // Where the thread runs: its worktree, or the folder it was started in.
-        cwd: threadPlace(file.header, file.summary()).cwd,
+        cwd: place.cwd,
+        sandboxing: {
+          ...(place.mode === "worktree" && place.path !== undefined ? { folder: place.path } : {}),
+          // Until the thread exists (its extensions load), its commands run sandboxed unless it was saved in fullAccess.
+          unsandboxed: () => (thread ? thread.approvalMode : this.context.terminal ? "fullAccess" : file.summary().approvalMode) === "fullAccess",
+          networkGranted: (callId) => thread?.networkGranted(callId) ?? false,
+        },
         transcript: file,
         mode: "desktop",
         hasUI: true,
@@ -453,6 +461,8 @@ export class ThreadManager {
       throw error;
     }
     loadWarnings.unshift(...warnings);
+    const unsandboxed = await sandboxWarning(runtime, this.context.terminal ? "fullAccess" : validApprovalMode(file.summary().approvalMode ?? this.defaultApprovalMode(runtime)), this.context.env);
+    if (unsandboxed) loadWarnings.push(unsandboxed);
     thread = new LoadedThread({
       file,
       runtime,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { broadFolder } from "../../src/approvals/broad-folders.js";
+import { broadFolder } from "@knightcode/agent";
 import { editTarget, verdict } from "../../src/approvals/policy.js";
 
 function project(t: TestContext, files: Record<string, string> = {}): string {

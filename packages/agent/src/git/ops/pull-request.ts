@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { launch } from "../../process/launch.js";
 import { GitAuthError, ToolMissingError } from "../errors.js";
 import { currentBranch, firstLine, type GitContext } from "./context.js";
 import { CommandRefusedError, GitRequestError } from "./errors.js";
@@ -40,30 +40,15 @@ interface Ran {
   stderr: string;
 }
 
-function runTool(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const keep = (text: string, chunk: Buffer) => (text.length < MAX_OUTPUT ? text + chunk.toString("utf8") : text);
-    child.stdout.on("data", (chunk: Buffer) => (stdout = keep(stdout, chunk)));
-    child.stderr.on("data", (chunk: Buffer) => (stderr = keep(stderr, chunk)));
-    const stop = () => child.kill("SIGKILL");
-    const timer = setTimeout(stop, timeoutMs);
-    signal?.addEventListener("abort", stop, { once: true });
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", stop);
-    };
-    child.on("error", (error) => {
-      done();
-      reject(error);
-    });
-    child.on("close", (code) => {
-      done();
-      resolve({ code, stdout, stderr });
-    });
-  });
+async function runTool(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<Ran> {
+  const run = launch({ file, args, cwd, env, ...(signal ? { signal } : {}), timeoutMs, killGraceMs: 0 });
+  let stdout = "";
+  let stderr = "";
+  const keep = (text: string, chunk: Buffer) => (text.length < MAX_OUTPUT ? text + chunk.toString("utf8") : text);
+  run.stdout.on("data", (chunk: Buffer) => (stdout = keep(stdout, chunk)));
+  run.stderr.on("data", (chunk: Buffer) => (stderr = keep(stderr, chunk)));
+  const { code } = await run.done;
+  return { code, stdout, stderr };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { SandboxLaunch } from "../../process/sandbox/command.js";
 import { sep } from "node:path";
 import { throwIfAborted } from "../errors.js";
 import { findPattern, slashPath } from "./globs.js";
@@ -10,6 +11,8 @@ export interface FindSearch {
   /** Stop after this many paths, as fd --max-results does (in the order found, before sorting). */
   maxResults: number;
   env: NodeJS.ProcessEnv;
+  /** The sandbox rg or fd runs in; the in-process search needs none. */
+  sandbox?: SandboxLaunch;
   signal?: AbortSignal;
 }
 

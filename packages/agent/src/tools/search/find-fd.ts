@@ -1,5 +1,5 @@
 import { ToolError } from "../errors.js";
-import { runLineProcess } from "../line-process.js";
+import { runLineProcess } from "../../process/line-run.js";
 import type { FindSearch, FoundPaths } from "./find-builtin.js";
 
 /** Runs fd over the search directory: paths relative to it, directories ending in `/`. */
@@ -10,6 +10,7 @@ export async function findWithFd(fd: string, search: FindSearch): Promise<FoundP
     args: fdArgs(search),
     cwd: search.dir,
     env: search.env,
+    ...(search.sandbox ? { sandbox: search.sandbox } : {}),
     ...(search.signal ? { signal: search.signal } : {}),
     onLine: (line) => {
       if (line !== "") paths.push(line);

@@ -1,3 +1,4 @@
+import type { SandboxLaunch } from "../../process/sandbox/command.js";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
@@ -17,6 +18,8 @@ export interface GrepSearch {
   /** Matches wanted; the search may stop after one more. */
   limit: number;
   env: NodeJS.ProcessEnv;
+  /** The sandbox rg or fd runs in; the in-process search needs none. */
+  sandbox?: SandboxLaunch;
   signal?: AbortSignal;
   /** Receives each line to show, file by file in order; false ends the search. */
   onLine: (path: string, hit: LineHit) => boolean;

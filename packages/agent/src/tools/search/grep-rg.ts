@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
-import { runLineProcess } from "../line-process.js";
+import { runLineProcess } from "../../process/line-run.js";
 import type { SearchTarget } from "../search-target.js";
 import type { GrepSearch } from "./grep-builtin.js";
 import type { LineHit } from "./scan-file.js";
@@ -25,6 +25,7 @@ export async function grepWithRg(rg: string, search: GrepSearch): Promise<string
     args: rgArgs(search),
     cwd: target.dir,
     env: search.env,
+    ...(search.sandbox ? { sandbox: search.sandbox } : {}),
     ...(signal ? { signal } : {}),
     onLine: (json) => {
       const found = parseEvent(json, target);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { runLineProcess } from "../../src/tools/line-process.js";
+import { runLineProcess } from "../../src/process/line-run.js";
 import { waitUntil } from "@knightcode/testkit";
-import { rejectsWith } from "./support.js";
+import { rejectsWith } from "../tools/support.js";
 
 test("stopping from onLine kills an endless producer", async () => {
   const lines: string[] = [];

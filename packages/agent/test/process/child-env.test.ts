@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { PROVIDER_KEY_ENV_NAMES, PROVIDER_NON_SECRET_ENV_NAMES } from "../../src/models/key-env-names.js";
 import { ModelRegistry } from "../../src/models/registry.js";
 import { createBashTool } from "../../src/tools/index.js";
-import { childEnvironment, isWithheldEnvName } from "../../src/util/child-env.js";
+import { childEnvironment, isWithheldEnvName } from "../../src/process/child-env.js";
 import { tempDir, textOf } from "../tools/support.js";
 
 describe("the environment of child processes", () => {

@@ -3,8 +3,8 @@ import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { createBashTool, ProcessGroups, type SignalGroup } from "../../src/tools/index.js";
 import { waitUntil } from "@knightcode/testkit";
-import { assertGone, isGone, killAfter, ManualTimers } from "./processes.js";
-import { rejectsWith, tempDir, textOf } from "./support.js";
+import { assertGone, isGone, killAfter, ManualTimers } from "../tools/processes.js";
+import { rejectsWith, tempDir, textOf } from "../tools/support.js";
 
 const firstNumber = (text: string): number => Number(/\d+/.exec(text)![0]);
 

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { execProgram } from "../../src/extensions/exec.js";
-import { GIT_GUARDS, withGitGuards } from "../../src/tools/git-guards.js";
+import { GIT_GUARDS, withGitGuards } from "../../src/process/git-guards.js";
 import { createBashTool } from "../../src/tools/index.js";
-import { tempDir, textOf } from "./support.js";
+import { tempDir, textOf } from "../tools/support.js";
 
 /**
  * A repository with a subfolder shaped as a bare repository whose config

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { dirname, isAbsolute, parse } from "node:path";
-import { isWithin, realTarget } from "@knightcode/agent";
+import { isWithin, realTarget } from "./real-target.js";
 
 /**
  * Folders too broad to be a project. In a thread started in one of them,
