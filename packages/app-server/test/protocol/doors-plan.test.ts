@@ -147,8 +147,9 @@ describe("door 12: calls batched after submit_plan wait for the verdict", () => 
     }
   });
 
+  const PAST: Record<Verdict, string> = { Approve: "approved", Revise: "revised", dismiss: "dismissed" };
   for (const verdict of ["Approve", "Revise", "dismiss"] as const) {
-    test(`ask with a write grant, plan ${verdict === "dismiss" ? "dismissed" : verdict === "Approve" ? "approved" : "revised"}: the batched calls are refused without asking`, async () => {
+    test(`ask with a write grant, plan ${PAST[verdict]}: the batched calls are refused without asking`, async () => {
       const cwd = server.project({ "a.txt": "alpha\n" });
       const thread = await planThread(server.main, cwd, "ask");
       const listener = listen(server.main);
