@@ -8,6 +8,7 @@ import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
 import { textOf, toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
+import { followsPlanSubmission, UNHEARD_VERDICT } from "./plan-verdict.js";
 import { stallGuardedStream } from "./stall-guard.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
@@ -217,8 +218,10 @@ export class AgentSession {
       getApiKey: (provider) => this.registry.apiKey(provider),
       sessionId: this.threadId,
       steeringMode: "all",
-      beforeToolCall: async ({ toolCall, args }, signal) => {
+      beforeToolCall: async ({ assistantMessage, toolCall, args }, signal) => {
         if (this.abandoned.has(agent)) return { block: true, reason: "The turn this call belonged to has ended." };
+        // Ahead of extensions and the approval gate: nobody is asked about a call the model made before it heard the plan's verdict.
+        if (followsPlanSubmission(assistantMessage, toolCall)) return { block: true, reason: UNHEARD_VERDICT };
         const gate = this.options.beforeToolCall;
         return gate ? gate({ toolCallId: toolCall.id, toolName: toolCall.name, args }, signal) : undefined;
       },

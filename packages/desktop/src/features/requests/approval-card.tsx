@@ -1,32 +1,40 @@
-import type { ApprovalDecision, ServerRequestParams } from "@knightcode/app-server-protocol";
+import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { Button } from "../../ui/button.js";
 import { CardFrame } from "./card.js";
 import type { PendingCard } from "./store.js";
 import { ToolInput } from "./tool-input.js";
+import { VisibleText } from "./visible.js";
+import { visibleString } from "./visible-text.js";
 
 type ApprovalCard = Extract<PendingCard, { method: "item/toolCall/requestApproval" }>;
 
 /** The spec bounds a decline's message to this many characters. */
 const MESSAGE_MAX = 4000;
 
-function label(decision: ApprovalDecision, params: ServerRequestParams<"item/toolCall/requestApproval">): string {
-  switch (decision) {
-    case "accept":
-      return "Allow once";
-    case "acceptForSession":
-      return `Always allow ${params.tool} in this session`;
-    case "acceptPrefixForSession":
-      return params.prefix ? `Allow “${params.prefix}” commands in this session` : "Allow this command prefix in this session";
-    case "decline":
-      return "Decline";
-    case "cancel":
-      return "Decline and stop the turn";
-  }
+type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
+
+/**
+ * The words on each decision's button. Keyed by string, not by the
+ * protocol's union, so a decision this page learns about before its types
+ * do still gets its words; one it has no words for shows its own name.
+ */
+const LABELS: Readonly<Record<string, (params: ApprovalParams) => string>> = {
+  accept: () => "Allow once",
+  acceptForSession: (params) => `Always allow ${visibleString(params.tool)} in this session`,
+  acceptPrefixForSession: (params) =>
+    params.prefix ? `Allow “${visibleString(params.prefix)}” commands in this session` : "Allow this command prefix in this session",
+  acceptNetworkForSession: () => "Allow, with network for this thread",
+  decline: () => "Decline",
+  cancel: () => "Decline and stop the turn",
+};
+
+function label(decision: string, params: ApprovalParams): string {
+  return Object.hasOwn(LABELS, decision) ? LABELS[decision]!(params) : visibleString(decision);
 }
 
-function variant(decision: ApprovalDecision): "primary" | "secondary" | "danger" {
+function variant(decision: string): "primary" | "secondary" | "danger" {
   return decision === "accept" ? "primary" : decision === "cancel" ? "danger" : "secondary";
 }
 
@@ -39,12 +47,19 @@ export function ApprovalRequest({ card }: { card: ApprovalCard }): JSX.Element {
   const canDecline = offered.includes("decline");
   const messageId = `decline-${params.itemId}`;
   return (
-    <CardFrame card={card} kind="approval" title={`Allow ${params.tool}?`}>
-      {params.reason && <p class="request-reason">{params.reason}</p>}
-      <ToolInput input={params.input} tooLarge={params.inputRef?.bytes} />
+    <CardFrame card={card} kind="approval" title={`Allow ${visibleString(params.tool)}?`}>
+      {params.reason && (
+        <p class="request-reason">
+          <VisibleText text={params.reason} />
+        </p>
+      )}
+      <ToolInput input={params.input} inputRef={params.inputRef} />
       {params.prefix && offered.includes("acceptPrefixForSession") && (
         <p class="request-prefix">
-          Command prefix this session would allow: <code>{params.prefix}</code>
+          Command prefix this session would allow:{" "}
+          <code>
+            <VisibleText text={params.prefix} ordered />
+          </code>
         </p>
       )}
       {canDecline && (

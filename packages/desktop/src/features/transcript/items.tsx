@@ -8,6 +8,8 @@ import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
 import { formatBytes, readPayload } from "./payload.js";
 import { renderView } from "./view-renderer.js";
+import { VisibleText } from "../requests/visible.js";
+import { visibleString } from "../requests/visible-text.js";
 
 interface ItemProps {
   threadId: string;
@@ -130,7 +132,11 @@ function ToolCall({ threadId, item, nested }: { threadId: string; item: ToolCall
       </summary>
       <div class="tool-body">
         <div class="tool-label">Input</div>
-        {item.inputRef ? <LoadFull payload={item.inputRef} label="input" /> : <pre class="tool-pre">{JSON.stringify(item.input ?? {}, null, 2)}</pre>}
+        {item.inputRef ? <LoadFull payload={item.inputRef} label="input" /> : (
+          <pre class="tool-pre">
+            <VisibleText text={JSON.stringify(item.input ?? {}, null, 2)} multiline />
+          </pre>
+        )}
         {item.fileChanges?.map((change) => <FileChangeView key={change.path} change={change} />)}
         {view}
         {(item.output !== undefined || item.outputRef) && <div class="tool-label">Output</div>}
@@ -160,8 +166,9 @@ function summarize(item: ToolCallItem): string {
   return oneLine(JSON.stringify(input));
 }
 
+/** Hidden characters written out (a bidi override would otherwise redraw a command as something else). */
 function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
+  const line = visibleString(text.replace(/\s+/g, " ").trim());
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }
 
