@@ -55,6 +55,12 @@ export interface LaunchEnd {
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How long output is still read after a sandboxed command reported its
+ * exit while its sandbox lives on: everything it wrote is in the pipe by
+ * then, and is read at the next turn of the loop.
+ */
+const DEFAULT_PIPE_GRACE_MS = 250;
 
 /**
  * A started child: the leader of a new process group its owner holds
@@ -163,7 +169,9 @@ export class Launched {
     if (this.exit !== undefined) return;
     this.exit = { code, signal };
     if (signal !== null && leaderGone) this.stop();
-    if (this.options.pipeGraceMs !== undefined) this.graceTimer = setTimeout(() => this.finishUnlessPaused(), this.options.pipeGraceMs);
+    // The sandbox outlives a command that left processes behind, and bubblewrap holds the pipes till then: only a grace can end the read.
+    const grace = this.options.pipeGraceMs ?? (leaderGone ? undefined : DEFAULT_PIPE_GRACE_MS);
+    if (grace !== undefined) this.graceTimer = setTimeout(() => this.finishUnlessPaused(grace), grace);
     this.finishIfDone();
   }
 
@@ -172,8 +180,8 @@ export class Launched {
   }
 
   /** Output a slow reader paused is still wanted: the grace waits for it. */
-  private finishUnlessPaused(): void {
-    if (this.stdout.isPaused() || this.stderr.isPaused()) this.graceTimer = setTimeout(() => this.finishUnlessPaused(), this.options.pipeGraceMs);
+  private finishUnlessPaused(grace: number): void {
+    if (this.stdout.isPaused() || this.stderr.isPaused()) this.graceTimer = setTimeout(() => this.finishUnlessPaused(grace), grace);
     else this.finish();
   }
 

@@ -25,7 +25,7 @@ describe("settings catalogue", () => {
       "retry.provider.enabled", "retry.provider.maxRetries", "retry.provider.baseDelayMs", "retry.provider.maxRetryDelayMs", "retry.provider.streamIdleTimeoutMs",
       "compaction.enabled", "compaction.reserveTokens", "compaction.keepRecentTokens", "defaultTools",
       "extensions", "extensionHookTimeoutMs", "skills", "prompts", "themes", "worktrees.root", "worktrees.keep", "worktrees.branchPrefix", "shellPath",
-      "interruptGraceMs", "shellEnv.passThrough",
+      "interruptGraceMs", "shellEnv.passThrough", "sandbox.mode", "sandbox.network", "sandbox.required",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
   });

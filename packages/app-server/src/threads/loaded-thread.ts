@@ -32,6 +32,7 @@ import { DELTAS } from "../rpc/outbox.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire } from "../payloads/refs.js";
 import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
+import { sandboxWarning } from "./sandbox-warning.js";
 import { TurnChanges } from "../workspace/diff-turn-changes.js";
 import type { ItemSink } from "../turns/live-items.js";
 import type { UiBridge } from "../ui/bridge.js";
@@ -210,6 +211,16 @@ export class LoadedThread {
     return this.nameValue;
   }
 
+  /**
+   * Adds to the load warnings, once, that the sandbox this thread wants
+   * cannot run here (see sandboxWarning); the answer that opened the
+   * thread, and every later resume, carries it.
+   */
+  async noteSandbox(): Promise<void> {
+    const warning = await sandboxWarning(this.runtime, this.approval, this.options.env ?? process.env);
+    if (warning && !this.loadWarnings.some((known) => known.message === warning.message)) this.loadWarnings.push(warning);
+  }
+
   /** Whether the user let this call (or every call of this load) use the network in the sandbox. */
   networkGranted(callId: string | undefined): boolean {
     return this.gate.networkGranted(callId);
@@ -375,6 +386,7 @@ export class LoadedThread {
       this.subscribe(connection);
       const warnings = await this.runtime.reload({ afterShutdown: () => this.ui.reset() });
       this.loadWarnings.splice(0, this.loadWarnings.length, ...warnings);
+      await this.noteSandbox();
       for (const warning of warnings) this.warn(warning);
     });
   }

@@ -1,4 +1,3 @@
-import { sandboxWarning } from "./sandbox-warning.js";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -187,6 +186,8 @@ export class ThreadManager {
       const release = thread.hold();
       try {
         await setup(thread);
+        // Once the start chose the approval mode: a fullAccess thread runs unsandboxed and needs no warning.
+        await thread.noteSandbox();
       } finally {
         release();
       }
@@ -461,8 +462,6 @@ export class ThreadManager {
       throw error;
     }
     loadWarnings.unshift(...warnings);
-    const unsandboxed = await sandboxWarning(runtime, this.context.terminal ? "fullAccess" : validApprovalMode(file.summary().approvalMode ?? this.defaultApprovalMode(runtime)), this.context.env);
-    if (unsandboxed) loadWarnings.push(unsandboxed);
     thread = new LoadedThread({
       file,
       runtime,
@@ -486,6 +485,8 @@ export class ThreadManager {
     try {
       await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
       await runtime.start(reason);
+      // A new thread's start chooses its approval mode first, and notes it then.
+      if (reason !== "startup") await thread.noteSandbox();
     } finally {
       opened = true;
       release();

@@ -117,8 +117,11 @@ describe("spec: server/diagnostics", () => {
       const first = await server.main.request("server/diagnostics", {});
       assert.deepEqual(Object.keys(first).sort(), [
         "heapBytes", "inactiveFactories", "listingBytesScanned", "listingFilesOpened", "loadedThreads", "loadingThreads",
-        "payloadBytes", "payloadFiles", "rssBytes", "uptimeMs",
+        "payloadBytes", "payloadFiles", "rssBytes", "sandbox", "uptimeMs",
       ]);
+      assert.equal(first.sandbox.kind, process.platform === "linux" ? "bwrap" : process.platform === "darwin" ? "seatbelt" : "none");
+      assert.equal(typeof first.sandbox.available, "boolean");
+      assert.equal(first.sandbox.reason === undefined, first.sandbox.available, "a reason exactly when it cannot run");
       assert.ok(first.rssBytes > 10 * 2 ** 20 && first.rssBytes < 2 ** 31);
       assert.ok(first.heapBytes > 0 && first.heapBytes < first.rssBytes);
       for (const key of ["loadedThreads", "loadingThreads", "payloadFiles", "payloadBytes", "inactiveFactories", "listingFilesOpened", "listingBytesScanned"] as const) {

@@ -23,7 +23,10 @@ export function bwrapArgs(policy: SandboxPolicy, cwd: string): string[] {
   const args = ["--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
   if (!policy.network) args.push("--unshare-net");
   args.push("--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  for (const mount of planMounts(policy)) args.push(...mountArgs(mount));
+  const mounts = planMounts(policy);
+  for (const mount of mounts) args.push(...mountArgs(mount));
+  // Last, once the folders shown through them exist: what hides a folder cannot be written either.
+  for (const mount of mounts) if (mount.kind === "hide" && mount.folder) args.push("--remount-ro", mount.dest);
   args.push("--chdir", cwd);
   return args;
 }
