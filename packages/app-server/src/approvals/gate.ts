@@ -1,10 +1,11 @@
-import { analyzeShellCommand, formatPrefix, type CallClassification, type ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type CallClassification, type ShellFolder, type ShellPrefixAnalysis, type ToolCallInfo } from "@knightcode/agent";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Asker } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
+import { grantFolder } from "./grant-folder.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision } from "./policy.js";
 
 export interface GateHost {
@@ -17,6 +18,8 @@ export interface GateHost {
   isBuiltinTool(name: string): boolean;
   /** The agent folder and the code the settings load: writes there always ask. */
   readonly controls: ControlLookups;
+  /** The server's own secret files (the `--listen-token-file`): no shell prefix grant covers a command naming one. */
+  readonly secretFiles?: readonly string[];
   turnId(): string | undefined;
   /** Who is asked, and how the request moves and is withdrawn: the thread's, shared with its dialogs. */
   readonly asker: Asker;
@@ -32,6 +35,11 @@ export interface GateHost {
   payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
   interruptTurn(): void;
+}
+
+/** Why a shell command that names a path is offered no prefix: it may look as ordinary as one that is. */
+function unoffered(analysis: ShellPrefixAnalysis | undefined): string | undefined {
+  return analysis?.prefix === undefined && analysis?.namesPath ? `no command prefix is offered: ${analysis.reason}` : undefined;
 }
 
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
@@ -61,8 +69,12 @@ export class ApprovalGate {
   private readonly grantedPrefixes = new Map<string, string[][]>();
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
+  /** Where a shell prefix grant holds: a command naming a path outside it, or a protected one, is asked again. */
+  private readonly folder: ShellFolder;
 
-  constructor(private readonly host: GateHost) {}
+  constructor(private readonly host: GateHost) {
+    this.folder = grantFolder({ cwd: host.cwd, controls: host.controls, ...(host.secretFiles ? { secretFiles: host.secretFiles } : {}) });
+  }
 
   check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
     const builtin = this.host.isBuiltinTool(call.toolName);
@@ -80,13 +92,15 @@ export class ApprovalGate {
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
     const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
-    const prefix = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName).prefix : undefined;
+    const analysis = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName, this.folder) : undefined;
+    const prefix = analysis?.prefix;
     if (!reason) {
       if (kind === "shell" && prefix && this.covered(shellName, prefix)) return this.screen(call, signal);
       if (kind !== "shell" && this.sessionTools.has(call.toolName)) return this.screen(call, signal);
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
+    const shownReason = reason ?? unoffered(analysis);
     const outcome = await this.host.asker.ask(
       "item/toolCall/requestApproval",
       {
@@ -96,7 +110,7 @@ export class ApprovalGate {
         tool: call.toolName,
         ...this.inputForWire(call.args),
         decisions: offered,
-        ...(reason ? { reason } : {}),
+        ...(shownReason ? { reason: shownReason } : {}),
         ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: formatPrefix(prefix) } : {}),
       },
       { kind: "approval", signal },
