@@ -1,4 +1,4 @@
-import { analyzeShellCommand, formatPrefix, type CallClassification, type ShellFolder, type ShellPrefixAnalysis, type ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type CallClassification, type ShellFolder, type ShellKind, type ShellPrefixAnalysis, type ToolCallInfo } from "@knightcode/agent";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
@@ -37,9 +37,14 @@ export interface GateHost {
   interruptTurn(): void;
 }
 
-/** Why a shell command that names a path is offered no prefix: it may look as ordinary as one that is. */
-function unoffered(analysis: ShellPrefixAnalysis | undefined): string | undefined {
-  return analysis?.prefix === undefined && analysis?.namesPath ? `no command prefix is offered: ${analysis.reason}` : undefined;
+/**
+ * The request's reason: the verdict's, or why a shell command that names a
+ * path is offered no prefix (it may look as ordinary as one that is).
+ */
+function requestReason(verdictReason: string | undefined, analysis: ShellPrefixAnalysis | undefined): { reason?: string } {
+  const named = analysis?.prefix === undefined && analysis?.namesPath ? `no command prefix is offered: ${analysis.reason}` : undefined;
+  const reason = verdictReason ?? named;
+  return reason ? { reason } : {};
 }
 
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
@@ -90,9 +95,8 @@ export class ApprovalGate {
     });
     if (allow) return kind === "readOnly" ? undefined : this.screen(call, signal);
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
-    const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
-    const analysis = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName, this.folder) : undefined;
+    const analysis = kind === "shell" && builtin ? this.analyze(call, shellName) : undefined;
     const prefix = analysis?.prefix;
     if (!reason) {
       if (kind === "shell" && prefix && this.covered(shellName, prefix)) return this.screen(call, signal);
@@ -100,7 +104,6 @@ export class ApprovalGate {
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
-    const shownReason = reason ?? unoffered(analysis);
     const outcome = await this.host.asker.ask(
       "item/toolCall/requestApproval",
       {
@@ -110,7 +113,7 @@ export class ApprovalGate {
         tool: call.toolName,
         ...this.inputForWire(call.args),
         decisions: offered,
-        ...(shownReason ? { reason: shownReason } : {}),
+        ...requestReason(reason, analysis),
         ...(prefix && offered.includes("acceptPrefixForSession") ? { prefix: formatPrefix(prefix) } : {}),
       },
       { kind: "approval", signal },
@@ -166,6 +169,12 @@ export class ApprovalGate {
   private inputForWire(input: unknown): { input: unknown } | { inputRef: PayloadRef } {
     if (jsonBytes(input) <= FIELD_LIMIT) return { input };
     return { inputRef: this.host.payloads().put(JSON.stringify(input)) };
+  }
+
+  /** The prefix a shell call's command yields in the thread's folder, or why it yields none. */
+  private analyze(call: ToolCallInfo, shell: ShellKind): ShellPrefixAnalysis | undefined {
+    const command = (call.args as { command?: unknown } | null)?.command;
+    return typeof command === "string" ? analyzeShellCommand(command, shell, this.folder) : undefined;
   }
 
   private covered(shell: string, prefix: string[]): boolean {
