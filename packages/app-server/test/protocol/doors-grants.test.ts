@@ -31,7 +31,9 @@ let auth: string;
 
 before(async () => {
   model = await ScriptedModelServer.start();
-  server = await startServer({ model, env: { OPENAI_API_KEY: ENV_KEY, KNIGHTCODE_THREAD_IDLE_MS: "300", GIT_CONFIG_NOSYSTEM: "1" } });
+  // An editor that returns at once: a `git rebase -i` the grant wrongly covers fails the test by its list, not by hanging.
+  const editors = { GIT_EDITOR: "true", GIT_SEQUENCE_EDITOR: "true", EDITOR: "true", VISUAL: "true" };
+  server = await startServer({ model, env: { OPENAI_API_KEY: ENV_KEY, KNIGHTCODE_THREAD_IDLE_MS: "300", GIT_CONFIG_NOSYSTEM: "1", ...editors } });
   auth = join(server.agentDir, "auth.json");
   // A provider no model uses: the key is never sent anywhere as a credential, nor picks the default model.
   writeFileSync(auth, JSON.stringify({ "kc-test-vault": { type: "api_key", key: AUTH_KEY } }));
@@ -61,9 +63,9 @@ async function toolTurn(client: TestClient, threadId: string, calls: ToolCall[])
   return statuses;
 }
 
-/** Which of the server's keys some request to the model carried. */
-function leakedKeys(): string[] {
-  const seen = model.requests.map((request) => JSON.stringify(request.body)).join("\n");
+/** Which of the server's keys some request to the model carried, from request number `since` on. */
+function leakedKeys(since: number): string[] {
+  const seen = model.requests.slice(since).map((request) => JSON.stringify(request.body)).join("\n");
   return [AUTH_KEY, ENV_KEY].filter((key) => seen.includes(key));
 }
 
@@ -119,6 +121,7 @@ function gitRepo(files: Record<string, string>): string {
 
 describe("door 1: a grant for a reading program never reaches the server's keys", () => {
   test("cat, head, grep, jq, sort, date and tree, granted, still ask for the agent folder, /proc, a link out, `..` and files of further names", async () => {
+    const since = model.requests.length;
     const dir = server.project({ "README.md": "readme\n", "notes.txt": "notes\n", "data.json": "{}\n" });
     writeFileSync(join(dir, "list0"), `${auth}\0`);
     symlinkSync(server.agentDir, join(dir, "agent-link"));
@@ -152,11 +155,11 @@ describe("door 1: a grant for a reading program never reaches the server's keys"
       `tree --fromfile ${auth}`,
       "tree --fromfile agent-link/auth.json",
     ]);
-    assert.deepEqual(problems, []);
-    assert.deepEqual(leakedKeys(), [], "no key reached the model");
+    assert.deepEqual({ problems, leaked: leakedKeys(since) }, { problems: [], leaked: [] }, "every attack asked, and no key reached the model");
   });
 
   test("the grant still covers the folder's own files, and a first command naming the agent folder is offered no prefix, with a reason", async () => {
+    const since = model.requests.length;
     const dir = server.project({ "README.md": "readme\n", "notes.txt": "notes\n" });
     const asked: ApprovalParams[] = [];
     const off = server.main.client.onRequest("item/toolCall/requestApproval", (params) => {
@@ -179,12 +182,13 @@ describe("door 1: a grant for a reading program never reaches the server's keys"
     } finally {
       off();
     }
-    assert.deepEqual(leakedKeys(), []);
+    assert.deepEqual(leakedKeys(since), []);
   });
 });
 
 describe("door 2: a git, kubectl or gh grant never stretches to an option that reads elsewhere", () => {
   test("git diff --no-index, blame --contents, commit -F/--template, rebase -i, kubectl -o *-file= and gh --web all ask again", async () => {
+    const since = model.requests.length;
     const dir = gitRepo({ "README.md": "readme\n" });
     const grants = ["git diff", "git blame README.md", "git commit --allow-empty -m one", "git rebase main", "kubectl get --help", "gh pr view --help"];
     const problems = await grantThenAttack(dir, grants, [
@@ -207,8 +211,7 @@ describe("door 2: a git, kubectl or gh grant never stretches to an option that r
       "gh pr view 1 --web",
       "gh pr view 1 -w",
     ]);
-    assert.deepEqual(problems, []);
-    assert.deepEqual(leakedKeys(), [], "no key reached the model");
+    assert.deepEqual({ problems, leaked: leakedKeys(since) }, { problems: [], leaked: [] }, "every attack asked, and no key reached the model");
   });
 });
 
