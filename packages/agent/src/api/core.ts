@@ -33,6 +33,8 @@ export * from "../git/index.js";
 export * from "../worktrees/index.js";
 export * from "../thread/child-env.js";
 export * from "../approvals/shell-prefix.js";
+export * from "../approvals/shell-paths.js";
+export * from "../approvals/secret-places.js";
 export * from "../session/index.js";
 export * from "../listing/index.js";
 export * from "../tools/image.js";

@@ -30,3 +30,42 @@ export const staysInFolder: WordCheck = (words) => {
   const word = words.find((w) => !isOption(w.text) && (w.text.startsWith("/") || w.text.split("/").includes("..")));
   return word ? `\`${shorten(word.text)}\` leaves the working folder, where the program may load or write files` : undefined;
 };
+
+/** Network remotes: a scheme that names a host, or scp-like `[user@]host:path` (no `/` before the first `:`, as git decides). */
+const NETWORK_URL = /^(https?|ssh|git|git\+ssh|ssh\+git):\/\/[^/-]/i;
+const SCP_LIKE = /^[^/:-][^/:]*:/;
+
+const ANY_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+
+/** Another scheme runs the remote helper `git-remote-<scheme>`, whatever program that is. */
+const isNetworkRemote = (text: string): boolean =>
+  ANY_URL.test(text) ? NETWORK_URL.test(text) : SCP_LIKE.test(text) && !/^file:/i.test(text);
+
+/**
+ * `git remote add <name> <url>` and `set-url <name> <url> [<old>]`: every
+ * word after the name must be a network URL. A local path or a `file://`
+ * URL (even one inside the folder) makes a later push run the receiving
+ * repository's hooks, which whoever wrote that repository chose. The values
+ * of `-t` and `-m` count as words too: refusing them costs a question.
+ */
+export const networkRemotesOnly: WordCheck = (words) => {
+  const positionals: string[] = [];
+  let afterDashes = false;
+  for (const { text } of words) {
+    if (!afterDashes && text === "--") afterDashes = true;
+    else if (afterDashes || !isOption(text)) positionals.push(text);
+  }
+  const local = positionals.slice(1).find((text) => !isNetworkRemote(text));
+  return local === undefined ? undefined : `\`${shorten(local)}\` is not a network URL: pushing to a local repository runs its hooks`;
+};
+
+/**
+ * jq programs can read files of their own: `import "path" as $x` loads any
+ * JSON file by a path relative to the folder, `include` and `modulemeta`
+ * read modules, and `env`/`$ENV` the environment. Any word holding one of
+ * these names is refused, a field that happens to share it included.
+ */
+export const noJqFileAccess: WordCheck = (words) => {
+  const word = words.find((w) => /import|include|modulemeta|env/i.test(w.text));
+  return word ? `\`${shorten(word.text)}\` may make jq read a module, a data file or the environment` : undefined;
+};

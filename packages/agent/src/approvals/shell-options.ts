@@ -45,6 +45,12 @@ export interface ArgRule {
   readonly options: OptionRule;
   /** A program-specific refusal, for example git's `ext::` transports. */
   readonly check?: (words: readonly ShellWord[]) => string | undefined;
+  /**
+   * The program only reads the paths it names: it may name a control place
+   * (`.git/`, `.knightcode/`) under a grant. A program without it may write
+   * what it names, and may not.
+   */
+  readonly readsOnly?: boolean;
 }
 
 export const NO_OPTION_LIMITS: OptionRule = { kind: "deny", long: [], short: "", abbreviations: false };
@@ -82,7 +88,7 @@ export function isOption(text: string): boolean {
   return text.length > 1 && text.startsWith("-");
 }
 
-const RISKY = "it can run other programs, load code or write files";
+const RISKY = "it can run other programs, load code, write files, or read what it works on from elsewhere";
 
 /** Why the option word is refused, or undefined when it is fine. */
 function refuseOption(rule: OptionRule, text: string): string | undefined {

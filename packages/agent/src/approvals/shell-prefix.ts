@@ -1,12 +1,21 @@
-import { isOption, refuseArgs, shorten } from "./shell-options.js";
+import { type ArgRule, isOption, refuseArgs, shorten } from "./shell-options.js";
+import { namedPathRefusal, type ShellFolder } from "./shell-paths.js";
 import { type CommandNode, entry, PROGRAMS } from "./shell-programs.js";
 import { refusalFor, runsOtherCode } from "./shell-refusals.js";
 import { type ShellWord, splitShellWords } from "./shell-words.js";
 
 export type ShellKind = "bash" | "powershell";
 
-/** A positively recognized prefix, or why the command gets none. */
-export type ShellPrefixAnalysis = { prefix: string[] } | { prefix: undefined; reason: string };
+/**
+ * A positively recognized prefix, or why the command gets none. `namesPath`
+ * marks a refusal for a path the command names (outside the folder,
+ * protected, in /proc): the command may look ordinary, so the user is told.
+ */
+export type ShellPrefixAnalysis = { prefix: string[] } | { prefix: undefined; reason: string; namesPath?: true };
+
+/** A recognized command form: its prefix and how the words after it were checked. */
+type Recognized = { prefix: string[]; rule: ArgRule };
+type Refusal = { prefix: undefined; reason: string };
 
 /** Longer commands are not analyzed: bounded work, and nothing hidden past what a dialog shows. */
 export const MAX_ANALYZED_COMMAND_LENGTH = 8192;
@@ -19,15 +28,18 @@ const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._:+-]*$/;
 const SHOWN_PLAIN = /^[A-Za-z0-9._:+/-]+$/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 
-const refuse = (reason: string): ShellPrefixAnalysis => ({ prefix: undefined, reason });
+const refuse = (reason: string): Refusal => ({ prefix: undefined, reason });
 
 /**
  * The command prefix `command` may be approved by, for the session, or why
  * it has none. Only simple, recognized forms get one: a single command of a
  * known program, with its subcommand words, no expansion anywhere and none of
- * the options that make it run or load something else. Pure: no I/O.
+ * the options that make it run or load something else. Without `folder` it
+ * is pure (no I/O). With it, a command also gets no prefix when a word names
+ * a path (links followed) outside the folder or one `folder` protects: so a
+ * grant covers a command only while everything it names stays in the folder.
  */
-export function analyzeShellCommand(command: string, shell: ShellKind = "bash"): ShellPrefixAnalysis {
+export function analyzeShellCommand(command: string, shell: ShellKind = "bash", folder?: ShellFolder): ShellPrefixAnalysis {
   if (shell === "powershell") return refuse("PowerShell commands are not analyzed, so no prefix is offered");
   if (shell !== "bash") return refuse(`unknown shell ${JSON.stringify(shell)}`);
   if (typeof command !== "string") return refuse("the command is not a string");
@@ -36,12 +48,16 @@ export function analyzeShellCommand(command: string, shell: ShellKind = "bash"):
   }
   const split = splitShellWords(command);
   if (split.words === undefined) return refuse(`the command contains ${split.reason}`);
-  return prefixFromWords(split.words);
+  const recognized = recognize(split.words);
+  if (recognized.prefix === undefined || folder === undefined) return withoutRule(recognized);
+  const { prefix, rule } = recognized;
+  const refusal = namedPathRefusal(split.words.slice(prefix.length), folder, rule.readsOnly ? "read" : "write");
+  return refusal === undefined ? { prefix } : { prefix: undefined, reason: refusal, namesPath: true };
 }
 
-/** True only when `command` on its own yields exactly `granted`: sharing its first words is not enough. */
-export function prefixCovers(granted: readonly string[], command: string, shell: ShellKind = "bash"): boolean {
-  const { prefix } = analyzeShellCommand(command, shell);
+/** True only when `command` on its own yields exactly `granted` (in `folder`, when given): sharing its first words is not enough. */
+export function prefixCovers(granted: readonly string[], command: string, shell: ShellKind = "bash", folder?: ShellFolder): boolean {
+  const { prefix } = analyzeShellCommand(command, shell, folder);
   if (prefix === undefined || !Array.isArray(granted) || granted.length !== prefix.length) return false;
   return prefix.every((word, i) => granted[i] === word);
 }
@@ -53,6 +69,13 @@ export function formatPrefix(prefix: readonly string[]): string {
 
 /** The prefix of a command already split into words (exported for tests that check bash's own argv). */
 export function prefixFromWords(words: readonly ShellWord[]): ShellPrefixAnalysis {
+  return withoutRule(recognize(words));
+}
+
+const withoutRule = (recognized: Recognized | Refusal): ShellPrefixAnalysis =>
+  recognized.prefix === undefined ? recognized : { prefix: recognized.prefix };
+
+function recognize(words: readonly ShellWord[]): Recognized | Refusal {
   const first = words[0];
   if (first === undefined) return refuse("the command is empty");
   if (first.quoted) return refuse("the program name is quoted");
@@ -65,7 +88,7 @@ export function prefixFromWords(words: readonly ShellWord[]): ShellPrefixAnalysi
   return walk(program, [first.text], words);
 }
 
-function walk(start: CommandNode, prefix: string[], words: readonly ShellWord[]): ShellPrefixAnalysis {
+function walk(start: CommandNode, prefix: string[], words: readonly ShellWord[]): Recognized | Refusal {
   let node = start;
   let at = prefix.length;
   for (;;) {
@@ -85,14 +108,14 @@ function walk(start: CommandNode, prefix: string[], words: readonly ShellWord[])
   const echoed = rest.find((word) => entry(node.subcommands, word.text) !== undefined || node.reserved?.includes(word.text));
   if (echoed !== undefined) return refuse(`\`${shorten(echoed.text)}\` after \`${shown}\` could be read as its subcommand`);
   const refused = refuseArgs(node.args, rest, shown);
-  return refused === undefined ? { prefix } : refuse(refused);
+  return refused === undefined ? { prefix, rule: node.args } : refuse(refused);
 }
 
-function delegate(tools: readonly string[], prefix: string[], rest: readonly ShellWord[]): ShellPrefixAnalysis {
+function delegate(tools: readonly string[], prefix: string[], rest: readonly ShellWord[]): Recognized | Refusal {
   const tool = rest[0]!.text;
   if (!tools.includes(tool)) return refuse(`\`${prefix.join(" ")}\` is recognized only with ${tools.join(", ")}`);
-  const inner = prefixFromWords(rest);
-  return inner.prefix === undefined ? inner : { prefix: [...prefix, ...inner.prefix] };
+  const inner = recognize(rest);
+  return inner.prefix === undefined ? inner : { prefix: [...prefix, ...inner.prefix], rule: inner.rule };
 }
 
 /** Script and target names may not be interpreters or wrappers: yarn runs a binary when no script has the name. */

@@ -1,4 +1,4 @@
-import { allOf, noRemoteHelper, noResponseFile, staysInFolder } from "./shell-checks.js";
+import { allOf, networkRemotesOnly, noJqFileAccess, noRemoteHelper, noResponseFile, staysInFolder, type WordCheck } from "./shell-checks.js";
 import { allow, type ArgRule, deny, denySingleDash, NO_OPTION_LIMITS } from "./shell-options.js";
 
 /**
@@ -27,22 +27,33 @@ const bareArgs = (options = NO_OPTION_LIMITS): ArgRule => ({ positionals: false,
 const leaf = (args: ArgRule): CommandNode => ({ args });
 
 // git: options that run a program (upload-pack, exec, open-files-in-pager,
-// strategy), write a file anywhere (output) or use an external diff tool.
-const GIT_DENIED = ["exec", "upload-pack", "receive-pack", "output", "ext-diff", "open-files-in-pager", "strategy"];
+// strategy), write a file anywhere (output), use an external diff tool, or
+// read the paths to work on from a file nobody sees (pathspec-from-file).
+const GIT_DENIED = ["exec", "upload-pack", "receive-pack", "output", "ext-diff", "open-files-in-pager", "strategy", "pathspec-from-file"];
 
-const gitArgs = (short = "", positionals = true): ArgRule => ({
+interface GitRule {
+  /** Long options refused for this subcommand alone. */
+  readonly long?: readonly string[];
+  readonly check?: WordCheck;
+  readonly readsOnly?: boolean;
+}
+
+const gitArgs = (short = "", positionals = true, rule: GitRule = {}): ArgRule => ({
   positionals,
-  options: deny(GIT_DENIED, short),
-  check: noRemoteHelper,
+  options: deny([...GIT_DENIED, ...(rule.long ?? [])], short),
+  check: rule.check === undefined ? noRemoteHelper : allOf(noRemoteHelper, rule.check),
+  ...(rule.readsOnly ? { readsOnly: true } : {}),
 });
-const git = (short = ""): CommandNode => leaf(gitArgs(short));
+const git = (short = "", rule: GitRule = {}): CommandNode => leaf(gitArgs(short, true, rule));
+/** Subcommands that only read the paths they name (`git diff .git/config` asks nothing of what runs later). */
+const gitReads = (short = ""): CommandNode => git(short, { readsOnly: true });
 
 const GIT: CommandNode = {
   subcommands: {
-    status: git(),
-    diff: git(),
-    log: git(),
-    show: git(),
+    status: gitReads(),
+    diff: gitReads(),
+    log: gitReads(),
+    show: gitReads(),
     branch: git(),
     tag: git(),
     fetch: git(),
@@ -53,21 +64,28 @@ const GIT: CommandNode = {
     switch: git(),
     restore: git(),
     mv: git(),
-    rebase: git("xs"),
+    // -i and --edit-todo open the sequence editor: a program of the configuration's choosing.
+    rebase: git("xsi", { long: ["interactive", "edit-todo"] }),
     merge: git("s"),
-    "rev-parse": git(),
-    "ls-files": git(),
-    blame: git(),
-    grep: git("O"),
-    describe: git(),
-    shortlog: git(),
+    "rev-parse": gitReads(),
+    "ls-files": gitReads(),
+    blame: gitReads(),
+    grep: gitReads("O"),
+    describe: gitReads(),
+    shortlog: gitReads(),
     stash: {
       args: gitArgs("", false),
       subcommands: { list: git(), show: git(), push: git(), pop: git(), apply: git(), drop: git() },
     },
     remote: {
       args: gitArgs("", false),
-      subcommands: { show: git(), "get-url": git(), add: git(), "set-url": git(), prune: git() },
+      subcommands: {
+        show: gitReads(),
+        "get-url": gitReads(),
+        add: git("", { check: networkRemotesOnly }),
+        "set-url": git("", { check: networkRemotesOnly }),
+        prune: git(),
+      },
     },
   },
 };
@@ -227,7 +245,7 @@ const TSC = leaf(
 
 // docker and kubectl: only reading subcommands, and no option that picks
 // another daemon, cluster, credential or config (kubeconfig exec plugins run commands).
-const DOCKER_ARGS = anyArgs(deny(["config", "context", "host", "tls", "tlscacert", "tlscert", "tlskey", "tlsverify"], "Hc"));
+const DOCKER_ARGS = anyArgs(deny(["config", "context", "host", "tls", "tlscacert", "tlscert", "tlskey", "tlsverify"], "Hc"), { readsOnly: true });
 const DOCKER: CommandNode = {
   subcommands: {
     ...Object.fromEntries(["ps", "images", "logs", "inspect", "version", "info"].map((sub) => [sub, leaf(DOCKER_ARGS)])),
@@ -241,6 +259,7 @@ const KUBECTL_ARGS = anyArgs(
     // Files written wherever they say: klog's logs, the discovery cache, profiles.
     "log-file", "log-dir", "cache-dir", "profile", "profile-output",
   ], "s"),
+  { readsOnly: true },
 );
 const KUBECTL: CommandNode = {
   subcommands: Object.fromEntries(
@@ -248,7 +267,9 @@ const KUBECTL: CommandNode = {
   ),
 };
 
-const readingPair = (...subs: string[]): CommandNode => ({ subcommands: Object.fromEntries(subs.map((sub) => [sub, leaf(anyArgs())])) });
+// gh: --web (-w) opens a browser, another program, on whatever the command names.
+const GH_ARGS = anyArgs(deny(["web"], "w"), { readsOnly: true });
+const readingPair = (...subs: string[]): CommandNode => ({ subcommands: Object.fromEntries(subs.map((sub) => [sub, leaf(GH_ARGS)])) });
 const GH: CommandNode = {
   subcommands: {
     pr: readingPair("list", "view", "status", "diff", "checks"),
@@ -263,7 +284,10 @@ const GH: CommandNode = {
 /** Programs npx may run with a prefix: node tools whose own rules are in this table. */
 const NPX_TOOLS = ["tsc", "jest", "vitest", "eslint", "prettier"];
 
-const plain = leaf(anyArgs());
+/** Programs that only read what they name, with any option. */
+const reader = leaf(anyArgs(NO_OPTION_LIMITS, { readsOnly: true }));
+/** A reader refused some options: those that write, run something, or read a list of further names from a file nobody sees. */
+const readerWithout = (options: ArgRule["options"], more: Partial<ArgRule> = {}): CommandNode => leaf(anyArgs(options, { readsOnly: true, ...more }));
 
 /** Every recognized program. A program missing here gets no prefix. */
 export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
@@ -284,29 +308,32 @@ export const PROGRAMS: Readonly<Record<string, CommandNode>> = {
   docker: DOCKER,
   kubectl: KUBECTL,
   gh: GH,
-  ls: plain,
-  cat: plain,
-  head: plain,
-  tail: plain,
-  wc: plain,
-  grep: plain,
-  du: plain,
-  df: plain,
-  stat: plain,
-  diff: plain,
-  which: plain,
-  basename: plain,
-  dirname: plain,
-  realpath: plain,
-  uname: plain,
-  whoami: plain,
-  jq: plain,
-  rg: leaf(anyArgs(deny(["pre", "hostname-bin"]))),
-  find: leaf(anyArgs({ kind: "denySingleDash", names: ["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls"] })),
-  sort: leaf(anyArgs(deny(["output", "compress-program", "temporary-directory"], "oT"))),
-  tree: leaf(anyArgs(deny([], "oR"))),
-  file: leaf(anyArgs(deny(["compile"], "C"))),
-  date: leaf(anyArgs(deny(["set"], "s"))),
+  ls: reader,
+  cat: reader,
+  head: reader,
+  tail: reader,
+  wc: readerWithout(deny(["files0-from"])),
+  // -R and --dereference-recursive follow every link met on the way, out of the folder too.
+  grep: readerWithout(deny(["dereference-recursive"], "R")),
+  du: readerWithout(deny(["files0-from"])),
+  df: reader,
+  stat: reader,
+  // -r follows links met on the way, and with -N prints what it finds there whole.
+  diff: readerWithout(deny(["recursive"], "r")),
+  which: reader,
+  basename: reader,
+  dirname: reader,
+  realpath: reader,
+  uname: reader,
+  whoami: reader,
+  // -f reads the program from a file, where an import would be out of sight.
+  jq: readerWithout(deny(["from-file"], "f"), { check: noJqFileAccess }),
+  rg: readerWithout(deny(["pre", "hostname-bin", "follow"], "L")),
+  find: readerWithout(denySingleDash(["exec", "execdir", "ok", "okdir", "delete", "fprint", "fprint0", "fprintf", "fls", "files0-from"])),
+  sort: readerWithout(deny(["output", "compress-program", "temporary-directory", "files0-from"], "oT")),
+  tree: readerWithout(deny(["fromfile", "fromtabfile"], "oR")),
+  file: readerWithout(deny(["compile", "files-from"], "Cf")),
+  date: readerWithout(deny(["set", "file"], "sf")),
 };
 
 /** The own entry of `table` named `name`: never an inherited property such as `constructor`. */

@@ -374,6 +374,11 @@ export class ThreadRuntime {
     return this.options.environment.agentDir;
   }
 
+  /** The files the server keeps its own secrets in (the `--listen-token-file`). */
+  get secretFiles(): readonly string[] {
+    return this.options.environment.secrets?.files ?? [];
+  }
+
   get settings(): SettingsSnapshot {
     return this.snapshot;
   }

@@ -1,10 +1,11 @@
-import { analyzeShellCommand, formatPrefix, type CallClassification, type ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type CallClassification, type ShellFolder, type ShellKind, type ShellPrefixAnalysis, type ToolCallInfo } from "@knightcode/agent";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import type { Asker } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
+import { grantFolder } from "./grant-folder.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision, type ToolClass } from "./policy.js";
 
 export interface GateHost {
@@ -17,6 +18,8 @@ export interface GateHost {
   isBuiltinTool(name: string): boolean;
   /** The agent folder and the code the settings load: writes there always ask. */
   readonly controls: ControlLookups;
+  /** The server's own secret files (the `--listen-token-file`): no shell prefix grant covers a command naming one. */
+  readonly secretFiles?: readonly string[];
   turnId(): string | undefined;
   /** Who is asked, and how the request moves and is withdrawn: the thread's, shared with its dialogs. */
   readonly asker: Asker;
@@ -38,6 +41,16 @@ export interface GateHost {
    * the user, whatever its mode or grants.
    */
   sandboxNetworkOff?(): Promise<boolean>;
+}
+
+/**
+ * The request's reason: the verdict's, or why a shell command that names a
+ * path is offered no prefix (it may look as ordinary as one that is).
+ */
+function requestReason(verdictReason: string | undefined, analysis: ShellPrefixAnalysis | undefined): { reason?: string } {
+  const named = analysis?.prefix === undefined && analysis?.namesPath ? `no command prefix is offered: ${analysis.reason}` : undefined;
+  const reason = verdictReason ?? named;
+  return reason ? { reason } : {};
 }
 
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
@@ -71,8 +84,12 @@ export class ApprovalGate {
   private readonly networkCalls = new Set<string>();
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
+  /** Where a shell prefix grant holds: a command naming a path outside it, or a protected one, is asked again. */
+  private readonly folder: ShellFolder;
 
-  constructor(private readonly host: GateHost) {}
+  constructor(private readonly host: GateHost) {
+    this.folder = grantFolder({ cwd: host.cwd, controls: host.controls, ...(host.secretFiles ? { secretFiles: host.secretFiles } : {}) });
+  }
 
   check = async (call: ToolCallInfo, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> => {
     const builtin = this.host.isBuiltinTool(call.toolName);
@@ -90,16 +107,17 @@ export class ApprovalGate {
     if (allow && !network) return kind === "readOnly" ? undefined : this.screen(call, signal);
     if (network) return this.askForNetwork(call, reason, signal);
     const shellName = call.toolName === "powershell" ? "powershell" : "bash";
-    const command = (call.args as { command?: unknown } | null)?.command;
     // Only our own shell tools run a command the way the prefix analysis reads it.
-    const prefix = kind === "shell" && builtin && typeof command === "string" ? analyzeShellCommand(command, shellName).prefix : undefined;
+    const analysis = kind === "shell" && builtin ? this.analyze(call, shellName) : undefined;
+    const prefix = analysis?.prefix;
     if (!reason) {
       if (kind === "shell" && prefix && this.covered(shellName, prefix)) return this.screen(call, signal);
       if (kind !== "shell" && this.sessionTools.has(call.toolName)) return this.screen(call, signal);
     }
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
-    const { decision, message } = await this.askUser(call, offered, reason, prefix && offered.includes("acceptPrefixForSession") ? formatPrefix(prefix) : undefined, signal);
+    const shown = prefix && offered.includes("acceptPrefixForSession") ? formatPrefix(prefix) : undefined;
+    const { decision, message } = await this.askUser(call, offered, requestReason(reason, analysis).reason, shown, signal);
     switch (decision) {
       case "accept":
         return undefined;
@@ -208,6 +226,12 @@ export class ApprovalGate {
   private inputForWire(input: unknown): { input: unknown } | { inputRef: PayloadRef } {
     if (jsonBytes(input) <= FIELD_LIMIT) return { input };
     return { inputRef: this.host.payloads().put(JSON.stringify(input)) };
+  }
+
+  /** The prefix a shell call's command yields in the thread's folder, or why it yields none. */
+  private analyze(call: ToolCallInfo, shell: ShellKind): ShellPrefixAnalysis | undefined {
+    const command = (call.args as { command?: unknown } | null)?.command;
+    return typeof command === "string" ? analyzeShellCommand(command, shell, this.folder) : undefined;
   }
 
   private covered(shell: string, prefix: string[]): boolean {

@@ -135,6 +135,7 @@ export class LoadedThread {
         codePathOf: (path) => this.runtime.codePathOf(path),
         ...(this.place.mode === "worktree" && this.place.path !== undefined ? { ownWorktree: this.place.path } : {}),
       },
+      secretFiles: this.runtime.secretFiles,
       turnId: () => this.turns.runningTurnId,
       asker: this.asker,
       record: (entry) => this.runtime.session.appendSafely(entry),
