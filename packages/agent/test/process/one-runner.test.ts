@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test } from "node:test";
+
+const PACKAGES = fileURLToPath(new URL("../../../../", import.meta.url));
+
+/**
+ * The files that may start a process themselves. Everything the server
+ * starts for the model, a repository or an extension goes through the
+ * runner (`launch`), which owns the environment scrub, git's guards, the
+ * process group, abort and the sandbox. The client library starting the
+ * server it talks to, and the test kit, are not the server.
+ */
+const ALLOWED = new Set([
+  "agent/src/process/launch.ts",
+  "app-server-client/src/transports/stdio.ts",
+  "testkit/src/git-repos.ts",
+]);
+
+function sources(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    if (name === "node_modules" || name === "dist") continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (/\.(ts|tsx|mts|cts)$/.test(name) && !name.endsWith(".d.ts")) out.push(path);
+  }
+  return out;
+}
+
+test("no source file but the runner starts a process (node:child_process, or a spawn helper package)", () => {
+  const offenders: string[] = [];
+  for (const pkg of readdirSync(PACKAGES)) {
+    const src = join(PACKAGES, pkg, "src");
+    if (!statSync(src, { throwIfNoEntry: false })?.isDirectory()) continue;
+    for (const file of sources(src)) {
+      const name = relative(PACKAGES, file);
+      if (ALLOWED.has(name)) continue;
+      const text = readFileSync(file, "utf8");
+      if (/["'](node:)?child_process["']|["'](cross-spawn|execa)["']|sdk\/client\/stdio|\bprocess\.binding\(/.test(text)) offenders.push(name);
+    }
+  }
+  assert.deepEqual(offenders, [], "these start processes without the runner");
+});
