@@ -9,6 +9,7 @@ export * from "../fs/file-lock.js";
 export * from "../fs/atomic-write.js";
 export * from "../fs/file-queue.js";
 export * from "../fs/real-target.js";
+export * from "../resources/sandbox-paths.js";
 export * from "../fs/regular-file.js";
 export * from "../models/engine.js";
 export * from "../models/errors.js";
