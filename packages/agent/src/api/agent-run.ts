@@ -61,6 +61,8 @@ export {
   type Skill,
   type CommandInfo,
   codePathOf,
+  settingsCodePaths,
+  trustedProjectsAbove,
   type CodePath,
   type CodePathOptions,
 } from "../resources/index.js";

@@ -10,6 +10,7 @@ export * from "../fs/atomic-write.js";
 export * from "../fs/file-queue.js";
 export * from "../fs/real-target.js";
 export * from "../fs/broad-folders.js";
+export * from "../resources/sandbox-paths.js";
 export * from "../fs/regular-file.js";
 export * from "../models/engine.js";
 export * from "../models/errors.js";

@@ -5,3 +5,4 @@ export * from "./changes.js";
 export * from "./ops/index.js";
 export * from "./commit-message.js";
 export * from "./diff/index.js";
+export * from "./hook-places.js";

@@ -1,11 +1,15 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
+import { isDirectory } from "../fs/is-directory.js";
 import { isWithin, realTarget } from "../fs/real-target.js";
 import { readSettingsScope } from "../settings/read.js";
 import type { SettingsObject } from "../settings/keys.js";
+import { importTargets } from "./import-targets.js";
 import { projectBase, settingsFileOf } from "./layout.js";
+import { readPackage } from "./packages.js";
 import { resolveEntryPath } from "./paths.js";
+import { resourcesAtPath, scanTypeFolder } from "./scan.js";
 import { classifyEntry, isRemoteSource, normalizePackageEntry, stringEntries } from "./settings-lists.js";
 
 /**
@@ -38,9 +42,8 @@ export interface CodePathOptions {
 /** Imports are followed this far, so a large tree of modules costs a bounded read. */
 const MAX_FOLLOWED_FILES = 200;
 const MAX_SOURCE_BYTES = 1024 * 1024;
-/** Relative specifiers in static imports, re-exports, dynamic import() and require(). */
-const RELATIVE_SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*)\1/g;
-const MODULE_SUFFIXES = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".json"];
+/** Specifiers in static imports, re-exports, dynamic import() and require(), in any quotes a loader accepts. */
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)(["'`])([^"'`\n$]+)\1/g;
 const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|tsx|jsx)$/;
 
 /**
@@ -53,13 +56,13 @@ const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|tsx|jsx)$/;
  */
 export function codePathOf(target: string, options: CodePathOptions): CodePath | undefined {
   const real = realTarget(target);
-  return settingsCodePaths(options, projectsAbove(real, options)).find((code) =>
+  return settingsCodePaths(options, trustedProjectsAbove(real, options)).find((code) =>
     code.folder ? isWithin(code.path, real) : code.path === real,
   );
 }
 
-/** The thread's folder and each folder above `target` that has trusted project settings. */
-function projectsAbove(target: string, options: CodePathOptions): string[] {
+/** The thread's folder and each folder above `target` that has project settings, when trusted. */
+export function trustedProjectsAbove(target: string, options: CodePathOptions): string[] {
   const folders = new Set([resolve(options.cwd)]);
   for (let folder = dirname(target); ; folder = dirname(folder)) {
     if (existsSync(settingsFileOf(projectBase(folder)))) folders.add(folder);
@@ -68,19 +71,24 @@ function projectsAbove(target: string, options: CodePathOptions): string[] {
   return [...folders].filter((folder) => options.isTrusted(folder));
 }
 
-/** Every code path the given settings name, with the extensions' relative imports followed. */
+/** Every code path the given settings name, with the imports of every module they load followed. */
 export function settingsCodePaths(options: CodePathOptions, trustedProjects: readonly string[]): CodePath[] {
   const home = options.homeDir ?? homedir();
   const found: CodePath[] = [];
+  /** The modules a thread loads from the folders and packages named: where import following starts, beside the named files. */
+  const loaded: string[] = [];
   const add = (path: string, namedBy: string, via: CodePath["via"] = "settings"): void => {
-    found.push({ path: realTarget(path), folder: !isFile(path), via, namedBy });
+    const folder = !isFile(path);
+    found.push({ path: realTarget(path), folder, via, namedBy });
+    if (folder) loaded.push(...(resourcesAtPath("extensions", path)?.files ?? []).map((file) => file.path));
   };
   for (const path of options.cliExtensions) add(resolve(path), "-e", "cli");
   const scopes = [{ base: options.agentDir, folder: join(options.agentDir, "extensions") }];
   for (const project of trustedProjects) scopes.push({ base: projectBase(project), folder: join(projectBase(project), "extensions") });
   for (const { base, folder } of scopes) {
     const file = settingsFileOf(base);
-    add(folder, file);
+    found.push({ path: realTarget(folder), folder: true, via: "settings", namedBy: file });
+    loaded.push(...scanTypeFolder("extensions", folder).files.map((hit) => hit.path));
     const settings = readQuietly(file);
     if (!settings) continue;
     for (const raw of stringEntries(settings.extensions, "extensions", file, [])) {
@@ -90,11 +98,14 @@ export function settingsCodePaths(options: CodePathOptions, trustedProjects: rea
     const packages = Array.isArray(settings.packages) ? (settings.packages as unknown[]) : [];
     packages.forEach((raw, index) => {
       const entry = normalizePackageEntry(raw, index, file, []);
+      if (!entry || isRemoteSource(entry.source)) return;
       // A package folder is code as a whole: its package.json decides which of its files load.
-      if (entry && !isRemoteSource(entry.source)) found.push({ path: realTarget(resolveEntryPath(entry.source, base, home)), folder: true, via: "settings", namedBy: file });
+      const root = resolveEntryPath(entry.source, base, home);
+      found.push({ path: realTarget(root), folder: true, via: "settings", namedBy: file });
+      if (isDirectory(root)) loaded.push(...readPackage(root).files.extensions.map((hit) => hit.path));
     });
   }
-  return [...found, ...followImports(found)];
+  return [...found, ...followImports(found, loaded)];
 }
 
 /** Settings as a thread would read them; a file that cannot be read names nothing a thread could load either. */
@@ -108,48 +119,100 @@ function readQuietly(file: string): SettingsObject | undefined {
 }
 
 /**
- * The modules the extension files import by relative path, and the files
+ * The modules the loaded files import, and theirs in turn, with the files
  * such an import would load if they were created (an optional
- * `import("./local.js")` is code the moment someone writes it).
+ * `import("./local.js")` is code the moment someone writes it): relative
+ * and absolute paths, packages in `node_modules`, `#` subpath imports.
  */
-function followImports(roots: readonly CodePath[]): CodePath[] {
+function followImports(roots: readonly CodePath[], loaded: readonly string[]): CodePath[] {
   const out: CodePath[] = [];
-  const seen = new Set(roots.map((root) => root.path));
-  const queue = roots.filter((root) => !root.folder && CODE_FILE.test(root.path)).map((root) => root.path);
+  const seen = new Set(roots.map((root) => `${root.folder}:${root.path}`));
+  const queue = [...roots.filter((root) => !root.folder).map((root) => root.path), ...loaded.map((path) => realTarget(path))].filter((path) => CODE_FILE.test(path));
+  const queued = new Set(queue);
+  const real = realResolver();
+  const tried = new Set<string>();
   let read = 0;
   while (queue.length > 0 && read < MAX_FOLLOWED_FILES) {
     const file = queue.shift()!;
     read++;
-    for (const specifier of relativeSpecifiers(file)) {
-      for (const candidate of moduleCandidates(resolve(dirname(file), specifier))) {
-        const path = realTarget(candidate);
-        if (seen.has(path)) continue;
-        seen.add(path);
-        out.push({ path, folder: false, via: "import", namedBy: file });
-        if (isFile(path) && CODE_FILE.test(path)) queue.push(path);
+    for (const specifier of specifiersOf(file)) {
+      for (const target of importTargets(specifier, file)) {
+        if (tried.has(`${target.folder}:${target.path}`)) continue;
+        tried.add(`${target.folder}:${target.path}`);
+        const { path, file: exists } = real(target.path);
+        const key = `${target.folder}:${path}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ path, folder: target.folder, via: "import", namedBy: file });
+        if (!target.folder && exists && !queued.has(path) && CODE_FILE.test(path)) {
+          queued.add(path);
+          queue.push(path);
+        }
       }
     }
   }
   return out;
 }
 
-function relativeSpecifiers(file: string): string[] {
+/**
+ * realTarget for the many candidate paths of one follow, and whether each
+ * is a file: each folder is resolved once, a path in a folder that does
+ * not exist costs nothing more, any other one lstat (and a link more).
+ */
+function realResolver(): (path: string) => { path: string; file: boolean } {
+  const folders = new Map<string, { real: string; exists: boolean }>();
+  const folderOf = (folder: string): { real: string; exists: boolean } => {
+    let known = folders.get(folder);
+    if (known === undefined) {
+      try {
+        known = { real: realpathSync.native(folder), exists: true };
+      } catch {
+        known = { real: dirname(folder) === folder ? folder : join(folderOf(dirname(folder)).real, basename(folder)), exists: false };
+      }
+      folders.set(folder, known);
+    }
+    return known;
+  };
+  return (path) => {
+    const folder = folderOf(dirname(path));
+    const joined = join(folder.real, basename(path));
+    if (!folder.exists) return { path: joined, file: false };
+    try {
+      const stats = lstatSync(joined);
+      if (!stats.isSymbolicLink()) return { path: joined, file: stats.isFile() };
+      const linked = realTarget(joined);
+      return { path: linked, file: isFile(linked) };
+    } catch {
+      return { path: joined, file: false };
+    }
+  };
+}
+
+/** Specifiers found in a file, kept per file version: every write a thread asks about reads them again. */
+const specifierCache = new Map<string, { version: string; specifiers: string[] }>();
+const MAX_CACHED_FILES = 4096;
+
+function specifiersOf(file: string): string[] {
+  let stats: Stats;
+  try {
+    stats = statSync(file);
+  } catch {
+    return [];
+  }
+  if (!stats.isFile() || stats.size > MAX_SOURCE_BYTES) return [];
+  const version = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+  const cached = specifierCache.get(file);
+  if (cached?.version === version) return cached.specifiers;
   let text: string;
   try {
-    if (statSync(file).size > MAX_SOURCE_BYTES) return [];
     text = readFileSync(file, "utf8");
   } catch {
     return [];
   }
-  return [...text.matchAll(RELATIVE_SPECIFIER)].map((match) => match[2]!);
-}
-
-/** The files a relative specifier can load: as written, with a module suffix, `.js` written for `.ts`, or a folder's index. */
-function moduleCandidates(path: string): string[] {
-  const candidates = [path, ...MODULE_SUFFIXES.map((suffix) => path + suffix), ...["index.ts", "index.js", "index.mjs"].map((name) => join(path, name))];
-  const swapped = /\.(m|c)?jsx?$/.exec(path);
-  if (swapped) candidates.push(path.slice(0, swapped.index) + `.${swapped[1] ?? ""}ts`, path.slice(0, swapped.index) + ".tsx");
-  return candidates;
+  const specifiers = [...new Set([...text.matchAll(SPECIFIER)].map((match) => match[2]!))];
+  if (specifierCache.size >= MAX_CACHED_FILES) specifierCache.clear();
+  specifierCache.set(file, { version, specifiers });
+  return specifiers;
 }
 
 function isFile(path: string): boolean {

@@ -8,4 +8,5 @@ export { expandPromptTemplate, loadPromptTemplate, parseSlashInput, splitArgs, t
 export { expandSlashInput, listCommands, SKILL_COMMAND_PREFIX, type CommandInfo, type SlashExpansion } from "./commands.js";
 export { resourceRank } from "./describe.js";
 export { globToRegExp } from "./glob.js";
-export { codePathOf, settingsCodePaths, type CodePath, type CodePathOptions } from "./code-paths.js";
+export { codePathOf, settingsCodePaths, trustedProjectsAbove, type CodePath, type CodePathOptions } from "./code-paths.js";
+export { sandboxControlPaths, sandboxReadOnlyPaths, type SandboxControlPaths, type SandboxPathOptions } from "./sandbox-paths.js";

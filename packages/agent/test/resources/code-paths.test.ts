@@ -77,3 +77,40 @@ test("a thread below the project, and a link into the code, are seen", (t) => {
   assert.ok(codePathOf(join(box.cwd, "tools", "lint-ext.ts"), nested), "the project above the thread's folder is found from the target");
   assert.ok(codePathOf(join(box.cwd, "sub", "link-to-tools", "lint-ext.ts"), nested), "a link to the file is the file");
 });
+
+test("the imports of every module a folder loads are followed: an -e folder's index, a scanned folder, a package's extensions, the agent's extensions folder", (t) => {
+  const { box, options } = setup(t);
+  box.write({
+    "cli-ext/index.ts": `import { x } from "../shared/x.ts";\nexport default () => x;\n`,
+    "shared/x.ts": `export * from "./deeper";\n`,
+    "shared/deeper/index.cjs": "module.exports = {};\n",
+    "scanned/a.ts": `import "../from-scanned.ts";\nexport default () => {};\n`,
+    "vendor/kit/package.json": JSON.stringify({ knightcode: { extensions: ["main.ts"] } }),
+    "vendor/kit/main.ts": `import "../kit-shared/y.js";\nexport default () => {};\n`,
+    "file-ext.ts": `const opt = await import("./opt").catch(() => undefined);\nimport pad from "left-pad";\nexport default () => opt ?? pad;\n`,
+    "node_modules/left-pad/package.json": JSON.stringify({ main: "lib/pad.js" }),
+    "node_modules/left-pad/lib/pad.js": "module.exports = {};\n",
+  }, box.cwd);
+  box.write({ ".knightcode/settings.json": JSON.stringify({ extensions: ["../scanned"], packages: ["../vendor/kit"] }) }, box.cwd);
+  box.write({ "extensions/global-ext/index.ts": `import "../../../../../project/outside-global.ts";\nexport default () => {};\n` }, box.agentDir);
+  const cli = [join(box.cwd, "cli-ext"), join(box.cwd, "file-ext.ts")];
+  const of = (rel: string) => codePathOf(join(box.cwd, rel), options([box.cwd], { cliExtensions: cli }));
+  for (const rel of [
+    "shared/x.ts",
+    "shared/deeper/index.cjs",
+    "shared/deeper/index.ts",
+    "from-scanned.ts",
+    "vendor/kit-shared/y.ts",
+    "outside-global.ts",
+    "opt/index.cjs",
+    "opt/package.json",
+    "opt.mts",
+    "node_modules/left-pad/lib/pad.js",
+    "node_modules/pad-core/index.js",
+    "node_modules/any-other/index.js",
+  ]) {
+    assert.equal(of(rel)?.via, "import", rel);
+  }
+  assert.equal(of("node_modules")?.folder, true, "packages load each other: the node_modules folder an import resolves in is code as a whole");
+  for (const rel of ["shared/other.ts", "vendor/elsewhere.ts", "sub/node_modules/x/index.js"]) assert.equal(of(rel), undefined, rel);
+});

@@ -1053,7 +1053,7 @@ export type GitPrCreateResult = {
   url: string;
 };
 
-/** Params of `git/push`: Acts on the thread's own checkout (the repository around its folder). Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output. */
+/** Params of `git/push`: Acts on the thread's own checkout (the repository around its folder). Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A remote that is a folder on this machine (a path or file:// URL) is pushed to only after the user confirms a ui/dialog, and none of that repository's hooks run; no yes is invalidParams notConfirmed. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output. */
 export type GitPushParams = {
   /** The thread's id. */
   threadId: string;
@@ -1467,7 +1467,7 @@ export type ThreadForkResult = {
   ui: ThreadUi;
 };
 
-/** Params of `thread/handoff`: Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow. */
+/** Params of `thread/handoff`: Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow. To the checkout, files the move would change there that decide what later runs (.knightcode/, hooks, code the settings load) are named in a ui/dialog confirm first; no yes is invalidParams controlPaths with data.paths, and nothing moves. */
 export type ThreadHandoffParams = {
   /** The thread's id. */
   threadId: string;

@@ -96,8 +96,8 @@ export const git = {
         Closed,
       ),
       errors: ["threadNotFound", "notGitRepo", "gitConflict", "authRequired"],
-      reasons: reasons("pushRejected"),
-      doc: `${CHECKOUT} Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output.`,
+      reasons: reasons("pushRejected", "notConfirmed"),
+      doc: `${CHECKOUT} Pushes the current branch with one explicit refspec that never forces, to its upstream's branch (or one of its own name), setting the upstream the first time. A remote that is a folder on this machine (a path or file:// URL) is pushed to only after the user confirms a ui/dialog, and none of that repository's hooks run; no yes is invalidParams notConfirmed. A detached HEAD or an unknown remote is invalidParams; a refusal is gitConflict pushRejected with data.output.`,
     }),
     "git/pr/create": request({
       params: Type.Object(

@@ -11,6 +11,8 @@ const ALL = {
   untrusted: "invalidParams: the project is not trusted, so its files are not written (project/trust/set first).",
   missingCwd: "invalidParams: a project scope needs cwd, an absolute path.",
   archived: "invalidParams: the thread is archived; unarchive it first.",
+  notConfirmed: "invalidParams: the user did not confirm (said no, dismissed the question, or nobody was there to ask); nothing was done.",
+  controlPaths: "invalidParams: the change would write files that decide what later runs (data.paths) and the user did not confirm; nothing moved.",
   diffChanged: "gitConflict: the hunk or file changed since it was read (or the last turn is another one); read the diff again.",
   patchFailed: "gitConflict: git would not apply the patch; data.output has its words.",
   concurrentChange: "gitConflict: HEAD or the staged change moved while the commit was prepared; data.paths names the files.",

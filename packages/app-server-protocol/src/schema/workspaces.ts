@@ -40,8 +40,8 @@ export const workspaces = {
         Closed,
       ),
       errors: ["threadNotFound", "turnInProgress", "notGitRepo", "gitConflict"],
-      reasons: reasons("localChanges", "operationInProgress", "branchExists", "recoveryRequired", "worktreeDeleted"),
-      doc: "Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow.",
+      reasons: reasons("localChanges", "operationInProgress", "branchExists", "recoveryRequired", "worktreeDeleted", "controlPaths"),
+      doc: "Moves a thread and its uncommitted changes between its worktree and the user's checkout; the thread reloads there (thread/replaced, same id) and its queued inputs follow. To the checkout, files the move would change there that decide what later runs (.knightcode/, hooks, code the settings load) are named in a ui/dialog confirm first; no yes is invalidParams controlPaths with data.paths, and nothing moves.",
     }),
     "thread/worktree/restore": request({
       params: Type.Object({ threadId: Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." }) }, Closed),

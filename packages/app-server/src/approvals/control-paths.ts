@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { isWithin, realTarget, type CodePath } from "@knightcode/agent";
+import { hookPlaceOf, isWithin, realTarget, type CodePath } from "@knightcode/agent";
 
 /** What the verdict asks about places whose files decide what later commands and threads run. */
 export interface ControlLookups {
@@ -19,7 +19,9 @@ export interface ControlLookups {
 /**
  * Folders whose files decide what later commands do: git runs hooks and
  * configured programs (`core.fsmonitor`, `core.pager`) from `.git/`, and
- * `.knightcode/` holds a project's settings and extensions.
+ * `.knightcode/` holds a project's settings and extensions. Hooks that
+ * `core.hooksPath` moves elsewhere (husky's `.husky/`) are found per
+ * repository by hookPlaceOf.
  */
 const CONTROL_FOLDERS = [".git", ".knightcode"];
 
@@ -40,6 +42,8 @@ export function controlReason(realRoot: string, real: string, inside: boolean, l
     const gitDir = gitDirShapeAround(realRoot, real);
     if (gitDir) return `makes ${gitDir} a git repository by another name (HEAD with objects/ and refs/ or commondir), whose files ${CHANGES_WHAT_RUNS}`;
   }
+  const hook = hookPlaceOf(real, [realRoot]);
+  if (hook) return `writes ${hook.folder ? `into ${hook.path}, a folder of git hooks` : `${hook.path}, a file git's hooks run`} (${hook.why}), which ${CHANGES_WHAT_RUNS}`;
   const agentDir = lookups.agentDir === undefined ? undefined : realTarget(lookups.agentDir);
   const ownWorktree = lookups.ownWorktree === undefined ? undefined : realTarget(lookups.ownWorktree);
   if (agentDir !== undefined && isWithin(agentDir, real) && !(ownWorktree !== undefined && isWithin(ownWorktree, real))) {

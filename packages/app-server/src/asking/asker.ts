@@ -38,11 +38,12 @@ export class Asker {
   async ask<M extends ServerRequestMethod>(
     method: M,
     params: ServerRequestParams<M>,
-    options: { kind: Waiting; signal?: AbortSignal },
+    options: { kind: Waiting; signal?: AbortSignal; prefer?: Connection },
   ): Promise<AskOutcome> {
     const signals = [this.closed.signal, ...(options.signal ? [options.signal] : [])];
     const stopped = () => signals.some((s) => s.aborted);
-    let preferred = this.host.lastInitiator();
+    // The connection whose request this is, when it asked: else whoever last started work here.
+    let preferred = options.prefer ?? this.host.lastInitiator();
     if (stopped()) return { kind: "unanswered" };
     const release = this.host.waitOn(options.kind);
     try {

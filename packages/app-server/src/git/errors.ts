@@ -23,7 +23,7 @@ export function gitRpcError(error: unknown): unknown {
   }
   if (error instanceof ToolMissingError) return rpcError("toolMissing", error.message, { tool: error.tool });
   if (error instanceof GitAuthError) return rpcError("authRequired", error.message);
-  if (error instanceof GitRequestError) return rpcError("invalidParams", error.message);
+  if (error instanceof GitRequestError) return rpcError("invalidParams", error.message, error.reason === undefined ? undefined : { reason: error.reason });
   if (error instanceof CommandRefusedError) return rpcError("internal", error.message, { output: error.output });
   if (error instanceof GitCommandError) return rpcError("internal", error.message, { output: error.stderr });
   return error;

@@ -30,6 +30,7 @@ import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
 import { exclusiveInCheckout } from "./checkout.js";
+import { confirmControlWrites, controlPathsError, controlWritesOfMove } from "./handoff-control.js";
 import { environmentSetup } from "./worktree-start.js";
 import { withWorktreeErrors } from "./worktree-errors.js";
 
@@ -49,7 +50,9 @@ interface Moved {
  * worktree and the user's checkout. The destination must be clean; the
  * changes are saved under `<agentDir>/handoff/` before anything moves and
  * leave the source only once they landed. Every thread of both checkouts
- * is held meanwhile (a turn in any refuses the handoff). Then the thread
+ * is held meanwhile (a turn in any refuses the handoff). A move into the
+ * checkout that would write files deciding what later runs there is asked
+ * about first (see handoff-control.ts). Then the thread
  * loads again where it now runs: subscribers hear thread/replaced with the
  * same id and its queued inputs follow it.
  */
@@ -60,7 +63,8 @@ export const handoffThread: ThreadHandler<"thread/handoff"> = (params, ctx, thre
     if (thread.place.mode === params.to) {
       throw rpcError("invalidParams", `params.to: thread ${thread.id} already runs in ${params.to === "local" ? "the user's checkout" : "its worktree"}`);
     }
-    const move = params.to === "local" ? () => toLocal(thread, threads, params.branch) : () => toWorktree(thread, threads, params.environment);
+    const confirmed = params.to === "local" ? await confirmControlWrites(thread, threads, worktreeOf(thread, threads), ctx) : new Set<string>();
+    const move = params.to === "local" ? () => toLocal(thread, threads, params.branch, confirmed) : () => toWorktree(thread, threads, params.environment);
     const { thread: fresh, result } = await threads.relocate(thread, async () => {
       const moved = await move();
       thread.runtime.session.appendSafely(workspaceEntry(moved.place), true);
@@ -74,8 +78,12 @@ export const handoffThread: ThreadHandler<"thread/handoff"> = (params, ctx, thre
     return answer;
   });
 
-/** From the thread's worktree to the user's checkout, on a branch at the worktree's HEAD. */
-async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: string | undefined): Promise<Moved> {
+/**
+ * From the thread's worktree to the user's checkout, on a branch at the
+ * worktree's HEAD. Control files the user did not confirm (the move
+ * changed since the question) refuse it before anything moves.
+ */
+async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: string | undefined, confirmed: ReadonlySet<string>): Promise<Moved> {
   const worktree = worktreeOf(thread, threads);
   if (!worktree || worktree.record.deleted || !existsSync(worktree.record.path)) {
     throw new GitConflictError("worktreeDeleted", `the worktree of thread ${thread.id} was deleted; restore it first (thread/worktree/restore)`);
@@ -87,6 +95,8 @@ async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: stri
     await requireNoOperation(dest, source);
     await requireClean(dest.root, env);
     const head = await headOf(source, env);
+    const unconfirmed = (await controlWritesOfMove({ source, dest, head, threads })).filter((write) => !confirmed.has(write.path));
+    if (unconfirmed.length > 0) throw controlPathsError(unconfirmed);
     const own = (await currentBranch({ repo: source, env })) ?? undefined;
     const branch = await chooseBranch({ thread, threads, dest, head, own, asked });
     const before = { branch: await currentBranch({ repo: dest, env }), head: await headOf(dest, env) };

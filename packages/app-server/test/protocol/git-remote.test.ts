@@ -36,6 +36,8 @@ let forge: Server;
 
 before(async () => {
   server = await startServer({ env: SERVER_GIT_ENV });
+  // The remotes here are bare repositories on this machine: the user says yes to each push there.
+  server.main.client.onRequest("ui/dialog", (params) => (params.kind === "confirm" ? { confirmed: true } : {}));
   // The server's PATH is read when it starts: a second server gets the stand-in first on its PATH.
   ghDir = join(server.home, "gh-bin");
   mkdirSync(ghDir);

@@ -1,6 +1,14 @@
 /** A request the checkout cannot serve as asked (a detached HEAD to push, an unknown branch, a bad name); the server answers invalidParams. */
 export class GitRequestError extends Error {
   override readonly name = "GitRequestError";
+
+  constructor(
+    message: string,
+    /** Why, for the answer's `data.reason`, when a client acts on it. */
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
 }
 
 /**

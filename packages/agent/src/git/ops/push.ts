@@ -2,6 +2,7 @@ import { GitAuthError, GitCommandError, GitConflictError } from "../errors.js";
 import { gitText, runGit } from "../run.js";
 import { inRepo, commitOf, currentBranch, firstLine, NO_HOOKS, type GitContext } from "./context.js";
 import { GitRequestError } from "./errors.js";
+import { LOCAL_RECEIVE_PACK, localPushTarget, type LocalPushTarget } from "./local-remote.js";
 
 export interface PushResult {
   remote: string;
@@ -11,6 +12,16 @@ export interface PushResult {
   pushedTo: string;
   /** This push made it the branch's upstream (the branch had none). */
   upstreamSet: boolean;
+}
+
+export interface PushOptions {
+  /** The remote to push to; the upstream's remote, else `origin`, by default. */
+  remote?: string;
+  /**
+   * Asked before a push into a repository on this machine; true pushes.
+   * Without it such a push is refused.
+   */
+  confirmLocal?(target: LocalPushTarget, branch: string): Promise<boolean>;
 }
 
 /** What a remote or ssh says when it wants credentials it was not given (prompts are off). */
@@ -38,11 +49,14 @@ async function remotes(ctx: GitContext): Promise<string[]> {
  * `refs/heads/<branch>:refs/heads/<upstream's branch>`, to `remote`, else
  * the upstream's remote, else `origin`. A branch without an upstream gets
  * this one as its upstream. No tag or submodule goes along, whatever the
- * configuration says; the user's pre-push hook runs. A refusal (not a fast
- * forward, a hook, the remote's rules) is `gitConflict` `pushRejected`; a
- * remote that wants credentials is a GitAuthError.
+ * configuration says; no hook runs on this side. A push into a repository
+ * on this machine (a path or `file://` URL) is asked about first, and runs
+ * no hook or configured command of the receiving repository either. A
+ * refusal (not a fast forward, the remote's rules) is `gitConflict`
+ * `pushRejected`; a remote that wants credentials is a GitAuthError.
  */
-export async function pushBranch(ctx: GitContext, remote?: string): Promise<PushResult> {
+export async function pushBranch(ctx: GitContext, options: PushOptions = {}): Promise<PushResult> {
+  const { remote } = options;
   const branch = await currentBranch(ctx);
   if (branch === null) throw new GitRequestError("HEAD is detached: create a branch here first (git/branch/create), then push it");
   if ((await commitOf(ctx, "HEAD")) === undefined) throw new GitRequestError(`branch ${branch} has no commit to push yet`);
@@ -53,7 +67,17 @@ export async function pushBranch(ctx: GitContext, remote?: string): Promise<Push
   }
   const remoteBranch = upstream?.remote === target ? upstream.branch : branch;
   const upstreamSet = upstream === undefined;
-  const args = ["push", "--porcelain", "--no-follow-tags", "--recurse-submodules=no", ...(upstreamSet ? ["--set-upstream"] : []), target, `refs/heads/${branch}:refs/heads/${remoteBranch}`];
+  const local = await confirmedLocal(ctx, target, branch, options);
+  const args = [
+    "push",
+    "--porcelain",
+    "--no-follow-tags",
+    "--recurse-submodules=no",
+    ...(local ? [`--receive-pack=${LOCAL_RECEIVE_PACK}`] : []),
+    ...(upstreamSet ? ["--set-upstream"] : []),
+    target,
+    `refs/heads/${branch}:refs/heads/${remoteBranch}`,
+  ];
   const result = await runGit(args, inRepo(ctx, { readOnly: false, okCodes: [1, 128], config: NO_HOOKS }));
   const output = `${result.stdout.toString("utf8")}${result.stderr}`.trim();
   if (result.code !== 0) {
@@ -68,4 +92,15 @@ export async function pushBranch(ctx: GitContext, remote?: string): Promise<Push
     throw new GitCommandError(args, result.code, output);
   }
   return { remote: target, branch, pushedTo: `${target}/${remoteBranch}`, upstreamSet };
+}
+
+/** Whether the push lands on this machine, once the user said yes to it; a no, or nobody to ask, refuses it. */
+async function confirmedLocal(ctx: GitContext, remote: string, branch: string, options: PushOptions): Promise<boolean> {
+  const local = await localPushTarget(ctx, remote);
+  if (local === undefined) return false;
+  if (local === "mixed") throw new GitRequestError(`${remote} pushes both to folders on this machine and over the network; push to it from a terminal`);
+  if (!(await options.confirmLocal?.(local, branch))) {
+    throw new GitRequestError(`the push of ${branch} to ${local.paths.join(", ")}, a folder on this machine, was not confirmed`, "notConfirmed");
+  }
+  return true;
 }
