@@ -19,6 +19,7 @@ import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../process/groups.js";
 import { sandboxSupport } from "../process/sandbox/support.js";
+import { sandboxReadOnlyPaths } from "../resources/sandbox-paths.js";
 import { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
@@ -459,6 +460,13 @@ function threadSandbox(options: ThreadRuntimeOptions, sandboxing: ThreadSandboxi
     settings: () => settings().effective.sandbox,
     unsandboxed: () => sandboxing.unsandboxed(),
     networkGranted: (callId) => sandboxing.networkGranted(callId),
+    controlPaths: (root) =>
+      sandboxReadOnlyPaths({
+        root,
+        agentDir: env.agentDir,
+        env: env.env,
+        codePaths: { agentDir: env.agentDir, cwd: options.cwd, cliExtensions: env.extensionPaths, isTrusted: (folder) => env.trust.decisionFor(folder) === true },
+      }),
     support: () => sandboxSupport(env.env),
   });
 }

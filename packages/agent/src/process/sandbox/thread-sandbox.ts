@@ -105,7 +105,8 @@ export class ThreadSandbox {
     const git = writable.length > 0 ? gitFoldersAround(root) : undefined;
     if (git !== undefined) {
       for (const dir of new Set([git.gitDir, git.commonDir])) {
-        if (!isWithin(root, dir)) writable.push(dir);
+        // Bound onto itself even inside the folder: a mount point cannot be renamed aside for a fresh `.git` without the read-only parts.
+        writable.push(dir);
         // A missing hooks folder is where git looks by default: made (empty) so that it can stay read-only.
         ensureFolder(join(dir, "hooks"));
         readOnly.push(join(dir, "hooks"), join(dir, "config"), join(dir, "config.worktree"));
