@@ -1,5 +1,6 @@
 import { StringDecoder } from "node:string_decoder";
 import type { ProcessGroups } from "../process/groups.js";
+import { collectOutput } from "../process/collect.js";
 import { launch } from "../process/launch.js";
 import type { SandboxLaunch } from "../process/sandbox/command.js";
 import type { ExecResult } from "./types.js";
@@ -18,33 +19,14 @@ export interface ExecOptions {
 }
 
 /**
- * One stream's bytes up to the cap, decoded once at the end: a character
- * the pipe split across two chunks stays whole.
+ * A stream's bytes as text, decoded once at the end: a character the pipe
+ * split across two chunks stays whole, and one the cap cut in two is left
+ * out rather than ending on U+FFFD.
  * @internal exported for its test
  */
-export class CappedOutput {
-  private readonly chunks: Buffer[] = [];
-  private bytes = 0;
-  private truncated = false;
-
-  push(chunk: Buffer): void {
-    const room = MAX_OUTPUT_BYTES - this.bytes;
-    if (room <= 0) {
-      this.truncated = true;
-      return;
-    }
-    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (kept !== chunk) this.truncated = true;
-    this.chunks.push(kept);
-    this.bytes += kept.length;
-  }
-
-  text(): string {
-    const decoder = new StringDecoder("utf8");
-    const all = Buffer.concat(this.chunks, this.bytes);
-    // At the cap a character may be cut in two: write() leaves its first bytes out rather than ending on U+FFFD.
-    return this.truncated ? decoder.write(all) : decoder.end(all);
-  }
+export function decodeCapped(bytes: Buffer, truncated: boolean): string {
+  const decoder = new StringDecoder("utf8");
+  return truncated ? decoder.write(bytes) : decoder.end(bytes);
 }
 
 /**
@@ -66,10 +48,12 @@ export async function execProgram(command: string, args: string[], options: Exec
     ...(options.timeout ? { timeoutMs: options.timeout } : {}),
     killGraceMs: 0,
   });
-  const stdout = new CappedOutput();
-  const stderr = new CappedOutput();
-  run.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-  run.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-  const end = await run.done;
-  return { stdout: stdout.text(), stderr: stderr.text(), code: end.code, signal: end.signal, timedOut: end.timedOut };
+  const end = await collectOutput(run, { maxStdout: MAX_OUTPUT_BYTES, maxStderr: MAX_OUTPUT_BYTES });
+  return {
+    stdout: decodeCapped(end.stdout, end.truncated.stdout),
+    stderr: decodeCapped(end.stderr, end.truncated.stderr),
+    code: end.code,
+    signal: end.signal,
+    timedOut: end.timedOut,
+  };
 }

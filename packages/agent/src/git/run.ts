@@ -1,3 +1,4 @@
+import { collectOutput } from "../process/collect.js";
 import { launch, type Launched } from "../process/launch.js";
 import { GitCommandError } from "./errors.js";
 
@@ -74,33 +75,15 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   } catch (error) {
     return Promise.reject(new GitCommandError(args, null, (error as Error).message));
   }
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let outBytes = 0;
-  let errBytes = 0;
-  let overflow = false;
-  run.stdout.on("data", (chunk: Buffer) => {
-    outBytes += chunk.length;
-    if (outBytes > maxOutput) {
-      if (!overflow) run.stop(0);
-      overflow = true;
-      return;
-    }
-    out.push(chunk);
-  });
-  run.stderr.on("data", (chunk: Buffer) => {
-    // What git says on failure is short; a flood of warnings keeps its head.
-    if (errBytes < 64 * 1024) err.push(chunk);
-    errBytes += chunk.length;
-  });
   run.stdin?.end(options.input ?? "");
-  return run.done.then(
-    ({ code, signal }) => {
-      const stderr = Buffer.concat(err).toString("utf8");
-      if (overflow) throw new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`);
+  // What git says on failure is short; a flood of warnings keeps its head.
+  return collectOutput(run, { maxStdout: maxOutput, maxStderr: 64 * 1024, stopPastCap: true }).then(
+    ({ code, signal, stdout, stderr: errBytes, truncated }) => {
+      const stderr = errBytes.toString("utf8");
+      if (truncated.stdout) throw new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`);
       if (signal !== null || code === null) throw new GitCommandError(args, null, options.signal?.aborted ? "the command was cancelled" : `git was stopped by ${signal}`);
       if (code !== 0 && !(options.okCodes ?? []).includes(code)) throw new GitCommandError(args, code, stderr.trim());
-      return { code, stdout: Buffer.concat(out), stderr };
+      return { code, stdout, stderr };
     },
     (error: NodeJS.ErrnoException) => {
       throw new GitCommandError(args, null, error.code === "ENOENT" ? "git is not installed (no git on PATH)" : error.message, error.code === "ENOENT");

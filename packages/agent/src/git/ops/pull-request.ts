@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
+import { collectOutput } from "../../process/collect.js";
 import { launch } from "../../process/launch.js";
 import { GitAuthError, ToolMissingError } from "../errors.js";
 import { currentBranch, firstLine, type GitContext } from "./context.js";
@@ -42,13 +43,8 @@ interface Ran {
 
 async function runTool(file: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<Ran> {
   const run = launch({ file, args, cwd, env, ...(signal ? { signal } : {}), timeoutMs, killGraceMs: 0 });
-  let stdout = "";
-  let stderr = "";
-  const keep = (text: string, chunk: Buffer) => (text.length < MAX_OUTPUT ? text + chunk.toString("utf8") : text);
-  run.stdout.on("data", (chunk: Buffer) => (stdout = keep(stdout, chunk)));
-  run.stderr.on("data", (chunk: Buffer) => (stderr = keep(stderr, chunk)));
-  const { code } = await run.done;
-  return { code, stdout, stderr };
+  const { code, stdout, stderr } = await collectOutput(run, { maxStdout: MAX_OUTPUT, maxStderr: MAX_OUTPUT });
+  return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
 }
 
 /**
