@@ -15,7 +15,8 @@ export interface ReadyFile {
 /**
  * Reads a `--listen-ready-file` that this user's server wrote: a regular
  * file of ours that nobody else can write, in a folder nobody else can swap,
- * naming a listener on this machine (`ws://` on loopback, or `unix://`).
+ * naming a listener on this machine (`ws://` or `http://` on loopback, or
+ * `unix://`).
  * Anything else is an `untrusted` ClientError, since another user could
  * have planted it to point this client at a listener of theirs. A file not
  * written yet, or that does not parse, rejects with a plain Error: the next
@@ -52,7 +53,8 @@ export function localUrlProblem(url: string): string | undefined {
   } catch {
     return `${JSON.stringify(url)} is not a URL`;
   }
-  if (parsed.protocol !== "ws:") return `${url} is not a ws:// or unix:// URL`;
+  // http:// is what `knightcode desktop --ready-file` writes: its page and WebSocket share the port.
+  if (parsed.protocol !== "ws:" && parsed.protocol !== "http:") return `${url} is not a ws://, http:// or unix:// URL`;
   if (!isLoopbackHost(parsed.hostname)) return `${url} is not on this machine's loopback interface`;
   return undefined;
 }
