@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { isAbsolute, resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
@@ -196,6 +196,17 @@ function acceptUpgrade(context: UpgradeContext, request: IncomingMessage, socket
   });
 }
 
+/** A plain HTTP request: the page's files when there is a page, else a request to upgrade. */
+function answerHttp(pageRoot: string | undefined, authorities: readonly string[], request: IncomingMessage, response: ServerResponse): void {
+  if (pageRoot === undefined) return void response.writeHead(426, { "Content-Type": "text/plain" }).end("WebSocket upgrade required");
+  const authority = ownAuthority(request, authorities);
+  if (authority === undefined) return void response.writeHead(421, { "Content-Type": "text/plain" }).end("Misdirected request: unknown Host");
+  servePage(pageRoot, authority, request, response, authorities).catch(() => {
+    if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
+    response.end();
+  });
+}
+
 /**
  * Accepts further connections on a loopback WebSocket or a Unix socket.
  * Every upgrade must carry the bearer token (a header, or a subprotocol for
@@ -220,15 +231,7 @@ export async function listenWebSocket(options: ListenOptions): Promise<Listener>
   const page = options.page;
   // Known once bound; nothing is served before.
   let authorities: string[] = [];
-  const server: Server = createServer((request, response) => {
-    if (!page) return void response.writeHead(426, { "Content-Type": "text/plain" }).end("WebSocket upgrade required");
-    const authority = ownAuthority(request, authorities);
-    if (authority === undefined) return void response.writeHead(421, { "Content-Type": "text/plain" }).end("Misdirected request: unknown Host");
-    servePage(page.root, authority, request, response, authorities).catch(() => {
-      if (!response.headersSent) response.writeHead(500, { "Content-Type": "text/plain" });
-      response.end();
-    });
-  });
+  const server: Server = createServer((request, response) => answerHttp(page?.root, authorities, request, response));
   const context: UpgradeContext = {
     options,
     wss,
