@@ -5,7 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { DesktopArgs } from "./args.js";
-import { Launcher } from "./launcher.js";
+import { Launcher, type LauncherPage } from "./launcher.js";
 import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
 import { startServer } from "./serve.js";
 
@@ -31,10 +31,16 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
     const problem = websocket.readyFileProblem(args.readyFile);
     if (problem) fail(problem);
   }
-  const secrets = { values: [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
-  const { server } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
-
   let launcher: Launcher | undefined;
+  try {
+    if (args.open) launcher = new Launcher(env);
+  } catch (error) {
+    openerNote(`cannot make the launcher's folder: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // The launcher holds the token: the read-only tools refuse it as they refuse the token file.
+  const secretFiles = [args.listenTokenFile, launcher?.path].filter((path): path is string => path !== undefined);
+  const { server } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets: { values: [token], files: secretFiles } });
+
   let listener: Awaited<ReturnType<typeof websocket.listenWebSocket>>;
   try {
     listener = await websocket.listenWebSocket({
@@ -57,15 +63,20 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
   // The token travels in the fragment, which a browser never sends to a server or puts in a Referer.
   output.write(`${pageUrl}#token=${encodeURIComponent(token)}\n`);
   process.stderr.write(`knightcode desktop: serving ${pageUrl} (open the URL printed on stdout)\n`);
-  if (!args.open) return;
+  if (launcher) openWithLauncher(launcher, { address, token, proofFor: (nonce) => websocket.launcherProof(token, address, nonce) }, env);
+}
+
+/** Writes the launcher for the page at `page.address` and opens the browser on it; a failure is a note, the URL is printed. */
+function openWithLauncher(launcher: Launcher, page: LauncherPage, environment: NodeJS.ProcessEnv): void {
+  let url: string;
   try {
-    launcher = new Launcher({ address, token, proofFor: (nonce) => websocket.launcherProof(token, address, nonce), environment: env });
+    url = launcher.write(page);
   } catch (error) {
+    launcher.remove();
     openerNote(`cannot write the launcher page: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
-  const opened = launcher;
-  openBrowser(launcher.url, env, () => opened.remove());
+  openBrowser(url, environment, () => launcher.remove());
 }
 
 /** The listener's token: from the token file or the environment when given (so a restart keeps it), else fresh. */

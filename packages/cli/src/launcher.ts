@@ -8,13 +8,12 @@ import { pathToFileURL } from "node:url";
 const LAUNCHER_LIFETIME_MS = 120_000;
 const CHALLENGE_PREFIX = "knightcode.challenge.";
 
-export interface LauncherOptions {
+export interface LauncherPage {
   /** `127.0.0.1:<port>`: where the page and its listener are. */
   address: string;
   token: string;
   /** The listener's answer to `nonce`, from `launcherProof`. */
   proofFor(nonce: string): string;
-  environment: NodeJS.ProcessEnv;
 }
 
 /**
@@ -24,27 +23,31 @@ export interface LauncherOptions {
  * of ours, which no other user can read. It first asks the listener for its
  * proof and moves to the page only when the listener holds the token, so a
  * port another user took meanwhile never gets it.
+ *
+ * The folder is made before the server starts, so that the server can count
+ * the launcher among its secret files (the read-only tools refuse it); the
+ * page is written once the listener's address is known.
  */
 export class Launcher {
-  readonly url: string;
   readonly nonce = randomBytes(32).toString("base64url");
+  /** The launcher's path; nothing is there until `write`. */
+  readonly path: string;
   private readonly folder: string;
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private removed = false;
   private readonly onExit = () => this.remove();
 
-  constructor(options: LauncherOptions) {
-    this.folder = mkdtempSync(join(launcherParent(options.environment), "knightcode-desktop-"));
-    try {
-      const path = join(this.folder, "open.html");
-      writeExclusive(path, launcherHtml(options, this.nonce, options.proofFor(this.nonce)));
-      this.url = pathToFileURL(path).href;
-    } catch (error) {
-      rmSync(this.folder, { recursive: true, force: true });
-      throw error;
-    }
-    this.timer = setTimeout(() => this.remove(), LAUNCHER_LIFETIME_MS).unref();
+  constructor(environment: NodeJS.ProcessEnv) {
+    this.folder = mkdtempSync(join(launcherParent(environment), "knightcode-desktop-"));
+    this.path = join(this.folder, "open.html");
     process.once("exit", this.onExit);
+  }
+
+  /** Writes the page for the listener at `page.address`; the launcher's `file://` URL. */
+  write(page: LauncherPage): string {
+    writeExclusive(this.path, launcherHtml(page, this.nonce, page.proofFor(this.nonce)));
+    this.timer = setTimeout(() => this.remove(), LAUNCHER_LIFETIME_MS).unref();
+    return pathToFileURL(this.path).href;
   }
 
   /** The listener heard a launcher's challenge: when it was this one's, it has done its work. */
@@ -89,7 +92,7 @@ function scriptValue(value: string): string {
   return JSON.stringify(value).replace(/</g, "\\u003c");
 }
 
-function launcherHtml(options: LauncherOptions, nonce: string, expected: string): string {
+function launcherHtml(options: LauncherPage, nonce: string, expected: string): string {
   const { address } = options;
   const page = `http://${address}/#token=${encodeURIComponent(options.token)}`;
   const notOurs = `The program listening at ${address} is not your KnightCode server, so this page did not hand it your token. Start knightcode desktop again.`;

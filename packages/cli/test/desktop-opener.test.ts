@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, test } from "node:test";
 import WebSocket from "ws";
 import { AppServerClient } from "@knightcode/app-server-client";
-import { NO_OTHER_USER, otherUser, waitUntil } from "@knightcode/testkit";
+import { NO_OTHER_USER, otherUser, ScriptedModelServer, waitUntil } from "@knightcode/testkit";
 import { browserTransport, DesktopProcess } from "./desktop-support.js";
 
 // Issue 27, door 6: the token never appears on any process's command line or in a file others can read.
@@ -102,6 +102,35 @@ describe("door 6: knightcode desktop opens the browser without putting the token
       assert.notEqual((await user.run("ls", [dirname(launcher)])).code, 0, "another user listed the launcher's folder");
     } finally {
       await desktop.stop();
+      rmSync(opener.bin, { recursive: true, force: true });
+    }
+  });
+
+  test("the model's read tool refuses the launcher like the token file, and the model never sees the token", async () => {
+    const model = await ScriptedModelServer.start();
+    const opener = fakeOpener();
+    const desktop = new DesktopProcess({ args: [], model, env: { PATH: `${opener.bin}:${process.env.PATH}`, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
+    try {
+      const url = await desktop.url();
+      const launcher = fileURLToPath((await waitUntil("the opener to run", opener.argv))[0]!);
+      const client = new AppServerClient(await browserTransport(url), { requestTimeoutMs: 15_000 });
+      await client.initialize({ clientInfo: { name: "opener-test", version: "0" } });
+      const { thread } = await client.request("thread/start", { cwd: desktop.home, approvalMode: "ask" });
+      model.enqueue({ toolCalls: [{ id: "call_launcher", name: "read", arguments: { path: launcher } }] }, { text: "done" });
+      const outputs: string[] = [];
+      client.onNotification("item/completed", ({ item }) => {
+        const call = item as { type: string; status?: string; output?: unknown };
+        if (call.type === "toolCall") outputs.push(`${call.status}: ${JSON.stringify(call.output)}`);
+      });
+      const run = await client.runTurn(thread.id, "read the launcher");
+      assert.equal((await run.completed).status, "completed");
+      assert.equal(outputs.length, 1);
+      assert.match(outputs[0]!, /^failed: .*token/s);
+      assert.ok(!JSON.stringify(model.requests).includes(TOKEN), "the token reached the model");
+      await client.close();
+    } finally {
+      await desktop.stop();
+      await model.close();
       rmSync(opener.bin, { recursive: true, force: true });
     }
   });
