@@ -7,6 +7,7 @@ export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
 export { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";
 export {
   BrowserWebSocketTransport,
+  browserAddress,
   SUBPROTOCOL,
   TOKEN_SUBPROTOCOL_PREFIX,
   tokenSubprotocol,

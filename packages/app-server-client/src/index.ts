@@ -16,7 +16,25 @@ export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type Message
 export { createMemoryTransportPair } from "./transports/memory.js";
 export { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 export { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
-export { BrowserWebSocketTransport, tokenSubprotocol, type BrowserWebSocketOptions } from "./transports/browser-websocket.js";
+export { BrowserWebSocketTransport, browserAddress, tokenSubprotocol, type BrowserWebSocketOptions } from "./transports/browser-websocket.js";
+export { readReadyFile, localUrlProblem, type ReadyFile } from "./ready-file.js";
+export { isLoopbackHost, privateFolderProblem, readOwnedFile, sharedFolderProblem, type OwnedRead, type OwnerOptions } from "./local/owned-paths.js";
+export {
+  challengeSubprotocol,
+  ClientProofHandshake,
+  CHALLENGE_SUBPROTOCOL_PREFIX,
+  CLOSE_HANDSHAKE_TIMEOUT,
+  CLOSE_UNAUTHORIZED,
+  isNonce,
+  newNonce,
+  proofInput,
+  tcpAddress,
+  unixAddress,
+  type AuthorizedMessage,
+  type ClientProofMessage,
+  type ListenerProofMessage,
+  type ProofStep,
+} from "./listener-proof.js";
 export {
   readPayload,
   resolveItem,

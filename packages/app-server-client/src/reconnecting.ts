@@ -18,7 +18,10 @@ import type { WebSocketTransportOptions } from "./transports/websocket.js";
 export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransportOptions, "url"> {
   /** The server's URL; or give `readyFile`. */
   url?: string;
-  /** A `--listen-ready-file`: read before every attempt, so a server that came back on another port is found. */
+  /**
+   * A `--listen-ready-file`: read before every attempt, so a server that came back on another port is found.
+   * A file another user could have written, or one naming a listener elsewhere, is an `untrusted` ClientError.
+   */
   readyFile?: string;
   /** What `initialize` sends, on the first connection and on every reconnection. */
   initialize: ClientRequestParams<"initialize">;
@@ -66,7 +69,11 @@ export class ReconnectingClient {
     this.watch(first);
   }
 
-  /** Connects and initializes; rejects when the first connection fails (an `unauthorized` ClientError for a refused token). */
+  /**
+   * Connects and initializes; rejects when the first connection fails (an
+   * `unauthorized` ClientError for a refused token, `untrusted` for a
+   * listener that did not prove it holds the token or a ready file that is not ours).
+   */
   static async connect(options: ReconnectingOptions): Promise<ReconnectingClient> {
     if (options.url === undefined && options.readyFile === undefined) throw new TypeError("ReconnectingClient needs url or readyFile");
     const client = await ReconnectingClient.open(options);
@@ -203,8 +210,8 @@ export class ReconnectingClient {
         client = await ReconnectingClient.open(this.options);
       } catch (error) {
         lastError = error instanceof Error ? error : new Error(String(error));
-        // A refused token will not fix itself: stop rather than knock forever.
-        if (error instanceof ClientError && error.kind === "unauthorized") break;
+        // A refused token, or a listener or ready file that is not ours, will not fix itself: stop rather than knock forever.
+        if (error instanceof ClientError && (error.kind === "unauthorized" || error.kind === "untrusted")) break;
         continue;
       }
       if (this.stopped) {
@@ -234,12 +241,9 @@ export class ReconnectingClient {
 
 const initializeResults = new WeakMap<AppServerClient<MessageTransport>, ClientRequestResult<"initialize">>();
 
-/** The `url` of a `--listen-ready-file`; rejects while the file is missing or half-written. */
+/** The `url` of a `--listen-ready-file`, once it is there and shown to be ours (see `readReadyFile`). */
 async function readReadyUrl(path: string): Promise<string> {
   // Loaded on demand, so the class also runs in a page, which has no files.
-  const { readFile } = await import("node:fs/promises");
-  const text = await readFile(path, "utf8");
-  const ready = JSON.parse(text) as { url?: unknown };
-  if (typeof ready.url !== "string") throw new Error(`${path} has no url`);
-  return ready.url;
+  const { readReadyFile } = await import("./ready-file.js");
+  return readReadyFile(path).url;
 }

@@ -7,19 +7,23 @@ export const USAGE = `Usage:
 app-server options:
   -e, --extension <path>     load an extension in every thread (repeatable, explicitly trusted)
   --session-dir <dir>        keep session files here instead of the per-project layout
-  --listen <url>             also accept WebSocket connections, e.g. ws://127.0.0.1:0
+  --listen <url>             also accept WebSocket connections, on ws://127.0.0.1:<port>
+                             (0: a free port) or on a Unix socket, unix://<path>, in a
+                             folder only you can write (created 0700 when missing)
   --listen-token-file <path> read the bearer token WebSocket clients must send from
                              this file (mode 0600, owned by you; one line)
   --listen-token <token>     the token on the command line: other local users can
                              see it in ps, so prefer the file or the environment
   --allow-origin <origin>    a browser Origin allowed to connect (repeatable)
   --listen-ready-file <path> once listening, write {"url","pid"} as JSON to this
-                             file (atomically: a reader sees all of it or none)
+                             file (atomically: a reader sees all of it or none), in
+                             a folder nobody else can change (yours, or sticky)
   -h, --help                 print this help
 
 desktop options:
   --port <port>              listen on 127.0.0.1:<port> (default: a free port)
-  --no-open                  print the URL but do not open a browser
+  --no-open                  print the URL but do not open a browser (the browser is
+                             opened on a private launcher file, never on the token)
   -e, --extension <path>     as for app-server
   --session-dir <dir>        as for app-server
   --listen-token-file <path> keep the token in this file (mode 0600) instead of a

@@ -5,7 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import type { DesktopArgs } from "./args.js";
-import { readyFileProblem, writeReadyFile } from "./app-server.js";
+import { Launcher, type LauncherPage } from "./launcher.js";
 import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
 import { startServer } from "./serve.js";
 
@@ -26,20 +26,27 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
   const env = process.env;
   const token = desktopToken(args, env);
   const root = pageRoot(env);
+  const websocket = await import("@knightcode/app-server/websocket");
   if (args.readyFile !== undefined) {
-    const problem = readyFileProblem(args.readyFile);
+    const problem = websocket.readyFileProblem(args.readyFile);
     if (problem) fail(problem);
   }
-  const secrets = { values: [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
-  const { server } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
-
-  const { listenWebSocket } = await import("@knightcode/app-server/websocket");
-  let listener: Awaited<ReturnType<typeof listenWebSocket>>;
+  let launcher: Launcher | undefined;
   try {
-    listener = await listenWebSocket({
+    if (args.open) launcher = new Launcher(env);
+  } catch (error) {
+    openerNote(`cannot make the launcher's folder: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  // The launcher holds the token: the read-only tools refuse it as they refuse the token file.
+  const secretFiles = [args.listenTokenFile, launcher?.path].filter((path): path is string => path !== undefined);
+  const { server } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets: { values: [token], files: secretFiles } });
+
+  let listener: Awaited<ReturnType<typeof websocket.listenWebSocket>>;
+  try {
+    listener = await websocket.listenWebSocket({
       url: `ws://127.0.0.1:${args.port}`,
       token,
-      page: { root },
+      page: { root, onLaunch: (nonce) => launcher?.used(nonce) },
       onConnection: (transport) => server.connect(transport, "websocket"),
     });
   } catch (error) {
@@ -49,14 +56,27 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
     fail(`cannot listen: ${error instanceof Error ? error.message : String(error)}`);
   }
   server.onStopInput(() => void listener.stop());
-  const pageUrl = `http://127.0.0.1:${listener.port}/`;
+  const address = `127.0.0.1:${listener.port}`;
+  const pageUrl = `http://${address}/`;
   // The ready file is for scripts that find the server; the token stays with whoever already has it.
-  if (args.readyFile !== undefined) writeReadyFile(args.readyFile, pageUrl);
+  if (args.readyFile !== undefined) websocket.writeReadyFile(args.readyFile, pageUrl);
   // The token travels in the fragment, which a browser never sends to a server or puts in a Referer.
-  const url = `${pageUrl}#token=${token}`;
-  output.write(`${url}\n`);
+  output.write(`${pageUrl}#token=${encodeURIComponent(token)}\n`);
   process.stderr.write(`knightcode desktop: serving ${pageUrl} (open the URL printed on stdout)\n`);
-  if (args.open) openBrowser(url, env);
+  if (launcher) openWithLauncher(launcher, { address, token, proofFor: (nonce) => websocket.launcherProof(token, address, nonce) }, env);
+}
+
+/** Writes the launcher for the page at `page.address` and opens the browser on it; a failure is a note, the URL is printed. */
+function openWithLauncher(launcher: Launcher, page: LauncherPage, environment: NodeJS.ProcessEnv): void {
+  let url: string;
+  try {
+    url = launcher.write(page);
+  } catch (error) {
+    launcher.remove();
+    openerNote(`cannot write the launcher page: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  openBrowser(url, environment, () => launcher.remove());
 }
 
 /** The listener's token: from the token file or the environment when given (so a restart keeps it), else fresh. */
@@ -98,14 +118,25 @@ function resolveDesktopPackagePage(): string | undefined {
   return undefined;
 }
 
-/** Opens `url` in the default browser without waiting for it; a failure is a note, the URL is already printed. */
-function openBrowser(url: string, environment: NodeJS.ProcessEnv): void {
+function openerNote(why: string): void {
+  process.stderr.write(`knightcode desktop: could not open a browser (${why}); open the printed URL yourself\n`);
+}
+
+/**
+ * Opens `url` (the launcher's `file://` address, which carries no secret) in
+ * the default browser without waiting for it; a failure is a note, the URL
+ * is already printed.
+ */
+function openBrowser(url: string, environment: NodeJS.ProcessEnv, onFailure: () => void): void {
+  const note = (why: string) => {
+    openerNote(why);
+    onFailure();
+  };
   const [command, ...commandArgs] =
     process.platform === "darwin" ? ["open", url] : process.platform === "win32" ? ["cmd", "/c", "start", '""', url] : ["xdg-open", url];
   // The browser gets the URL, not the rest of the server's secrets.
   const childEnv = { ...environment };
   delete childEnv[TOKEN_ENV];
-  const note = (why: string) => process.stderr.write(`knightcode desktop: could not open a browser (${why}); open the printed URL yourself\n`);
   try {
     const child = spawn(command!, commandArgs, {
       detached: true,

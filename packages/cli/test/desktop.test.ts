@@ -76,29 +76,6 @@ describe("knightcode desktop (docs/desktop.md: Starting it)", () => {
     }
   });
 
-  test("without --no-open it runs xdg-open with the URL", async () => {
-    const bin = mkdtempSync(join(tmpdir(), "kc-opener-"));
-    const record = join(bin, "opened.txt");
-    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${record}.tmp" && mv "${record}.tmp" "${record}"\n`);
-    chmodSync(join(bin, "xdg-open"), 0o755);
-    const desktop = new DesktopProcess({ args: [], env: { PATH: `${bin}:${process.env.PATH}` } });
-    try {
-      const url = await desktop.url();
-      const opened = await waitUntil("the stand-in xdg-open to record its arguments", () => {
-        try {
-          return readFileSync(record, "utf8");
-        } catch {
-          return undefined;
-        }
-      });
-      assert.equal(opened, `${url.href}\n`);
-      assert.equal(desktop.stdout, `${url.href}\n`);
-    } finally {
-      await desktop.stop();
-      rmSync(bin, { recursive: true, force: true });
-    }
-  });
-
   test("a browser that cannot be opened is a note on stderr, and the server keeps serving", async () => {
     const bin = mkdtempSync(join(tmpdir(), "kc-no-opener-"));
     const desktop = new DesktopProcess({ args: [], env: { PATH: bin } });

@@ -15,14 +15,19 @@ const LIMIT = 250 * 1024;
 /**
  * The client package also carries Node-only factories (spawning a server,
  * the `ws` socket, reading a ready file) that a page never calls; their
- * modules become stubs that throw if anything ever reached them.
+ * modules become stubs that throw if anything ever reached them. A name
+ * missing from the list fails the build, never the page.
  */
+const NODE_ONLY_NAMES = [
+  "spawn", "readFile", "existsSync", "lstatSync", "realpathSync", "openSync", "fstatSync", "readSync", "closeSync", "constants",
+  "dirname", "basename", "join", "isAbsolute",
+];
 const nodeOnly = {
   name: "node-only-stubs",
   setup(b) {
     b.onResolve({ filter: /^(node:.*|ws)$/ }, (args) => ({ path: args.path, namespace: "node-only" }));
     b.onLoad({ filter: /.*/, namespace: "node-only" }, (args) => ({
-      contents: `const fail = () => { throw new Error(${JSON.stringify(args.path + " is not available in a page")}); };\nexport const spawn = fail, readFile = fail;\nexport default fail;\n`,
+      contents: `const fail = () => { throw new Error(${JSON.stringify(args.path + " is not available in a page")}); };\nexport const ${NODE_ONLY_NAMES.map((name) => `${name} = fail`).join(", ")};\nexport default fail;\n`,
       loader: "js",
     }));
   },

@@ -57,7 +57,8 @@ describe("the page", { skip: NO_BROWSER }, () => {
       await reconnecting.waitFor({ state: "detached" });
       await current.stop();
       current = await DesktopServer.start({ home: own.home, port: own.port, token: "f".repeat(64) });
-      await page.getByRole("alert").filter({ hasText: "refused this page's token" }).waitFor();
+      await page.getByRole("alert").filter({ hasText: "does not hold this page's token" }).waitFor();
+      assert.equal(await page.evaluate(() => sessionStorage.getItem("knightcode.token")), null, "the tab forgot the token");
     } finally {
       await opened.close();
       await current.stop();

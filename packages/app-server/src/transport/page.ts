@@ -30,15 +30,21 @@ export function ownAuthority(request: IncomingMessage, authorities: readonly str
   return host !== undefined && authorities.includes(host) ? host : undefined;
 }
 
-/** Headers on every answer: the page runs only its own code and talks only to its own server. */
-function securityHeaders(authority: string): Record<string, string> {
+/**
+ * Headers on every answer: the page runs only its own code and talks only to
+ * its own server. A page loaded under a name (`localhost`) may also reach the
+ * listener's address, which is where it connects, since the listener's proof
+ * can only name an address.
+ */
+function securityHeaders(authority: string, listenerAddress: string): Record<string, string> {
+  const sockets = [...new Set([authority, listenerAddress])].map((name) => `ws://${name}`).join(" ");
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
     "img-src 'self' data: blob:",
     "font-src 'self'",
-    `connect-src 'self' ws://${authority}`,
+    `connect-src 'self' ${sockets}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -92,10 +98,11 @@ async function fileInside(root: string, segments: readonly string[]): Promise<st
 /**
  * Answers plain HTTP requests with the files of `root`, read on each
  * request so a rebuilt page shows on reload. Only GET and HEAD; the caller
- * has already checked the Host.
+ * has already checked the Host. `authorities` are the listener's own, its
+ * address first.
  */
-export async function servePage(root: string, authority: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const headers = securityHeaders(authority);
+export async function servePage(root: string, authority: string, request: IncomingMessage, response: ServerResponse, authorities: readonly string[]): Promise<void> {
+  const headers = securityHeaders(authority, authorities[0] ?? authority);
   const answer = (status: number, text: string, extra: Record<string, string> = {}) => {
     response.writeHead(status, { ...headers, ...extra, "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
     response.end(request.method === "HEAD" ? undefined : text);

@@ -125,10 +125,14 @@ describe("onHandlerError", () => {
 });
 
 describe("WebSocket refusals and the spawned transport", () => {
-  test("a refused upgrade is an unauthorized ClientError with the HTTP status", async () => {
+  test("a refused upgrade is an unauthorized ClientError with the HTTP status; a wrong token an untrusted one, never sent", async () => {
+    const wrong = await AppServerClient.connectWebSocket({ url, token: "wrong" }).catch((e: unknown) => e);
+    assert.ok(wrong instanceof ClientError, String(wrong));
+    assert.equal(wrong.kind, "untrusted");
+    assert.equal(wrong.status, undefined);
     for (const [options, status] of [
       [{ url }, 401],
-      [{ url, token: "wrong" }, 401],
+      [{ url, headers: { authorization: "Bearer wrong" } }, 401],
       [{ url, token: TOKEN, origin: "http://evil.test" }, 403],
     ] as const) {
       const error = await AppServerClient.connectWebSocket(options).catch((e: unknown) => e);

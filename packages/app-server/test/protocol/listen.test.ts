@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { WebSocketTransport } from "@knightcode/app-server-client";
+import { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
 import { BIN, TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
 
 const TOKEN = "test-token-0123456789abcdef0123456789";
@@ -59,11 +59,22 @@ describe("SPEC-NOTES: More than one connection", () => {
 
   test("an upgrade without the token, with a wrong one, or from a foreign origin is refused", async () => {
     await assert.rejects(WebSocketTransport.connect({ url }), /HTTP 401/);
-    await assert.rejects(WebSocketTransport.connect({ url, token: "wrong" }), /HTTP 401/);
-    await assert.rejects(WebSocketTransport.connect({ url, token: TOKEN + "x" }), /HTTP 401/);
+    await assert.rejects(WebSocketTransport.connect({ url, headers: { authorization: "Bearer wrong" } }), /HTTP 401/);
+    await assert.rejects(WebSocketTransport.connect({ url, headers: { authorization: `Bearer ${TOKEN}x` } }), /HTTP 401/);
+    await assert.rejects(WebSocketTransport.connect({ url, headers: { authorization: `Bearer ${TOKEN}` }, origin: "http://evil.test" }), /HTTP 403/);
     await assert.rejects(WebSocketTransport.connect({ url, token: TOKEN, origin: "http://evil.test" }), /HTTP 403/);
+    // Our client never sends its token: a listener that cannot prove it holds the same one is not the server.
+    await assert.rejects(WebSocketTransport.connect({ url, token: TOKEN + "x" }), { kind: "untrusted" });
     const allowed = await WebSocketTransport.connect({ url, token: TOKEN, origin: "http://allowed.test" });
     allowed.close();
+  });
+
+  test("a client that sends the token in the Authorization header, as the spec has it, still connects", async () => {
+    const transport = await WebSocketTransport.connect({ url, headers: { authorization: `Bearer ${TOKEN}` } });
+    const client = new AppServerClient(transport, { requestTimeoutMs: 15_000 });
+    await client.initialize({ clientInfo: { name: "bearer-only", version: "0" } });
+    assert.ok((await client.request("server/diagnostics", {})).uptimeMs >= 0);
+    await client.close();
   });
 
   test("a plain HTTP request is told to upgrade", async () => {
@@ -103,13 +114,15 @@ async function listening(options: SpawnOptions): Promise<{ server: TestServer; u
   return { server, url };
 }
 
-/** The token opens a connection that completes a handshake; a wrong one is refused before the upgrade. */
+/** The token opens a connection that completes a handshake; a wrong one fails the listener's proof, or is refused before the upgrade when sent. */
 async function acceptsOnly(server: TestServer, url: string, token: string): Promise<void> {
   const ws = await server.connectWebSocket(url, token);
   await ws.initialize();
   assert.ok((await ws.request("server/diagnostics", {})).uptimeMs >= 0);
   await ws.client.close();
-  await assert.rejects(WebSocketTransport.connect({ url, token: token.slice(0, -1) + (token.endsWith("0") ? "1" : "0") }), /HTTP 401/);
+  const wrong = token.slice(0, -1) + (token.endsWith("0") ? "1" : "0");
+  await assert.rejects(WebSocketTransport.connect({ url, token: wrong }), { kind: "untrusted" });
+  await assert.rejects(WebSocketTransport.connect({ url, headers: { authorization: `Bearer ${wrong}` } }), /HTTP 401/);
 }
 
 describe("the --listen token, from each source", () => {
@@ -179,7 +192,7 @@ describe("--listen refuses what it cannot make safe", () => {
   for (const [label, args, env, message] of [
     ["a non-loopback address", () => ["--listen", "ws://0.0.0.0:0", "--listen-token-file", file("a", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
     ["a public host name", () => ["--listen", "ws://example.com:1234", "--listen-token-file", file("b", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
-    ["a wss or http URL", () => ["--listen", "http://127.0.0.1:0", "--listen-token-file", file("c", TOKEN, 0o600)], {}, /--listen takes a ws:\/\/ URL/],
+    ["a wss or http URL", () => ["--listen", "http://127.0.0.1:0", "--listen-token-file", file("c", TOKEN, 0o600)], {}, /--listen takes a ws:\/\/ or unix:\/\/ URL/],
     ["no token", () => ["--listen", "ws://127.0.0.1:0"], {}, /--listen needs a token: --listen-token-file <path>, KNIGHTCODE_APP_SERVER_TOKEN or --listen-token <token>/],
     ["a token file others can read (0644)", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("d", TOKEN, 0o644)], {}, /accessible to other users \(mode 0644\); run: chmod 600/],
     ["a missing token file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", join(dir, "missing")], {}, /cannot read the token file .*missing: it does not exist/],

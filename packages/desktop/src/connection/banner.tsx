@@ -1,7 +1,7 @@
 import type { JSX } from "preact";
 import { connectionState } from "./connection.js";
 
-/** Says why the page is not live: reconnecting after the server went away, or refused after a restart with a new token. */
+/** Says why the page is not live: reconnecting after the server went away, or refused when the listener does not hold the page's token. */
 export function ConnectionBanner(): JSX.Element | null {
   switch (connectionState.value) {
     case "open":
@@ -17,7 +17,8 @@ export function ConnectionBanner(): JSX.Element | null {
     case "refused":
       return (
         <div class="banner banner-error" role="alert">
-          The server refused this page's token. It was probably restarted: open the address it printed, which carries the new token.
+          The server on this port does not hold this page's token: it was restarted with a new one, or another program took the port. The token was
+          not sent, and this tab has forgotten it: open the address <code>knightcode desktop</code> printed.
         </div>
       );
     case "closed":

@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import { forgetToken, keepToken } from "./token.js";
 import {
   BrowserWebSocketTransport,
   ClientError,
@@ -20,8 +21,9 @@ import type {
 } from "@knightcode/app-server-protocol";
 
 /**
- * `refused`: the page's own server answers but will not take this token
- * (it restarted with a fresh one); `closed`: the page closed the connection.
+ * `refused`: the listener on the page's port does not hold this page's token
+ * (the server restarted with a fresh one, or another program took the port),
+ * or the server refused the page; `closed`: the page closed the connection.
  */
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "refused" | "closed";
 
@@ -36,23 +38,33 @@ export class Connection {
 
   static async open(token: string, url = defaultUrl()): Promise<Connection> {
     connectionState.value = "connecting";
-    const client = await ReconnectingClient.connect({
-      url,
-      initialize: { clientInfo: CLIENT_INFO },
-      connectTransport: (at) => connectOrExplain(at, token),
-      retryDelaysMs: [100, 250, 500, 1000, 2000],
-      requestTimeoutMs: 60_000,
-    });
+    let client: ReconnectingClient;
+    try {
+      client = await ReconnectingClient.connect({
+        url,
+        initialize: { clientInfo: CLIENT_INFO },
+        connectTransport: (at) => connectOrExplain(at, token),
+        retryDelaysMs: [100, 250, 500, 1000, 2000],
+        requestTimeoutMs: 60_000,
+      });
+    } catch (error) {
+      if (refusedForGood(error)) forgetToken();
+      throw error;
+    }
     const connection = new Connection(client);
     connectionState.value = "open";
     serverInfo.value = client.serverInfo;
-    client.onDisconnect(() => (connectionState.value = "reconnecting"));
+    client.onDisconnect(() => {
+      forgetToken();
+      connectionState.value = "reconnecting";
+    });
     client.onReconnect(() => {
+      keepToken(token);
       serverInfo.value = client.serverInfo;
       connectionState.value = "open";
     });
     void client.closed.then((reason) => {
-      connectionState.value = reason instanceof ClientError && reason.kind === "unauthorized" ? "refused" : "closed";
+      connectionState.value = refusedForGood(reason) ? "refused" : "closed";
     });
     return connection;
   }
@@ -93,12 +105,25 @@ export class Connection {
   }
 }
 
+/**
+ * Where the page's own server listens. The listener's proof names an
+ * address, so a page loaded as `localhost` connects to 127.0.0.1, where
+ * `knightcode desktop` listens.
+ */
 function defaultUrl(): string {
-  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}`;
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host.replace(/^localhost(?=:|$)/, "127.0.0.1")}`;
+}
+
+/** The server refused this page's proof, or the listener could not prove it holds the token: retrying will not help. */
+function refusedForGood(reason: unknown): boolean {
+  return reason instanceof ClientError && (reason.kind === "unauthorized" || reason.kind === "untrusted");
 }
 
 /**
- * A page cannot read why an upgrade failed. When the socket fails but the
+ * The page never sends its token: the listener proves it holds the same one
+ * first (`untrusted` when it cannot), then the page proves it back
+ * (`unauthorized` when the server refuses that). A page cannot read why an
+ * upgrade itself failed. When the socket fails but the
  * page's own server answers plain HTTP, the server is up and refused the
  * token: report `unauthorized`, so reconnecting stops instead of knocking forever.
  */
@@ -106,13 +131,14 @@ async function connectOrExplain(url: string, token: string): Promise<BrowserWebS
   try {
     return await BrowserWebSocketTransport.connect({ url, token });
   } catch (error) {
-    if (!(await pageServed())) throw error;
+    if (refusedForGood(error) || !(await pageServed())) throw error;
     // The server answers now: it refused the token, or it came up just after the first try (a restart).
     // Only a second refusal while it answers is the token's fault; that one stops the reconnecting for good.
     try {
       return await BrowserWebSocketTransport.connect({ url, token });
     } catch (again) {
-      if (await pageServed()) throw new ClientError("unauthorized", "the server refused this page's token");
+      if (refusedForGood(again)) throw again;
+      if (await pageServed()) throw new ClientError("unauthorized", "the server refused this page's connection");
       throw again;
     }
   }

@@ -16,6 +16,17 @@ export function takeToken(): string | undefined {
   return sessionStorage.getItem(KEY) ?? undefined;
 }
 
+/**
+ * The tab keeps the token only while a listener that proved it holds the
+ * same token is connected. A reload while the server is away could load
+ * another user's page from the same port (the page's origin), which would
+ * read whatever the tab kept for that origin.
+ */
 export function forgetToken(): void {
   sessionStorage.removeItem(KEY);
+}
+
+/** Back in the tab once the listener proved itself again. */
+export function keepToken(token: string): void {
+  sessionStorage.setItem(KEY, token);
 }

@@ -21,6 +21,8 @@ export interface DesktopOptions {
   token?: string;
   args?: string[];
   env?: Record<string, string | undefined>;
+  /** A folder with a stand-in `xdg-open`: put first on PATH, and the browser is "opened" (no `--no-open`). */
+  opener?: string;
 }
 
 /** `knightcode desktop --no-open` in a throwaway home, with the scripted model as its only configured provider. */
@@ -50,7 +52,8 @@ export class DesktopServer {
       if (value === undefined) delete env[key];
       else env[key] = value;
     }
-    const args = [BIN, "desktop", "--no-open", ...(options.port !== undefined ? ["--port", String(options.port)] : []), ...(options.args ?? [])];
+    if (options.opener !== undefined) env.PATH = `${options.opener}:${env.PATH ?? ""}`;
+    const args = [BIN, "desktop", ...(options.opener === undefined ? ["--no-open"] : []), ...(options.port !== undefined ? ["--port", String(options.port)] : []), ...(options.args ?? [])];
     this.child = spawn(process.execPath, args, { cwd: this.home, env, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk: Buffer) => (this.stdoutText += chunk.toString()));
     this.child.stderr!.on("data", (chunk: Buffer) => (this.stderrText += chunk.toString()));
