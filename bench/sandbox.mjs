@@ -18,6 +18,7 @@ const { createBashTool } = await import(new URL("tools/index.js", agentDist));
 const { ThreadSandbox } = await import(new URL("process/sandbox/thread-sandbox.js", agentDist));
 const { sandboxSupport } = await import(new URL("process/sandbox/support.js", agentDist));
 const { ProcessGroups } = await import(new URL("process/groups.js", agentDist));
+const { sandboxReadOnlyPaths } = await import(new URL("resources/sandbox-paths.js", agentDist));
 
 const option = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -58,6 +59,9 @@ function bashTool(sandboxed) {
         settings: () => ({ mode: "workspace", network: false, required: false }),
         unsandboxed: () => false,
         networkGranted: () => false,
+        // As a thread computes them for every command: the cost of finding them is part of the sandbox's.
+        controlPaths: (root) =>
+          sandboxReadOnlyPaths({ root, agentDir: join(home, "agent"), codePaths: { agentDir: join(home, "agent"), cwd: project, cliExtensions: [], isTrusted: () => false } }),
         support: () => sandboxSupport(),
       })
     : undefined;

@@ -35,7 +35,9 @@ export async function runAppServer(args: AppServerArgs, output: ProtocolOutput):
     }
   }
   // The token is the server's alone: no child process gets it, no read-only tool reads its file.
-  const secrets = { values: token === undefined ? [] : [token], files: args.listenTokenFile === undefined ? [] : [args.listenTokenFile] };
+  // A Unix socket is hidden from sandboxed commands like the token file: they cannot even knock.
+  const socket = args.listen?.startsWith("unix://") ? [args.listen.slice("unix://".length)] : [];
+  const secrets = { values: token === undefined ? [] : [token], files: [...(args.listenTokenFile === undefined ? [] : [args.listenTokenFile]), ...socket] };
   const { server, shutdown } = startServer({ sessionDir: args.sessionDir, extensionPaths: args.extensions, env, secrets });
 
   const stdio = new StdioTransport({ input: process.stdin, output });

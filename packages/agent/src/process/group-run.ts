@@ -1,14 +1,19 @@
-import type { OutputCollector } from "../tools/output-collector.js";
 import type { ProcessGroups } from "./groups.js";
 import { launch, type LaunchEnd } from "./launch.js";
 import type { SandboxLaunch } from "./sandbox/command.js";
+
+/** Where the command's output goes; false from `append` pauses the pipes until `onDrain`. */
+export interface OutputSink {
+  append(chunk: Buffer): boolean;
+  onDrain(listener: () => void): void;
+}
 
 export interface GroupRunOptions {
   file: string;
   args: readonly string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  output: OutputCollector;
+  output: OutputSink;
   signal?: AbortSignal;
   /** Milliseconds before the group is killed; none when undefined. */
   timeoutMs?: number;

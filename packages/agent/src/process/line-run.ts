@@ -1,5 +1,4 @@
 import { StringDecoder } from "node:string_decoder";
-import { ToolError } from "../tools/errors.js";
 import { launch } from "./launch.js";
 import type { SandboxLaunch } from "./sandbox/command.js";
 
@@ -25,6 +24,8 @@ export interface LineProcessResult {
   stderr: string;
   /** onLine asked to stop, so the process was killed. */
   stopped: boolean;
+  /** The signal stopped it: what it printed is not the whole answer. */
+  aborted: boolean;
 }
 
 /**
@@ -77,6 +78,5 @@ export async function runLineProcess(options: LineProcessOptions): Promise<LineP
   const end = await run.done;
   const rest = decoder.end();
   if (!stopped && partial + rest !== "") feed(`${rest}\n`);
-  if (options.signal?.aborted) throw new ToolError("aborted", "The tool call was aborted.");
-  return { exitCode: end.code, stderr: stderr.slice(0, MAX_STDERR_BYTES).trim(), stopped };
+  return { exitCode: end.code, stderr: stderr.slice(0, MAX_STDERR_BYTES).trim(), stopped, aborted: options.signal?.aborted === true };
 }

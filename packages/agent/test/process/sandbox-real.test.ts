@@ -161,13 +161,15 @@ describe("a sandboxed command", () => {
 
   test("leaves its background processes running, and they die with the thread, even a detached one", { skip: skip() }, async (t) => {
     const { processes, sandbox, run } = await setUp(t);
-    const { out } = await run("sleep 987651 > /dev/null 2>&1 & setsid sleep 987652 > /dev/null 2>&1 < /dev/null & echo started");
+    // Durations no other run uses: a leftover of an earlier run must not count.
+    const [first, second] = [800_000 + Math.floor(Math.random() * 90_000), 890_000 + Math.floor(Math.random() * 9_000)];
+    const { out } = await run(`sleep ${first} > /dev/null 2>&1 & setsid sleep ${second} > /dev/null 2>&1 < /dev/null & echo started`);
     assert.match(out, /started/);
-    await waitUntil("both background sleeps running", () => hostProcesses("sleep 987651").length === 1 && hostProcesses("sleep 987652").length === 1);
+    await waitUntil("both background sleeps running", () => hostProcesses(`sleep ${first}`).length === 1 && hostProcesses(`sleep ${second}`).length === 1);
     assert.ok(processes.size >= 1, "the sandbox's group stays owned");
     await processes.dispose();
     await sandbox.dispose();
-    await waitUntil("both gone", () => hostProcesses("sleep 987651").length + hostProcesses("sleep 987652").length === 0);
+    await waitUntil("both gone", () => hostProcesses(`sleep ${first}`).length + hostProcesses(`sleep ${second}`).length === 0);
   });
 
   test("cannot take away what hides the agent folder, even as root", { skip: skip() }, async (t) => {

@@ -148,13 +148,15 @@ describe("the sandbox's processes", () => {
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "ask" });
     const { off } = approver(server.main, () => ({ decision: "accept" }));
     t.after(off);
-    const job = toolCall("bash", { command: "sleep 987661 > /dev/null 2>&1 & setsid sleep 987662 > /dev/null 2>&1 < /dev/null & echo started" });
+    // Durations no other run uses: a leftover of an earlier run must not count.
+    const [first, second] = [900_000 + Math.floor(Math.random() * 90_000), 990_000 + Math.floor(Math.random() * 9_000)];
+    const job = toolCall("bash", { command: `sleep ${first} > /dev/null 2>&1 & setsid sleep ${second} > /dev/null 2>&1 < /dev/null & echo started` });
     assert.match((await toolTurn(server.main, model, thread.id, [job])).get(job.id)?.output ?? "", /started/);
-    await waitUntil("both jobs running after the call returned", () => hostProcesses("sleep 987661").length === 1 && hostProcesses("sleep 987662").length === 1);
+    await waitUntil("both jobs running after the call returned", () => hostProcesses(`sleep ${first}`).length === 1 && hostProcesses(`sleep ${second}`).length === 1);
     const mark = server.main.notifications.length;
     await server.main.request("thread/unsubscribe", { threadId: thread.id });
     await server.main.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "notLoaded", { since: mark });
-    await waitUntil("both jobs gone with the thread", () => hostProcesses("sleep 987661").length + hostProcesses("sleep 987662").length === 0);
+    await waitUntil("both jobs gone with the thread", () => hostProcesses(`sleep ${first}`).length + hostProcesses(`sleep ${second}`).length === 0);
     assert.equal((await server.close()).code, 0);
   });
 });

@@ -17,6 +17,7 @@ export async function findWithFd(fd: string, search: FindSearch): Promise<FoundP
       return true;
     },
   });
+  if (run.aborted) throw new ToolError("aborted", "The tool call was aborted.");
   if (run.exitCode !== 0 && !run.stopped && paths.length === 0) {
     throw new ToolError("commandFailed", `fd failed: ${run.stderr || `exit code ${run.exitCode}`}`);
   }

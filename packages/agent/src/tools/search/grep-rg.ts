@@ -34,6 +34,7 @@ export async function grepWithRg(rg: string, search: GrepSearch): Promise<string
       return search.onLine(found.path, found.hit);
     },
   });
+  if (run.aborted) throw new ToolError("aborted", "The tool call was aborted.");
   if (!matched && run.exitCode === 2 && !run.stopped) {
     const code = /regex parse error|error parsing/i.test(run.stderr) ? "invalidArgument" : "commandFailed";
     throw new ToolError(code, `rg failed: ${run.stderr || "exit code 2"}`);
