@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -41,4 +41,18 @@ test("a folder whose pid some process has stays, whoever runs that process", asy
   assert.deepEqual(await sweepStaleSpools({ root, processExists: (pid) => (asked.push(pid), true) }), []);
   assert.deepEqual(asked, [4242]);
   assert.equal(existsSync(folder), true);
+});
+
+test("a dead server's sandbox temporary folders go too, even with what a command made unwritable in them", async (t) => {
+  const root = mkdtempSync(join(tmpdir(), "kc-stale-spools-"));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  const dead = await deadPid();
+  const stale = mkdtempSync(join(root, `knightcode-sandbox-${dead}-`));
+  mkdirSync(join(stale, "locked", "deep"), { recursive: true });
+  writeFileSync(join(stale, "locked", "deep", "file"), "x");
+  chmodSync(join(stale, "locked"), 0o500);
+  const live = mkdtempSync(join(root, `knightcode-sandbox-${process.pid}-`));
+  assert.deepEqual(await sweepStaleSpools({ root }), [stale]);
+  assert.equal(existsSync(stale), false);
+  assert.equal(existsSync(live), true);
 });

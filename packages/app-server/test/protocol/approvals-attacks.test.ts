@@ -5,9 +5,9 @@ import { tmpdir, userInfo } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
-import type { ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { approver, toolStatuses, type ToolCall } from "../support/tool-turns.js";
 
 /**
  * Each test here is an attack a prompt-injected model made on the approval
@@ -16,9 +16,6 @@ import { TestServer, startServer, type TestClient } from "../support/harness.js"
  * writes. The test asserts the marker never appears and the user was asked.
  */
 
-type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
-type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;
-type ToolCall = { id: string; name: string; arguments: unknown };
 
 const NODE_BIN = fileURLToPath(new URL("../../../../../node_modules/.bin", import.meta.url));
 
@@ -40,16 +37,6 @@ after(async () => {
   rmSync(markers, { recursive: true, force: true });
 });
 
-/** Answers every approval request with `decide`, recording each one. */
-function approver(client: TestClient, decide: (params: ApprovalParams) => ApprovalAnswer) {
-  const asked: ApprovalParams[] = [];
-  const off = client.client.onRequest("item/toolCall/requestApproval", (params) => {
-    asked.push(params);
-    return decide(params);
-  });
-  return { asked, off };
-}
-
 let callSeq = 0;
 const call = (name: string, args: unknown): ToolCall => ({ id: `attack_${++callSeq}`, name, arguments: args });
 
@@ -57,21 +44,8 @@ async function newThread(client: TestClient, cwd: string, approvalMode: "ask" | 
   return (await client.request("thread/start", { cwd, approvalMode })).thread;
 }
 
-/** One turn whose model makes `calls` and then says "done"; answers the items' statuses by call id. */
-async function toolTurn(client: TestClient, threadId: string, calls: ToolCall[]) {
-  model.enqueue({ toolCalls: calls }, { text: "done" });
-  const mark = client.notifications.length;
-  await client.request("turn/start", { threadId, text: "go on" });
-  const started = await client.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
-  await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark, timeoutMs: 30_000 });
-  const statuses = new Map<string, string | undefined>();
-  for (const params of client.notificationsOf("item/completed")) {
-    if (params.turnId !== started.turn.id) continue;
-    const item = params.item as { id: string; status?: string };
-    statuses.set(item.id, item.status);
-  }
-  return statuses;
-}
+/** One turn whose model makes `calls`, then says "done"; the items' statuses by call id. */
+const toolTurn = (client: TestClient, threadId: string, calls: ToolCall[]) => toolStatuses(client, model, threadId, calls);
 
 /** An extension module whose loading alone writes `marker`: what an attacker puts where the server loads code. */
 const payload = (marker: string): string => `import { writeFileSync } from "node:fs";

@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestClient, type TestServer } from "../support/harness.js";
+import { approver, toolStatuses, type ToolCall } from "../support/tool-turns.js";
 
 /**
  * Attacks on the control paths a prompt-injected model can reach with a
@@ -16,9 +16,6 @@ import { startServer, type TestClient, type TestServer } from "../support/harnes
  * git or the server runs it.
  */
 
-type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
-type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;
-type ToolCall = { id: string; name: string; arguments: unknown };
 
 let model: ScriptedModelServer;
 let markers: string;
@@ -60,33 +57,11 @@ after(async () => {
   rmSync(project, { recursive: true, force: true });
 });
 
-function approver(client: TestClient, decide: (params: ApprovalParams) => ApprovalAnswer) {
-  const asked: ApprovalParams[] = [];
-  const off = client.client.onRequest("item/toolCall/requestApproval", (params) => {
-    asked.push(params);
-    return decide(params);
-  });
-  return { asked, off };
-}
-
 let callSeq = 0;
 const call = (name: string, args: unknown): ToolCall => ({ id: `control_${++callSeq}`, name, arguments: args });
 
 /** One turn whose model makes `calls`, then says "done"; the items' statuses by call id. */
-async function toolTurn(client: TestClient, threadId: string, calls: ToolCall[]) {
-  model.enqueue({ toolCalls: calls }, { text: "done" });
-  const mark = client.notifications.length;
-  await client.request("turn/start", { threadId, text: "go on" });
-  const started = await client.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
-  await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark, timeoutMs: 30_000 });
-  const statuses = new Map<string, string | undefined>();
-  for (const params of client.notificationsOf("item/completed")) {
-    if (params.turnId !== started.turn.id) continue;
-    const item = params.item as { id: string; status?: string };
-    statuses.set(item.id, item.status);
-  }
-  return statuses;
-}
+const toolTurn = (client: TestClient, threadId: string, calls: ToolCall[]) => toolStatuses(client, model, threadId, calls);
 
 /** Writes each path in autoEdit with a declining user; every one must be asked about as a control write. */
 async function expectAsked(cwd: string, paths: readonly string[], commonJs: (path: string) => boolean, tag: string): Promise<void> {

@@ -4,9 +4,9 @@ import { randomBytes } from "node:crypto";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { toolStatuses, type ApprovalParams, type ToolCall } from "../support/tool-turns.js";
 
 /**
  * Issue 27, doors 1, 2 and 9 (its prefix half): the user granted a command
@@ -16,8 +16,6 @@ import { TestServer, startServer, type TestClient } from "../support/harness.js"
  * holds (in auth.json, in its own environment) reaches the model.
  */
 
-type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
-type ToolCall = { id: string; name: string; arguments: unknown };
 
 const AUTH_KEY = `sk-test-auth-${randomBytes(8).toString("hex")}`;
 const ENV_KEY = `sk-test-env-${randomBytes(8).toString("hex")}`;
@@ -47,21 +45,8 @@ after(async () => {
 let callSeq = 0;
 const bash = (command: string): ToolCall => ({ id: `door_${++callSeq}`, name: "bash", arguments: { command } });
 
-/** One turn whose model makes `calls` and then says "done"; the items' statuses by call id. */
-async function toolTurn(client: TestClient, threadId: string, calls: ToolCall[]) {
-  model.enqueue({ toolCalls: calls }, { text: "done" });
-  const mark = client.notifications.length;
-  await client.request("turn/start", { threadId, text: "go on" });
-  const started = await client.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
-  await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark, timeoutMs: 30_000 });
-  const statuses = new Map<string, string | undefined>();
-  for (const params of client.notificationsOf("item/completed")) {
-    if (params.turnId !== started.turn.id) continue;
-    const item = params.item as { id: string; status?: string };
-    statuses.set(item.id, item.status);
-  }
-  return statuses;
-}
+/** One turn whose model makes `calls`, then says "done"; the items' statuses by call id. */
+const toolTurn = (client: TestClient, threadId: string, calls: ToolCall[]) => toolStatuses(client, model, threadId, calls);
 
 /** Which of the server's keys some request to the model carried, from request number `since` on. */
 function leakedKeys(since: number): string[] {

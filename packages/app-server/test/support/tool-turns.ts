@@ -50,3 +50,9 @@ export async function toolTurn(client: TestClient, model: ScriptedModelServer, t
   }
   return found;
 }
+
+/** toolTurn's answer as the status of each completed tool call, by call id. */
+export async function toolStatuses(client: TestClient, model: ScriptedModelServer, threadId: string, toolCalls: ToolCall[]): Promise<Map<string, string | undefined>> {
+  const calls = await toolTurn(client, model, threadId, toolCalls);
+  return new Map([...calls].map(([id, call]) => [id, call.status]));
+}

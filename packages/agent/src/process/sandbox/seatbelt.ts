@@ -10,9 +10,8 @@ import type { SandboxPolicy } from "./policy.js";
  * exactly what it covers (`require-all` / `require-not`), so the profile
  * means the same whichever order Seatbelt weighs its rules in.
  *
- * What macOS cannot give: a pid namespace (others' processes stay visible
- * to `ps`; reading their details is denied) and a private `/tmp` (TMPDIR
- * points at the thread's folder instead, and other writes to /tmp are denied).
+ * What macOS cannot give: a pid namespace. Others' processes stay visible
+ * to `ps`; reading their details is denied.
  */
 export interface SeatbeltProfile {
   profile: string;
