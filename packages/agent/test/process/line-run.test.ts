@@ -51,5 +51,5 @@ test("a last line without a newline is delivered, and stderr is kept", async () 
     onLine: (line) => lines.push(line) > 0,
   });
   assert.deepEqual(lines, ["a", "b"]);
-  assert.deepEqual(result, { exitCode: 4, stderr: "problem", stopped: false });
+  assert.deepEqual(result, { exitCode: 4, stderr: "problem", stopped: false, aborted: false });
 });
