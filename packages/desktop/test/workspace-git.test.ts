@@ -42,6 +42,10 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
     try {
       const page = opened.page;
       await page.getByRole("button", { name: "Push", exact: true }).click();
+      // A remote that is a folder on this machine is pushed to only once the user says yes.
+      const confirm = page.getByRole("group", { name: "Push to a folder on this machine?" });
+      await confirm.getByRole("button", { name: "Yes" }).click();
+      await confirm.waitFor({ state: "detached" });
       const head = git(root, "rev-parse", "HEAD").trim();
       await waitUntil("the remote's main at our HEAD", () => {
         try {

@@ -18,9 +18,10 @@ export interface ConnectOptions {
   /** The thread's folder: an entry's relative `cwd` is taken from here. */
   cwd: string;
   /**
-   * Where a stdio server starts when its entry names no `cwd`: an empty
-   * folder of the server's own, so that `npx`, `uvx` or `python -m` never
-   * find a program or module in the project before their own.
+   * Where a stdio server starts when its entry names no `cwd`: for a global
+   * entry an empty folder of the server's own, so that `npx`, `uvx` or
+   * `python -m` never find a program or module in the project before their
+   * own; for a trusted project's entry, the project.
    */
   neutralCwd: string;
   /** The thread's process groups: a stdio server dies with its thread at the latest. */

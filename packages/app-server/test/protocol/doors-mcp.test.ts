@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { startServer, type TestServer } from "../support/harness.js";
+import { startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { writeStdioServer } from "../support/mcp-servers.js";
 
 /**
  * Door 4, as the attack: the user's own global MCP entries have the shape
@@ -63,5 +64,18 @@ describe("door 4: a global MCP entry never runs a program or module the project 
     assert.equal(existsSync(marker), false, `the project's code ran: ${existsSync(marker) ? readFileSync(marker, "utf8") : ""}`);
     const neutral = join(server.agentDir, "mcp-cwd");
     assert.ok(existsSync(neutral), "the neutral folder exists");
+  });
+});
+
+describe("a trusted project's own MCP entries start in the project", () => {
+  test("an entry of its .knightcode/mcp.json naming a script by a relative path runs, as its author wrote it", async () => {
+    const cwd = server.project({});
+    const { pidFile } = writeStdioServer(cwd, "project-server");
+    writeFileSync(join(server.agentDir, "mcp.json"), JSON.stringify({ mcpServers: {} }));
+    mkdirSync(join(cwd, ".knightcode"));
+    writeFileSync(join(cwd, ".knightcode", "mcp.json"), JSON.stringify({ mcpServers: { local: { command: process.execPath, args: ["project-server.mjs"] } } }));
+    await server.main.request("project/trust/set", { cwd, trusted: true });
+    await server.main.request("thread/start", { cwd, approvalMode: "ask" });
+    await waitUntil("the project's server started in the project folder", () => existsSync(pidFile), 30_000);
   });
 });
