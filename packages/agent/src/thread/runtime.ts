@@ -18,9 +18,7 @@ import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
 import type { AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../process/groups.js";
-import { sandboxSupport } from "../process/sandbox/support.js";
-import { sandboxReadOnlyPaths } from "../resources/sandbox-paths.js";
-import { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
+import type { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
 import type { ServerSecrets } from "../process/child-env.js";
@@ -29,6 +27,7 @@ import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
 import { threadResources } from "./thread-resources.js";
+import { threadSandbox } from "./thread-sandbox.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 
@@ -447,26 +446,4 @@ export class ThreadRuntime {
       await this.sandbox?.dispose();
     }
   }
-}
-
-/** The thread's sandbox, from the server's decisions and the thread's global settings as they stand at each command. */
-function threadSandbox(options: ThreadRuntimeOptions, sandboxing: ThreadSandboxing, settings: () => SettingsSnapshot): ThreadSandbox {
-  const env = options.environment;
-  return new ThreadSandbox({
-    folder: sandboxing.folder ?? options.cwd,
-    agentDir: env.agentDir,
-    secretFiles: env.secrets?.files ?? [],
-    trusted: () => env.trust.decisionFor(options.cwd) === true,
-    settings: () => settings().effective.sandbox,
-    unsandboxed: () => sandboxing.unsandboxed(),
-    networkGranted: (callId) => sandboxing.networkGranted(callId),
-    controlPaths: (root) =>
-      sandboxReadOnlyPaths({
-        root,
-        agentDir: env.agentDir,
-        env: env.env,
-        codePaths: { agentDir: env.agentDir, cwd: options.cwd, cliExtensions: env.extensionPaths, isTrusted: (folder) => env.trust.decisionFor(folder) === true },
-      }),
-    support: () => sandboxSupport(env.env),
-  });
 }

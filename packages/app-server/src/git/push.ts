@@ -1,5 +1,5 @@
 import { pushBranch, type LocalPushTarget } from "@knightcode/agent";
-import { confirmForRequest } from "../asking/confirm.js";
+import { confirmForRequest } from "../ui/request-confirm.js";
 import type { ThreadHandler } from "../threads/thread-handler.js";
 import { onThreadCheckout } from "./thread-checkout.js";
 

@@ -13,7 +13,7 @@ import {
   type ManagedWorktree,
   type RepoInfo,
 } from "@knightcode/agent";
-import { confirmForRequest } from "../asking/confirm.js";
+import { confirmForRequest } from "../ui/request-confirm.js";
 import { controlReason } from "../approvals/control-paths.js";
 import { rpcError } from "../rpc/errors.js";
 import type { Connection } from "../rpc/connection.js";

@@ -1,6 +1,6 @@
 import type { Connection } from "../rpc/connection.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
-import { confirmAnswer, dialogText } from "../ui/dialogs.js";
+import { confirmAnswer, dialogText } from "./dialogs.js";
 
 /**
  * Asks the thread's user a yes-or-no question for a request `connection`
