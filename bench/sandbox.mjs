@@ -18,7 +18,7 @@ const { createBashTool } = await import(new URL("tools/index.js", agentDist));
 const { ThreadSandbox } = await import(new URL("process/sandbox/thread-sandbox.js", agentDist));
 const { sandboxSupport } = await import(new URL("process/sandbox/support.js", agentDist));
 const { ProcessGroups } = await import(new URL("process/groups.js", agentDist));
-const { sandboxReadOnlyPaths } = await import(new URL("resources/sandbox-paths.js", agentDist));
+const { sandboxPlaces } = await import(new URL("thread/thread-sandbox.js", agentDist));
 
 const option = (name, fallback) => {
   const at = process.argv.indexOf(name);
@@ -55,13 +55,11 @@ function bashTool(sandboxed) {
         folder: project,
         agentDir: join(home, "agent"),
         secretFiles: [],
-        trusted: () => false,
         settings: () => ({ mode: "workspace", network: false, required: false }),
         unsandboxed: () => false,
         networkGranted: () => false,
         // As a thread computes them for every command: the cost of finding them is part of the sandbox's.
-        controlPaths: (root) =>
-          sandboxReadOnlyPaths({ root, agentDir: join(home, "agent"), codePaths: { agentDir: join(home, "agent"), cwd: project, cliExtensions: [], isTrusted: () => false } }),
+        places: (root) => sandboxPlaces({ root, cwd: project, agentDir: join(home, "agent"), cliExtensions: [], isTrusted: () => false }),
         support: () => sandboxSupport(),
       })
     : undefined;

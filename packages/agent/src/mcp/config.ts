@@ -211,13 +211,13 @@ export function isFieldOverride(value: unknown): boolean {
 
 /**
  * The folder a stdio server starts in: the entry's `cwd` (relative to the
- * thread's folder) when it names one, else `neutral`: for a global entry an
- * empty folder of the server's own. Started in the project, `npx x` would
+ * thread's folder) when it names one, else `fallback`: for a global entry
+ * an empty folder of the server's own. Started in the project, `npx x` would
  * run the project's `node_modules/.bin/x` and `python -m x` its `x.py`:
  * code an untrusted repository chose, behind a global entry the user wrote.
  */
-export function serverCwd(entry: McpStdioEntry, threadCwd: string, neutral: string): string {
-  return entry.cwd === undefined ? neutral : resolve(threadCwd, entry.cwd);
+export function serverCwd(entry: McpStdioEntry, threadCwd: string, fallback: string): string {
+  return entry.cwd === undefined ? fallback : resolve(threadCwd, entry.cwd);
 }
 
 function quoteArg(arg: string): string {

@@ -23,7 +23,7 @@ export interface ConnectOptions {
    * `python -m` never find a program or module in the project before their
    * own; for a trusted project's entry, the project.
    */
-  neutralCwd: string;
+  defaultCwd: string;
   /** The thread's process groups: a stdio server dies with its thread at the latest. */
   processes?: ProcessGroups;
   /** The environment a stdio server starts with, before its entry's `env`. */
@@ -85,7 +85,7 @@ function makeTransport(options: ConnectOptions, modules: Sdk): Opened {
         command: entry.command,
         args: entry.args ?? [],
         env: { ...stringEnv(options.childEnv), ...(entry.env ?? {}) },
-        cwd: serverCwd(entry, options.cwd, options.neutralCwd),
+        cwd: serverCwd(entry, options.cwd, options.defaultCwd),
         ...(options.processes ? { processes: options.processes } : {}),
         onStderrLine: (line) => options.log(`mcp ${options.name}: ${line}`),
       },

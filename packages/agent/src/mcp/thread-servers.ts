@@ -134,7 +134,7 @@ export class ThreadServers {
         entry: info.entry,
         cwd: this.options.api.cwd,
         // The user's own global entries start in a folder no project can fill; a trusted project's entries (or overrides) start in the project, as their author wrote them for.
-        neutralCwd: info.scope === "project" || info.override !== undefined ? this.options.api.cwd : this.options.neutralCwd(),
+        defaultCwd: info.scope === "project" || info.override !== undefined ? this.options.api.cwd : this.options.neutralCwd(),
         processes: services.processes,
         childEnv: services.childEnv(),
         serverEnv: this.options.serverEnv,

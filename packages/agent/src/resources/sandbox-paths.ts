@@ -15,7 +15,13 @@ export interface SandboxPathOptions extends HookPlaceOptions {
 }
 
 export interface SandboxControlPaths {
-  /** Existing places to keep read-only, links resolved, none inside another: under `root`, plus a linked worktree's shared git files. */
+  /**
+   * The git folders of the repository `root` is in (its own and the shared
+   * one, real paths): a sandboxed `git add` or `git commit` writes there, so
+   * they are writable beside `root`, with their control files kept below.
+   */
+  gitFolders: string[];
+  /** Existing places to keep read-only, links resolved, none inside another: under `root` or its git folders. */
   readOnly: string[];
   /**
    * Control places under `root` that do not exist yet (a `.knightcode`
@@ -43,16 +49,19 @@ const MAX_MODULES = 64;
  */
 export function sandboxControlPaths(options: SandboxPathOptions): SandboxControlPaths {
   const root = realTarget(options.root);
+  const repos = repositoriesAround(root);
+  const gitFolders = repos[0] === undefined ? [] : [...new Set([realTarget(repos[0].gitDir), realTarget(repos[0].commonDir)])];
+  // A sandbox writes these: what decides what runs is kept in any of them.
+  const writable = [root, ...gitFolders];
   const present = new Set<string>();
   const absent = new Set<string>();
   const keep = (real: string, always = false): void => {
-    if (!always && !isWithin(root, real) && !isWithin(real, root)) return;
+    if (!always && !writable.some((folder) => isWithin(folder, real)) && !isWithin(real, root)) return;
     // A place holding the whole root makes all of it read-only: the root is what gets bound.
     const bound = isWithin(real, root) ? root : real;
     (existsSync(bound) ? present : absent).add(bound);
   };
   const place = (path: string, always = false): void => keep(realTarget(path), always);
-  const repos = repositoriesAround(root);
   for (const repo of repos) {
     gitFiles(repo, place);
     for (const hook of hookPlacesOf(repo, options)) place(hook.path);
@@ -70,7 +79,7 @@ export function sandboxControlPaths(options: SandboxPathOptions): SandboxControl
     keep(code.path);
   }
   const readOnly = outermost([...present]);
-  return { readOnly, absent: outermost([...absent]).filter((path) => !readOnly.some((kept) => isWithin(kept, path))) };
+  return { gitFolders, readOnly, absent: outermost([...absent]).filter((path) => !readOnly.some((kept) => isWithin(kept, path))) };
 }
 
 /** sandboxControlPaths' existing places: what a sandbox binds read-only over a writable `root`. */

@@ -10,7 +10,7 @@ import { childEnvironment } from "../../src/process/child-env.js";
 import { ProcessGroups } from "../../src/process/groups.js";
 import { sandboxSupport, type SandboxSupport } from "../../src/process/sandbox/support.js";
 import { SandboxRequiredError, ThreadSandbox, type SandboxSettings } from "../../src/process/sandbox/thread-sandbox.js";
-import { sandboxReadOnlyPaths } from "../../src/resources/sandbox-paths.js";
+import { sandboxPlaces } from "../../src/thread/thread-sandbox.js";
 import { tempDir } from "../tools/support.js";
 
 /**
@@ -51,12 +51,10 @@ async function setUp(t: TestContext, settings: Partial<SandboxSettings> = {}): P
     folder: project,
     agentDir,
     secretFiles: [tokenFile],
-    trusted: () => false,
     settings: () => ({ mode: "workspace", network: false, required: false, ...settings }),
     unsandboxed: () => false,
     networkGranted: (callId) => callId !== undefined && grants.has(callId),
-    controlPaths: (root) =>
-      sandboxReadOnlyPaths({ root, agentDir, codePaths: { agentDir, cwd: project, cliExtensions: [], isTrusted: () => false, homeDir: join(root, "..", "home") } }),
+    places: (root) => sandboxPlaces({ root, cwd: project, agentDir, cliExtensions: [], isTrusted: () => false, homeDir: join(root, "..", "home") }),
     support: () => sandboxSupport(),
   });
   const processes = new ProcessGroups({ killGraceMs: 200 });
@@ -183,7 +181,7 @@ describe("a sandboxed command", () => {
 describe("where the sandbox cannot run", () => {
   const missing = async (): Promise<SandboxSupport> => ({ kind: "bwrap", available: false, reason: "bwrap is not installed" });
   const sandboxWith = (settings: SandboxSettings, unsandboxed = false) =>
-    new ThreadSandbox({ folder: "/", agentDir: "/nonexistent", secretFiles: [], trusted: () => false, settings: () => settings, unsandboxed: () => unsandboxed, networkGranted: () => false, support: missing });
+    new ThreadSandbox({ folder: "/", agentDir: "/nonexistent", secretFiles: [], settings: () => settings, unsandboxed: () => unsandboxed, networkGranted: () => false, support: missing });
 
   test("commands run under the rules alone, or are refused when the sandbox is required", async () => {
     assert.equal(await sandboxWith({ mode: "workspace", network: false, required: false }).forCommand({}), undefined);

@@ -145,7 +145,7 @@ export class LoadedThread {
       payloads: () => options.payloads(),
       sandboxNetworkOff: async () => {
         const state = await this.runtime.sandbox?.state();
-        return state?.sandboxed === true && !state.network;
+        return state?.wanted === true && state.available && !state.network;
       },
     });
     this.changes = new TurnChanges({
@@ -218,7 +218,7 @@ export class LoadedThread {
    * thread, and every later resume, carries it.
    */
   async noteSandbox(): Promise<void> {
-    const warning = await sandboxWarning(this.runtime, this.approval, this.options.env ?? process.env);
+    const warning = await sandboxWarning(this.runtime);
     if (warning && !this.loadWarnings.some((known) => known.message === warning.message)) this.loadWarnings.push(warning);
   }
 

@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { broadFolder } from "../../fs/broad-folders.js";
 import { isWithin, realPathOf, realTarget } from "../../fs/real-target.js";
 import type { SandboxLaunch } from "./command.js";
-import { gitFoldersAround } from "./git-folders.js";
 import type { HiddenPath, SandboxPolicy } from "./policy.js";
 import { makePrivateTmp, removePrivateTmp } from "./private-tmp.js";
 import type { SandboxSupport } from "./support.js";
@@ -21,16 +20,30 @@ export interface ThreadSandboxOptions {
   agentDir: string;
   /** The server's own secret files (the listen token file): never visible. */
   secretFiles: readonly string[];
-  /** Whether the thread's project is trusted: its `.knightcode/` then holds settings and code the server loads. */
-  trusted(): boolean;
   settings(): SandboxSettings;
   /** The thread runs without the sandbox (`fullAccess`). */
   unsandboxed(): boolean;
   /** The user let this call, or every call of the thread, use the network. */
   networkGranted(callId: string | undefined): boolean;
-  /** Places inside `root` whose files decide what later runs: they stay read-only. */
-  controlPaths?(root: string): string[];
+  /**
+   * Around `root`, the git folders a command also writes (a repository's
+   * state), and the places whose files decide what later runs, kept
+   * read-only inside what is writable. Without it only `root` is writable.
+   */
+  places?(root: string): SandboxPlaces;
   support(): Promise<SandboxSupport>;
+}
+
+/** Whether a thread's commands want the sandbox now and, if so, whether and how it can run (ThreadSandbox.state). */
+export type SandboxState =
+  | { wanted: false }
+  | { wanted: true; available: false; reason: string; required: boolean }
+  | { wanted: true; available: true; kind: "bwrap" | "seatbelt"; binary: string; network: boolean };
+
+/** What ThreadSandboxOptions.places answers; real paths. */
+export interface SandboxPlaces {
+  gitFolders: readonly string[];
+  readOnly: readonly string[];
 }
 
 /** A sandboxed call refused because the sandbox cannot run here and `sandbox.required` is on. */
@@ -59,26 +72,31 @@ export class ThreadSandbox {
    * SandboxRequiredError when it is required and cannot run.
    */
   async forCommand(request: { callId?: string; wantsNetwork?: boolean }): Promise<SandboxLaunch | undefined> {
-    const { options } = this;
-    const settings = options.settings();
-    if (options.unsandboxed() || settings.mode === "off") return undefined;
-    const support = await options.support();
-    if (!support.available || support.binary === undefined || support.kind === "none") {
-      if (settings.required) throw new SandboxRequiredError(support.reason ?? "unknown");
+    const state = await this.state();
+    if (!state.wanted) return undefined;
+    if (!state.available) {
+      if (state.required) throw new SandboxRequiredError(state.reason);
       return undefined;
     }
-    const network = settings.network || (request.wantsNetwork === true && options.networkGranted(request.callId));
+    const network = state.network || (request.wantsNetwork === true && this.options.networkGranted(request.callId));
     const policy = this.policy(await this.privateTmp(), network);
     const env = { TMPDIR: policy.tmp, XDG_CACHE_HOME: join(policy.tmp, ".cache"), npm_config_cache: join(policy.tmp, ".npm") };
-    return { kind: support.kind, binary: support.binary, policy, env };
+    return { kind: state.kind, binary: state.binary, policy, env };
   }
 
-  /** Whether the thread's commands would run sandboxed now, and the network they would have: for the gate and the tools' notes. */
-  async state(): Promise<{ sandboxed: boolean; network: boolean }> {
+  /**
+   * Whether the thread's commands want the sandbox now (not `fullAccess`,
+   * `sandbox.mode` not "off"), and whether it can run: the one answer the
+   * commands, the gate's network question and the load warning all read.
+   */
+  async state(): Promise<SandboxState> {
     const settings = this.options.settings();
-    if (this.options.unsandboxed() || settings.mode === "off") return { sandboxed: false, network: true };
+    if (this.options.unsandboxed() || settings.mode === "off") return { wanted: false };
     const support = await this.options.support();
-    return support.available ? { sandboxed: true, network: settings.network } : { sandboxed: false, network: true };
+    if (!support.available || support.binary === undefined || support.kind === "none") {
+      return { wanted: true, available: false, reason: support.reason ?? "unknown", required: settings.required };
+    }
+    return { wanted: true, available: true, kind: support.kind, binary: support.binary, network: settings.network };
   }
 
   /** Removes the private temporary folder; the thread's processes must be gone first. */
@@ -100,22 +118,11 @@ export class ThreadSandbox {
     const { options } = this;
     const root = realTarget(options.folder);
     // In a folder that is the root, a home or a system folder no write counts as inside the project: none is writable.
-    const writable = broadFolder(root) === undefined ? [root] : [];
-    const readOnly: string[] = [];
-    const git = writable.length > 0 ? gitFoldersAround(root) : undefined;
-    if (git !== undefined) {
-      for (const dir of new Set([git.gitDir, git.commonDir])) {
-        // Bound onto itself even inside the folder: a mount point cannot be renamed aside for a fresh `.git` without the read-only parts.
-        writable.push(dir);
-        // A missing hooks folder is where git looks by default: made (empty) so that it can stay read-only.
-        ensureFolder(join(dir, "hooks"));
-        readOnly.push(join(dir, "hooks"), join(dir, "config"), join(dir, "config.worktree"));
-      }
-    }
-    if (writable.length > 0) {
-      if (options.trusted()) ensureFolder(join(root, ".knightcode"));
-      readOnly.push(join(root, ".knightcode"), ...(options.controlPaths?.(root) ?? []));
-    }
+    const broad = broadFolder(root) !== undefined;
+    const places = broad ? undefined : options.places?.(root);
+    // The git folders are bound onto themselves even inside the folder: a mount point cannot be renamed aside for a fresh `.git` without the read-only parts.
+    const writable = broad ? [] : [root, ...(places?.gitFolders ?? [])];
+    const readOnly = places?.readOnly ?? [];
     const hidden: HiddenPath[] = [
       { path: realPathOf(options.agentDir), folder: true },
       ...options.secretFiles.map((path) => ({ path: realPathOf(path), folder: false })),
@@ -124,17 +131,9 @@ export class ThreadSandbox {
     return {
       tmp,
       writable,
-      readOnly: [...new Set(readOnly.map(realPathOf))].filter((path) => existsSync(path) && writable.some((dir) => isWithin(dir, path))),
+      readOnly: readOnly.filter((path) => existsSync(path) && writable.some((dir) => isWithin(dir, path))),
       hidden: hidden.filter((entry) => existsSync(entry.path) && statSync(entry.path).isDirectory() === entry.folder),
       network,
     };
-  }
-}
-
-function ensureFolder(path: string): void {
-  try {
-    if (!existsSync(path)) mkdirSync(path, { mode: 0o755 });
-  } catch {
-    // A folder that cannot be made here cannot be written by the command either.
   }
 }
