@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
-import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { answerDialogs, type DialogParams } from "../support/tool-turns.js";
 import { SERVER_GIT_ENV, git, initRepo, status, write } from "../support/worktree-git.js";
 
 /**
@@ -17,7 +17,6 @@ import { SERVER_GIT_ENV, git, initRepo, status, write } from "../support/worktre
  * writes when a thread loads in the checkout.
  */
 
-type DialogParams = ServerRequestParams<"ui/dialog">;
 
 let model: ScriptedModelServer;
 let server: TestServer;
@@ -60,14 +59,7 @@ async function talk(threadId: string): Promise<void> {
   await waitUntil("the turn completes", () => done() > before);
 }
 
-function dialogs(answer: (params: DialogParams) => Record<string, unknown>) {
-  const asked: DialogParams[] = [];
-  const off = server.main.client.onRequest("ui/dialog", (params) => {
-    asked.push(params);
-    return answer(params);
-  });
-  return { asked, off };
-}
+const dialogs = (answer: (params: DialogParams) => Record<string, unknown>) => answerDialogs(server.main, answer);
 
 describe("attack: a handoff carries code into the checkout the settings load", () => {
   test("declined: the handoff is refused naming the files, and both sides stay exactly as they were", async () => {

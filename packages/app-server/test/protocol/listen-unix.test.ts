@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerClient, ReconnectingClient, WebSocketTransport } from "@knightcode/app-server-client";
 import { NO_OTHER_USER, otherUser } from "@knightcode/testkit";
-import { BIN, startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { runCli, startServer, waitUntil, type TestServer } from "../support/harness.js";
 
 // Issue 27, door 8: a Unix socket listener in a private folder for local clients.
 const TOKEN = "listen-unix-token-0123456789abcdef0123456789";
@@ -26,15 +25,7 @@ async function listeningAt(socket: string, extra: string[] = []): Promise<TestSe
   return server;
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, "app-server", ...args], { env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
-    child.stdin.end();
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code, stderr }));
-  });
-}
+const runServer = (args: string[]) => runCli(["app-server", ...args], { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN });
 
 describe("--listen unix://PATH", () => {
   test("creates a missing folder 0700, listens on a 0600 socket, writes unix:// in the ready file, and both clients connect", async () => {
@@ -78,7 +69,7 @@ describe("--listen unix://PATH", () => {
     assert.ok(lstatSync(socket).isSocket(), "the killed server left its socket");
     const second = await listeningAt(socket);
     try {
-      const refused = await runCli(["--listen", `unix://${socket}`]);
+      const refused = await runServer(["--listen", `unix://${socket}`]);
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /another server already listens at/);
       const client = await AppServerClient.connectWebSocket({ url: `unix://${socket}`, token: TOKEN });
@@ -98,7 +89,7 @@ describe("--listen unix://PATH", () => {
     test(`${label} exits 2 with a message and never listens`, async () => {
       const folder = join(dir, `refused-${Math.random().toString(36).slice(2, 8)}`);
       prepare(folder);
-      const result = await runCli(["--listen", `unix://${join(folder, "app.sock")}`]);
+      const result = await runServer(["--listen", `unix://${join(folder, "app.sock")}`]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(result.stderr, message);
       assert.doesNotMatch(result.stderr, /listening on/);
@@ -109,7 +100,7 @@ describe("--listen unix://PATH", () => {
     const folder = join(dir, "theirs");
     mkdirSync(folder, { mode: 0o700 });
     chownSync(folder, otherUser()!.uid, otherUser()!.gid);
-    const result = await runCli(["--listen", `unix://${join(folder, "app.sock")}`]);
+    const result = await runServer(["--listen", `unix://${join(folder, "app.sock")}`]);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, new RegExp(`belongs to user ${otherUser()!.uid}, not to you`));
   });

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { BIN, TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
+import { runCli, TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
 
 const TOKEN = "test-token-0123456789abcdef0123456789";
 
@@ -165,19 +164,6 @@ describe("the --listen token, from each source", () => {
     }
   });
 });
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: "", ...env } });
-    // A server that started anyway ends at once rather than waiting on stdin.
-    child.stdin.end();
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => (stdout += c));
-    child.stderr.on("data", (c) => (stderr += c));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("--listen refuses what it cannot make safe", () => {
   let dir: string;
   before(() => (dir = mkdtempSync(join(tmpdir(), "kc-listen-refuse-"))));

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { execFileSync } from "node:child_process";
-import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import { startServer, type TestServer } from "../support/harness.js";
+import { answerDialogs, type DialogParams } from "../support/tool-turns.js";
 import { failsWith, gitEnv, makeRepo, SERVER_GIT_ENV, type Repo } from "./git-repos.js";
 
 /**
@@ -18,7 +18,6 @@ import { failsWith, gitEnv, makeRepo, SERVER_GIT_ENV, type Repo } from "./git-re
  * marker any of those hooks writes.
  */
 
-type DialogParams = ServerRequestParams<"ui/dialog">;
 
 let server: TestServer;
 let markers: string;
@@ -57,15 +56,7 @@ function plantReceiver(repo: Repo, tag: string): string {
   return path;
 }
 
-/** Answers every ui/dialog with `answer`, recording each. */
-function dialogs(answer: (params: DialogParams) => Record<string, unknown>) {
-  const asked: DialogParams[] = [];
-  const off = server.main.client.onRequest("ui/dialog", (params) => {
-    asked.push(params);
-    return answer(params);
-  });
-  return { asked, off };
-}
+const dialogs = (answer: (params: DialogParams) => Record<string, unknown>) => answerDialogs(server.main, answer);
 
 async function repoWithThread(): Promise<{ repo: Repo; threadId: string }> {
   const repo = makeRepo(server);

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ReconnectingClient } from "@knightcode/app-server-client";
 import { Impostor, NO_OTHER_USER, otherUser } from "@knightcode/testkit";
-import { BIN, TestServer } from "../support/harness.js";
+import { runCli, TestServer } from "../support/harness.js";
 
 // Issue 27, door 7: --listen-ready-file in a folder others can write.
 const TOKEN = "ready-trust-token-0123456789abcdef0123456789";
@@ -28,20 +27,12 @@ function folder(mode: number): string {
   return path;
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, "app-server", ...args], { env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
-    child.stdin.end();
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("exit", (code) => resolve({ code, stderr }));
-  });
-}
+const runServer = (args: string[]) => runCli(["app-server", ...args], { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN });
 
 describe("door 7: the server writes its ready file only where nobody else can replace it", () => {
   test("a folder others may write that is not sticky is refused before the server starts", async () => {
     const open = folder(0o777);
-    const result = await runCli(["--listen", "ws://127.0.0.1:0", "--listen-ready-file", join(open, "ready.json")]);
+    const result = await runServer(["--listen", "ws://127.0.0.1:0", "--listen-ready-file", join(open, "ready.json")]);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /cannot write the ready file .*: .* is writable by other users and not sticky \(mode 0777\)/);
     assert.deepEqual(readdirSync(open), []);
@@ -50,7 +41,7 @@ describe("door 7: the server writes its ready file only where nobody else can re
   test("a folder that belongs to another user is refused", { skip: NO_OTHER_USER }, async () => {
     const theirs = folder(0o755);
     chownSync(theirs, otherUser()!.uid, otherUser()!.gid);
-    const result = await runCli(["--listen", "ws://127.0.0.1:0", "--listen-ready-file", join(theirs, "ready.json")]);
+    const result = await runServer(["--listen", "ws://127.0.0.1:0", "--listen-ready-file", join(theirs, "ready.json")]);
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, new RegExp(`belongs to user ${otherUser()!.uid}, who could replace what is in it`));
   });

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -265,4 +266,21 @@ export async function startServer(options: SpawnOptions = {}): Promise<TestServe
     throw new Error(`handshake failed: ${(error as Error).message}; stderr:\n${server.stderr}`);
   }
   return server;
+}
+
+/**
+ * Runs the `knightcode` binary with `args` to its end, stdin closed (a
+ * server that started anyway ends at once), without the token unless `env`
+ * gives one: for command lines that must be refused before anything starts.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, KNIGHTCODE_APP_SERVER_TOKEN: "", ...env } });
+    child.stdin.end();
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+  });
 }

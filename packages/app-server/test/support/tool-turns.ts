@@ -4,6 +4,7 @@ import type { TestClient } from "./harness.js";
 
 export type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
 export type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;
+export type DialogParams = ServerRequestParams<"ui/dialog">;
 export interface ToolCall {
   id: string;
   name: string;
@@ -23,6 +24,16 @@ export function approver(client: TestClient, decide: (params: ApprovalParams) =>
   const off = client.client.onRequest("item/toolCall/requestApproval", (params) => {
     asked.push(params);
     return decide(params);
+  });
+  return { asked, off };
+}
+
+/** Answers every ui/dialog on `client` with `answer`, recording each; `off` stops answering. */
+export function answerDialogs(client: TestClient, answer: (params: DialogParams) => Record<string, unknown>) {
+  const asked: DialogParams[] = [];
+  const off = client.client.onRequest("ui/dialog", (params) => {
+    asked.push(params);
+    return answer(params);
   });
   return { asked, off };
 }
