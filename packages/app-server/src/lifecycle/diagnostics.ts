@@ -1,9 +1,9 @@
-import { sandboxSupport } from "@knightcode/agent";
 import type { Handler } from "../rpc/handler.js";
 
 export const diagnostics: Handler<"server/diagnostics"> = async (_params, ctx) => {
-  // Probed once per process (at start, in the background); later calls share the answer.
-  const { kind, available, reason } = await sandboxSupport(ctx.context.env);
+  // Probed once per process; later calls share the answer.
+  const { sandboxStatus } = await import("./sandbox-status.js");
+  const { kind, available, reason } = await sandboxStatus(ctx.context.env);
   const memory = process.memoryUsage();
   const counters = ctx.context.counters;
   const threads = ctx.server.threadCounts();

@@ -3,7 +3,7 @@ import type { ClientRequestParams, ClientRequestResult } from "@knightcode/app-s
 import { rpcError } from "../rpc/errors.js";
 import { requireDirectory } from "../threads/directory.js";
 import { matchPaths } from "./fuzzy.js";
-import { runLister, type ListerLimits } from "./lister.js";
+import type { ListerLimits } from "./lister.js";
 import { ListingCache, realSearchClock, type SearchClock } from "./listing-cache.js";
 
 type Params = ClientRequestParams<"file/search">;
@@ -115,6 +115,8 @@ export class FileSearch {
     const program = await findExecutable(FD_NAMES, this.options.pathEnv());
     if (program === undefined) throw rpcError("toolMissing", "file search needs fd, and neither fd nor fdfind is on the server's PATH");
     if (signal.aborted) throw signal.reason;
+    // The runner loads with the first search: a server that never searches starts without it.
+    const { runLister } = await import("./lister.js");
     return runLister({
       program,
       args: FD_ARGS,

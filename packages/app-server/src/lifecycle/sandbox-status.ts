@@ -1,0 +1,6 @@
+import { sandboxSupport, type SandboxSupport } from "@knightcode/agent";
+
+/** Whether the sandbox can run here, probed once per process; its own module, so the handshake never loads the runner. */
+export function sandboxStatus(env: NodeJS.ProcessEnv): Promise<SandboxSupport> {
+  return sandboxSupport(env);
+}
