@@ -11,6 +11,7 @@ import {
   probeThreadCommands,
   readSessionHeader,
   readSettings,
+  sandboxSupport,
   warmEngine,
   warmUp,
   type CommandInfo,
@@ -90,8 +91,11 @@ export class ThreadManager {
 
   /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
   async warm(idle: () => Promise<void>): Promise<void> {
+    // One bwrap run, alongside: the first thread/start finds the sandbox's answer ready for its warning.
+    const probe = sandboxSupport(this.context.env);
     await loadThreadParts();
     await warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
+    await probe;
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
