@@ -1,7 +1,6 @@
-import { statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { isWithin, realPathOf, realTarget } from "../fs/real-target.js";
-import { CREDENTIAL_FILE_NAMES } from "../tools/credential-files.js";
+import { CREDENTIAL_FILE_NAMES, fileIdentity } from "../tools/credential-files.js";
 
 /** Where the server keeps what the model must never read. */
 export interface SecretPlaces {
@@ -31,20 +30,9 @@ export function secretPlaceReason(places: SecretPlaces, real: string): string | 
   }
   const secrets = places.secretFiles ?? [];
   if (secrets.some((file) => realPathOf(file) === real)) return "it is a file the server keeps its own secret in (the WebSocket token)";
-  const named = identity(real);
+  const named = fileIdentity(real);
   if (named === undefined) return undefined;
   const credentials = places.agentDir === undefined ? [] : CREDENTIAL_FILE_NAMES.map((name) => join(places.agentDir!, name));
-  const same = [...credentials, ...secrets].find((file) => identity(file) === named);
+  const same = [...credentials, ...secrets].find((file) => fileIdentity(file) === named);
   return same === undefined ? undefined : `it is ${same} under another name (a hard link)`;
-}
-
-/** Device and inode, links followed; undefined for a missing file or an inode of 0 (which identifies nothing). */
-function identity(path: string): string | undefined {
-  let stats: Stats | undefined;
-  try {
-    stats = statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-  return stats === undefined || stats.ino === 0 ? undefined : `${stats.dev}:${stats.ino}`;
 }

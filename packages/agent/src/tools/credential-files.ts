@@ -97,6 +97,12 @@ export function protectedPathError(shown: string): ToolError {
   );
 }
 
+/** A file's device and inode, links followed: the same for every name it has, hard links included; undefined when missing. */
+export function fileIdentity(path: string): string | undefined {
+  const stats = statOrUndefined(path);
+  return stats === undefined ? undefined : identity(stats);
+}
+
 /** Inode numbers of 0 (some network and Windows file systems) identify nothing. */
 function identity(stats: Stats): string | undefined {
   return stats.ino === 0 ? undefined : `${stats.dev}:${stats.ino}`;
