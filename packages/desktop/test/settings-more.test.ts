@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 import { NO_BROWSER } from "./support/desktop.js";
-import { attributes, leafKeys, settingsFixture, useFolder } from "./settings-fixture.js";
+import { attributes, settingsFixture, useFolder } from "./settings-fixture.js";
 
 describe("the settings screens: tools, resources, trust, keys", { skip: NO_BROWSER }, () => {
   const f = settingsFixture();

@@ -4,7 +4,7 @@ import { NO_BROWSER } from "./support/desktop.js";
 
 /** How many models the Models tab draws at a time (MODELS_PAGE in models.tsx). */
 const MODELS_PAGE = 50;
-import { attributes, leafKeys, settingsFixture, useFolder } from "./settings-fixture.js";
+import { attributes, leafKeys, settingsFixture, } from "./settings-fixture.js";
 
 describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () => {
   const f = settingsFixture();

@@ -37,6 +37,7 @@ export interface RecordedRequest {
   index: number;
   path: string;
   headers: IncomingMessage["headers"];
+  // biome-ignore lint/suspicious/noExplicitAny: a request body is whatever JSON the server sent, and tests reach into it
   body: Record<string, any>;
   receivedAt: number;
   /** When the first byte of the answer was written. */
@@ -171,7 +172,7 @@ export class ScriptedModelServer {
       index: this.requests.length,
       path: request.url ?? "",
       headers: request.headers,
-      body: raw.length > 0 ? (JSON.parse(raw) as Record<string, any>) : {},
+      body: raw.length > 0 ? (JSON.parse(raw) as RecordedRequest["body"]) : {},
       receivedAt: Date.now(),
     };
     this.requests.push(record);

@@ -42,7 +42,7 @@ describe("the classifier's verdict", () => {
     assert.match(prompt.system, /Deploy scripts under ops\/ are always risky\./);
     assert.match(prompt.user, new RegExp(`Working folder: ${env.cwd.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     assert.match(prompt.user, /Tool: bash/);
-    const marker = /<(call-[0-9a-f]{12})>\n([^]*)\n<\/\1>/.exec(prompt.user);
+    const marker = /<(call-[0-9a-f]{12})>\n([\s\S]*)\n<\/\1>/.exec(prompt.user);
     assert.ok(marker, prompt.user);
     assert.equal(marker[2], JSON.stringify({ command: "git push --force origin main" }));
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { ExtensionHost, type ExtensionHostDeps } from "../../src/extensions/host.js";
+import type { ExtensionHost, ExtensionHostDeps } from "../../src/extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../../src/extensions/session-hooks.js";
 import { runEnv, type RunEnv } from "../support/env.js";
 import { testHost } from "../support/host.js";

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { SessionEntry } from "../../src/session/format.js";
 import { pageFromIndex, readBranchPage, type BranchCursor, type BranchPageOptions } from "../../src/session/read-page.js";

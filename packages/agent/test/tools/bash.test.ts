@@ -5,7 +5,7 @@ import { readFile, stat } from "node:fs/promises";
 import { test } from "node:test";
 import { createBashTool, type BashDetails } from "../../src/tools/index.js";
 import { waitUntil } from "@knightcode/testkit";
-import { assertGone, isGone, killAfter } from "./processes.js";
+import { assertGone, killAfter } from "./processes.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 
@@ -35,8 +35,8 @@ test("a non-zero exit fails with the output and the exit code", async (t) => {
   );
   assert.deepEqual(error.details, { exitCode: 3 });
   await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "kill -KILL $$" }), "commandFailed", /killed by signal SIGKILL/);
-  await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "if then" }), "commandFailed", /syntax error[^]*exited with code 2/);
-  await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "no-such-command-kc" }), "commandFailed", /no-such-command-kc: command not found[^]*code 127/);
+  await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "if then" }), "commandFailed", /syntax error[\s\S]*exited with code 2/);
+  await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "no-such-command-kc" }), "commandFailed", /no-such-command-kc: command not found[\s\S]*code 127/);
 });
 
 test("a timeout kills the whole process group, background children included", async (t) => {

@@ -56,7 +56,7 @@ test("ls and find refuse a credential file as their path, and list the agent dir
 
 for (const engine of grepEngines) {
   test(`grep (${engine.name}) refuses a credential file as its path and passes over them in a folder`, { skip: engine.skip }, async (t) => {
-    const { root, agentDir, ctx } = await setup(t);
+    const { agentDir, ctx } = await setup(t);
     const grep = createGrepTool(ctx, engine.options);
     for (const path of ["../agent/auth.json", "link-auth.json", "hard.json"]) {
       await rejectsWith(grep.execute("c", { pattern: "sk-secret", path }), "protectedPath", CREDENTIAL);

@@ -150,7 +150,7 @@ describe("project trust", () => {
     const folders = Array.from({ length: 20 }, () => fresh());
     await Promise.all(folders.map((folder, i) => new TrustStore(agentDir).set(folder, i % 2 === 0)));
     const store = new TrustStore(agentDir);
-    folders.forEach((folder, i) => assert.equal(store.read(folder).trusted, i % 2 === 0));
+    for (const [i, folder] of folders.entries()) assert.equal(store.read(folder).trusted, i % 2 === 0);
   });
 
   test("the store gates project settings: reads and writes follow the decision", async () => {

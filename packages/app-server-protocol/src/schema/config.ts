@@ -12,7 +12,7 @@ const Version = Type.String({
 
 const SettingsScope = Type.Union([Type.Literal("global"), Type.Literal("project")]);
 
-const JsonObject = Type.Record(Type.String(), Type.Unknown());
+const _JsonObject = Type.Record(Type.String(), Type.Unknown());
 
 const ResourceType = Type.Union([Type.Literal("extensions"), Type.Literal("skills"), Type.Literal("prompts"), Type.Literal("themes")], {
   $id: "ResourceType",

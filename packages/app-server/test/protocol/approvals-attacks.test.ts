@@ -6,7 +6,7 @@ import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, type TestClient } from "../support/harness.js";
 import { approver, toolStatuses, type ToolCall } from "../support/tool-turns.js";
 
 /**

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import type { RequestId, ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
 import { AppServerError, readPayload } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
 type ApprovalAnswer = ServerRequestResult<"item/toolCall/requestApproval">;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerClient, AppServerError, ClientError, WebSocketTransport, type HandlerErrorContext, type SpawnedServerTransport, type TurnEvent } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { BIN, TestServer, startServer } from "../support/harness.js";
+import { BIN, type TestServer, startServer } from "../support/harness.js";
 
 const TOKEN = "client-helpers-token-0123456789abcdef";
 let model: ScriptedModelServer;

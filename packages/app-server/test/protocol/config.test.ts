@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { refused, settingsEntries, fileTree, sha256 } from "../support/config-files.js";
-import { TestServer, startServer } from "../support/harness.js";
+import { type TestServer, startServer } from "../support/harness.js";
 
 // config/read and config/write over the protocol: one read of each scope,
 // versions of raw bytes, conflicts, refusals that touch nothing, the lock

@@ -8,9 +8,7 @@ import { ScriptedModelServer } from "@knightcode/testkit";
 import { AppServerError } from "@knightcode/app-server-client";
 import { TestServer, startServer, waitUntil, waitUntilAsync, type TestClient } from "../support/harness.js";
 
-type DialogParams = ServerRequestParams<"ui/dialog">;
 type DialogAnswer = ServerRequestResult<"ui/dialog">;
-type InputParams = ServerRequestParams<"item/toolCall/requestUserInput">;
 type InputAnswer = ServerRequestResult<"item/toolCall/requestUserInput">;
 type ToolCall = { id?: string; name: string; arguments: unknown };
 

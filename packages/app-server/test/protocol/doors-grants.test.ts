@@ -5,7 +5,7 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, type TestClient } from "../support/harness.js";
 import { toolStatuses, type ApprovalParams, type ToolCall } from "../support/tool-turns.js";
 
 /**

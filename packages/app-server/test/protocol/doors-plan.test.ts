@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 /**
  * Door 12 of issue 27, played as the attack: in plan mode the model sends

@@ -94,7 +94,7 @@ describe("examples/ run against the scripted model", () => {
     const result = await run("history.mjs", project);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^3 thread\(s\) in /);
-    assert.match(result.stdout, /userMessage: "Say hello\."\n  agentMessage: "Hello from the scripted model\."/);
+    assert.match(result.stdout, /userMessage: "Say hello\."\n {2}agentMessage: "Hello from the scripted model\."/);
     assert.equal(result.stdout.match(/thread [0-9a-f-]{36}: 1 turn\(s\) in 1 page\(s\)/g)?.length, 3, result.stdout);
   });
 });

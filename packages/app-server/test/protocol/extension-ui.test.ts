@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { Item, ServerNotificationParams, ThreadUi } from "@knightcode/app-server-protocol";
-import { AppServerError } from "@knightcode/app-server-client";
+import type { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
 import { Random } from "../support/random.js";

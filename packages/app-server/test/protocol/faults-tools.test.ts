@@ -275,7 +275,7 @@ describe("spec: Threads and turns (a tool's process killed by a signal)", () => 
       command: "echo $$ > shell.pid; (echo $BASHPID > cmd.pid; exec sleep 1000) && echo never",
       members: 2,
       kill: (pid) => process.kill(pid, "SIGKILL"),
-      says: /exited with code 137[^]*SIGKILL/,
+      says: /exited with code 137[\s\S]*SIGKILL/,
     });
   });
 

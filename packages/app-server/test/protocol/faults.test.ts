@@ -89,7 +89,7 @@ function transcriptLines(path: string): { type: string; [field: string]: unknown
       try {
         return JSON.parse(line) as { type: string };
       } catch {
-        assert.fail(`line ${i + 1} is torn: ${line.slice(0, 80)}`);
+        return assert.fail(`line ${i + 1} is torn: ${line.slice(0, 80)}`);
       }
     });
 }

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 /**
  * Attacks on the server's output: another client on `--listen` that floods

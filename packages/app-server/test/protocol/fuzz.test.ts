@@ -44,7 +44,7 @@ function makeLine(random: Random, n: number): { line: string | Buffer; id?: Requ
     case 12:
       return { line: JSON.stringify({ method: random.pick(["initialized", "made/up", "exit", "$/cancel"]), params: random.pick([{}, [], null]) }) };
     case 13:
-      return { line: JSON.stringify({ id: random.pick([{}, [], true, null, 1e400]), method: "server/diagnostics", params: {} }).replace("null", random.pick(["null", "1e400"])) };
+      return { line: JSON.stringify({ id: random.pick([{}, [], true, null, Number.POSITIVE_INFINITY]), method: "server/diagnostics", params: {} }).replace("null", random.pick(["null", "1e400"])) };
     case 14:
       return { line: JSON.stringify({ id, method: "server/diagnostics", params: {}, extra: "\u2028".repeat(random.int(50)) }), id };
     default:

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { HistoryItem, Turn } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, type TestClient } from "../support/harness.js";
 
 const TOKEN = "giant-turn-test-token-0123456789abcdef";
 const MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, type TestClient } from "../support/harness.js";
 
 let model: ScriptedModelServer;
 let server: TestServer;

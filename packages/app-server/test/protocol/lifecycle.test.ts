@@ -4,7 +4,7 @@ import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 const TOKEN = "lifecycle-test-token-0123456789abcdef";
 let model: ScriptedModelServer;

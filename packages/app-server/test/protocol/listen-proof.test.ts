@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import WebSocket from "ws";
 import { ReconnectingClient } from "@knightcode/app-server-client";
 import { Impostor, otherUser } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil } from "../support/harness.js";
 
 // Issue 27, door 8: a restarted server's port taken by another user; a client never sends the token
 // to a listener that has not shown it is ours.

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { runCli, TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
+import { runCli, type TestServer, startServer, waitUntil, type SpawnOptions } from "../support/harness.js";
 
 const TOKEN = "test-token-0123456789abcdef0123456789";
 

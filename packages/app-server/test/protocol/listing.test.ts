@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { serializeEntry, serializeHeader, sessionFileName } from "@knightcode/agent";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";
 
 let model: ScriptedModelServer;
 let server: TestServer;

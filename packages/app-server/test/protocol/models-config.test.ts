@@ -108,7 +108,7 @@ describe("models.json and auth.json mistakes are warnings", () => {
     const started = await server.main.request("thread/start", { cwd: server.project() });
     const refused = await server.main.rawRequest("turn/start", { threadId: started.thread.id, text: "hello" });
     assert.equal(refused.error?.code, "invalidParams");
-    assert.equal((refused.error?.data as { reason?: string }).reason, "noModel");
+    assert.equal((refused.error?.data as { reason?: string } | undefined)?.reason, "noModel");
   });
 
   test("auth.json that is not JSON warns with line and column, never quoting it, and unavailable models say so", async () => {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { ReconnectingClient, type ResumedThread } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil } from "../support/harness.js";
 
 const TOKEN = "reconnect-test-token-0123456789abcdef";
 let model: ScriptedModelServer;

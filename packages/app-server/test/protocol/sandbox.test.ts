@@ -172,8 +172,8 @@ describe("a project cannot switch the sandbox off", () => {
     assert.ok(warnings.some((w) => /sandbox\.network is a global setting/.test(w.message)), JSON.stringify(warnings));
     const { off } = approver(server.main, () => ({ decision: "accept" }));
     t.after(off);
-    const escape = toolCall("bash", { command: `echo x > ${outside} || echo refused` });
-    assert.match((await toolTurn(server.main, model, thread.id, [escape])).get(escape.id)?.output ?? "", /refused/);
+    const escapeCall = toolCall("bash", { command: `echo x > ${outside} || echo refused` });
+    assert.match((await toolTurn(server.main, model, thread.id, [escapeCall])).get(escapeCall.id)?.output ?? "", /refused/);
     assert.equal(existsSync(outside), false);
   });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { BIN, TestServer, startServer, waitUntil } from "../support/harness.js";
+import { BIN, startServer, waitUntil } from "../support/harness.js";
 
 describe("spec: Ownership, unloading, and shutdown (process)", () => {
   test("stdin EOF answers what was accepted, then exits 0", async () => {

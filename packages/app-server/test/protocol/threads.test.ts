@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, type TestClient } from "../support/harness.js";
 
 const TOKEN = "threads-test-token-0123456789abcdef";
 let model: ScriptedModelServer;

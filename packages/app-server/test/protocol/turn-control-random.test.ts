@@ -3,7 +3,7 @@ import { after, before, test } from "node:test";
 import type { ClientRequestResult, RequestId } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { AppServerError } from "@knightcode/app-server-client";
-import { TestServer, startServer, waitUntilAsync, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntilAsync, type TestClient } from "../support/harness.js";
 import { Random, seedFromEnv } from "../support/random.js";
 
 const TOKEN = "random-interleavings-token-0123456789";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, waitUntilAsync, type TestClient } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, waitUntilAsync, type TestClient } from "../support/harness.js";
 
 let model: ScriptedModelServer;
 let server: TestServer;

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer, type RecordedRequest } from "@knightcode/testkit";
-import { TestServer, startServer, waitUntil, type RawResponse } from "../support/harness.js";
+import { type TestServer, startServer, waitUntil, type RawResponse } from "../support/harness.js";
 import { Random } from "../support/random.js";
 
 /**

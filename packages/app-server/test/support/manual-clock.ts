@@ -11,5 +11,7 @@ export function manualClock() {
       return { promise, cancel: () => undefined };
     },
   };
-  return { clock, asked: () => deadlines.map((d) => d.ms), fire: (ms: number) => deadlines.filter((d) => d.ms === ms).forEach((d) => d.fire()) };
+  return { clock, asked: () => deadlines.map((d) => d.ms), fire: (ms: number) => {
+      for (const d of deadlines.filter((d) => d.ms === ms)) d.fire();
+    } };
 }

@@ -1,4 +1,4 @@
-import { Random } from "./random.js";
+import type { Random } from "./random.js";
 
 /*
  * Random declarative views for the fuzz tests, and a checker of the view

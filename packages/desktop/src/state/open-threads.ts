@@ -104,7 +104,9 @@ export function watchOpenThreads(): () => void {
       for (const entry of resumed) if (entry.ok) adopt(entry.result);
     }),
   ];
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /** Changes a thread's own fields locally after a request that changed them succeeded. */

@@ -8,17 +8,18 @@ import { reportError } from "../../state/toasts.js";
 
 /** The server's models, shared by every composer; fetched when the first one shows. */
 const models = signal<ModelSummary[] | undefined>(undefined);
-let loading: Promise<void> | undefined;
+let modelsLoad: Promise<void> | undefined;
 
 function loadModels(): void {
-  loading ??= conn()
+  if (modelsLoad) return;
+  modelsLoad = conn()
     .request("model/list", {})
     .then(
       (r) => {
         models.value = r.models;
       },
       (error: unknown) => {
-        loading = undefined;
+        modelsLoad = undefined;
         reportError(error, "Listing models");
       },
     );

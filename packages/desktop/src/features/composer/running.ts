@@ -23,7 +23,9 @@ export function useRunningTurn(threadId: string, state: OpenThread | undefined):
         if (p.threadId === threadId) setTurnId((current) => (current === p.turn.id ? undefined : current));
       }),
     ];
-    return () => stops.forEach((stop) => stop());
+    return () => {
+    for (const stop of stops) stop();
+  };
   }, [threadId]);
   return turnId;
 }

@@ -74,5 +74,7 @@ export function watchExtensionUi(): () => void {
       toast(message, level);
     }),
   ];
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -96,6 +96,7 @@ export function DialogRequest({ card }: { card: DialogCard }): JSX.Element {
       break;
   }
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the wrapper only hears Escape and Enter bubbling up from the card's own controls
     <div onKeyDown={onKeyDown}>
       <CardFrame card={card} kind="dialog" title={params.title}>
         {body}

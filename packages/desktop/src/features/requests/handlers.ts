@@ -66,5 +66,7 @@ export function installRequestHandlers(): () => void {
       for (const entry of resumed) if (entry.ok && !waiting(entry.result.thread.status)) dropStale(entry.result.thread.id);
     }),
   ];
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

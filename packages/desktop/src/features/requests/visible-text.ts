@@ -27,6 +27,7 @@ export interface Shown {
  * code points a font draws as nothing too.
  */
 const HIDDEN =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each entry is one code point to hide on its own, combining marks included
   /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFFA0\uFE00-\uFE0F\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|(?!\u0020)\p{Zs}/u;
 
 const NAMES: Readonly<Record<number, string>> = {

@@ -59,7 +59,7 @@ export async function reload(): Promise<void> {
     if (mine === epoch) {
       const waiting = buffered ?? [];
       buffered = undefined;
-      waiting.forEach((apply) => apply());
+      for (const apply of waiting) apply();
     }
   }
 }
@@ -178,7 +178,7 @@ export function watchThreadList(): () => void {
         failedLastTurn.value = failed;
         if (threadId !== activeThreadId.value) markUnread(threadId);
         const row = rows.value.find((r) => r.id === threadId);
-        if (!row || !row.title) {
+        if (!row?.title) {
           // A first turn names an unnamed thread; its summary says how.
           if (view.value === "active") fetchAndPlace(threadId, "active");
           return;
@@ -227,7 +227,9 @@ export function watchThreadList(): () => void {
     }),
   ];
   void reload();
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    for (const stop of stops) stop();
+  };
 }
 
 /** Rows matching the search, grouped by project (a worktree thread's summary names its project), newest group first. */

@@ -99,7 +99,7 @@ function UserMessage({ item }: { item: UserMessageItem }): JSX.Element {
         <div class="thumbs">
           {item.images.map((image, n) =>
             image.data ? (
-              <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attached image ${n + 1}`} />
+              <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attachment ${n + 1}`} />
             ) : (
               <span key={n} class="badge">
                 <Icon name="image" /> {image.path ?? "image"}

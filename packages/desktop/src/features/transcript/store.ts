@@ -271,7 +271,7 @@ export function watchTranscripts(): () => void {
     c.on("warning", ({ threadId, warning }) => storeIfOpen(threadId)?.notice(`Warning: ${warning.message}`)),
   ];
   return () => {
-    stops.forEach((stop) => stop());
+    for (const stop of stops) stop();
     for (const store of stores.values()) store.dispose();
     stores.clear();
   };

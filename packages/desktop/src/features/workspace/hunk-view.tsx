@@ -67,9 +67,11 @@ export function HunkView({ threadId, path, hunk, actions, busy }: { threadId: st
           const selected = inRange("old", line.old) || inRange("new", line.new);
           return (
             <div key={index} class={`ws-line ws-${line.kind}${selected ? " ws-selected" : ""}`}>
+              {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
               <span class="ws-num" onClick={(e) => line.old !== undefined && pick("old", line.old, e.shiftKey)}>
                 {line.old ?? ""}
               </span>
+              {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
               <span class="ws-num" onClick={(e) => line.new !== undefined && pick("new", line.new, e.shiftKey)}>
                 {line.new ?? ""}
               </span>
