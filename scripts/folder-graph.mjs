@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Prints, for each package, which of its source folders import which: the
+// drawing of the house in docs/architecture.md. A pair of folders that import
+// each other is marked; so is a package that imports one that imports it.
+//
+//   node scripts/folder-graph.mjs [repo root]
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(process.argv[2] ?? fileURLToPath(new URL("..", import.meta.url)));
+const IMPORT = /(?:^|[^\w.])(?:import|export)\s*(?:[^"';]*?\sfrom\s*)?\(?\s*["']([^"']+)["']/gm;
+
+function sources(dir, out = []) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sources(path, out);
+    else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(path);
+  }
+  return out;
+}
+
+function folderOf(srcRoot, file) {
+  const parts = relative(srcRoot, file).split(sep);
+  return parts.length > 1 ? parts[0] : ".";
+}
+
+const packages = readdirSync(join(root, "packages")).sort();
+const packageEdges = new Map();
+const lines = [];
+for (const pkg of packages) {
+  const srcRoot = join(root, "packages", pkg, "src");
+  let files;
+  try {
+    files = sources(srcRoot);
+  } catch {
+    continue;
+  }
+  const edges = new Map();
+  for (const file of files) {
+    const from = folderOf(srcRoot, file);
+    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+      const spec = match[1];
+      if (spec.startsWith("@knightcode/")) {
+        const target = spec.split("/")[1];
+        if (!packageEdges.has(pkg)) packageEdges.set(pkg, new Set());
+        if (target !== pkg) packageEdges.get(pkg).add(target);
+        continue;
+      }
+      if (!spec.startsWith(".")) continue;
+      const to = folderOf(srcRoot, resolve(dirname(file), spec));
+      if (to === from || to.startsWith("..")) continue;
+      if (!edges.has(from)) edges.set(from, new Set());
+      edges.get(from).add(to);
+    }
+  }
+  if (edges.size === 0) continue;
+  lines.push(`${pkg}:`);
+  for (const from of [...edges.keys()].sort()) {
+    const targets = [...edges.get(from)].sort().map((to) => (edges.get(to)?.has(from) ? `${to} (both ways)` : to));
+    lines.push(`  ${from.padEnd(14)} -> ${targets.join(", ")}`);
+  }
+}
+const mutualPackages = [];
+for (const [from, targets] of packageEdges) for (const to of targets) if (from < to && packageEdges.get(to)?.has(from)) mutualPackages.push(`${from}<>${to}`);
+const header = ["packages:"];
+for (const pkg of [...packageEdges.keys()].sort()) header.push(`  ${pkg.padEnd(20)} -> ${[...packageEdges.get(pkg)].sort().join(", ") || "(none)"}`);
+if (mutualPackages.length) header.push(`  packages importing each other: ${mutualPackages.join(", ")}`);
+console.log([...header, ...lines].join("\n"));
