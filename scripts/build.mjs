@@ -24,9 +24,12 @@ const outdir = `${root}/packages/cli/dist/bundle`;
  * bundled too, into the chunks of the providers that use them, so that they
  * still load only with a model of theirs: as 230 and 100 files, finding and
  * loading them took longer than the first model request itself. The other
- * provider SDKs, jiti and ws stay external.
+ * provider SDKs, jiti and ws stay external. jsdiff and lru-cache are
+ * bundled so that the version each package pinned is the one that runs: from
+ * the bundle's folder, a bare import would find whatever version the root's
+ * node_modules holds for another dependency (an older lru-cache).
  */
-const BUNDLED_PACKAGES = ["@knightcode/", "@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "typebox", "partial-json", "openai", "@anthropic-ai/sdk"];
+const BUNDLED_PACKAGES = ["@knightcode/", "@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "typebox", "partial-json", "diff", "lru-cache", "openai", "@anthropic-ai/sdk"];
 function bundled(specifier) {
   return specifier.startsWith("node:") || BUNDLED_PACKAGES.some((name) => specifier === name || specifier.startsWith(name.endsWith("/") ? name : `${name}/`));
 }

@@ -25,74 +25,13 @@ import {
   type WireItem,
   type WireTurn,
 } from "./payloads.js";
+import type { ClientOptions, HandlerErrorContext, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
+import { runTurn, type TurnInput, type TurnRun } from "./turn-run.js";
 import { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
 
-/** Sees every message in both directions, parsed; tests validate them here. */
-export interface MessageTap {
-  outgoing?(message: Record<string, unknown>): void;
-  incoming?(message: Record<string, unknown>): void;
-  /** A line from the server that is not a JSON object: a protocol violation. */
-  invalid?(text: string): void;
-}
-
-/** What a throwing server-request handler was answering. */
-export interface HandlerErrorContext {
-  method: string;
-  params: unknown;
-  requestId: RequestId;
-}
-
-export interface ClientOptions {
-  /** Rejects a request with a `timeout` ClientError after this long; none by default. */
-  requestTimeoutMs?: number;
-  tap?: MessageTap;
-  /**
-   * Called when an `onRequest` handler throws (or rejects) with anything but an
-   * AppServerError: a bug on this side. The server is still answered as before
-   * (an `internal` error, which an approval takes as a decline); this hook is
-   * where the bug gets seen. Not called for an AppServerError, which a handler
-   * throws on purpose to answer with that error.
-   */
-  onHandlerError?: (error: unknown, context: HandlerErrorContext) => void;
-}
-
-export interface WaitOptions {
-  /** Rejects with a `timeout` ClientError after this long; none by default. */
-  timeoutMs?: number;
-  /** Rejects with an `aborted` ClientError when aborted. */
-  signal?: AbortSignal;
-}
-
-/** One notification as `runTurn` yields it; checking `method` narrows `params`. */
-export type TurnEvent = { [M in ServerNotificationMethod]: { method: M; params: ServerNotificationParams<M> } }[ServerNotificationMethod];
-
-/** What `turn/start` takes, without the thread: a text, or the full params. */
-export type TurnInput = string | Omit<ClientRequestParams<"turn/start">, "threadId">;
-
-export interface TurnRun {
-  turnId: string;
-  threadId: string;
-  /**
-   * That turn's notifications, in order, from `turn/started` to `turn/completed`
-   * (inclusive); the iteration ends after `turn/completed`. Buffered from the
-   * start, so iterating late misses nothing. One iteration per run.
-   */
-  events: AsyncIterable<TurnEvent>;
-  /** The turn as `turn/completed` reports it (completed, failed or interrupted). */
-  completed: Promise<ServerNotificationParams<"turn/completed">["turn"]>;
-}
-
-export interface RequestOptions {
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-export interface ServerRequestContext {
-  requestId: RequestId;
-  /** Aborted when the server withdraws the request (`serverRequest/cancelled`) or the connection closes. */
-  signal: AbortSignal;
-}
+export type { ClientOptions, HandlerErrorContext, MessageTap, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
+export type { TurnEvent, TurnInput, TurnRun } from "./turn-run.js";
 
 type NotificationHandler = (params: unknown, method: string) => void;
 type ServerRequestHandler = (params: unknown, context: ServerRequestContext) => unknown;
@@ -249,73 +188,8 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
    * a `notStarted` ClientError when the input started no turn (a command or
    * an extension handled it).
    */
-  async runTurn(threadId: string, input: TurnInput, options: RequestOptions = {}): Promise<TurnRun> {
-    const params = typeof input === "string" ? { text: input } : input;
-    const requestId = params.requestId ?? `run-${globalThis.crypto.randomUUID()}`;
-    const events: TurnEvent[] = [];
-    let turnId: string | undefined;
-    let done = false;
-    let wake: (() => void) | undefined;
-    let markStarted!: (turnId: string) => void;
-    const started = new Promise<string>((resolve) => (markStarted = resolve));
-    let settleCompleted!: { resolve(turn: ServerNotificationParams<"turn/completed">["turn"]): void; reject(error: Error): void };
-    const completed = new Promise<ServerNotificationParams<"turn/completed">["turn"]>((resolve, reject) => (settleCompleted = { resolve, reject }));
-    completed.catch(() => undefined);
-    const stop = () => {
-      done = true;
-      unsubscribe();
-      wake?.();
-    };
-    const unsubscribe = this.onAnyNotification((method, raw) => {
-      const p = raw as { threadId?: string; turnId?: string; requestId?: string; turn?: { id?: string } };
-      if (p?.threadId !== threadId || method === "thread/turn/completed") return;
-      if (turnId === undefined) {
-        if (method !== "turn/started" || p.requestId !== requestId || !p.turn?.id) return;
-        turnId = p.turn.id;
-        markStarted(turnId);
-      }
-      if (p.turnId !== turnId && p.turn?.id !== turnId) return;
-      events.push({ method, params: raw } as TurnEvent);
-      wake?.();
-      if (method === "turn/completed") {
-        settleCompleted.resolve((raw as ServerNotificationParams<"turn/completed">).turn);
-        stop();
-      }
-    });
-    void this.closed.then(() => {
-      if (done) return;
-      settleCompleted.reject(new ClientError("closed", `connection closed before turn ${turnId ?? "(not started)"} completed`));
-      stop();
-    });
-    let answer: ClientRequestResult<"turn/start">;
-    try {
-      answer = await this.request("turn/start", { ...params, threadId, requestId }, options);
-    } catch (error) {
-      stop();
-      throw error;
-    }
-    if (answer.status !== "started") {
-      stop();
-      throw new ClientError("notStarted", `turn/start answered ${answer.status}: the input started no turn`);
-    }
-    const id = turnId ?? (await Promise.race([started, this.closed.then(() => undefined)]));
-    if (id === undefined) throw new ClientError("closed", "connection closed before the turn started");
-    let iterated = false;
-    const iterable: AsyncIterable<TurnEvent> = {
-      [Symbol.asyncIterator]: () => {
-        if (iterated) throw new Error("a turn's events can be iterated once");
-        iterated = true;
-        let next = 0;
-        return {
-          next: async (): Promise<IteratorResult<TurnEvent>> => {
-            while (next >= events.length && !done) await new Promise<void>((resolve) => (wake = resolve));
-            if (next < events.length) return { value: events[next++]!, done: false };
-            return { value: undefined, done: true };
-          },
-        };
-      },
-    };
-    return { turnId: id, threadId, events: iterable, completed };
+  runTurn(threadId: string, input: TurnInput, options: RequestOptions = {}): Promise<TurnRun> {
+    return runTurn(this, threadId, input, options);
   }
 
   /** Every notification, whatever its method. */

@@ -1,3 +1,7 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
 export const USAGE = `Usage:
   knightcode app-server [options]    serve JSON-RPC on stdin/stdout
   knightcode desktop [options]       serve the desktop web page and open it in a browser
@@ -62,16 +66,27 @@ export interface DesktopArgs {
   readyFile?: string;
 }
 
-const VALUE_FLAGS: Record<string, keyof AppServerArgs> = {
-  "-e": "extensions",
-  "--extension": "extensions",
-  "--session-dir": "sessionDir",
-  "--listen": "listen",
-  "--listen-token": "listenToken",
-  "--listen-token-file": "listenTokenFile",
-  "--allow-origin": "allowOrigins",
-  "--listen-ready-file": "listenReadyFile",
-};
+/** The options of each command, in `parseArgs`'s terms; `help` stops parsing where it is met. */
+const APP_SERVER_OPTIONS = {
+  extension: { type: "string", short: "e", multiple: true },
+  "session-dir": { type: "string" },
+  listen: { type: "string" },
+  "listen-token": { type: "string" },
+  "listen-token-file": { type: "string" },
+  "allow-origin": { type: "string", multiple: true },
+  "listen-ready-file": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsOptionsConfig;
+
+const DESKTOP_OPTIONS = {
+  extension: { type: "string", short: "e", multiple: true },
+  "session-dir": { type: "string" },
+  port: { type: "string" },
+  "no-open": { type: "boolean" },
+  "listen-token-file": { type: "string" },
+  "ready-file": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommand(argv: readonly string[]): Command {
   const [first, ...rest] = argv;
@@ -80,60 +95,69 @@ export function parseCommand(argv: readonly string[]): Command {
   if (first === "--version" || first === "-v" || first === "version") return { kind: "version" };
   if (first === "desktop") return parseDesktop(rest);
   if (first !== "app-server") return { kind: "usage-error", message: `unknown command ${JSON.stringify(first)}` };
-  const args: AppServerArgs = { extensions: [], allowOrigins: [] };
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    if (arg === "--help" || arg === "-h") return { kind: "help" };
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    const field = VALUE_FLAGS[flag];
-    if (!field) {
-      return { kind: "usage-error", message: arg.startsWith("-") ? `unknown option ${flag}` : `unexpected argument ${JSON.stringify(arg)}` };
+  return parseAppServer(rest);
+}
+
+type Parsed<T extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ options: T; strict: true; allowPositionals: false }>>["values"];
+
+/**
+ * `parseArgs` splits the words (`--flag value`, `--flag=value`, `-e value`),
+ * leniently so that its tokens come back in order: the first problem is
+ * reported in our words, and `--help` wins only if nothing before it was wrong.
+ */
+function parseOptions<T extends ParseArgsOptionsConfig>(args: readonly string[], options: T): { values: Parsed<T> } | { help: true } | { error: string } {
+  const { values, tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === "option-terminator") return { error: "unknown option --" };
+    if (token.kind === "positional") {
+      return { error: token.value.startsWith("-") ? `unknown option ${token.value}` : `unexpected argument ${JSON.stringify(token.value)}` };
     }
-    let value: string | undefined;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else value = rest[++i];
-    if (value === undefined || value === "") return { kind: "usage-error", message: `${flag} needs a value` };
-    if (field === "extensions" || field === "allowOrigins") args[field].push(value);
-    else args[field] = value;
+    const option = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+    if (option === undefined) return { error: `unknown option ${token.rawName}` };
+    if (option.type === "boolean") {
+      if (token.inlineValue) return { error: `unknown option ${token.rawName}` };
+      if (token.name === "help") return { help: true };
+    } else if (token.value === undefined || token.value === "") {
+      return { error: `${token.rawName} needs a value` };
+    }
   }
+  return { values: values as Parsed<T> };
+}
+
+function parseAppServer(rest: readonly string[]): Command {
+  const parsed = parseOptions(rest, APP_SERVER_OPTIONS);
+  if ("help" in parsed) return { kind: "help" };
+  if ("error" in parsed) return { kind: "usage-error", message: parsed.error };
+  const values = parsed.values;
+  const args: AppServerArgs = {
+    extensions: values.extension ?? [],
+    ...(values["session-dir"] !== undefined ? { sessionDir: values["session-dir"] } : {}),
+    ...(values.listen !== undefined ? { listen: values.listen } : {}),
+    ...(values["listen-token"] !== undefined ? { listenToken: values["listen-token"] } : {}),
+    ...(values["listen-token-file"] !== undefined ? { listenTokenFile: values["listen-token-file"] } : {}),
+    allowOrigins: values["allow-origin"] ?? [],
+    ...(values["listen-ready-file"] !== undefined ? { listenReadyFile: values["listen-ready-file"] } : {}),
+  };
   if (args.listenReadyFile !== undefined && args.listen === undefined) {
     return { kind: "usage-error", message: "--listen-ready-file needs --listen" };
   }
   return { kind: "app-server", args };
 }
 
-const DESKTOP_VALUE_FLAGS: Record<string, "extensions" | "sessionDir" | "port" | "listenTokenFile" | "readyFile"> = {
-  "-e": "extensions",
-  "--extension": "extensions",
-  "--session-dir": "sessionDir",
-  "--port": "port",
-  "--listen-token-file": "listenTokenFile",
-  "--ready-file": "readyFile",
-};
-
 function parseDesktop(rest: readonly string[]): Command {
-  const args: DesktopArgs = { extensions: [], port: 0, open: true };
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i]!;
-    if (arg === "--help" || arg === "-h") return { kind: "help" };
-    if (arg === "--no-open") {
-      args.open = false;
-      continue;
-    }
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    const field = DESKTOP_VALUE_FLAGS[flag];
-    if (!field) {
-      return { kind: "usage-error", message: arg.startsWith("-") ? `unknown option ${flag}` : `unexpected argument ${JSON.stringify(arg)}` };
-    }
-    const value = eq !== -1 ? arg.slice(eq + 1) : rest[++i];
-    if (value === undefined || value === "") return { kind: "usage-error", message: `${flag} needs a value` };
-    if (field === "extensions") args.extensions.push(value);
-    else if (field === "port") {
-      if (!/^\d{1,5}$/.test(value) || Number(value) > 65535) return { kind: "usage-error", message: `--port takes a number from 0 to 65535, not ${JSON.stringify(value)}` };
-      args.port = Number(value);
-    } else args[field] = value;
-  }
+  const parsed = parseOptions(rest, DESKTOP_OPTIONS);
+  if ("help" in parsed) return { kind: "help" };
+  if ("error" in parsed) return { kind: "usage-error", message: parsed.error };
+  const values = parsed.values;
+  const port = values.port ?? "0";
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) return { kind: "usage-error", message: `--port takes a number from 0 to 65535, not ${JSON.stringify(port)}` };
+  const args: DesktopArgs = {
+    extensions: values.extension ?? [],
+    port: Number(port),
+    open: values["no-open"] !== true,
+    ...(values["session-dir"] !== undefined ? { sessionDir: values["session-dir"] } : {}),
+    ...(values["listen-token-file"] !== undefined ? { listenTokenFile: values["listen-token-file"] } : {}),
+    ...(values["ready-file"] !== undefined ? { readyFile: values["ready-file"] } : {}),
+  };
   return { kind: "desktop", args };
 }

@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Jiti, TransformOptions, TransformResult } from "jiti";
+import { LRUCache } from "lru-cache";
 import { openRegularFile } from "../fs/regular-file.js";
 import { privateFolder } from "./private-folder.js";
 import type { ExtensionFactory } from "./types.js";
@@ -128,9 +129,10 @@ function defaultExport(loaded: unknown, filename: string): ExtensionFactory {
  * thread evaluated are freed by the runtime, if ever.
  */
 export class ExtensionFactoryCache {
-  private readonly maxInactive: number;
-  /** The current version of each file, least recently used first. */
-  private readonly entries = new Map<string, Entry>();
+  /** Current versions some thread holds or is loading. */
+  private readonly held = new Map<string, Entry>();
+  /** Current versions nobody holds, kept for the next load; none when `maxInactive` is 0. */
+  private readonly inactive: LRUCache<string, Entry> | undefined;
   /** Superseded versions some thread still holds; dropped once released. */
   private readonly retired = new Set<Entry>();
   private loading: Promise<Loader> | undefined;
@@ -142,17 +144,15 @@ export class ExtensionFactoryCache {
   constructor(private readonly options: ExtensionFactoryCacheOptions = {}) {
     const max = options.maxInactive ?? DEFAULT_MAX_INACTIVE;
     if (!Number.isInteger(max) || max < 0) throw new RangeError(`maxInactive must be a whole number of at least 0, not ${max}`);
-    this.maxInactive = max;
+    this.inactive = max === 0 ? undefined : new LRUCache<string, Entry>({ max });
   }
 
   get inactiveCount(): number {
-    let inactive = 0;
-    for (const entry of this.entries.values()) if (entry.holds === 0) inactive++;
-    return inactive;
+    return this.inactive?.size ?? 0;
   }
 
   get leasedCount(): number {
-    return this.entries.size - this.inactiveCount + this.retired.size;
+    return this.held.size + this.retired.size;
   }
 
   counts(): FactoryCacheCounts {
@@ -180,7 +180,7 @@ export class ExtensionFactoryCache {
     try {
       const compiled = await entry.compiled;
       // Written to between our stat and our read: use it this once, but never serve it as the version we stat'ed.
-      if (compiled.signature !== entry.signature && this.entries.get(filename) === entry) this.retire(entry);
+      if (compiled.signature !== entry.signature && this.current(filename) === entry) this.retire(entry);
       factory = await this.evaluate(entry, compiled);
     } catch (error) {
       this.letGo(entry, true);
@@ -199,12 +199,21 @@ export class ExtensionFactoryCache {
     };
   }
 
+  private current(filename: string): Entry | undefined {
+    return this.held.get(filename) ?? this.inactive?.peek(filename);
+  }
+
+  /** The file's current entry for this version, counted as held from now on. */
   private entryFor(filename: string, signature: string): Entry {
-    const current = this.entries.get(filename);
-    if (current?.signature === signature) return current;
+    const current = this.current(filename);
+    if (current?.signature === signature) {
+      this.inactive?.delete(filename);
+      this.held.set(filename, current);
+      return current;
+    }
     if (current) this.retire(current);
     const entry: Entry = { filename, signature, compiled: this.compile(filename), holds: 0, succeeded: false };
-    this.entries.set(filename, entry);
+    this.held.set(filename, entry);
     return entry;
   }
 
@@ -296,7 +305,8 @@ export class ExtensionFactoryCache {
 
   /** A newer version exists: the old one goes as soon as nobody holds it. */
   private retire(entry: Entry): void {
-    this.entries.delete(entry.filename);
+    if (this.held.get(entry.filename) === entry) this.held.delete(entry.filename);
+    if (this.inactive?.peek(entry.filename) === entry) this.inactive.delete(entry.filename);
     if (entry.holds > 0) this.retired.add(entry);
   }
 
@@ -305,26 +315,13 @@ export class ExtensionFactoryCache {
     if (entry.holds === 0) {
       if (this.retired.delete(entry)) {
         // Superseded while held: nothing to keep.
-      } else if (this.entries.get(entry.filename) === entry) {
-        this.entries.delete(entry.filename);
-        // Only code that once produced a factory is worth keeping.
-        if (!failed || entry.succeeded) {
-          this.entries.set(entry.filename, entry);
-          this.evict();
-        }
+      } else if (this.held.get(entry.filename) === entry) {
+        this.held.delete(entry.filename);
+        // Only code that once produced a factory is worth keeping; the least recently released goes first.
+        if (!failed || entry.succeeded) this.inactive?.set(entry.filename, entry);
       }
     }
     this.notify();
-  }
-
-  private evict(): void {
-    let excess = this.inactiveCount - this.maxInactive;
-    for (const [filename, entry] of this.entries) {
-      if (excess <= 0) break;
-      if (entry.holds > 0) continue;
-      this.entries.delete(filename);
-      excess--;
-    }
   }
 
   private notify(): void {

@@ -1,18 +1,11 @@
 import { basename, dirname } from "node:path";
-import type { Api, Model } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import type { ModelRegistry } from "../models/registry.js";
-import type { NestedToolResult } from "../run/session.js";
-import type { ProcessGroups } from "../process/groups.js";
-import { childEnvironment } from "../process/child-env.js";
-import type { CommandSandbox } from "../tools/context.js";
-import { execProgram } from "./exec.js";
-import { ExtensionFactoryCache, type FactoryLease } from "./factory-cache.js";
-import { DEFAULT_HOOK_TIMEOUT_MS, runHandler, type HookClock } from "./hook-limit.js";
-import { providerFromDefinition } from "./provider.js";
+import { ExtensionFactoryCache } from "./factory-cache.js";
+import { DEFAULT_HOOK_TIMEOUT_MS, runHandler } from "./hook-limit.js";
+import type { BuiltinFactory, CommandRun, ExtensionHostDeps, ExtensionSpec } from "./host-deps.js";
+import { apiFor, newInstance, providerOwner, servicesFor, type Instance } from "./instance-api.js";
 import { staleAwareUI } from "./stale-ui.js";
 import type {
-  ExtensionAPI,
   ExtensionCommand,
   ExtensionCommandContext,
   ExtensionContext,
@@ -20,111 +13,16 @@ import type {
   ExtensionEvents,
   ExtensionFactory,
   ExtensionHandler,
-  ExtensionMessageInput,
-  ExtensionMode,
   ExtensionResults,
   ExtensionToolContext,
   ExtensionToolDefinition,
   ExtensionUI,
   ExtensionWarning,
-  ScopedExtensionUI,
 } from "./types.js";
 
+export type { BuiltinFactory, BuiltinServices, CommandRun, ExtensionHostDeps, ExtensionSpec } from "./host-deps.js";
+
 const LOAD_TIMEOUT_MS = 10_000;
-
-export interface ExtensionSpec {
-  /** An absolute path to a module; for a built-in, its name. */
-  path: string;
-  /** Built-ins come as code, not files, and are never listed as resources. */
-  factory?: BuiltinFactory;
-  builtin?: boolean;
-}
-
-/**
- * What a built-in extension gets besides the API: the thread's own
- * channels, which a user's extension never sees.
- */
-export interface BuiltinServices {
-  /** Reports a problem after loading as a `warning` to the thread's subscribers. */
-  warn(warning: ExtensionWarning): void;
-  /** The environment the thread starts programs with (childEnvironment). */
-  childEnv(): NodeJS.ProcessEnv;
-  /** The thread's process groups: what a built-in starts dies with the thread at the latest. */
-  processes?: ProcessGroups;
-  log(line: string): void;
-  /**
-   * Runs `release` when the extension goes (unload, reload, shutdown),
-   * after `session_shutdown` and whatever became of its handlers: an
-   * interrupted or abandoned handler does not skip it.
-   */
-  onDispose(release: () => Promise<void> | void): void;
-}
-
-/** A built-in's factory; a user extension's factory is one that ignores the services. */
-export type BuiltinFactory = (api: ExtensionAPI, services: BuiltinServices) => void | Promise<void>;
-
-/** What the host needs from the thread it serves. */
-export interface ExtensionHostDeps {
-  threadId: string;
-  cwd: string;
-  mode: ExtensionMode;
-  hasUI: boolean;
-  /** Shared by every extension; a scoped one gives each extension its own view of it. */
-  ui: ExtensionUI | ScopedExtensionUI;
-  registry: ModelRegistry;
-  model(): Model<Api> | undefined;
-  turnSignal(): AbortSignal | undefined;
-  abort(): void;
-  isIdle(): boolean;
-  appendEntry(customType: string, data: unknown): void;
-  sendMessage(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
-  /** A failure after loading: the thread reports it as a `warning`. */
-  warn(warning: ExtensionWarning): void;
-  /** Tools or commands changed after loading (an extension registered one late). */
-  changed?(): void;
-  log?(line: string): void;
-  /** The server's environment: where an extension provider's `$NAME` key is read. */
-  env?: NodeJS.ProcessEnv;
-  /** The environment `exec` starts programs with, asked at each start; the server's without its secrets by default (childEnvironment). */
-  childEnv?(): NodeJS.ProcessEnv;
-  /** Owns the process groups `exec` starts, so none outlives the thread. */
-  processes?: ProcessGroups;
-  /** The thread's sandbox, which `exec` runs programs in like the model's commands. */
-  sandbox?: CommandSandbox;
-  /** How long an extension's factory may take; 10 s by default. */
-  loadTimeoutMs?: number;
-  /** How long one event handler may run before it is abandoned; asked at each event, so a reload's settings apply. 30 s by default. */
-  hookTimeoutMs?(): number;
-  /** The timers of that limit; real ones by default. */
-  hookClock?: HookClock;
-  /** The process's cache of extension code; without one, the host keeps its own. */
-  factories?: ExtensionFactoryCache;
-  /** Runs a tool of the thread as a nested call of `parentId` (ctx.runTool of extension tools). */
-  runTool?(parentId: string, name: string, params: unknown, signal: AbortSignal | undefined): Promise<NestedToolResult>;
-  /** Replaces the thread with a fresh one (a command's ctx.newSession()); resolves to its id. Without it, newSession rejects. */
-  newSession?(): Promise<string>;
-}
-
-/** What running a command did beyond its own work. */
-export interface CommandRun {
-  /** The thread that replaced this one, when the command called ctx.newSession(). */
-  newThreadId?: string;
-}
-
-interface Instance {
-  spec: ExtensionSpec;
-  handlers: Map<ExtensionEventName, ExtensionHandler<ExtensionEventName>[]>;
-  tools: Map<string, ExtensionToolDefinition>;
-  commands: Map<string, ExtensionCommand>;
-  providers: string[];
-  active: boolean;
-  /** The cache entry a file's instance came from; built-ins have none. */
-  lease?: FactoryLease;
-  /** The UI this extension's handlers, commands and tools see. */
-  ui?: ExtensionUI;
-  /** What a built-in asked to run when it goes. */
-  disposers: (() => Promise<void> | void)[];
-}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -195,7 +93,7 @@ export class ExtensionHost {
   async load(specs: ExtensionSpec[]): Promise<ExtensionWarning[]> {
     const warnings: ExtensionWarning[] = [];
     for (const spec of specs) {
-      const instance: Instance = { spec, handlers: new Map(), tools: new Map(), commands: new Map(), providers: [], active: true, disposers: [] };
+      const instance = newInstance(spec);
       try {
         let factory = spec.factory;
         if (!factory) {
@@ -228,72 +126,11 @@ export class ExtensionHost {
       timer = setTimeout(() => reject(new Error(`it did not finish loading within ${limit} ms`)), limit);
     });
     try {
-      const services = instance.spec.builtin ? this.servicesFor(instance) : undefined;
-      await Promise.race([Promise.resolve(services ? factory(this.apiFor(instance), services) : (factory as ExtensionFactory)(this.apiFor(instance))), timeout]);
+      const services = instance.spec.builtin ? servicesFor(instance, this.deps) : undefined;
+      await Promise.race([Promise.resolve(services ? factory(apiFor(instance, this.deps), services) : (factory as ExtensionFactory)(apiFor(instance, this.deps))), timeout]);
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  private apiFor(instance: Instance): ExtensionAPI {
-    const deps = this.deps;
-    const host = this;
-    const changed = () => {
-      if (instance.active) deps.changed?.();
-    };
-    return {
-      cwd: deps.cwd,
-      mode: deps.mode,
-      on(event, handler) {
-        const list = instance.handlers.get(event) ?? [];
-        list.push(handler as unknown as ExtensionHandler<ExtensionEventName>);
-        instance.handlers.set(event, list);
-      },
-      registerTool(tool) {
-        if (!tool || typeof tool.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(tool.name)) {
-          throw new Error(`registerTool needs a name of letters, digits, _ or - (1-64 characters)`);
-        }
-        if (typeof tool.execute !== "function") throw new Error(`tool ${tool.name} has no execute function`);
-        if (tool.parameters === null || typeof tool.parameters !== "object") throw new Error(`tool ${tool.name} needs a JSON Schema as parameters`);
-        instance.tools.set(tool.name, tool);
-        changed();
-      },
-      registerCommand(name, command) {
-        if (!/^[a-zA-Z0-9][a-zA-Z0-9:_-]{0,63}$/.test(name)) throw new Error(`invalid command name ${JSON.stringify(name)}`);
-        if (typeof command?.handler !== "function") throw new Error(`command ${name} has no handler`);
-        instance.commands.set(name, command);
-        changed();
-      },
-      registerProvider(name, definition) {
-        const provider = providerFromDefinition(name, definition, deps.env ?? process.env);
-        deps.registry.registerProvider(host.ownerOf(instance), provider);
-        if (!instance.providers.includes(name)) instance.providers.push(name);
-      },
-      sendMessage(message, options = {}) {
-        deps.sendMessage(message, options);
-      },
-      appendEntry(customType, data) {
-        deps.appendEntry(customType, data);
-      },
-      async exec(command, args = [], options = {}) {
-        const env = deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env);
-        const sandbox = await deps.sandbox?.forCommand({});
-        return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes, ...(sandbox ? { sandbox } : {}) });
-      },
-    };
-  }
-
-  private servicesFor(instance: Instance): BuiltinServices {
-    const deps = this.deps;
-    return {
-      warn: (warning) => deps.warn(warning),
-      childEnv: () => deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env),
-      ...(deps.processes ? { processes: deps.processes } : {}),
-      log: (line) => deps.log?.(line),
-      onDispose: (release) => {
-        instance.disposers.push(release);
-      },
-    };
   }
 
   /** Runs a built-in's disposers; one that fails is logged, and the others still run. */
@@ -307,12 +144,8 @@ export class ExtensionHost {
     }
   }
 
-  private ownerOf(instance: Instance): string {
-    return `extension:${this.deps.threadId}:${instance.spec.path}`;
-  }
-
   private dropProviders(instance: Instance): void {
-    if (instance.providers.length > 0) this.deps.registry.unregisterProvider(this.ownerOf(instance));
+    if (instance.providers.length > 0) this.deps.registry.unregisterProvider(providerOwner(this.deps.threadId, instance));
   }
 
   /** The UI one extension sees (its own, when the host's UI tells extensions apart), stale once the thread is replaced. */

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { LRUCache } from "lru-cache";
 
 /** One `key = value` of a git config file, names as git compares them (section and key without case). */
 export interface ConfigEntry {
@@ -16,8 +17,7 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 /** git's own limit on nested includes. */
 const MAX_INCLUDE_DEPTH = 10;
 
-const parsed = new Map<string, { version: string; entries: ConfigEntry[] }>();
-const MAX_CACHED = 256;
+const parsed = new LRUCache<string, { version: string; entries: ConfigEntry[] }>({ max: 256 });
 
 /**
  * The entries of a config file and of every file it includes, in order.
@@ -64,7 +64,6 @@ function parseCached(file: string): ConfigEntry[] {
     return [];
   }
   const entries = parseConfig(text, file);
-  if (parsed.size >= MAX_CACHED) parsed.clear();
   parsed.set(file, { version, entries });
   return entries;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { ListingError } from "./errors.js";
 
 export const MAX_SNAPSHOTS = 32;
@@ -7,7 +8,6 @@ export const SNAPSHOT_TTL_MS = 5 * 60 * 1000;
 interface Snapshot<T> {
   rows: readonly T[];
   filter: string;
-  expiresAt: number;
 }
 
 export interface Continuation<T> {
@@ -22,42 +22,44 @@ export interface Continuation<T> {
  * renews a snapshot's lease; the least recently used goes first when full.
  */
 export class SnapshotStore<T> {
-  /** In order of last use, oldest first. */
-  private readonly snapshots = new Map<string, Snapshot<T>>();
+  private readonly snapshots: LRUCache<string, Snapshot<T>>;
 
-  constructor(private readonly now: () => number) {}
+  constructor(now: () => number) {
+    this.snapshots = new LRUCache<string, Snapshot<T>>({
+      max: MAX_SNAPSHOTS,
+      // lru-cache counts an entry stale once its age is past the ttl; a snapshot is gone when its age reaches it.
+      ttl: SNAPSHOT_TTL_MS - 1,
+      updateAgeOnGet: true,
+      // Every look asks the clock: lru-cache would otherwise reuse a reading for a while, behind a test's clock.
+      ttlResolution: 0,
+      perf: { now },
+    });
+  }
 
   /** Keeps `rows`; answers the snapshot's id. */
   save(rows: readonly T[], filter: string): string {
-    this.expire();
-    while (this.snapshots.size >= MAX_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
+    // Expired rows go at every use, so that a quiet server does not hold old lists until they are evicted.
+    this.snapshots.purgeStale();
     const id = randomBytes(12).toString("base64url");
-    this.snapshots.set(id, { rows, filter, expiresAt: this.now() + SNAPSHOT_TTL_MS });
+    this.snapshots.set(id, { rows, filter });
     return id;
   }
 
   /** The snapshot a cursor names, renewed; `filter` must be the one it was made for. */
   resume(cursor: string, filter: string): Continuation<T> {
-    this.expire();
+    this.snapshots.purgeStale();
     const { id, offset } = decodeCursor(cursor);
-    const snapshot = this.snapshots.get(id);
+    const snapshot = this.snapshots.peek(id);
     if (snapshot === undefined) throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
     if (snapshot.filter !== filter) throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search)", { problem: "filterMismatch" });
     if (offset > snapshot.rows.length) throw new ListingError("invalidCursor", "the cursor is malformed", { problem: "malformed" });
-    this.snapshots.delete(id);
-    snapshot.expiresAt = this.now() + SNAPSHOT_TTL_MS;
-    this.snapshots.set(id, snapshot);
+    this.snapshots.get(id);
     return { id, rows: snapshot.rows, offset };
   }
 
   /** The cursor of a later page of a kept snapshot. */
   cursorAt(id: string, offset: number): string {
     return encodeCursor(id, offset);
-  }
-
-  private expire(): void {
-    const now = this.now();
-    for (const [id, snapshot] of this.snapshots) if (snapshot.expiresAt <= now) this.snapshots.delete(id);
   }
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { LRUCache } from "lru-cache";
 import { isDirectory } from "../fs/is-directory.js";
 import { isWithin, realTarget } from "../fs/real-target.js";
 import { readSettingsScope } from "../settings/read.js";
@@ -189,8 +190,7 @@ function realResolver(): (path: string) => { path: string; file: boolean } {
 }
 
 /** Specifiers found in a file, kept per file version: every write a thread asks about reads them again. */
-const specifierCache = new Map<string, { version: string; specifiers: string[] }>();
-const MAX_CACHED_FILES = 4096;
+const specifierCache = new LRUCache<string, { version: string; specifiers: string[] }>({ max: 4096 });
 
 function specifiersOf(file: string): string[] {
   let stats: Stats;
@@ -210,7 +210,6 @@ function specifiersOf(file: string): string[] {
     return [];
   }
   const specifiers = [...new Set([...text.matchAll(SPECIFIER)].map((match) => match[2]!))];
-  if (specifierCache.size >= MAX_CACHED_FILES) specifierCache.clear();
   specifierCache.set(file, { version, specifiers });
   return specifiers;
 }

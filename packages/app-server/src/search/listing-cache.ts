@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { Deadline } from "../lifecycle/shutdown.js";
 import type { Listing, ListerResult } from "./lister.js";
 
@@ -60,15 +61,17 @@ interface Kept {
  * are kept.
  */
 export class ListingCache {
-  /** In order of use, the least recent first. */
-  private readonly kept = new Map<string, Kept>();
+  /** A listing's expiry is cancelled whenever it leaves: replaced, evicted, dropped or cleared. */
+  private readonly kept: LRUCache<string, Kept>;
   private readonly pending = new Map<string, Pending>();
   private readonly queue: Pending[] = [];
   private readonly runs = new Set<Promise<void>>();
   private running = 0;
   private closedWith: { error: unknown } | undefined;
 
-  constructor(private readonly options: ListingCacheOptions) {}
+  constructor(private readonly options: ListingCacheOptions) {
+    this.kept = new LRUCache<string, Kept>({ max: options.maxFolders, dispose: (kept) => kept.expiry.cancel() });
+  }
 
   /** The folder's listing; rejects with the signal's reason as soon as it aborts. */
   get(cwd: string, signal: AbortSignal): Promise<Listing> {
@@ -123,7 +126,7 @@ export class ListingCache {
       entry.waiters.clear();
       this.abandon(entry);
     }
-    for (const cwd of [...this.kept.keys()]) this.drop(cwd);
+    this.kept.clear();
     await Promise.all([...this.runs]);
   }
 
@@ -131,31 +134,19 @@ export class ListingCache {
     const kept = this.kept.get(cwd);
     if (!kept) return undefined;
     if (this.options.clock.now() - kept.listedAt >= this.options.ttlMs) {
-      this.drop(cwd);
+      this.kept.delete(cwd);
       return undefined;
     }
-    this.kept.delete(cwd);
-    this.kept.set(cwd, kept);
     return kept.listing;
   }
 
-  private drop(cwd: string): void {
-    this.kept.get(cwd)?.expiry.cancel();
-    this.kept.delete(cwd);
-  }
-
   private keep(cwd: string, listing: Listing): void {
-    this.drop(cwd);
     const expiry = this.options.clock.after(this.options.ttlMs);
     const kept: Kept = { listing, listedAt: this.options.clock.now(), expiry };
     this.kept.set(cwd, kept);
     void expiry.promise.then(() => {
-      if (this.kept.get(cwd) === kept) this.kept.delete(cwd);
+      if (this.kept.peek(cwd) === kept) this.kept.delete(cwd);
     });
-    for (const folder of this.kept.keys()) {
-      if (this.kept.size <= this.options.maxFolders) break;
-      this.drop(folder);
-    }
   }
 
   /** Nobody waits for this listing any more: it leaves the queue, or its process is stopped. */
