@@ -30,21 +30,16 @@ export function diffLines(a: readonly string[], b: readonly string[]): Op[] {
   const ops: Op[] = a.slice(0, prefix).map((line) => ({ kind: EQUAL, line }));
   const aMid = a.slice(prefix, a.length - suffix);
   const bMid = b.slice(prefix, b.length - suffix);
-  // Loops rather than push(...array): a spread of many thousands of lines overflows the stack.
-  for (const op of middleOps(aMid, bMid)) ops.push(op);
+  diffBlock(aMid, bMid, ops, 0);
   for (const line of a.slice(a.length - suffix)) ops.push({ kind: EQUAL, line });
   return deletionsFirst(ops);
 }
 
-function middleOps(a: readonly string[], b: readonly string[]): Op[] {
-  const out: Op[] = [];
-  diffBlock(a, b, out, 0);
-  return out;
-}
-
+/** Appends the ops of one block to `out`, one push a line: a spread of many thousands of lines overflows the stack. */
 function diffBlock(a: readonly string[], b: readonly string[], out: Op[], depth: number): void {
   if (a.length === 0 || b.length === 0) return replaceWhole(a, b, out);
   const maxEditLength = Math.min(MAX_EDIT_DISTANCE, Math.floor(WORK_BUDGET / (a.length + b.length)));
+  // jsdiff copies its inputs before it works on them; the arrays are only typed as mutable.
   const changes = diffArrays(a as string[], b as string[], { maxEditLength });
   if (changes !== undefined) {
     for (const change of changes) {
