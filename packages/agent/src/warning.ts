@@ -1,3 +1,5 @@
+import type { Warning } from "@knightcode/schema/common";
+
 /**
  * A problem worth showing to the user that does not stop the work: a settings
  * file that does not parse, a setting of the wrong type, project resources
@@ -5,13 +7,4 @@
  * cannot be used. The same object travels in
  * `thread/start` warnings, `warning` notifications and `config/read` errors.
  */
-export interface Warning {
-  message: string;
-  source: "settings" | "extension" | "trust" | "server" | "models";
-  /** The file the warning is about, when there is one. */
-  path?: string;
-  /** One-based. */
-  line?: number;
-  /** One-based, in UTF-16 code units like most editors count. */
-  column?: number;
-}
+export type { Warning };

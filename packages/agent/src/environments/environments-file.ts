@@ -7,6 +7,7 @@ import { withFileLock } from "../fs/file-queue.js";
 import { formatJson, readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
 import { isPlainObject } from "../settings/keys.js";
 import { isTrusted, PROJECT_CONFIG_DIR, type TrustInput } from "../settings/scope.js";
+import type { Environment, EnvironmentScripts } from "@knightcode/schema/environments";
 
 export const ENVIRONMENTS_FILE = "environments.json";
 export const MAX_ENVIRONMENTS = 50;
@@ -18,19 +19,10 @@ export const SCRIPT_PLATFORMS = ["linux", "darwin", "win32"] as const;
 /** No control characters, and no whitespace at either end: a name is shown and typed as it is. */
 export const ENVIRONMENT_NAME_PATTERN = /^(?!\s)(?!.*\s$)[^\u0000-\u001f\u007f]+$/u;
 
-export interface EnvironmentScripts {
-  default: string;
-  linux?: string;
-  darwin?: string;
-  win32?: string;
-}
+export type { EnvironmentScripts };
 
 /** What a new worktree runs: `setup` once it exists, `cleanup` before it goes. */
-export interface Environment {
-  name: string;
-  setup: EnvironmentScripts;
-  cleanup?: EnvironmentScripts;
-}
+export type { Environment };
 
 export type EnvironmentsErrorCode =
   /** A list to save that breaks the rules; nothing was written. */

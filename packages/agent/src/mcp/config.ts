@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { isPlainObject } from "../settings/keys.js";
+import type { McpExposure } from "@knightcode/schema/mcp";
 
 /**
  * How a server's tools reach the model. `direct`: each MCP tool is a tool of
@@ -7,7 +8,7 @@ import { isPlainObject } from "../settings/keys.js";
  * the server's tools and which calls them by name; a server with many tools
  * then costs the model one tool definition instead of dozens.
  */
-export type McpExposure = "direct" | "proxy";
+export type { McpExposure };
 export const MCP_EXPOSURES: readonly McpExposure[] = ["direct", "proxy"];
 
 export type McpScope = "global" | "project";

@@ -6,6 +6,7 @@ import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
 import { keyEnvHint } from "./key-env-names.js";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
+import type { ModelRef } from "@knightcode/schema/threads";
 
 export type ModelSource = "builtin" | "custom" | "extension";
 
@@ -45,10 +46,7 @@ export interface ModelFilter {
   provider?: string;
 }
 
-export interface ModelRef {
-  provider: string;
-  id: string;
-}
+export type { ModelRef };
 
 /** The catalogue marks a price it does not know (a router's, say) with a negative number; we report zero. */
 function knownPrices(cost: Model<Api>["cost"]): Model<Api>["cost"] {

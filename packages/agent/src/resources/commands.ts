@@ -2,12 +2,9 @@ import { compareText, resourceRank } from "./describe.js";
 import { isValidCommandName, loadSkill, skillCommandMessage } from "./skills.js";
 import { expandPromptTemplate, loadPromptTemplate, parseSlashInput } from "./templates.js";
 import { ResourceError, type Resource } from "./types.js";
+import type { CommandInfo } from "@knightcode/schema/commands";
 
-export interface CommandInfo {
-  /** Without the leading `/`. */
-  name: string;
-  description: string;
-}
+export type { CommandInfo };
 
 export const SKILL_COMMAND_PREFIX = "skill:";
 

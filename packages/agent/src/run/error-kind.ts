@@ -1,10 +1,9 @@
-/** How a failed turn is classified for the client, from the provider's error text. */
-export type ErrorKind = "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other";
+import type { TurnError } from "@knightcode/schema/threads";
 
-export interface TurnError {
-  message: string;
-  kind: ErrorKind;
-}
+/** How a failed turn is classified for the client, from the provider's error text. */
+export type ErrorKind = TurnError["kind"];
+
+export type { TurnError };
 
 const RULES: [ErrorKind, RegExp][] = [
   ["contextOverflow", /context(?:[ _]length| window| size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? (?:the )?(?:model'?s? )?(?:maximum|context)|token limit|reduce the length/i],

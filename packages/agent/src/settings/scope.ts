@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
+import type { SettingsScope } from "@knightcode/schema/common";
 
-export type SettingsScope = "global" | "project";
+export type { SettingsScope };
 
 /** A project's trust decision: true, false, or null while undecided. */
 export type TrustDecision = boolean | null;

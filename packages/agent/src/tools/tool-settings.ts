@@ -6,6 +6,7 @@ import { formatJson, readJsonFile, resolveWriteTarget } from "../fs/json-file.js
 import { deletePath, FORBIDDEN_SEGMENTS, isPlainObject, setPath, type SettingsObject } from "../settings/keys.js";
 import { isSecretKey, MANAGED_ENTRIES, managedEntry, maskSecret, type ManagedEntry } from "./managed-tools.js";
 import { toolsFilePath } from "./tools-json.js";
+import type { ToolSettingsEntry } from "@knightcode/schema/tools";
 
 export type ToolSettingsErrorCode =
   /** A name `tool/settings` does not manage. */
@@ -33,13 +34,7 @@ export class ToolSettingsError extends Error {
 }
 
 /** One managed entry as `tool/settings/read` shows it. */
-export interface ToolSettingsEntry {
-  name: string;
-  /** The file's `enabled`, else the entry's default. */
-  enabled: boolean;
-  /** Its settings as text; secrets (keys ending in `Key`) masked. */
-  settings: Record<string, string>;
-}
+export type { ToolSettingsEntry };
 
 export interface WriteToolSettingOptions {
   agentDir: string;

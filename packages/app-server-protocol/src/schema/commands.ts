@@ -1,14 +1,8 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { request } from "./define.js";
+import { CommandInfo } from "@knightcode/schema/commands";
 
-export const CommandInfo = Type.Object(
-  {
-    name: Type.String({ description: "Without the leading slash; a skill as skill:<name>." }),
-    description: Type.String(),
-  },
-  { ...Closed, $id: "CommandInfo" },
-);
 
 export const commands = {
   clientRequests: {

@@ -1,11 +1,10 @@
 import { Type } from "typebox";
 import { ERROR_CODES } from "../errors.js";
+import { Closed } from "@knightcode/schema/common";
 
-/**
- * Objects the server sends are closed (`additionalProperties: false`) so a
- * test that validates every message catches a field the schema forgot.
- */
-export const Closed = { additionalProperties: false } as const;
+// The shared building blocks live in @knightcode/schema; the protocol's files take them from here.
+export { Closed, Warning } from "@knightcode/schema/common";
+
 
 export const RequestId = Type.Union([Type.String(), Type.Number()], {
   $id: "RequestId",
@@ -29,13 +28,3 @@ export const ErrorObject = Type.Object(
 
 export const EmptyObject = Type.Object({}, { ...Closed, $id: "EmptyObject" });
 
-export const Warning = Type.Object(
-  {
-    message: Type.String(),
-    source: Type.Union([Type.Literal("settings"), Type.Literal("extension"), Type.Literal("trust"), Type.Literal("server"), Type.Literal("models")]),
-    path: Type.Optional(Type.String()),
-    line: Type.Optional(Type.Integer({ minimum: 1 })),
-    column: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { ...Closed, $id: "Warning", description: "Something the user should see that did not stop the work." },
-);

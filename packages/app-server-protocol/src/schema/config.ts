@@ -2,6 +2,9 @@ import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { request } from "./define.js";
 import { reasons } from "./reasons.js";
+import { SettingsScope } from "@knightcode/schema/common";
+import { Environment } from "@knightcode/schema/environments";
+import { ResourceType } from "@knightcode/schema/resources";
 
 const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "An absolute path to an existing directory." });
 
@@ -10,14 +13,9 @@ const Version = Type.String({
   description: 'Lowercase hex SHA-256 of the file\'s raw bytes; "none" for an absent file or an unread untrusted scope.',
 });
 
-const SettingsScope = Type.Union([Type.Literal("global"), Type.Literal("project")]);
 
 const _JsonObject = Type.Record(Type.String(), Type.Unknown());
 
-const ResourceType = Type.Union([Type.Literal("extensions"), Type.Literal("skills"), Type.Literal("prompts"), Type.Literal("themes")], {
-  $id: "ResourceType",
-  description: "The plural settings name of the resource's kind.",
-});
 
 export const ResourceInfo = Type.Object(
   {
@@ -36,34 +34,9 @@ export const ResourceInfo = Type.Object(
   { ...Closed, $id: "ResourceInfo", description: "An extension, skill, prompt or theme the server found, with where it came from and whether it is on." },
 );
 
-/** Matches the rule the server applies: no control characters, no whitespace at either end. */
-const EnvironmentName = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: "^(?!\\s)(?!.*\\s$)[^\\u0000-\\u001f\\u007f]+$",
-  description: "Unique in the list.",
-});
 
-const Script = Type.String({ minLength: 1, maxLength: 65536, description: "A shell script of at most 65,536 UTF-8 bytes." });
 
-const EnvironmentScripts = Type.Object(
-  {
-    default: Script,
-    linux: Type.Optional(Script),
-    darwin: Type.Optional(Script),
-    win32: Type.Optional(Script),
-  },
-  { ...Closed, $id: "EnvironmentScripts", description: "A platform's own script replaces default there." },
-);
 
-export const Environment = Type.Object(
-  {
-    name: EnvironmentName,
-    setup: EnvironmentScripts,
-    cleanup: Type.Optional(EnvironmentScripts),
-  },
-  { ...Closed, $id: "Environment", description: "What a new worktree of the project runs: setup once it exists, cleanup before it is deleted." },
-);
 
 const Environments = Type.Array(Environment, { maxItems: 50, description: "At most 50, names unique." });
 

@@ -2,7 +2,8 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
 import { reasons } from "./reasons.js";
-import { FileTotals } from "./threads.js";
+import { DiffFile, DiffScope } from "@knightcode/schema/diffs";
+import { FileTotals } from "@knightcode/schema/threads";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 const Line = Type.Integer({ minimum: 0 });
@@ -10,38 +11,8 @@ const RepoPath = Type.String({ minLength: 1, maxLength: 4096, description: "Rela
 const HunkId = Type.String({ minLength: 1, maxLength: 128, description: "A hunk's id from a read of the same scope and context." });
 const Context = Type.Integer({ minimum: 0, maximum: 100, description: "Lines of context around each change; 3 by default. Ids from a context-0 read match no action." });
 
-export const DiffScope = Type.Union(
-  [Type.Literal("uncommitted"), Type.Literal("unstaged"), Type.Literal("staged"), Type.Literal("committed"), Type.Literal("branch"), Type.Literal("lastTurn")],
-  { $id: "DiffScope", description: "Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's." },
-);
 
-export const DiffHunk = Type.Object(
-  {
-    id: Type.String({ description: "A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action)." }),
-    oldStart: Line,
-    oldLines: Line,
-    newStart: Line,
-    newLines: Line,
-    lines: Type.Array(Type.String(), { description: "Each line with its \" \", \"+\", \"-\" or \"\\\" prefix and without its newline (a CR stays)." }),
-  },
-  { ...Closed, $id: "DiffHunk" },
-);
 
-export const DiffFile = Type.Object(
-  {
-    path: Type.String({ description: "Relative to the repository root." }),
-    oldPath: Type.Optional(Type.String({ description: "A renamed file's old path." })),
-    status: Type.Union([Type.Literal("added"), Type.Literal("modified"), Type.Literal("deleted"), Type.Literal("renamed")], {
-      description: "An untracked file is added; a mode-only change is modified with 0 additions and 0 deletions.",
-    }),
-    binary: Type.Boolean({ description: "Binary files have no hunks." }),
-    additions: Line,
-    deletions: Line,
-    tooLarge: Type.Optional(Type.Boolean({ description: "Past the response budget: the counts stay, the hunks are left out." })),
-    hunks: Type.Array(DiffHunk),
-  },
-  { ...Closed, $id: "DiffFile", description: "One changed file with its hunks." },
-);
 
 export const ReviewCommentInput = Type.Object(
   {

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from "typebox";
 import { Closed } from "./common.js";
 import { View } from "./views.js";
+import { FileChange, ReviewComment } from "@knightcode/schema/items";
 
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 
@@ -29,14 +30,6 @@ export const ImageRef = Type.Object(
   { ...Closed, $id: "ImageRef" },
 );
 
-export const FileChange = Type.Object(
-  {
-    path: Type.String(),
-    kind: Type.Union([Type.Literal("add"), Type.Literal("modify"), Type.Literal("delete")]),
-    diff: Type.Optional(Type.String({ description: "A unified diff of the change." })),
-  },
-  { ...Closed, $id: "FileChange" },
-);
 
 export const PayloadRef = Type.Object(
   { id: Type.String(), bytes: Type.Integer({ minimum: 0 }) },
@@ -48,17 +41,6 @@ export const ToolCallStatus = Type.Union(
   { $id: "ToolCallStatus" },
 );
 
-export const ReviewComment = Type.Object(
-  {
-    path: Type.String({ description: "Relative to the repository root." }),
-    side: Type.Union([Type.Literal("new"), Type.Literal("old")]),
-    startLine: Type.Integer({ minimum: 1 }),
-    endLine: Type.Integer({ minimum: 1 }),
-    text: Type.String(),
-    quote: Type.String({ description: "The commented lines as the reviewed hunk had them, each with its diff prefix, joined by newlines." }),
-  },
-  { ...Closed, $id: "ReviewComment" },
-);
 
 export const UserMessageItem = item(
   "userMessage",

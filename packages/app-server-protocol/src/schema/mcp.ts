@@ -1,14 +1,11 @@
 import { Type } from "typebox";
 import { Closed, Warning } from "./common.js";
 import { request } from "./define.js";
+import { McpExposure } from "@knightcode/schema/mcp";
 
 const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "An existing directory: its project's .knightcode/mcp.json counts when the project is trusted." });
 const ServerName = Type.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$", description: "1 to 32 letters, digits, _ or -, starting with a letter or digit." });
 const Scope = Type.Union([Type.Literal("global"), Type.Literal("project")], { description: "global: <agentDir>/mcp.json; project: <cwd>/.knightcode/mcp.json, which needs cwd and a trusted project." });
-export const McpExposure = Type.Union([Type.Literal("direct"), Type.Literal("proxy")], {
-  $id: "McpExposure",
-  description: "direct: each MCP tool is a tool of its own; proxy: one tool, mcp_<server>, calls the server's tools by name.",
-});
 
 export const McpServer = Type.Object(
   {

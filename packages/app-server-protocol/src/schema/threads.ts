@@ -4,6 +4,7 @@ import { notification, request } from "./define.js";
 import { reasons } from "./reasons.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
 import { View } from "./views.js";
+import { ApprovalMode, FileTotals, ModelRef, ModelSummary, ThinkingLevel, TokenUsage, TurnError } from "@knightcode/schema/threads";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
@@ -11,17 +12,8 @@ const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The t
 /** A page cursor from an earlier answer; null, like absence, asks for the first page. */
 const Cursor = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: "A nextCursor from an earlier page; null or absent for the first page." }));
 
-export const ThinkingLevel = Type.Union(
-  [Type.Literal("off"), Type.Literal("minimal"), Type.Literal("low"), Type.Literal("medium"), Type.Literal("high"), Type.Literal("xhigh")],
-  { $id: "ThinkingLevel", description: "How hard the model thinks; off for a model without reasoning." },
-);
 
-export const ApprovalMode = Type.Union([Type.Literal("ask"), Type.Literal("autoEdit"), Type.Literal("fullAccess")], {
-  $id: "ApprovalMode",
-  description: "ask: tool calls that change things wait for approval; autoEdit: file edits run without asking; fullAccess: nothing asks.",
-});
 
-export const ModelRef = Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }, { ...Closed, $id: "ModelRef", description: "A model by provider and id, as model/list shows them." });
 
 export const ThreadStatus = Type.Union(
   [
@@ -105,25 +97,7 @@ export const ThreadSummary = Type.Object(
   { ...Closed, $id: "ThreadSummary", description: "A thread as lists and history show it, loaded or not." },
 );
 
-export const TurnError = Type.Object(
-  {
-    message: Type.String({ description: "At most 2,000 characters in summaries; full payloads keep it whole." }),
-    kind: Type.Union([
-      Type.Literal("auth"),
-      Type.Literal("rateLimit"),
-      Type.Literal("contextOverflow"),
-      Type.Literal("network"),
-      Type.Literal("provider"),
-      Type.Literal("other"),
-    ]),
-  },
-  { ...Closed, $id: "TurnError", description: "Why a turn failed." },
-);
 
-export const FileTotals = Type.Object(
-  { path: Type.String(), additions: Type.Integer({ minimum: 0 }), deletions: Type.Integer({ minimum: 0 }) },
-  { ...Closed, $id: "FileTotals", description: "Lines added and deleted in one file." },
-);
 
 export const Turn = Type.Object(
   {
@@ -140,18 +114,6 @@ export const Turn = Type.Object(
   { ...Closed, $id: "Turn", description: "One user message and everything the agent did for it." },
 );
 
-export const TokenUsage = Type.Object(
-  {
-    input: Type.Integer({ minimum: 0 }),
-    output: Type.Integer({ minimum: 0 }),
-    cacheRead: Type.Integer({ minimum: 0 }),
-    cacheWrite: Type.Integer({ minimum: 0 }),
-    cost: Type.Number({ minimum: 0, description: "Dollars, cumulative." }),
-    contextTokens: Type.Optional(Type.Integer({ minimum: 0, description: "Absent when the current context is unknown." })),
-    contextWindow: Type.Integer({ minimum: 0 }),
-  },
-  { ...Closed, $id: "TokenUsage", description: "The thread's token counts and cost so far, and how full its context is." },
-);
 
 const Widget = Type.Object(
   {
@@ -197,36 +159,6 @@ const ThreadCreated = Type.Object(
   Closed,
 );
 
-const ModelSummary = Type.Object(
-  {
-    provider: Type.String(),
-    id: Type.String(),
-    name: Type.String(),
-    reasoning: Type.Boolean(),
-    thinkingLevels: Type.Array(ThinkingLevel, { minItems: 1 }),
-    contextWindow: Type.Integer({ minimum: 0 }),
-    maxTokens: Type.Integer({ minimum: 0 }),
-    input: Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")])),
-    cost: Type.Object(
-      { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), cacheRead: Type.Number({ minimum: 0 }), cacheWrite: Type.Number({ minimum: 0 }) },
-      { ...Closed, description: "Dollars per million tokens." },
-    ),
-    available: Type.Boolean({ description: "A credential for the provider is present." }),
-    unavailableReason: Type.Optional(
-      Type.Object(
-        {
-          kind: Type.Union([Type.Literal("noCredentials"), Type.Literal("authFileError")], {
-            description: "noCredentials: no key for the provider anywhere the server looks; authFileError: auth.json cannot be read.",
-          }),
-          message: Type.String({ description: "What to set or fix (an environment variable, auth.json, models.json); never a key." }),
-        },
-        { ...Closed, description: "Why the model is not available; absent when it is." },
-      ),
-    ),
-    source: Type.Union([Type.Literal("builtin"), Type.Literal("custom"), Type.Literal("extension")]),
-  },
-  { ...Closed, $id: "ModelSummary", description: "A model the server knows, with what it can do and what it costs." },
-);
 
 export const threads = {
   clientRequests: {

@@ -4,7 +4,8 @@ import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
 import { reasons } from "./reasons.js";
 import { HistoryItem } from "./items.js";
-import { Turn, TurnError } from "./threads.js";
+import { Turn } from "./threads.js";
+import { TurnError } from "@knightcode/schema/threads";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 

@@ -1,13 +1,7 @@
+import type { ReviewComment } from "@knightcode/schema/items";
+
 /** A review comment as the user item and the model carry it: where, what the user wrote, and the lines it quotes. */
-export interface ReviewComment {
-  path: string;
-  side: "new" | "old";
-  startLine: number;
-  endLine: number;
-  text: string;
-  /** The commented lines as the reviewed hunk had them, each with its diff prefix. */
-  quote: string;
-}
+export type { ReviewComment };
 
 function isComment(value: unknown): value is ReviewComment {
   if (typeof value !== "object" || value === null) return false;

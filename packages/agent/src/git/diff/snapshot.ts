@@ -1,6 +1,7 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { addIntentToAdd, git, listUntracked, pathspecInput, withIndexCopy, type GitContext } from "./context.js";
+import type { FileTotals } from "@knightcode/schema/threads";
 
 /**
  * An untracked file larger than this stays out of a turn's snapshots (a
@@ -30,11 +31,7 @@ export interface TurnTrees {
   after: string;
 }
 
-export interface FileTotals {
-  path: string;
-  additions: number;
-  deletions: number;
-}
+export type { FileTotals };
 
 const IDENTITY = {
   GIT_AUTHOR_NAME: "KnightCode",

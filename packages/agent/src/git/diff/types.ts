@@ -1,30 +1,15 @@
-/** The changes a diff shows: Codex's Changes scopes. */
-export type DiffScope = "uncommitted" | "unstaged" | "staged" | "committed" | "branch" | "lastTurn";
+import type { DiffFile, DiffHunk, DiffScope } from "@knightcode/schema/diffs";
 
-export type DiffStatus = "added" | "modified" | "deleted" | "renamed";
+/** The changes a diff shows: Codex's Changes scopes. */
+export type { DiffScope };
+
+export type DiffStatus = DiffFile["status"];
 
 /** One hunk as a client sees it: its lines keep their " ", "+", "-" or "\" prefix and lose their newline. */
-export interface DiffHunk {
-  id: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  lines: string[];
-}
+export type { DiffHunk };
 
 /** One changed file, its paths relative to the repository root. */
-export interface DiffFile {
-  path: string;
-  oldPath?: string;
-  status: DiffStatus;
-  binary: boolean;
-  additions: number;
-  deletions: number;
-  /** Past the response budget: the counts stay, the hunks are left out. */
-  tooLarge?: boolean;
-  hunks: DiffHunk[];
-}
+export type { DiffFile };
 
 /** A diff as `thread/diff/read` answers it. */
 export interface DiffAnswer {

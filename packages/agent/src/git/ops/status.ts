@@ -2,25 +2,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "../run.js";
 import { inRepo, type GitContext } from "./context.js";
+import type { GitStatus } from "@knightcode/schema/git";
 
 /** An operation git stopped in the middle of, waiting for the user to continue or abort it. */
-export type GitOperation = "merge" | "rebase" | "cherryPick" | "revert" | "bisect";
+export type GitOperation = NonNullable<GitStatus["operation"]>;
 
-export interface GitStatus {
-  /** The branch HEAD is on; null when detached. */
-  branch: string | null;
-  /** The branch's upstream as `<remote>/<branch>`, or null. */
-  upstream: string | null;
-  /** Commits on HEAD that the upstream lacks, and the other way round; 0 without an upstream. */
-  ahead: number;
-  behind: number;
-  /** Files with staged changes, with unstaged changes (a file may count in both), untracked files and unmerged files. */
-  staged: number;
-  unstaged: number;
-  untracked: number;
-  conflicted: number;
-  operation: GitOperation | null;
-}
+export type { GitStatus };
 
 /**
  * The operation in progress in a working tree, from the markers git leaves
