@@ -1,6 +1,6 @@
 import { changeIndex } from "@knightcode/agent";
 import type { Handler } from "../rpc/handler.js";
-import { exclusiveInCheckout } from "./checkout.js";
+import { exclusiveInCheckout } from "../git/checkout.js";
 import { threadGit, withDiffErrors } from "./diff-context.js";
 
 /** git/stage or git/unstage: everything, a path or a hunk into or out of the index, with the checkout held. */

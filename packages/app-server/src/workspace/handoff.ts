@@ -29,7 +29,7 @@ import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
-import { exclusiveInCheckout } from "./checkout.js";
+import { exclusiveInCheckout } from "../git/checkout.js";
 import { confirmControlWrites, controlPathsError, controlWritesOfMove } from "./handoff-control.js";
 import { environmentSetup } from "./worktree-start.js";
 import { withWorktreeErrors } from "./worktree-errors.js";

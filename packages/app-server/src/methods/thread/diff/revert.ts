@@ -1,6 +1,6 @@
 import { revertDiff } from "@knightcode/agent";
 import type { Handler } from "../../../rpc/handler.js";
-import { exclusiveInCheckout } from "../../../workspace/checkout.js";
+import { exclusiveInCheckout } from "../../../git/checkout.js";
 import { lastTurnTrees, threadGit, withDiffErrors, worktreeBaseOf } from "../../../workspace/diff-context.js";
 
 /**
