@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Writes app-server.schema.json, src/generated/types.ts and docs/methods.md from the protocol table.
+// Writes app-server.schema.json and src/generated/types.ts from the protocol table; docs/methods.md, which
+// also names the server's file of each method, is written by scripts/methods.mjs at the repository root.
 // With --check, writes nothing and exits 1 when either file is stale.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { protocol, buildJsonSchema, methodFields, renderMethodReference, renderTypeScript } from "../dist/src/schema/index.js";
+import { protocol, buildJsonSchema, methodFields, renderTypeScript } from "../dist/src/schema/index.js";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const undocumented = methodFields(protocol).filter(({ row }) => row.description.trim() === "");
@@ -16,7 +17,6 @@ const schema = buildJsonSchema(protocol);
 const targets = [
   [here("../app-server.schema.json"), JSON.stringify(schema, null, 2) + "\n"],
   [here("../src/generated/types.ts"), renderTypeScript(schema)],
-  [here("../../../docs/methods.md"), renderMethodReference(protocol)],
 ];
 const check = process.argv.includes("--check");
 let stale = 0;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { buildJsonSchema, exampleParams, methodFields, protocol, renderMethodReference, renderTypeScript } from "../src/schema/index.js";
+import { buildJsonSchema, exampleParams, methodFields, protocol, renderTypeScript } from "../src/schema/index.js";
 import { ERROR_CODES } from "../src/errors.js";
 import { ProtocolSchema } from "../src/index.js";
 
@@ -12,11 +12,6 @@ test("the checked-in app-server.schema.json matches the protocol table", () => {
   const checkedIn = readFileSync(here("../../app-server.schema.json"), "utf8");
   const fresh = JSON.stringify(buildJsonSchema(protocol), null, 2) + "\n";
   assert.ok(checkedIn === fresh, "app-server.schema.json is stale: run `npm run generate:schema` in packages/app-server-protocol");
-});
-
-test("the checked-in docs/methods.md matches the protocol table", () => {
-  const checkedIn = readFileSync(here("../../../../docs/methods.md"), "utf8");
-  assert.ok(checkedIn === renderMethodReference(protocol), "docs/methods.md is stale: run `npm run generate:schema` in packages/app-server-protocol");
 });
 
 test("the checked-in src/generated/types.ts matches the protocol table", () => {

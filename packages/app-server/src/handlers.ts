@@ -1,60 +1,43 @@
-import { ProtocolSchema, type ClientRequestMethod } from "@knightcode/app-server-protocol";
-import type { Handler, HandlerTable } from "./rpc/handler.js";
-import { lifecycleHandlers } from "./lifecycle/handlers.js";
-import { payloadHandlers } from "./payloads/handlers.js";
-import { searchHandlers } from "./search/handlers.js";
-import type { CatalogHandler } from "./threads/catalog-handler.js";
-import type { ThreadHandler } from "./threads/thread-handler.js";
+import type { ClientRequestMethod } from "@knightcode/app-server-protocol";
+import type { Handler, HandlerTable, MethodModule, MethodSource } from "./rpc/handler.js";
+import { methodTable } from "./methods/table.js";
 
-/** Answered at once, before the thread layer exists. */
-const eager = { ...lifecycleHandlers, ...payloadHandlers, ...searchHandlers } satisfies Partial<HandlerTable>;
+type Loaded = { handler?: Handler<ClientRequestMethod>; loading?: Promise<Handler<ClientRequestMethod>> };
 
-/** Served from the threads on disk (listing-layer.ts): a client's first listing never waits for the agent. */
-const LISTING_METHODS = ["thread/list", "thread/read"] as const;
-export type ListingMethod = (typeof LISTING_METHODS)[number];
+const loaded = new Map<ClientRequestMethod, Loaded>();
 
-/** Every other method needs the thread layer (the agent, its tools, TypeBox), which loads on first use. */
-export type ThreadLayerMethod = Exclude<ClientRequestMethod, keyof typeof eager | ListingMethod>;
-
-let listingLayer: Promise<typeof import("./listing-layer.js")> | undefined;
-let threadLayer: Promise<typeof import("./thread-layer.js")> | undefined;
-
-function fromListingLayer<M extends ListingMethod>(method: M): Handler<M> {
-  return async (params, ctx) => {
-    listingLayer ??= import("./listing-layer.js");
-    const [layer, catalog] = await Promise.all([listingLayer, ctx.server.catalog()]);
-    const handler: CatalogHandler<M> = layer.listingHandlers[method];
-    return handler(params, ctx, catalog);
-  };
-}
-
-function fromThreadLayer<M extends ThreadLayerMethod>(method: M): Handler<M> {
-  return async (params, ctx) => {
-    threadLayer ??= import("./thread-layer.js");
-    const [layer, threads] = await Promise.all([threadLayer, ctx.server.threads()]);
-    const handler: ThreadHandler<M> = layer.threadLayerHandlers[method];
-    return handler(params, ctx, threads);
-  };
-}
-
-function isEager(method: ClientRequestMethod): method is keyof typeof eager {
-  return Object.hasOwn(eager, method);
-}
-
-function isListing(method: ClientRequestMethod): method is ListingMethod {
-  return (LISTING_METHODS as readonly string[]).includes(method);
+function load(method: ClientRequestMethod, state: Loaded): Promise<Handler<ClientRequestMethod>> {
+  const source = methodTable[method] as MethodSource<ClientRequestMethod>;
+  state.loading ??= (typeof source === "function" ? source() : Promise.resolve(source)).then((module: MethodModule<ClientRequestMethod>) => {
+    state.handler = module.handler;
+    return module.handler;
+  });
+  return state.loading;
 }
 
 /**
- * Every client request's handler, by method: the eager ones, the listing
- * ones, and for each other method of the protocol a stub that loads the
- * thread layer and hands over. Each domain folder exports its own map
- * (`threads/handlers.ts`, `turns/handlers.ts`, ...), and its files are named
- * after the methods.
+ * A method's handler as the dispatcher calls it: the module under
+ * `methods/` loads on the method's first request, and once it has, the
+ * handler runs at once, so a synchronous answer still goes out in order.
  */
-export const handlers = Object.fromEntries(
-  (ProtocolSchema.load().methods("clientRequests") as ClientRequestMethod[]).map((method) => [
-    method,
-    isEager(method) ? eager[method] : isListing(method) ? fromListingLayer(method) : fromThreadLayer(method),
-  ]),
-) as HandlerTable;
+function served<M extends ClientRequestMethod>(method: M): Handler<M> {
+  const source = methodTable[method] as MethodSource<M>;
+  if (typeof source !== "function") return source.handler;
+  const state: Loaded = {};
+  loaded.set(method, state);
+  return ((params, ctx) => {
+    if (state.handler) return state.handler(params, ctx);
+    return load(method, state).then((handler) => handler(params, ctx));
+  }) as Handler<M>;
+}
+
+/** Every client request's handler, by method; the table is generated from the files under `methods/` (scripts/methods.mjs). */
+export const handlers = Object.fromEntries(Object.keys(methodTable).map((method) => [method, served(method as ClientRequestMethod)])) as HandlerTable;
+
+/** Loads the modules of methods a client is about to send, so that their first request does not wait for the file. */
+export async function loadHandlers(methods: readonly ClientRequestMethod[]): Promise<void> {
+  await Promise.all(methods.map((method) => {
+    const state = loaded.get(method);
+    return state ? load(method, state) : undefined;
+  }));
+}

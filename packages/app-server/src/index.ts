@@ -9,5 +9,6 @@ export { DEFAULT_SHUTDOWN_TIMINGS, realClock, type Deadline, type ShutdownClock,
 export { SERVER_NAME, serverVersion } from "./version.js";
 export type { Connection } from "./rpc/connection.js";
 export type { Handler, HandlerTable, RequestContext } from "./rpc/handler.js";
+export type { Services, ServiceName } from "./services.js";
 export { ThreadManager } from "./threads/manager.js";
 export { LoadedThread } from "./threads/loaded-thread.js";

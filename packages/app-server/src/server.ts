@@ -1,12 +1,13 @@
-import { ProtocolSchema, type ServerNotificationMethod, type ServerNotificationParams } from "@knightcode/app-server-protocol";
+import { ProtocolSchema, type ClientRequestMethod, type ServerNotificationMethod, type ServerNotificationParams } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "./context.js";
-import { handlers as defaultHandlers } from "./handlers.js";
+import { handlers as defaultHandlers, loadHandlers } from "./handlers.js";
 import { Connection } from "./rpc/connection.js";
 import { AppServerError, rpcError } from "./rpc/errors.js";
 import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
 import { shutdownConnections, type ShutdownOptions } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
+import { Services } from "./services.js";
 import type { ThreadCatalog } from "./threads/catalog.js";
 import type { ThreadManager } from "./threads/manager.js";
 
@@ -16,13 +17,15 @@ export interface AppServerOptions {
   threads?: ThreadManager;
   handlers?: HandlerTable;
   schema?: ProtocolSchema;
+  /** Whether the thread layer loads in the background after the first handshake; true unless a test needs to see what a method alone loads. */
+  warmUp?: boolean;
 }
 
 const MAX_ERROR_MESSAGE = 2000;
 /** How long after the first handshake the warm-up begins. */
 const WARM_UP_DELAY_MS = 30;
 /** What a client asks first: their validators compile during the warm-up. */
-const FIRST_REQUESTS = ["thread/start", "thread/resume", "thread/read", "thread/list", "turn/start"];
+const FIRST_REQUESTS: ClientRequestMethod[] = ["thread/start", "thread/resume", "thread/read", "thread/list", "turn/start"];
 
 /**
  * Connections and dispatch over one shared context. Each request is checked
@@ -31,9 +34,8 @@ const FIRST_REQUESTS = ["thread/start", "thread/resume", "thread/read", "thread/
  */
 export class AppServer {
   readonly context: ServerContext;
-  private threadManager: ThreadManager | undefined;
-  private threadManagerLoading: Promise<ThreadManager> | undefined;
-  private catalogLoading: Promise<ThreadCatalog> | undefined;
+  /** What handlers use, built on first use: the composition root. */
+  readonly services: Services;
   private readonly handlers: HandlerTable;
   private readonly schema: ProtocolSchema;
   private readonly liveConnections = new Set<Connection>();
@@ -42,7 +44,9 @@ export class AppServer {
 
   constructor(options: AppServerOptions) {
     this.context = options.context;
-    if (options.threads) this.adoptThreads(options.threads);
+    this.services = new Services(this);
+    if (options.threads) this.services.adopt(options.threads);
+    this.warmUpScheduled = options.warmUp === false;
     this.handlers = options.handlers ?? defaultHandlers;
     this.schema = options.schema ?? ProtocolSchema.load();
   }
@@ -81,44 +85,26 @@ export class AppServer {
     for (const connection of this.liveConnections) connection.notify(method, params);
   }
 
-  private adoptThreads(manager: ThreadManager): ThreadManager {
-    manager.attach(this);
-    this.threadManager = manager;
-    return manager;
-  }
-
-  /**
-   * The thread manager. The agent layer it stands on is loaded on first use,
-   * never before the handshake; a host that embeds the server may pass its own.
-   */
+  /** The thread manager, loaded on first use (never before the handshake); a host that embeds the server may pass its own. */
   threads(): Promise<ThreadManager> {
-    if (this.threadManager) return Promise.resolve(this.threadManager);
-    this.threadManagerLoading ??= Promise.all([import("./threads/manager.js"), this.catalog()]).then(([{ ThreadManager }, catalog]) =>
-      this.adoptThreads(new ThreadManager(this.context, catalog)),
-    );
-    return this.threadManagerLoading;
+    return this.services.threads();
   }
 
-  /**
-   * The threads on disk, for listings and history: loads no more than the
-   * listing needs, and is the same catalog the thread manager uses.
-   */
+  /** The threads on disk, for listings and history: loads no more than the listing needs. */
   catalog(): Promise<ThreadCatalog> {
-    if (this.threadManager) return Promise.resolve(this.threadManager.catalog);
-    this.catalogLoading ??= import("./threads/catalog.js").then(({ ThreadCatalog }) => new ThreadCatalog(this.context));
-    return this.catalogLoading;
+    return this.services.catalog();
   }
 
   /** The thread manager if it exists yet; nothing is loaded to answer. */
   get loadedThreads(): ThreadManager | undefined {
-    return this.threadManager;
+    return this.services.loadedThreads;
   }
 
   threadCounts(): { loaded: number; loading: number } {
-    return this.threadManager?.counts() ?? { loaded: 0, loading: 0 };
+    return this.services.loadedThreads?.counts() ?? { loaded: 0, loading: 0 };
   }
 
-  private warmUpScheduled = false;
+  private warmUpScheduled: boolean;
   /** Requests accepted and not answered yet, over every connection. */
   private answering = 0;
   private readonly idleWaiters: (() => void)[] = [];
@@ -144,7 +130,7 @@ export class AppServer {
    */
   warmUp(): void {
     this.idle()
-      .then(() => Promise.all([this.threads(), import("./thread-layer.js")]))
+      .then(() => Promise.all([this.threads(), loadHandlers(FIRST_REQUESTS)]))
       .then(async ([manager]) => {
         await this.idle();
         this.schema.prepare("clientRequests", FIRST_REQUESTS);
@@ -177,14 +163,14 @@ export class AppServer {
       for (const stop of this.inputStoppers.splice(0)) stop();
       for (const connection of this.liveConnections) connection.transport.stopInput();
       // A manager still loading is waited for: threads it is about to hold must unload too.
-      const manager = () => this.threadManager ?? this.threadManagerLoading;
+      const manager = () => this.services.pending().threads;
       const threads = {
         stopTurns: async () => (await manager())?.stopTurns(),
         closeAll: async (deadline: Promise<void>) => {
           const threads = await manager();
           // The manager closes the catalog it shares; a server that only listed has a catalog alone.
           if (threads) await threads.closeAll(deadline);
-          else await (await this.catalogLoading)?.close();
+          else await (await this.services.pending().catalog)?.close();
         },
       };
       await shutdownConnections([...this.liveConnections], this.context, threads, options);
@@ -211,6 +197,7 @@ export class AppServer {
       connection,
       server: this,
       context: this.context,
+      services: this.services,
       log: connection.log,
       signal: inFlight.signal,
     };

@@ -189,15 +189,40 @@ function fieldTable(rows: FieldRow[]): string[] {
   ];
 }
 
-/** The generated `docs/methods.md`: per method its doc line, fields, errors and one example. */
-export function renderMethodReference(protocol: Protocol): string {
+/** Where the server answers each client request: a path from the repository root, by method. */
+export type ServedBy = Readonly<Record<string, string>>;
+
+/** A doc's first sentence, for an index line. */
+function firstSentence(doc: string): string {
+  const match = /^(.*?\.)(\s|$)/s.exec(doc);
+  return match ? match[1]! : doc;
+}
+
+function requestIndex(entries: [string, JsonObject][], servedBy: ServedBy): string[] {
+  return [
+    "| method | what it does | served by |",
+    "|---|---|---|",
+    ...entries.map(([method, entry]) => {
+      const file = servedBy[method];
+      if (file === undefined) throw new Error(`no file serves ${method}`);
+      return `| [\`${method}\`](#${method.replaceAll("/", "").toLowerCase()}) | ${cell(firstSentence(String(entry.description)))} | [\`${file}\`](../${file}) |`;
+    }),
+  ];
+}
+
+/**
+ * The generated `docs/methods.md`: per method its doc line, fields, errors
+ * and one example; with `servedBy`, each client request's file in the
+ * server beside it.
+ */
+export function renderMethodReference(protocol: Protocol, servedBy?: ServedBy): string {
   const schema = buildJsonSchema(protocol);
   const reference = new Reference(schema.$defs as JsonObject);
   const lines = [
     "# Method reference",
     "",
-    "Generated from the protocol table in `packages/app-server-protocol` by `npm run generate:schema`;",
-    "do not edit by hand. The JSON Schema is `packages/app-server-protocol/app-server.schema.json`; the same",
+    "Generated from the protocol table in `packages/app-server-protocol` and the handlers under",
+    "`packages/app-server/src/methods/` by `node scripts/methods.mjs`; do not edit by hand. The JSON Schema is `packages/app-server-protocol/app-server.schema.json`; the same",
     "shapes as TypeScript are exported by `@knightcode/app-server-protocol` (`src/generated/types.ts`).",
     "A type in a table that is a name (`Thread`, `HistoryItem`) is one of those shapes.",
     `Every request may also answer ${COMMON_ERROR_CODES.map((c) => `\`${c}\``).join(", ")}.`,
@@ -209,9 +234,12 @@ export function renderMethodReference(protocol: Protocol): string {
       lines.push("None yet.");
       continue;
     }
-    lines.push(entries.map(([method]) => `[\`${method}\`](#${method.replaceAll("/", "").toLowerCase()})`).join(" · "));
+    if (servedBy && section === "clientRequests") lines.push(...requestIndex(entries, servedBy));
+    else lines.push(entries.map(([method]) => `[\`${method}\`](#${method.replaceAll("/", "").toLowerCase()})`).join(" · "));
     for (const [method, entry] of entries) {
-      lines.push("", `### ${method}`, "", String(entry.description), "", "**Params**", "", ...fieldTable(reference.rows(entry.params)));
+      lines.push("", `### ${method}`, "", String(entry.description));
+      if (servedBy && section === "clientRequests") lines.push("", `**Served by:** [\`${servedBy[method]}\`](../${servedBy[method]})`);
+      lines.push("", "**Params**", "", ...fieldTable(reference.rows(entry.params)));
       if (entry.result !== undefined) {
         lines.push("", "**Result**", "", ...fieldTable(reference.rows(entry.result)));
         const errors = Array.isArray(entry.errors) ? entry.errors : [];

@@ -1,9 +1,7 @@
 import { AuthFileError, OAuthLogins, type LoginEnd, type ModelRegistry } from "@knightcode/agent";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
-import type { RequestContext } from "../rpc/handler.js";
 import type { AppServer } from "../server.js";
-import type { ThreadManager } from "../threads/manager.js";
 
 type Account = ServerNotificationParams<"account/updated">["accounts"][number];
 
@@ -57,18 +55,6 @@ export class AccountService {
   async knows(provider: string): Promise<boolean> {
     return (await this.registry.providers()).some(({ name }) => name === provider);
   }
-}
-
-const services = new WeakMap<AppServer, AccountService>();
-
-/** The server's account service, made on first use. */
-export function accountService(ctx: RequestContext, threads: ThreadManager): AccountService {
-  let service = services.get(ctx.server);
-  if (!service) {
-    service = new AccountService(ctx.server, threads.registry);
-    services.set(ctx.server, service);
-  }
-  return service;
 }
 
 /** Maps an auth.json failure: the file is named, its content never shown. */

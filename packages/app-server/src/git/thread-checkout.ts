@@ -3,7 +3,7 @@ import { childEnvironment, CommitMessageError, discoverRepo, type GitContext } f
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
-import { exclusiveInCheckout } from "../workspace/checkout.js";
+import { exclusiveInCheckout } from "./checkout.js";
 import { withGitErrors } from "./errors.js";
 
 /**

@@ -2,14 +2,17 @@ import type { ClientRequestMethod, ClientRequestParams, ClientRequestResult, Req
 import type { ServerContext } from "../context.js";
 import type { Logger } from "../log.js";
 import type { AppServer } from "../server.js";
+import type { Services } from "../services.js";
 import type { Connection } from "./connection.js";
 
-/** What a handler may use: its connection, the shared server, a logger and its abort signal. */
+/** What a handler may use: its connection, the server's services, a logger and its abort signal. */
 export interface RequestContext {
   readonly requestId: RequestId;
   readonly connection: Connection;
   readonly server: AppServer;
   readonly context: ServerContext;
+  /** Trust, registry, catalog, threads, accounts: each built on first use, so a handler loads only what it asks for. */
+  readonly services: Services;
   readonly log: Logger;
   /** Aborted when the connection closes or shutdown's deadline passes. */
   readonly signal: AbortSignal;
@@ -22,3 +25,14 @@ export type Handler<M extends ClientRequestMethod> = (
 
 /** One handler per client request of the protocol table: a missing one is a compile error. */
 export type HandlerTable = { [M in ClientRequestMethod]: Handler<M> };
+
+/** A file under `methods/`: the handler of the method its path names. */
+export interface MethodModule<M extends ClientRequestMethod> {
+  readonly handler: Handler<M>;
+}
+
+/** A method's module, imported with the server or loaded on the method's first request. */
+export type MethodSource<M extends ClientRequestMethod> = MethodModule<M> | (() => Promise<MethodModule<M>>);
+
+/** Every client request's module, by method: a method without a file under `methods/` is a compile error. */
+export type MethodTable = { [M in ClientRequestMethod]: MethodSource<M> };

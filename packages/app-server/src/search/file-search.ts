@@ -1,6 +1,4 @@
 import { childEnvironment, readModelsFile } from "@knightcode/agent";
-import { rpcError } from "../rpc/errors.js";
-import type { Handler } from "../rpc/handler.js";
 import type { AppServer } from "../server.js";
 import { FileSearch, type FileSearchLimits } from "./service.js";
 
@@ -18,7 +16,7 @@ export function fileSearchOf(server: AppServer): FileSearch {
   search = new FileSearch({
     env: () =>
       childEnvironment(context.env, {
-        withholdNames: server.loadedThreads?.registry.keyEnvNames() ?? modelsFileKeyNames(context.agentDir, context.env),
+        withholdNames: server.services.loadedRegistry?.keyEnvNames() ?? modelsFileKeyNames(context.agentDir, context.env),
         withholdValues: context.secrets.values,
       }),
     pathEnv: () => context.env,
@@ -33,7 +31,7 @@ export function fileSearchOf(server: AppServer): FileSearch {
   return search;
 }
 
-/** Before any thread loaded, no extension has named a key variable: models.json is the only other source. */
+/** Before the registry exists, no extension has named a key variable: models.json is the only other source. */
 function modelsFileKeyNames(agentDir: string, env: NodeJS.ProcessEnv): string[] {
   return readModelsFile(agentDir, env).providers.flatMap((provider) => (provider.apiKeyEnv === undefined ? [] : [provider.apiKeyEnv]));
 }
@@ -46,14 +44,3 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<FileSearchLimits> {
   const text = env.KNIGHTCODE_FILE_SEARCH_MAX_PATHS;
   return text !== undefined && /^[1-9][0-9]{0,8}$/.test(text) ? { maxPaths: Number(text) } : {};
 }
-
-/** file/search: fd's listing of cwd, cached, matched fuzzily against the query. */
-export const searchFiles: Handler<"file/search"> = async (params, ctx) => {
-  try {
-    return await fileSearchOf(ctx.server).search(params, ctx.signal);
-  } catch (error) {
-    // The connection closed or the deadline passed: nobody reads the answer, and it is no fault to log.
-    if (ctx.signal.aborted && error === ctx.signal.reason) throw rpcError("internal", "the search was cancelled");
-    throw error;
-  }
-};

@@ -3,7 +3,6 @@ import type { Connection } from "../rpc/connection.js";
 import { rpcError, turnIdData } from "../rpc/errors.js";
 import type { ThreadManager } from "./manager.js";
 import { sessionError } from "./session-error.js";
-import type { ThreadHandler } from "./thread-handler.js";
 
 export function notFound(threadId: string): Error {
   return rpcError("threadNotFound", `no saved thread ${threadId}`);
@@ -25,7 +24,7 @@ async function unloadForArchive(threads: ThreadManager, threadId: string): Promi
  * every connection; an archived worktree thread's worktree is then
  * snapshotted and deleted when nothing else runs there.
  */
-async function moveThread(threads: ThreadManager, threadId: string, archive: boolean, connection: Connection): Promise<Record<string, never>> {
+export async function moveThread(threads: ThreadManager, threadId: string, archive: boolean, connection: Connection): Promise<Record<string, never>> {
   const found = threads.find(threadId);
   if (!found) throw notFound(threadId);
   if (found.archived === archive) return {};
@@ -42,14 +41,3 @@ async function moveThread(threads: ThreadManager, threadId: string, archive: boo
   if (archive) await threads.worktrees.retire(threadId, to, connection);
   return {};
 }
-
-/**
- * Moves an idle thread's transcript into the archived folder. The checks
- * that can refuse run before the thread unloads, so a refusal leaves it
- * loaded with its subscribers; the move itself rechecks under both locks.
- */
-export const archiveThread: ThreadHandler<"thread/archive"> = (params, ctx, threads) =>
-  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, true, ctx.connection));
-
-export const unarchiveThread: ThreadHandler<"thread/unarchive"> = (params, ctx, threads) =>
-  threads.fenced(params.threadId, () => moveThread(threads, params.threadId, false, ctx.connection));

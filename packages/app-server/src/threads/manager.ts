@@ -1,16 +1,10 @@
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import {
-  ExtensionFactoryCache,
-  ModelRegistry,
   SessionFile,
   ThreadRuntime,
-  TrustStore,
   forkSession,
-  mcpExtension,
   probeThreadCommands,
   readSessionHeader,
-  readSettings,
   sandboxSupport,
   warmEngine,
   warmUp,
@@ -28,6 +22,8 @@ import {
 import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
+import { createModelRegistry } from "../models/registry.js";
+import { createTrustStore } from "../trust/store.js";
 import { ServerWorktrees } from "../workspace/worktree-service.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
@@ -36,6 +32,7 @@ import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
 import type { QueuedInput } from "../turns/input-queue.js";
 import { modelError } from "./model-error.js";
 import { sessionError } from "./session-error.js";
+import { threadEnvironment } from "./environment.js";
 import { derivedName, validApprovalMode } from "./thread-object.js";
 
 type SendMessageOptions = { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" };
@@ -76,7 +73,9 @@ export class ThreadManager {
     readonly context: ServerContext,
     /** Where the threads are on disk; shared with the listing, which the manager tells what its threads are doing. */
     readonly catalog: ThreadCatalog = new ThreadCatalog(context),
+    environment?: ThreadEnvironment,
   ) {
+    this.environmentValue = environment;
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -103,26 +102,9 @@ export class ThreadManager {
     this.broadcaster = broadcaster;
   }
 
+  /** The shared pieces every thread runs on; the services give them, an embedding host's manager makes its own. */
   get environment(): ThreadEnvironment {
-    if (this.environmentValue) return this.environmentValue;
-    const trust = new TrustStore(this.context.agentDir);
-    this.environmentValue = {
-      agentDir: this.context.agentDir,
-      registry: new ModelRegistry(this.context.agentDir, this.context.env, { log: (message) => this.context.log.warn(message) }),
-      trust,
-      builtinExtensions: [mcpExtension({ agentDir: this.context.agentDir, trust, env: this.context.env })],
-      // One code cache per process: threads lease what they load; at most 256 unleased entries stay.
-      extensionFactories: new ExtensionFactoryCache({
-        onChange: (counts) => (this.context.counters.inactiveFactories = counts.inactive),
-        // Per user and private: what is found there runs in the server.
-        diskCache: join(this.context.agentDir, "cache", "jiti"),
-        onWarning: (message) => this.context.log.warn(message),
-      }),
-      extensionPaths: this.context.extensionPaths,
-      env: this.context.env,
-      secrets: this.context.secrets,
-      log: (line) => this.context.log.info(line),
-    };
+    this.environmentValue ??= threadEnvironment(this.context, { registry: createModelRegistry(this.context), trust: createTrustStore(this.context) });
     return this.environmentValue;
   }
 
@@ -130,7 +112,7 @@ export class ThreadManager {
     return this.catalog.locator;
   }
 
-  get registry(): ModelRegistry {
+  get registry(): ThreadEnvironment["registry"] {
     return this.environment.registry;
   }
 
@@ -152,16 +134,6 @@ export class ThreadManager {
     const thread = this.loaded.get(threadId);
     if (!thread) throw rpcError("threadNotFound", `thread ${threadId} is not loaded`);
     return thread;
-  }
-
-  /** The model a new thread in `cwd` would start with, if any is usable. */
-  async defaultModel(cwd: string) {
-    const effective = readSettings({ agentDir: this.context.agentDir, cwd, trust: this.environment.trust.decisionFor(cwd) }).effective;
-    try {
-      return await this.registry.resolve(undefined, { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined });
-    } catch {
-      return undefined;
-    }
   }
 
   /** A terminal host's threads run everything; a desktop thread takes the settings it loaded (trusted project settings included). */

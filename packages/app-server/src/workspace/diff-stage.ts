@@ -1,10 +1,12 @@
 import { changeIndex } from "@knightcode/agent";
-import type { ThreadHandler } from "../threads/thread-handler.js";
-import { exclusiveInCheckout } from "./checkout.js";
+import type { Handler } from "../rpc/handler.js";
+import { exclusiveInCheckout } from "../git/checkout.js";
 import { threadGit, withDiffErrors } from "./diff-context.js";
 
-function indexChange(unstage: boolean): ThreadHandler<"git/stage" | "git/unstage"> {
-  return async (params, _ctx, threads) => {
+/** git/stage or git/unstage: everything, a path or a hunk into or out of the index, with the checkout held. */
+export function indexChange(unstage: boolean): Handler<"git/stage" | "git/unstage"> {
+  return async (params, ctx) => {
+    const threads = await ctx.services.threads();
     return threads.using(params.threadId, (thread) =>
       withDiffErrors(async () => {
         const git = await threadGit(thread, threads.context.env);
@@ -14,9 +16,3 @@ function indexChange(unstage: boolean): ThreadHandler<"git/stage" | "git/unstage
     );
   };
 }
-
-/** git/stage: everything, a path or an unstaged hunk into the index, with the checkout held. */
-export const stage: ThreadHandler<"git/stage"> = indexChange(false);
-
-/** git/unstage: everything, a path or a staged hunk out of the index, with the checkout held. */
-export const unstage: ThreadHandler<"git/unstage"> = indexChange(true);

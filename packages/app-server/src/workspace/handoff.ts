@@ -24,12 +24,12 @@ import {
   type Warning,
   type WorkspaceState,
 } from "@knightcode/agent";
-import type { ClientRequestResult } from "@knightcode/app-server-protocol";
+import type { ClientRequestParams, ClientRequestResult } from "@knightcode/app-server-protocol";
+import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
-import type { ThreadHandler } from "../threads/thread-handler.js";
-import { exclusiveInCheckout } from "./checkout.js";
+import { exclusiveInCheckout } from "../git/checkout.js";
 import { confirmControlWrites, controlPathsError, controlWritesOfMove } from "./handoff-control.js";
 import { environmentSetup } from "./worktree-start.js";
 import { withWorktreeErrors } from "./worktree-errors.js";
@@ -46,7 +46,7 @@ interface Moved {
 }
 
 /**
- * thread/handoff: moves a thread and its uncommitted changes between its
+ * thread/handoff's work: moves a thread and its uncommitted changes between its
  * worktree and the user's checkout. The destination must be clean; the
  * changes are saved under `<agentDir>/handoff/` before anything moves and
  * leave the source only once they landed. Every thread of both checkouts
@@ -56,8 +56,12 @@ interface Moved {
  * loads again where it now runs: subscribers hear thread/replaced with the
  * same id and its queued inputs follow it.
  */
-export const handoffThread: ThreadHandler<"thread/handoff"> = (params, ctx, threads) =>
-  withWorktreeErrors(async () => {
+export function handoff(
+  threads: ThreadManager,
+  params: ClientRequestParams<"thread/handoff">,
+  ctx: { connection: Connection; signal: AbortSignal },
+): Promise<ClientRequestResult<"thread/handoff">> {
+  return withWorktreeErrors(async () => {
     const thread = await threads.load(params.threadId);
     if (thread.file.summary().firstUserText === undefined) throw rpcError("invalidParams", `thread ${thread.id} has no message yet: there is nothing to hand off`);
     if (thread.place.mode === params.to) {
@@ -77,6 +81,7 @@ export const handoffThread: ThreadHandler<"thread/handoff"> = (params, ctx, thre
     if (result.branch !== undefined) answer.branch = result.branch;
     return answer;
   });
+}
 
 /**
  * From the thread's worktree to the user's checkout, on a branch at the

@@ -21,7 +21,7 @@ import {
 import type { Connection } from "../rpc/connection.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";
-import { isInside } from "./checkout.js";
+import { isInside } from "../git/checkout.js";
 
 /** A cleanup script gets this long before its process group is stopped and the deletion goes on. */
 const CLEANUP_TIMEOUT_MS = 5 * 60_000;

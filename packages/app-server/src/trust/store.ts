@@ -1,0 +1,7 @@
+import { TrustStore } from "@knightcode/agent";
+import type { ServerContext } from "../context.js";
+
+/** The server-owned trust decisions: one store per server, read by settings, MCP, environments and threads alike. */
+export function createTrustStore(context: ServerContext): TrustStore {
+  return new TrustStore(context.agentDir);
+}
