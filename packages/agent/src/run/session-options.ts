@@ -6,6 +6,7 @@ import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from "./stall-guard.js";
 import type { Transcript, TurnStatus } from "./transcript.js";
 import type { TurnError } from "./error-kind.js";
 import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { SteerQueue } from "./steer-queue.js";
 
 export interface RetrySettings {
   enabled: boolean;
@@ -53,6 +54,8 @@ export interface SessionHooks {
 }
 
 export interface AgentSessionOptions {
+  /** The thread's one steer queue, when the owner of its turns keeps it; the session makes its own otherwise. */
+  steers?: SteerQueue;
   threadId: string;
   cwd: string;
   transcript: Transcript;

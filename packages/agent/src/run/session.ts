@@ -6,12 +6,13 @@ import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
-import { textOf, toLlmMessages, userMessage } from "./messages.js";
+import { toLlmMessages, userMessage } from "./messages.js";
 export { userMessage };
 import { followsPlanSubmission, UNHEARD_VERDICT } from "./plan-verdict.js";
 import { stallGuardedStream } from "./stall-guard.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
+import { SteerQueue, type HeldSteer } from "./steer-queue.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
 import { threadFault } from "../session/fault.js";
@@ -45,8 +46,8 @@ export class AgentSession {
   private unsaved: UnsavedEntries | undefined;
   private systemPrompt: string;
   private tools: AgentTool[];
-  /** Steering and follow-up messages accepted but not yet delivered, in order; delivery is noticed by identity. */
-  private steers: AgentMessage[] = [];
+  /** Steering and follow-up messages, from the input hooks to the transcript: the owner of the turn holds the same queue. */
+  readonly steers: SteerQueue;
   private nestedCalls = 0;
   /** Agents left behind by a turn that did not stop in time: what they still do is ignored. */
   private readonly abandoned = new WeakSet<Agent>();
@@ -60,6 +61,7 @@ export class AgentSession {
     this.settings = options.settings ?? DEFAULT_RUN_SETTINGS;
     this.systemPrompt = options.systemPrompt;
     this.tools = options.tools;
+    this.steers = options.steers ?? new SteerQueue();
     const state = this.transcript.summary();
     this.level = (state.thinkingLevel ?? options.defaultThinkingLevel ?? "medium") as ModelThinkingLevel;
     this.tokenUsage = { ...state.usage, contextWindow: 0 };
@@ -271,11 +273,7 @@ export class AgentSession {
       message.role === "custom"
         ? this.appendSafely({ type: "custom_message", customType: message.customType, content: message.content, display: message.display, ...(message.details === undefined ? {} : { details: message.details }) })
         : this.appendSafely({ type: "message", message });
-    const steer = this.steers.indexOf(message);
-    if (steer !== -1) {
-      this.steers.splice(steer, 1);
-      this.emit({ type: "steering_changed", turnId, pending: this.pendingSteers() });
-    }
+    this.steers.delivered(message);
     this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "", entryTimestamp: entry?.timestamp ?? Date.now() });
     if (message.role === "assistant") {
       this.tokenUsage = addReply(this.tokenUsage, message);
@@ -350,10 +348,8 @@ export class AgentSession {
     const status: TurnStatus = turn.fault ? "failed" : turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
     agent.clearAllQueues();
-    const dropped = this.steers.length > 0;
-    this.steers = [];
     this.current = undefined;
-    if (dropped) this.emit({ type: "steering_changed", turnId, pending: [] });
+    this.steers.dropAccepted();
     const completedAt = Date.now();
     const end: Record<string, unknown> = { type: "turn_end", turnId, status };
     if (status === "failed" && error) end.error = error;
@@ -416,14 +412,13 @@ export class AgentSession {
    * Hands a message (the user's, or an extension's) to the running turn:
    * `steer` reaches the model after the current tool calls, `followUp` once
    * the agent would otherwise stop. False when no turn accepts input.
+   * `held`: the steer it comes from, which the queue accepts in its place.
    */
-  deliver(message: AgentMessage, as: "steer" | "followUp"): boolean {
-    const turn = this.current;
-    if (!turn?.accepting || !this.agent) return false;
-    this.steers.push(message);
+  deliver(message: AgentMessage, as: "steer" | "followUp", held?: HeldSteer): boolean {
+    if (!this.current?.accepting || !this.agent) return false;
+    this.steers.accept(message, held);
     if (as === "steer") this.agent.steer(message);
     else this.agent.followUp(message);
-    this.emit({ type: "steering_changed", turnId: turn.id!, pending: this.pendingSteers() });
     return true;
   }
 
@@ -436,27 +431,6 @@ export class AgentSession {
     this.recordMessage("", message);
     this.agent?.state.messages.push(message);
     return true;
-  }
-
-  /** Steering texts accepted but not yet delivered to the model. */
-  pendingSteers(): string[] {
-    return this.steers.map((m) => (m.role === "user" || m.role === "custom" ? textOf(m.content) : ""));
-  }
-
-  /** The images steers not yet delivered carry: their base64 characters together. */
-  pendingSteerImageBytes(): number {
-    let bytes = 0;
-    for (const message of this.steers) {
-      if ((message.role === "user" || message.role === "custom") && typeof message.content !== "string") {
-        for (const part of message.content) if (part.type === "image") bytes += part.data.length;
-      }
-    }
-    return bytes;
-  }
-
-  /** @internal whether steers wait for delivery (the turn loop runs the agent again for them) */
-  get hasPendingSteers(): boolean {
-    return this.steers.length > 0;
   }
 
   /** Stops the running turn: the model request, running tools, a retry wait or a compaction. */

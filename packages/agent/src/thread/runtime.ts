@@ -30,6 +30,10 @@ import { threadResources } from "./thread-resources.js";
 import { threadSandbox } from "./thread-sandbox.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
+import { SteerQueue } from "../run/steer-queue.js";
+import { TurnController, type TurnLog } from "../turn/controller.js";
+import type { TurnErrors } from "../turn/errors.js";
+import type { InputOutcome, InputSource } from "../turn/run-record.js";
 
 export { probeCommands } from "./command-probe.js";
 export { probeTools } from "./tool-probe.js";
@@ -78,8 +82,9 @@ export interface ThreadRuntimeOptions {
    * so with `allowAllToolCalls`.
    */
   approvalGate?: BeforeToolCall;
-  /** Who owns the running turn; the session itself when absent. */
-  turns?: TurnOwnerView;
+  /** How the owner of the thread's turns refuses a request and reports a start that failed; plain errors when absent. */
+  turnErrors?: TurnErrors;
+  turnLog?: TurnLog;
   /** ask_user's questions to the thread's user; offered to the model only with a UI. */
   askUser?: AskUserHandler;
   /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
@@ -99,22 +104,7 @@ export interface ThreadSandboxing {
   networkGranted(callId: string | undefined): boolean;
 }
 
-/**
- * The owner of the thread's running turn, as the rest of the thread asks
- * it: extensions learn from it whether the thread is idle and which signal
- * a turn listens to, and ask it to interrupt. A thread without an owner of
- * its own (a headless run) asks its session.
- */
-export interface TurnOwnerView {
-  isIdle(): boolean;
-  signal(): AbortSignal | undefined;
-  interrupt(): void;
-}
-
-export type InputOutcome =
-  /** `threadId`: a command replaced the thread with this one. */
-  | { action: "handled"; threadId?: string }
-  | { action: "continue"; text: string; images: ImageContent[] };
+export type { InputOutcome };
 
 function runSettingsFrom(effective: EffectiveSettings): RunSettings {
   const retry = effective.retry.provider;
@@ -133,6 +123,8 @@ function runSettingsFrom(effective: EffectiveSettings): RunSettings {
  */
 export class ThreadRuntime {
   readonly session: AgentSession;
+  /** The one owner of the thread's running turn, its queues and its waits. */
+  readonly turns: TurnController;
   readonly host: ExtensionHost;
   private resourceList: Resource[] = [];
   /** The active tools that are our own, not an extension's replacement. */
@@ -154,6 +146,7 @@ export class ThreadRuntime {
     snapshot: SettingsSnapshot,
     host: ExtensionHost,
     session: AgentSession,
+    turns: TurnController,
     /** Every process group the thread's commands started and that still lives. */
     readonly processes: ProcessGroups,
     /** The files bash spilled large outputs to; deleted when the thread goes. */
@@ -165,6 +158,7 @@ export class ThreadRuntime {
     this.toolsFile = readToolsFile(options.environment.agentDir);
     this.host = host;
     this.session = session;
+    this.turns = turns;
   }
 
   /** Loads everything a thread needs; the warnings are for the answer that opened the thread. */
@@ -174,6 +168,7 @@ export class ThreadRuntime {
     const snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     const warnings: Warning[] = [...snapshot.errors];
     let session!: AgentSession;
+    let turns: TurnController | undefined;
     let runtime: ThreadRuntime | undefined;
     const processes = new ProcessGroups();
     const sandbox = options.sandboxing === undefined ? undefined : threadSandbox(options, options.sandboxing, () => runtime?.settings ?? snapshot);
@@ -189,9 +184,9 @@ export class ThreadRuntime {
       // The settings a reload read, once there was one.
       childEnv: () => threadChildEnv(env, runtime?.settings ?? snapshot),
       model: () => session?.model,
-      turnSignal: () => (options.turns ? options.turns.signal() : session?.runningTurn?.signal),
-      abort: () => (options.turns ? options.turns.interrupt() : session?.abort()),
-      isIdle: () => (options.turns ? options.turns.isIdle() : !session?.runningTurn),
+      turnSignal: () => turns?.signal,
+      abort: () => turns?.interruptRun(),
+      isIdle: () => turns?.isIdle ?? true,
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
       sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
@@ -226,8 +221,17 @@ export class ThreadRuntime {
       beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gate(call, signal),
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
+      steers: new SteerQueue(),
     });
-    runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills, sandbox);
+    turns = new TurnController({
+      threadId: options.threadId,
+      session,
+      // A turn starts only once the runtime exists.
+      processInput: (text, images, source, signal) => runtime!.processInput(text, images, source, signal),
+      ...(options.turnErrors ? { errors: options.turnErrors } : {}),
+      ...(options.turnLog ? { log: options.turnLog } : {}),
+    });
+    runtime = new ThreadRuntime(options, snapshot, host, session, turns, processes, spills, sandbox);
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
     warnings.push(...runtime.modelWarnings());
@@ -397,7 +401,7 @@ export class ThreadRuntime {
    * handlers (continue, transform or handle), then a prompt template or
    * skill expansion. Aborting the signal stops waiting for handlers.
    */
-  async processInput(text: string, images: ImageContent[], source: "user" | "queue" | "extension", signal?: AbortSignal): Promise<InputOutcome> {
+  async processInput(text: string, images: ImageContent[], source: InputSource, signal?: AbortSignal): Promise<InputOutcome> {
     const slash = parseSlashInput(text);
     const command = slash ? await this.host.runCommand(slash.name, slash.args) : undefined;
     if (command) return { action: "handled", ...(command.newThreadId ? { threadId: command.newThreadId } : {}) };

@@ -8,7 +8,10 @@ import type {
   ReviewComment,
   SessionEvent,
   SessionFile,
+  StartMeta,
+  StartOutcome,
   ThreadRuntime,
+  TurnController,
   TokenUsage,
   ToolCallInfo,
   Warning,
@@ -31,7 +34,7 @@ import { interpretUserInput, questionsForWire } from "../ui/dialogs.js";
 import { DELTAS } from "../rpc/outbox.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { itemForWire } from "../payloads/refs.js";
-import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
+import { TurnNotifier } from "../turns/notifier.js";
 import { sandboxWarning } from "./sandbox-warning.js";
 import { TurnChanges } from "../workspace/diff-turn-changes.js";
 import type { ItemSink } from "../turns/live-items.js";
@@ -55,7 +58,6 @@ export interface LoadedThreadOptions {
   defaultApprovalMode: ApprovalMode;
   /** The thread can no longer write its file: the manager closes it. */
   onFatal(thread: LoadedThread, error: Error): void;
-  modelError(error: unknown): Error;
   payloads(): PayloadSink;
   /** A turn started: its worktree counts as used. */
   onTurnStarted?(thread: LoadedThread): void;
@@ -79,7 +81,10 @@ export class LoadedThread {
   readonly ui: UiBridge;
   readonly loadWarnings: Warning[];
   readonly log: Logger;
-  readonly turns: TurnOwner;
+  /** The one owner of the running turn, its queues and waits (the runtime's). */
+  readonly turns: TurnController;
+  /** What the turns report, as notifications; the running turn as the wire shows it. */
+  private readonly notifier: TurnNotifier;
   readonly gate: ApprovalGate;
   /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
   readonly asker: Asker;
@@ -156,11 +161,10 @@ export class LoadedThread {
       record: (entry) => this.runtime.session.appendSafely(entry),
       changed: (turnId, files) => this.send("turn/diff/updated", { threadId: this.id, turnId, files }),
     });
-    this.turns = new TurnOwner({
-      threadId: this.id,
-      runtime: this.runtime,
-      log: options.log,
-      subscribe: (connection) => this.subscribe(connection),
+    this.turns = this.runtime.turns;
+    this.notifier = new TurnNotifier({
+      turns: this.turns,
+      session: this.runtime.session,
       out: {
         started: (turn, requestId) => this.send("turn/started", { threadId: this.id, turn, ...(requestId ? { requestId } : {}) }),
         completed: (turn) => this.turnCompleted(turn),
@@ -169,7 +173,6 @@ export class LoadedThread {
           this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
       },
       activityChanged: () => this.refreshStatus(),
-      modelError: options.modelError,
       itemSink: (turnId) => this.itemSink(turnId),
       isDeclined: (callId) => this.gate.declined.has(callId),
       turnBegan: (turnId) => this.changes.began(turnId),
@@ -285,18 +288,18 @@ export class LoadedThread {
 
   /** The running turn as it stands: for thread/resume's `runningTurn`. */
   runningTurn(): Turn | undefined {
-    return this.turns.runningTurn();
+    return this.notifier.runningTurn();
   }
 
   /** The running turn as thread/resume sends it: large turns as a payload reference, reused while unchanged. */
   runningTurnForWire(store: PayloadSink): Turn | undefined {
-    return this.turns.runningTurnForWire(store);
+    return this.notifier.runningTurnForWire(store);
   }
 
   /** turn/start from `connection`: it becomes the one approvals ask first. */
   startTurn(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
     this.lastInitiator = connection;
-    return this.turns.start(input, connection);
+    return this.turns.start(input, () => this.subscribe(connection));
   }
 
   /** The connections subscribed now. */
@@ -336,7 +339,7 @@ export class LoadedThread {
    * on the queue, do not wait for it.
    */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
-    if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.turns.flushQueueUpdate();
+    if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.notifier.flushQueueUpdate();
     for (const connection of this.subscribers.keys()) connection.notify(method, params);
   }
 
@@ -410,7 +413,7 @@ export class LoadedThread {
    * of this thread go stale.
    */
   handOver(to: LoadedThread): void {
-    this.turns.flushQueueUpdate();
+    this.notifier.flushQueueUpdate();
     const replaced = { threadId: this.id, thread: to.thread(), warnings: to.loadWarnings, ui: to.ui.snapshot() };
     to.lastInitiator ??= this.lastInitiator;
     for (const connection of [...this.subscribers.keys()]) {
@@ -587,11 +590,12 @@ export class LoadedThread {
       const settled = this.turns.close();
       await (deadline ? Promise.race([settled, deadline]) : settled);
       this.turns.reportUnsettled();
-      this.turns.flushQueueUpdate();
+      this.notifier.flushQueueUpdate();
       for (const stopWatching of this.subscribers.values()) stopWatching();
       this.subscribers.clear();
       this.lastInitiator = undefined;
       this.stopListening();
+      this.notifier.dispose();
       try {
         await this.runtime.dispose(reason);
       } finally {

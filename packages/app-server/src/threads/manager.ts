@@ -16,6 +16,7 @@ import {
   warmUp,
   type CommandInfo,
   type ExtensionMessageInput,
+  type QueuedInput,
   creationFailure,
   threadFault,
   type ThreadEnvironment,
@@ -33,8 +34,7 @@ import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
-import type { QueuedInput } from "../turns/input-queue.js";
-import { modelError } from "./model-error.js";
+import { WIRE_TURN_ERRORS } from "../turns/notifier.js";
 import { sessionError } from "./session-error.js";
 import { derivedName, validApprovalMode } from "./thread-object.js";
 
@@ -413,7 +413,7 @@ export class ThreadManager {
       // Before the thread exists nobody is subscribed: a dialog then has nobody to ask.
       ask: (params, signal) => (thread ? thread.asker.ask("ui/dialog", params, { kind: "dialog", signal }) : Promise.resolve({ kind: "unanswered" })),
       turn: () => {
-        const signal = thread?.turns.view.signal();
+        const signal = thread?.turns.signal;
         return signal ? { id: thread?.turns.runningTurnId, signal } : undefined;
       },
     });
@@ -455,11 +455,8 @@ export class ThreadManager {
           if (thread.turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
           return (await this.replace(thread)).id;
         },
-        turns: {
-          isIdle: () => !thread?.isRunning,
-          signal: () => thread?.turns.view.signal(),
-          interrupt: () => thread?.turns.view.interrupt(),
-        },
+        turnErrors: WIRE_TURN_ERRORS,
+        turnLog: log,
       }));
     } catch (error) {
       file.close();
@@ -475,7 +472,6 @@ export class ThreadManager {
       log,
       defaultApprovalMode: this.defaultApprovalMode(runtime),
       onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
-      modelError,
       payloads: () => this.context.payloads,
       onTurnStarted: (started) => this.worktrees.used(started, "turn"),
       env: this.context.env,

@@ -4,5 +4,5 @@ import type { ThreadHandler } from "../threads/thread-handler.js";
 export const startCompaction: ThreadHandler<"thread/compact/start"> = async (params, ctx, threads) => {
   const thread = threads.require(params.threadId);
   thread.lastInitiator = ctx.connection;
-  return { status: "started", turnId: await thread.turns.compact(ctx.connection) };
+  return { status: "started", turnId: await thread.turns.compact(() => thread.subscribe(ctx.connection)) };
 };

@@ -11,5 +11,5 @@ export const addToQueue: ThreadHandler<"turn/queue/add"> = async (params, ctx, t
   const comments = await quoteComments(params.comments, thread, threads.context.env);
   thread.lastInitiator = ctx.connection;
   const input = { text: params.text, images, comments, ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}) };
-  return { queueId: thread.turns.queueAdd(input, ctx.connection) };
+  return { queueId: thread.turns.queueAdd(input, () => thread.subscribe(ctx.connection)) };
 };

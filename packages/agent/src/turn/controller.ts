@@ -1,129 +1,114 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import {
-  Turn,
-  extensionMessage,
-  type ExtensionMessageInput,
-  type ReviewComment,
-  type SessionEvent,
-  type ThreadRuntime,
-  type TurnInput,
-  type TurnOwnerView,
-} from "@knightcode/agent";
-import type { QueueSnapshot, Turn as WireTurn } from "@knightcode/app-server-protocol";
-import type { Logger } from "../log.js";
-import { turnForWire, TurnWireCache } from "../payloads/refs.js";
-import type { PayloadSink } from "../payloads/store.js";
-import type { Connection } from "../rpc/connection.js";
-import { rpcError, turnIdData } from "../rpc/errors.js";
+import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { ExtensionMessageInput } from "../extensions/types.js";
+import type { SessionEvent } from "../run/events.js";
+import { extensionMessage, userMessage } from "../run/messages.js";
+import type { AgentSession, TurnInput } from "../run/session.js";
+import { PLAIN_TURN_ERRORS, turnIdData, type TurnErrors } from "./errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
-import { InputQueue, type QueuedInput } from "./input-queue.js";
-import { LiveTurnItems, type ItemSink } from "./live-items.js";
-import { SteerWaiters } from "./steer-waiters.js";
-import { turnSummary } from "./summary.js";
+import { InputQueue, type QueuedInput, type QueuedView } from "./input-queue.js";
+import { newRun, WaitCounts, type Phase, type ProcessInput, type Run, type StartMeta, type StartOutcome, type Waiting, type Work } from "./run-record.js";
 import { requireRoom, sizeOf, sum, type WaitingSize } from "./waiting-limits.js";
 
-/** What the owner needs from its thread. */
-export interface TurnOwnerHost {
-  readonly threadId: string;
-  readonly runtime: ThreadRuntime;
-  readonly log: Logger;
-  subscribe(connection: Connection): void;
-  /** Where a running turn's notifications go: the thread's subscribers and, for outcomes, every connection. */
-  readonly out: TurnNotifications;
+export type TurnEnd = Extract<SessionEvent, { type: "turn_end" }>;
+
+/** What the controller reports; the server turns each into its notifications. */
+export interface TurnObserver {
+  /** The start entry is written; the start request is answered right after. */
+  started(turn: { id: string; startedAt: number; meta: StartMeta; tracksFiles: boolean }): void;
+  /** A started turn ended: reported exactly once. */
+  completed(end: TurnEnd): void;
+  /** The queued inputs or the accepted steers changed. */
+  queueChanged(): void;
   /** A turn began or ended, or a wait opened or closed: the thread's status may have changed. */
   activityChanged(): void;
-  /** Maps model problems (no model, no credentials) to protocol errors. */
-  modelError(error: unknown): Error;
-  /** The item notifications of the turn `turnId`. */
-  itemSink(turnId: string): ItemSink;
-  /** Whether the user declined a call at the approval gate. */
-  isDeclined(callId: string): boolean;
-  /** A turn that may change files started (not a compaction): its working tree's first snapshot. */
-  turnBegan?(turnId: string): void;
-  /** That turn's run is over and reported: the second snapshot, before the thread is idle again. */
-  turnSettling?(turnId: string): Promise<void>;
-}
-
-export interface TurnNotifications {
-  started(turn: WireTurn, requestId: string | undefined): void;
-  completed(turn: WireTurn): void;
-  queueChanged(queue: QueueSnapshot): void;
   /** A queued input could not start. */
   dropped(message: string, clientMessageId: string | undefined): void;
+  /** The turn's run is over and reported: its bookkeeping (the working tree's second snapshot), before the thread is idle again. */
+  settling?(turnId: string): Promise<void> | undefined;
 }
 
-/** The identity a turn's notifications carry from its start. */
-export interface StartMeta {
-  requestId?: string;
-  clientMessageId?: string;
+export interface TurnLog {
+  warn(message: string): void;
+  error(message: string, error: unknown): void;
 }
 
-export type StartOutcome =
-  | { status: "started"; turnId: string }
-  /** `threadId`: a command replaced the thread with this one. */
-  | { status: "handled"; threadId?: string }
-  | { status: "cancelled" };
-
-export type Waiting = "approval" | "dialog";
-
-type Work =
-  | { kind: "input"; text: string; images: ImageContent[]; comments: ReviewComment[]; source: "user" | "queue" }
-  | { kind: "compact" }
-  | { kind: "extension" };
-
-/** A turn from admission to its settled run: the owner's one record of it. */
-interface Run {
-  readonly turn: Turn;
-  readonly meta: StartMeta;
-  /** The items as the wire shows them, from the start entry on. */
-  items: LiveTurnItems | undefined;
-  /** The items' wire forms, kept as they complete and between resumes of this turn. */
-  wire?: TurnWireCache;
-  /** Resolves the start request once the start entry is written. */
-  started?: (turnId: string) => void;
-  /** turn/completed went out: a started turn gets exactly one. */
-  completed: boolean;
-  /** Not a compaction: the working tree is snapshotted around it. */
-  tracksFiles: boolean;
-  readonly done: Promise<void>;
-  finish(): void;
+export interface TurnControllerOptions {
+  threadId: string;
+  /** Runs each turn on the engine; shares the controller's steer queue. */
+  session: AgentSession;
+  processInput: ProcessInput;
+  errors?: TurnErrors;
+  log?: TurnLog;
 }
 
-type Phase =
-  | { kind: "idle" }
-  | { kind: "turn"; run: Run }
-  /** A change that must not land inside a turn (settings, later reverts and handoffs): starts wait for it. */
-  | { kind: "exclusive"; done: Promise<void> };
+export interface QueueState {
+  steering: string[];
+  followUp: QueuedView[];
+}
 
-const WAITING_ORDER: readonly Waiting[] = ["approval", "dialog"];
+const SILENT: TurnObserver = { started: () => undefined, completed: () => undefined, queueChanged: () => undefined, activityChanged: () => undefined, dropped: () => undefined };
 
 /**
  * The one owner of a thread's running turn. Its phase says whether the
  * thread is idle, running a turn (from admission through the input hooks,
  * the run and its settlement) or held by an exclusive change; its
- * transitions are the only way any of that changes. Starts, steers, queued
- * inputs, interrupts, settings changes, waits on the user and extension
- * messages all go through it, and the rest of the thread asks it rather
- * than keeping a copy.
+ * transitions are the only way any of that changes. It keeps the input
+ * queue, the steer queue (shared with the session that runs the turn), the
+ * open waits on the user and what extensions said between turns. Starts,
+ * steers, queued inputs, interrupts, exclusive changes and extension
+ * messages all go through it; the rest of the thread asks it.
  */
-export class TurnOwner {
+export class TurnController {
   private phase: Phase = { kind: "idle" };
   private closing: Promise<void> | undefined;
   private readonly queue = new InputQueue();
-  private readonly steers = new SteerWaiters();
-  private readonly waits = new Map<Waiting, number>();
+  private readonly waits: WaitCounts;
   private readonly inbox = new ExtensionInbox();
-  private readonly unsubscribe: () => void;
-  /** The queue or the steers changed since the last turn/queue/updated went out. */
-  private queueDirty = false;
+  private readonly errors: TurnErrors;
+  private observer: TurnObserver = SILENT;
+  private readonly stopListening: () => void;
 
-  constructor(private readonly host: TurnOwnerHost) {
-    this.unsubscribe = host.runtime.session.subscribe((event) => this.onSessionEvent(event));
+  constructor(private readonly options: TurnControllerOptions) {
+    this.errors = options.errors ?? PLAIN_TURN_ERRORS;
+    this.waits = new WaitCounts(() => this.observer.activityChanged());
+    const stopSession = options.session.subscribe((event) => this.onSessionEvent(event));
+    const stopSteers = options.session.steers.subscribe(() => this.observer.queueChanged());
+    this.stopListening = () => {
+      stopSession();
+      stopSteers();
+    };
+  }
+
+  /** The one observer (the server's notifications); undone by the returned function. */
+  observe(observer: TurnObserver): () => void {
+    this.observer = observer;
+    return () => {
+      if (this.observer === observer) this.observer = SILENT;
+    };
+  }
+
+  private get session(): AgentSession {
+    return this.options.session;
   }
 
   /** A turn or an exclusive change holds the thread. */
   get busy(): boolean {
     return this.phase.kind !== "idle";
+  }
+
+  get isIdle(): boolean {
+    return this.phase.kind === "idle";
+  }
+
+  /** What an interrupt aborts: the signal of the turn holding the thread, from its admission on. */
+  get signal(): AbortSignal | undefined {
+    return this.phase.kind === "turn" ? this.phase.run.turn.signal : undefined;
+  }
+
+  /** Stops the turn holding the thread, leaving the queue as it is (an extension's abort). */
+  interruptRun(): void {
+    if (this.phase.kind === "turn") this.phase.run.turn.interrupt();
   }
 
   /**
@@ -146,57 +131,38 @@ export class TurnOwner {
     return this.runningRun?.turn.id;
   }
 
+  /** When the running turn started. */
+  get runningStartedAt(): number | undefined {
+    return this.runningRun?.turn.startedAt;
+  }
+
   get hasQueued(): boolean {
     return this.queue.size > 0;
   }
 
   /** Whether the thread shows as active, and on what it waits. */
   activity(): { active: boolean; waitingOn: Waiting[] } {
-    const waitingOn = WAITING_ORDER.filter((kind) => (this.waits.get(kind) ?? 0) > 0);
+    const waitingOn = this.waits.waitingOn();
     return { active: this.runningRun !== undefined || waitingOn.length > 0, waitingOn };
   }
 
-  /** The running turn as it stands, for thread/resume's `runningTurn`. */
-  runningTurn(): WireTurn | undefined {
-    const run = this.runningRun;
-    if (!run?.items) return undefined;
-    return { id: run.turn.id!, status: "inProgress", startedAt: run.turn.startedAt!, items: run.items.snapshot() };
+  queueSnapshot(): QueueState {
+    return { steering: this.session.steers.pending(), followUp: this.queue.followUp() };
   }
 
-  /** The running turn as thread/resume sends it: what earlier resumes measured and stored is reused. */
-  runningTurnForWire(store: PayloadSink): WireTurn | undefined {
-    const turn = this.runningTurn();
-    if (!turn || !this.runningRun) return undefined;
-    this.runningRun.wire ??= new TurnWireCache();
-    return turnForWire(turn, store, this.runningRun.wire);
-  }
-
-  queueSnapshot(): QueueSnapshot {
-    return { steering: this.host.runtime.session.pendingSteers(), followUp: this.queue.followUp() };
-  }
-
-  /** What the thread's extensions see of the owner. */
-  readonly view: TurnOwnerView = {
-    isIdle: () => this.phase.kind === "idle",
-    signal: () => (this.phase.kind === "turn" ? this.phase.run.turn.signal : undefined),
-    interrupt: () => {
-      if (this.phase.kind === "turn") this.phase.run.turn.interrupt();
-    },
-  };
-
-  /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. */
-  async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
+  /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. `claimed` runs once the thread is taken. */
+  async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, claimed?: () => void): Promise<StartOutcome> {
     const run = await this.claimRun(input);
-    this.host.subscribe(connection);
+    claimed?.();
     return this.admit(run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
   }
 
   /** thread/compact/start and `/compact`: a turn that only compacts the history. */
-  async compact(connection: Connection, meta: StartMeta = {}): Promise<string> {
+  async compact(claimed?: () => void, meta: StartMeta = {}): Promise<string> {
     const run = await this.claimRun(meta);
-    this.host.subscribe(connection);
+    claimed?.();
     const outcome = await this.admit(run, { kind: "compact" });
-    if (outcome.status !== "started") throw rpcError("internal", "the compaction did not start");
+    if (outcome.status !== "started") throw this.errors.refused("internal", "the compaction did not start");
     return outcome.turnId;
   }
 
@@ -208,7 +174,7 @@ export class TurnOwner {
    */
   private async claim<P extends Phase>(phase: () => P): Promise<P> {
     for (;;) {
-      if (this.closing) throw rpcError("threadNotFound", `thread ${this.host.threadId} is unloading`);
+      if (this.closing) throw this.unloading();
       if (this.phase.kind === "idle") {
         this.phase = phase();
         return this.phase as P;
@@ -219,10 +185,14 @@ export class TurnOwner {
       }
       if (this.phase.kind === "turn") {
         const id = this.phase.run.turn.id;
-        throw rpcError("turnInProgress", `thread ${this.host.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id));
+        throw this.errors.refused("turnInProgress", `thread ${this.options.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id));
       }
       await this.phase.done;
     }
+  }
+
+  private unloading(): Error {
+    return this.errors.refused("threadNotFound", `thread ${this.options.threadId} is unloading`);
   }
 
   private async claimRun(meta: StartMeta): Promise<Run> {
@@ -235,9 +205,7 @@ export class TurnOwner {
    * refused with turnInProgress. Exclusive changes run one after another.
    */
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
+    const { phase, release } = await this.claimExclusive();
     try {
       return await work();
     } finally {
@@ -249,15 +217,13 @@ export class TurnOwner {
 
   /**
    * Runs `work` holding the thread, as `exclusive` does; when it succeeds,
-   * the owner closes in the same step, before anything queued could start:
-   * the thread is about to load again elsewhere (a handoff). Answers the
-   * work's result and the inputs that were waiting, which follow the
+   * the controller closes in the same step, before anything queued could
+   * start: the thread is about to load again elsewhere (a handoff). Answers
+   * the work's result and the inputs that were waiting, which follow the
    * thread. When the work fails the thread goes on as it was.
    */
   async exclusiveThenClose<T>(work: () => Promise<T>): Promise<{ result: T; queued: QueuedInput[] }> {
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
+    const { phase, release } = await this.claimExclusive();
     let result: T;
     try {
       result = await work();
@@ -268,18 +234,25 @@ export class TurnOwner {
       throw error;
     }
     const queued = this.queue.drain();
-    this.steers.cancel();
+    this.session.steers.cancelHeld();
     this.closing = this.closeIdle();
     if (this.phase === phase) this.phase = { kind: "idle" };
     release();
     return { result, queued };
   }
 
+  private async claimExclusive(): Promise<{ phase: Phase; release: () => void }> {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
+    return { phase, release };
+  }
+
   /** Inputs that waited on this thread before it loaded again elsewhere: they wait here now, and start when it is idle. */
   restoreQueue(inputs: readonly QueuedInput[]): void {
     if (inputs.length === 0 || this.closing) return;
     for (const input of inputs) this.queue.restore(input);
-    this.queueChanged();
+    this.observer.queueChanged();
     this.startNext();
   }
 
@@ -293,15 +266,14 @@ export class TurnOwner {
   private async admit(run: Run, work: Work): Promise<StartOutcome> {
     let launched = false;
     try {
-      const { runtime } = this.host;
       try {
-        await runtime.session.prepare();
+        await this.session.prepare();
       } catch (error) {
-        throw this.host.modelError(error);
+        throw this.errors.startFailed(error);
       }
       let input: TurnInput = { compactOnly: true };
       if (work.kind === "input") {
-        const processed = await runtime.processInput(work.text, work.images, work.source, run.turn.signal);
+        const processed = await this.options.processInput(work.text, work.images, work.source, run.turn.signal);
         // A replaced thread is the command's answer, whatever happened to this one since.
         if (processed.action === "handled" && processed.threadId !== undefined) return { status: "handled", threadId: processed.threadId };
         if (run.turn.interrupted) return { status: "cancelled" };
@@ -324,15 +296,15 @@ export class TurnOwner {
     return new Promise<string>((resolve, reject) => {
       run.started = resolve;
       run.tracksFiles = input.compactOnly !== true;
-      this.host.runtime.session.runTurn(input, run.turn).then(
+      this.session.runTurn(input, run.turn).then(
         () => this.settle(run),
         (error: unknown) => {
           if (run.turn.id === undefined) {
             // Nothing was written: what the turn carried from extensions waits for the next one.
             if (input.preamble) this.inbox.putBack(input.preamble);
-            reject(this.host.modelError(error));
+            reject(this.errors.startFailed(error));
           } else {
-            this.host.log.error("a turn failed outside its run", error);
+            this.options.log?.error("a turn failed outside its run", error);
           }
           this.settle(run, error);
         },
@@ -352,12 +324,12 @@ export class TurnOwner {
    */
   private settle(run: Run, thrown?: unknown): void {
     if (run.turn.id !== undefined && !run.completed) this.completeUnreported(run, thrown);
-    const settling = run.turn.id !== undefined && run.tracksFiles ? this.host.turnSettling?.(run.turn.id) : undefined;
+    const settling = run.turn.id !== undefined && run.tracksFiles ? this.observer.settling?.(run.turn.id) : undefined;
     if (!settling) return this.release(run);
     settling.then(
       () => this.release(run),
       (error: unknown) => {
-        this.host.log.error(`turn ${run.turn.id} could not finish its bookkeeping`, error);
+        this.options.log?.error(`turn ${run.turn.id} could not finish its bookkeeping`, error);
         this.release(run);
       },
     );
@@ -380,7 +352,7 @@ export class TurnOwner {
     const { turn } = run;
     const thrownMessage = thrown instanceof Error ? thrown.message : thrown === undefined ? "the turn ended without finishing" : String(thrown);
     const error = turn.fault ?? (turn.interrupted ? undefined : { message: thrownMessage, kind: "other" as const });
-    this.steers.cancel((waiter) => waiter.turnId === turn.id);
+    this.session.steers.cancelHeld((steer) => steer.turnId === turn.id);
     this.reportEnded(run, {
       type: "turn_end",
       turnId: turn.id!,
@@ -391,125 +363,69 @@ export class TurnOwner {
     });
   }
 
-  private reportEnded(run: Run, event: Extract<SessionEvent, { type: "turn_end" }>): void {
+  private reportEnded(run: Run, event: TurnEnd): void {
     run.completed = true;
-    this.host.out.completed(turnSummary(event));
-    this.host.activityChanged();
+    this.observer.completed(event);
+    this.observer.activityChanged();
   }
 
   private onSessionEvent(event: SessionEvent): void {
     const run = this.phase.kind === "turn" ? this.phase.run : undefined;
-    switch (event.type) {
-      case "turn_start":
-        if (run) this.onTurnStarted(run, event.turnId, event.startedAt);
-        return;
-      case "turn_end":
-        if (run?.turn.id === event.turnId) this.onTurnEnded(run, event);
-        return;
-      case "steering_changed":
-        this.queueChanged();
-        return;
-      default:
-        run?.items?.handle(event);
+    if (!run) return;
+    if (event.type === "turn_start") {
+      this.observer.started({ id: event.turnId, startedAt: event.startedAt, meta: run.meta, tracksFiles: run.tracksFiles });
+      run.started?.(event.turnId);
+      this.observer.activityChanged();
+    } else if (event.type === "turn_end" && run.turn.id === event.turnId) {
+      this.session.steers.cancelHeld((steer) => steer.turnId === event.turnId);
+      if (!run.completed) this.reportEnded(run, event);
     }
-  }
-
-  private onTurnStarted(run: Run, turnId: string, startedAt: number): void {
-    const wire = (run.wire = new TurnWireCache());
-    const sink = this.host.itemSink(turnId);
-    const remembering: ItemSink = {
-      started: (item) => sink.started(item),
-      completed: (item) => {
-        sink.completed(item);
-        wire.remember(item);
-      },
-      removed: (itemId) => sink.removed(itemId),
-      agentDelta: (itemId, delta) => sink.agentDelta(itemId, delta),
-      reasoningDelta: (itemId, delta) => sink.reasoningDelta(itemId, delta),
-    };
-    run.items = new LiveTurnItems(turnId, remembering, run.meta.clientMessageId, (callId) => this.host.isDeclined(callId));
-    if (run.tracksFiles) this.host.turnBegan?.(turnId);
-    this.host.out.started({ id: turnId, status: "inProgress", startedAt }, run.meta.requestId);
-    run.started?.(turnId);
-    this.host.activityChanged();
-  }
-
-  private onTurnEnded(run: Run, event: Extract<SessionEvent, { type: "turn_end" }>): void {
-    this.steers.cancel((waiter) => waiter.turnId === event.turnId);
-    if (run.completed) return;
-    this.reportEnded(run, event);
   }
 
   /** turn/steer: input for the running turn named `expectedTurnId`, through the input hooks first. */
   async steer(expectedTurnId: string, text: string, images: ImageContent[]): Promise<{ status: "steered" | "handled"; turnId: string }> {
     const running = this.runningTurnId;
     if (running !== expectedTurnId) {
-      throw rpcError("turnMismatch", running ? `the running turn is ${running}, not ${expectedTurnId}` : "no turn is running", {
+      throw this.errors.refused("turnMismatch", running ? `the running turn is ${running}, not ${expectedTurnId}` : "no turn is running", {
         ...(running ? { runningTurnId: running } : {}),
       });
     }
-    requireRoom(this.waiting(), sizeOf(text, images));
-    const waiter = this.steers.open(expectedTurnId);
-    const ended = () => rpcError("invalidParams", `turn ${expectedTurnId} ended before the steer was accepted`, { reason: "turnEnded" });
+    requireRoom(this.waiting(), sizeOf(text, images), this.errors);
+    const steers = this.session.steers;
+    const held = steers.hold(expectedTurnId);
+    const ended = () => this.errors.refused("invalidParams", `turn ${expectedTurnId} ended before the steer was accepted`, { reason: "turnEnded" });
     try {
-      const processed = await this.host.runtime.processInput(text, images, "user", waiter.signal);
-      if (waiter.cancelled || this.runningTurnId !== expectedTurnId) throw ended();
+      const processed = await this.options.processInput(text, images, "user", held.signal);
+      if (held.cancelled || this.runningTurnId !== expectedTurnId) throw ended();
       if (processed.action === "handled") return { status: "handled", turnId: expectedTurnId };
-      requireRoom(this.waiting(), sizeOf(processed.text, processed.images));
-      if (!this.host.runtime.session.steer(processed.text, processed.images)) throw ended();
+      requireRoom(this.waiting(), sizeOf(processed.text, processed.images), this.errors);
+      if (!this.session.deliver(userMessage(processed.text, processed.images), "steer", held)) throw ended();
       return { status: "steered", turnId: expectedTurnId };
     } finally {
-      this.steers.close(waiter);
+      steers.release(held);
     }
   }
 
-  /** turn/queue/add: starts at once on an idle thread, else when the thread next becomes idle. */
-  queueAdd(input: { text: string; images: ImageContent[]; comments?: ReviewComment[]; clientMessageId?: string }, connection: Connection): string {
-    if (this.closing) throw rpcError("threadNotFound", `thread ${this.host.threadId} is unloading`);
-    requireRoom(this.waiting(), sizeOf(input.text, input.images));
+  /** turn/queue/add: starts at once on an idle thread, else when the thread next becomes idle. `claimed` runs once it is queued. */
+  queueAdd(input: { text: string; images: ImageContent[]; comments?: ReviewComment[]; clientMessageId?: string }, claimed?: () => void): string {
+    if (this.closing) throw this.unloading();
+    requireRoom(this.waiting(), sizeOf(input.text, input.images), this.errors);
     const id = this.queue.add(input);
-    this.host.subscribe(connection);
-    this.queueChanged();
+    claimed?.();
+    this.observer.queueChanged();
     this.startNext();
     return id;
   }
 
   queueRemove(queueId: string): boolean {
     if (!this.queue.remove(queueId)) return false;
-    this.queueChanged();
+    this.observer.queueChanged();
     return true;
   }
 
   /** What waits on the thread: queued inputs and steers not yet delivered. */
   private waiting(): WaitingSize {
-    const session = this.host.runtime.session;
-    const steers = session.pendingSteers().map((text) => sizeOf(text, []));
-    return sum([this.queue.held, ...steers, { inputs: 0, textBytes: 0, imageBytes: session.pendingSteerImageBytes() }]);
-  }
-
-  /**
-   * The queue changed: one turn/queue/updated goes out at the end of this
-   * turn of the event loop, with the queue as it then stands, however many
-   * changes came before it. Each update lists the whole queue, so one per
-   * change would let a burst of adds cost every subscriber the square of
-   * the queue's size.
-   */
-  private queueChanged(): void {
-    if (this.queueDirty) return;
-    this.queueDirty = true;
-    setImmediate(() => this.flushQueueUpdate());
-  }
-
-  /**
-   * Sends the pending queue update now, if there is one. The thread calls it
-   * before anything else it sends, so an update is never overtaken by what
-   * follows from it: the turn/started of an input it took off the queue,
-   * the turn/completed of an interrupt that dropped it.
-   */
-  flushQueueUpdate(): void {
-    if (!this.queueDirty) return;
-    this.queueDirty = false;
-    this.host.out.queueChanged(this.queueSnapshot());
+    return sum([this.queue.held, this.session.steers.held()]);
   }
 
   /** On an idle thread: the oldest queued input starts, or the turn an extension asked for. */
@@ -517,14 +433,14 @@ export class TurnOwner {
     if (this.phase.kind !== "idle" || this.closing) return;
     const next = this.queue.shift();
     if (next) {
-      this.queueChanged();
+      this.observer.queueChanged();
       const meta = next.clientMessageId ? { clientMessageId: next.clientMessageId } : {};
       this.admitAndLaunch({ kind: "input", text: next.text, images: next.images, comments: next.comments ?? [], source: "queue" }, meta).then(
         (outcome) => {
           if (outcome.status !== "started") this.startNext();
         },
         (error: unknown) => {
-          this.host.out.dropped(`a queued input could not start: ${(error as Error).message}`, next.clientMessageId);
+          this.observer.dropped(`a queued input could not start: ${(error as Error).message}`, next.clientMessageId);
           this.startNext();
         },
       );
@@ -532,7 +448,7 @@ export class TurnOwner {
     }
     if (this.inbox.wantsTurn) {
       this.admitAndLaunch({ kind: "extension" }, {}).catch((error: unknown) => {
-        this.host.log.warn(`the turn an extension asked for could not start: ${(error as Error).message}`);
+        this.options.log?.warn(`the turn an extension asked for could not start: ${(error as Error).message}`);
       });
     }
   }
@@ -544,11 +460,11 @@ export class TurnOwner {
    */
   deliver(input: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void {
     if (this.closing) {
-      this.host.log.warn(`an extension message (${input.customType}) arrived while the thread unloads; it is dropped`);
+      this.options.log?.warn(`an extension message (${input.customType}) arrived while the thread unloads; it is dropped`);
       return;
     }
     const message = extensionMessage(input);
-    if (this.host.runtime.session.deliver(message, options.deliverAs ?? "steer")) return;
+    if (this.session.deliver(message, options.deliverAs ?? "steer")) return;
     this.inbox.push(message, options.triggerTurn === true);
     if (options.triggerTurn) this.startNext();
   }
@@ -562,10 +478,10 @@ export class TurnOwner {
   interrupt(turnId?: string): boolean {
     const running = this.runningTurnId;
     if (turnId !== undefined && turnId !== running) {
-      throw rpcError("turnMismatch", running ? `the running turn is ${running}, not ${turnId}` : "no turn is running");
+      throw this.errors.refused("turnMismatch", running ? `the running turn is ${running}, not ${turnId}` : "no turn is running");
     }
-    if (this.queue.clear()) this.queueChanged();
-    this.steers.cancel();
+    if (this.queue.clear()) this.observer.queueChanged();
+    this.session.steers.cancelHeld();
     if (this.phase.kind !== "turn") return false;
     const turn = this.phase.run.turn;
     turn.interrupt();
@@ -574,17 +490,7 @@ export class TurnOwner {
 
   /** The user is asked something: the thread reports waitingOn until the returned release runs (once). */
   waitOn(kind: Waiting): () => void {
-    this.waits.set(kind, (this.waits.get(kind) ?? 0) + 1);
-    if (this.waits.get(kind) === 1) this.host.activityChanged();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.waits.get(kind) ?? 1) - 1;
-      if (left > 0) this.waits.set(kind, left);
-      else this.waits.delete(kind);
-      if (left === 0) this.host.activityChanged();
-    };
+    return this.waits.open(kind);
   }
 
   /**
@@ -621,7 +527,7 @@ export class TurnOwner {
       this.closing = (async () => {
         this.interrupt();
         await this.settled();
-        this.unsubscribe();
+        this.stopListening();
       })();
     }
     return this.closing;
@@ -630,17 +536,11 @@ export class TurnOwner {
   /** Closing a thread that holds no turn (exclusiveThenClose): nothing to interrupt or wait for. */
   private async closeIdle(): Promise<void> {
     this.dropInbox();
-    this.unsubscribe();
+    this.stopListening();
   }
 
   private dropInbox(): void {
     const dropped = this.inbox.clear();
-    if (dropped > 0) this.host.log.warn(`${dropped} extension message(s) never reached a turn before the thread unloaded`);
+    if (dropped > 0) this.options.log?.warn(`${dropped} extension message(s) never reached a turn before the thread unloaded`);
   }
-}
-
-function newRun(meta: StartMeta): Run {
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  return { turn: new Turn(), meta, items: undefined, completed: false, tracksFiles: false, done, finish: () => finish() };
 }
