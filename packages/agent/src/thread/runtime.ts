@@ -31,7 +31,8 @@ import { threadSandbox } from "./thread-sandbox.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 import { SteerQueue } from "../run/steer-queue.js";
-import { TurnController, type TurnLog } from "../turn/controller.js";
+import { TurnController } from "../turn/controller.js";
+import type { TurnLog } from "../turn/observer.js";
 import type { TurnErrors } from "../turn/errors.js";
 import type { InputOutcome, InputSource } from "../turn/run-record.js";
 

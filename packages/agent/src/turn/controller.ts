@@ -2,36 +2,18 @@ import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ReviewComment } from "../git/diff/review-comments.js";
 import type { ExtensionMessageInput } from "../extensions/types.js";
 import type { SessionEvent } from "../run/events.js";
-import { extensionMessage, userMessage } from "../run/messages.js";
-import type { AgentSession, TurnInput } from "../run/session.js";
+import { extensionMessage } from "../run/messages.js";
+import type { AgentSession } from "../run/session.js";
+import { admit, steer, type AdmissionContext } from "./admission.js";
 import { PLAIN_TURN_ERRORS, turnIdData, type TurnErrors } from "./errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
-import { InputQueue, type QueuedInput, type QueuedView } from "./input-queue.js";
-import { newRun, WaitCounts, type Phase, type ProcessInput, type Run, type StartMeta, type StartOutcome, type Waiting, type Work } from "./run-record.js";
-import { requireRoom, sizeOf, sum, type WaitingSize } from "./waiting-limits.js";
+import { InputQueue, type QueuedInput } from "./input-queue.js";
+import { SILENT_OBSERVER, type QueueState, type TurnEnd, type TurnLog, type TurnObserver } from "./observer.js";
+import { unreportedEnd, WaitCounts, type ProcessInput, type Run, type StartMeta, type StartOutcome, type Waiting, type Work } from "./run-record.js";
+import { requireRoom, sizeOf, sum } from "./waiting-limits.js";
+import { ThreadHold } from "./thread-hold.js";
 
-export type TurnEnd = Extract<SessionEvent, { type: "turn_end" }>;
-
-/** What the controller reports; the server turns each into its notifications. */
-export interface TurnObserver {
-  /** The start entry is written; the start request is answered right after. */
-  started(turn: { id: string; startedAt: number; meta: StartMeta; tracksFiles: boolean }): void;
-  /** A started turn ended: reported exactly once. */
-  completed(end: TurnEnd): void;
-  /** The queued inputs or the accepted steers changed. */
-  queueChanged(): void;
-  /** A turn began or ended, or a wait opened or closed: the thread's status may have changed. */
-  activityChanged(): void;
-  /** A queued input could not start. */
-  dropped(message: string, clientMessageId: string | undefined): void;
-  /** The turn's run is over and reported: its bookkeeping (the working tree's second snapshot), before the thread is idle again. */
-  settling?(turnId: string): Promise<void> | undefined;
-}
-
-export interface TurnLog {
-  warn(message: string): void;
-  error(message: string, error: unknown): void;
-}
+export type { QueueState, TurnEnd, TurnLog, TurnObserver };
 
 export interface TurnControllerOptions {
   threadId: string;
@@ -41,13 +23,6 @@ export interface TurnControllerOptions {
   errors?: TurnErrors;
   log?: TurnLog;
 }
-
-export interface QueueState {
-  steering: string[];
-  followUp: QueuedView[];
-}
-
-const SILENT: TurnObserver = { started: () => undefined, completed: () => undefined, queueChanged: () => undefined, activityChanged: () => undefined, dropped: () => undefined };
 
 /**
  * The one owner of a thread's running turn. Its phase says whether the
@@ -60,18 +35,35 @@ const SILENT: TurnObserver = { started: () => undefined, completed: () => undefi
  * messages all go through it; the rest of the thread asks it.
  */
 export class TurnController {
-  private phase: Phase = { kind: "idle" };
+  private readonly hold: ThreadHold;
   private closing: Promise<void> | undefined;
   private readonly queue = new InputQueue();
   private readonly waits: WaitCounts;
   private readonly inbox = new ExtensionInbox();
   private readonly errors: TurnErrors;
-  private observer: TurnObserver = SILENT;
+  private readonly admission: AdmissionContext;
+  private observer: TurnObserver = SILENT_OBSERVER;
   private readonly stopListening: () => void;
 
   constructor(private readonly options: TurnControllerOptions) {
     this.errors = options.errors ?? PLAIN_TURN_ERRORS;
     this.waits = new WaitCounts(() => this.observer.activityChanged());
+    this.hold = new ThreadHold({
+      closed: () => (this.closing ? this.unloading() : undefined),
+      busy: (id) => this.errors.refused("turnInProgress", `thread ${options.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id)),
+    });
+    this.admission = {
+      session: options.session,
+      processInput: options.processInput,
+      errors: this.errors,
+      ...(options.log ? { log: options.log } : {}),
+      closing: () => this.closing !== undefined,
+      takePreamble: () => this.inbox.take(),
+      putBackPreamble: (messages) => this.inbox.putBack(messages),
+      settle: (run, thrown) => this.settle(run, thrown),
+      runningTurnId: () => this.runningTurnId,
+      waiting: () => sum([this.queue.held, this.session.steers.held()]),
+    };
     const stopSession = options.session.subscribe((event) => this.onSessionEvent(event));
     const stopSteers = options.session.steers.subscribe(() => this.observer.queueChanged());
     this.stopListening = () => {
@@ -84,7 +76,7 @@ export class TurnController {
   observe(observer: TurnObserver): () => void {
     this.observer = observer;
     return () => {
-      if (this.observer === observer) this.observer = SILENT;
+      if (this.observer === observer) this.observer = SILENT_OBSERVER;
     };
   }
 
@@ -94,46 +86,30 @@ export class TurnController {
 
   /** A turn or an exclusive change holds the thread. */
   get busy(): boolean {
-    return this.phase.kind !== "idle";
+    return this.hold.phase.kind !== "idle";
   }
 
   get isIdle(): boolean {
-    return this.phase.kind === "idle";
+    return !this.busy;
   }
 
   /** What an interrupt aborts: the signal of the turn holding the thread, from its admission on. */
   get signal(): AbortSignal | undefined {
-    return this.phase.kind === "turn" ? this.phase.run.turn.signal : undefined;
+    return this.hold.run?.turn.signal;
   }
 
   /** Stops the turn holding the thread, leaving the queue as it is (an extension's abort). */
   interruptRun(): void {
-    if (this.phase.kind === "turn") this.phase.run.turn.interrupt();
+    this.hold.run?.turn.interrupt();
   }
 
-  /**
-   * Waits out a turn that was already reported completed and only finishes
-   * its bookkeeping (the working tree's second snapshot): to a client it
-   * has ended, so what it asks next must not find it running.
-   */
-  async finishReported(): Promise<void> {
-    while (this.phase.kind === "turn" && this.phase.run.completed) await this.phase.run.done;
-  }
-
-  /** The turn between its start and end entries, if any. */
-  private get runningRun(): Run | undefined {
-    if (this.phase.kind !== "turn") return undefined;
-    const phase = this.phase.run.turn.phase;
-    return phase === "running" || phase === "settling" ? this.phase.run : undefined;
+  /** Waits out a turn already reported completed that only finishes its bookkeeping. */
+  finishReported(): Promise<void> {
+    return this.hold.finishReported();
   }
 
   get runningTurnId(): string | undefined {
-    return this.runningRun?.turn.id;
-  }
-
-  /** When the running turn started. */
-  get runningStartedAt(): number | undefined {
-    return this.runningRun?.turn.startedAt;
+    return this.hold.runningRun?.turn.id;
   }
 
   get hasQueued(): boolean {
@@ -143,7 +119,7 @@ export class TurnController {
   /** Whether the thread shows as active, and on what it waits. */
   activity(): { active: boolean; waitingOn: Waiting[] } {
     const waitingOn = this.waits.waitingOn();
-    return { active: this.runningRun !== undefined || waitingOn.length > 0, waitingOn };
+    return { active: this.hold.runningRun !== undefined || waitingOn.length > 0, waitingOn };
   }
 
   queueSnapshot(): QueueState {
@@ -152,51 +128,22 @@ export class TurnController {
 
   /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. `claimed` runs once the thread is taken. */
   async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, claimed?: () => void): Promise<StartOutcome> {
-    const run = await this.claimRun(input);
+    const run = await this.hold.claimRun(input);
     claimed?.();
     return this.admit(run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
   }
 
   /** thread/compact/start and `/compact`: a turn that only compacts the history. */
   async compact(claimed?: () => void, meta: StartMeta = {}): Promise<string> {
-    const run = await this.claimRun(meta);
+    const run = await this.hold.claimRun(meta);
     claimed?.();
     const outcome = await this.admit(run, { kind: "compact" });
     if (outcome.status !== "started") throw this.errors.refused("internal", "the compaction did not start");
     return outcome.turnId;
   }
 
-  /**
-   * Takes the idle thread for `phase`, waiting out an exclusive change
-   * first; a turn, or a thread closing, refuses. The check that finds the
-   * thread idle and the taking are one synchronous step, so two callers
-   * woken together cannot both take it.
-   */
-  private async claim<P extends Phase>(phase: () => P): Promise<P> {
-    for (;;) {
-      if (this.closing) throw this.unloading();
-      if (this.phase.kind === "idle") {
-        this.phase = phase();
-        return this.phase as P;
-      }
-      if (this.phase.kind === "turn" && this.phase.run.completed) {
-        await this.finishReported();
-        continue;
-      }
-      if (this.phase.kind === "turn") {
-        const id = this.phase.run.turn.id;
-        throw this.errors.refused("turnInProgress", `thread ${this.options.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id));
-      }
-      await this.phase.done;
-    }
-  }
-
   private unloading(): Error {
     return this.errors.refused("threadNotFound", `thread ${this.options.threadId} is unloading`);
-  }
-
-  private async claimRun(meta: StartMeta): Promise<Run> {
-    return (await this.claim(() => ({ kind: "turn" as const, run: newRun(meta) }))).run;
   }
 
   /**
@@ -205,11 +152,10 @@ export class TurnController {
    * refused with turnInProgress. Exclusive changes run one after another.
    */
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const { phase, release } = await this.claimExclusive();
+    const release = await this.hold.claimExclusive();
     try {
       return await work();
     } finally {
-      if (this.phase === phase) this.phase = { kind: "idle" };
       release();
       this.startNext();
     }
@@ -223,12 +169,11 @@ export class TurnController {
    * thread. When the work fails the thread goes on as it was.
    */
   async exclusiveThenClose<T>(work: () => Promise<T>): Promise<{ result: T; queued: QueuedInput[] }> {
-    const { phase, release } = await this.claimExclusive();
+    const release = await this.hold.claimExclusive();
     let result: T;
     try {
       result = await work();
     } catch (error) {
-      if (this.phase === phase) this.phase = { kind: "idle" };
       release();
       this.startNext();
       throw error;
@@ -236,16 +181,8 @@ export class TurnController {
     const queued = this.queue.drain();
     this.session.steers.cancelHeld();
     this.closing = this.closeIdle();
-    if (this.phase === phase) this.phase = { kind: "idle" };
     release();
     return { result, queued };
-  }
-
-  private async claimExclusive(): Promise<{ phase: Phase; release: () => void }> {
-    let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
-    const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
-    return { phase, release };
   }
 
   /** Inputs that waited on this thread before it loaded again elsewhere: they wait here now, and start when it is idle. */
@@ -256,65 +193,18 @@ export class TurnController {
     this.startNext();
   }
 
+  /** turn/steer: input for the running turn named `expectedTurnId`, through the input hooks first. */
+  steer(expectedTurnId: string, text: string, images: ImageContent[]): Promise<{ status: "steered" | "handled"; turnId: string }> {
+    return steer(this.admission, expectedTurnId, text, images);
+  }
+
+  private admit(run: Run, work: Work): Promise<StartOutcome> {
+    return admit(this.admission, run, work);
+  }
+
   /** Starts work on the thread, which the caller found idle in this same step. */
   private admitAndLaunch(work: Work, meta: StartMeta): Promise<StartOutcome> {
-    const run = newRun(meta);
-    this.phase = { kind: "turn", run };
-    return this.admit(run, work);
-  }
-
-  private async admit(run: Run, work: Work): Promise<StartOutcome> {
-    let launched = false;
-    try {
-      try {
-        await this.session.prepare();
-      } catch (error) {
-        throw this.errors.startFailed(error);
-      }
-      let input: TurnInput = { compactOnly: true };
-      if (work.kind === "input") {
-        const processed = await this.options.processInput(work.text, work.images, work.source, run.turn.signal);
-        // A replaced thread is the command's answer, whatever happened to this one since.
-        if (processed.action === "handled" && processed.threadId !== undefined) return { status: "handled", threadId: processed.threadId };
-        if (run.turn.interrupted) return { status: "cancelled" };
-        if (processed.action === "handled") return { status: "handled" };
-        input = { text: processed.text, images: processed.images, ...(work.comments.length > 0 ? { comments: work.comments } : {}) };
-      } else if (work.kind === "extension") {
-        input = {};
-      }
-      if (run.turn.interrupted || this.closing) return { status: "cancelled" };
-      if (work.kind !== "compact") input = this.withPreamble(input);
-      launched = true;
-      return { status: "started", turnId: await this.launch(run, input) };
-    } finally {
-      if (!launched) this.settle(run);
-    }
-  }
-
-  /** Runs the turn; resolves with its id once its start entry is written. From here the first acceptance wins. */
-  private launch(run: Run, input: TurnInput): Promise<string> {
-    return new Promise<string>((resolve, reject) => {
-      run.started = resolve;
-      run.tracksFiles = input.compactOnly !== true;
-      this.session.runTurn(input, run.turn).then(
-        () => this.settle(run),
-        (error: unknown) => {
-          if (run.turn.id === undefined) {
-            // Nothing was written: what the turn carried from extensions waits for the next one.
-            if (input.preamble) this.inbox.putBack(input.preamble);
-            reject(this.errors.startFailed(error));
-          } else {
-            this.options.log?.error("a turn failed outside its run", error);
-          }
-          this.settle(run, error);
-        },
-      );
-    });
-  }
-
-  private withPreamble(input: TurnInput): TurnInput {
-    const preamble = this.inbox.take();
-    return preamble.length === 0 ? input : { ...input, preamble };
+    return this.admit(this.hold.take(meta), work);
   }
 
   /**
@@ -337,8 +227,7 @@ export class TurnController {
 
   /** The thread is idle again and the next queued input may start. */
   private release(run: Run): void {
-    if (this.phase.kind === "turn" && this.phase.run === run) this.phase = { kind: "idle" };
-    run.finish();
+    this.hold.free(run);
     this.startNext();
   }
 
@@ -349,18 +238,8 @@ export class TurnController {
    * otherwise it failed with what was thrown.
    */
   private completeUnreported(run: Run, thrown: unknown): void {
-    const { turn } = run;
-    const thrownMessage = thrown instanceof Error ? thrown.message : thrown === undefined ? "the turn ended without finishing" : String(thrown);
-    const error = turn.fault ?? (turn.interrupted ? undefined : { message: thrownMessage, kind: "other" as const });
-    this.session.steers.cancelHeld((steer) => steer.turnId === turn.id);
-    this.reportEnded(run, {
-      type: "turn_end",
-      turnId: turn.id!,
-      status: error ? "failed" : "interrupted",
-      ...(error ? { error } : {}),
-      startedAt: turn.startedAt!,
-      completedAt: Date.now(),
-    });
+    this.session.steers.cancelHeld((steer) => steer.turnId === run.turn.id);
+    this.reportEnded(run, unreportedEnd(run.turn, thrown));
   }
 
   private reportEnded(run: Run, event: TurnEnd): void {
@@ -370,7 +249,7 @@ export class TurnController {
   }
 
   private onSessionEvent(event: SessionEvent): void {
-    const run = this.phase.kind === "turn" ? this.phase.run : undefined;
+    const run = this.hold.run;
     if (!run) return;
     if (event.type === "turn_start") {
       this.observer.started({ id: event.turnId, startedAt: event.startedAt, meta: run.meta, tracksFiles: run.tracksFiles });
@@ -382,34 +261,10 @@ export class TurnController {
     }
   }
 
-  /** turn/steer: input for the running turn named `expectedTurnId`, through the input hooks first. */
-  async steer(expectedTurnId: string, text: string, images: ImageContent[]): Promise<{ status: "steered" | "handled"; turnId: string }> {
-    const running = this.runningTurnId;
-    if (running !== expectedTurnId) {
-      throw this.errors.refused("turnMismatch", running ? `the running turn is ${running}, not ${expectedTurnId}` : "no turn is running", {
-        ...(running ? { runningTurnId: running } : {}),
-      });
-    }
-    requireRoom(this.waiting(), sizeOf(text, images), this.errors);
-    const steers = this.session.steers;
-    const held = steers.hold(expectedTurnId);
-    const ended = () => this.errors.refused("invalidParams", `turn ${expectedTurnId} ended before the steer was accepted`, { reason: "turnEnded" });
-    try {
-      const processed = await this.options.processInput(text, images, "user", held.signal);
-      if (held.cancelled || this.runningTurnId !== expectedTurnId) throw ended();
-      if (processed.action === "handled") return { status: "handled", turnId: expectedTurnId };
-      requireRoom(this.waiting(), sizeOf(processed.text, processed.images), this.errors);
-      if (!this.session.deliver(userMessage(processed.text, processed.images), "steer", held)) throw ended();
-      return { status: "steered", turnId: expectedTurnId };
-    } finally {
-      steers.release(held);
-    }
-  }
-
   /** turn/queue/add: starts at once on an idle thread, else when the thread next becomes idle. `claimed` runs once it is queued. */
   queueAdd(input: { text: string; images: ImageContent[]; comments?: ReviewComment[]; clientMessageId?: string }, claimed?: () => void): string {
     if (this.closing) throw this.unloading();
-    requireRoom(this.waiting(), sizeOf(input.text, input.images), this.errors);
+    requireRoom(this.admission.waiting(), sizeOf(input.text, input.images), this.errors);
     const id = this.queue.add(input);
     claimed?.();
     this.observer.queueChanged();
@@ -423,14 +278,9 @@ export class TurnController {
     return true;
   }
 
-  /** What waits on the thread: queued inputs and steers not yet delivered. */
-  private waiting(): WaitingSize {
-    return sum([this.queue.held, this.session.steers.held()]);
-  }
-
   /** On an idle thread: the oldest queued input starts, or the turn an extension asked for. */
   private startNext(): void {
-    if (this.phase.kind !== "idle" || this.closing) return;
+    if (this.hold.phase.kind !== "idle" || this.closing) return;
     const next = this.queue.shift();
     if (next) {
       this.observer.queueChanged();
@@ -482,8 +332,8 @@ export class TurnController {
     }
     if (this.queue.clear()) this.observer.queueChanged();
     this.session.steers.cancelHeld();
-    if (this.phase.kind !== "turn") return false;
-    const turn = this.phase.run.turn;
+    const turn = this.hold.run?.turn;
+    if (!turn) return false;
     turn.interrupt();
     return turn.phase !== "ended";
   }
@@ -498,7 +348,7 @@ export class TurnController {
    * running turn, wherever it is, ends failed with `error`.
    */
   fail(error: { message: string; kind: "other" }): void {
-    if (this.phase.kind === "turn") this.phase.run.turn.fail(error);
+    this.hold.run?.turn.fail(error);
   }
 
   /**
@@ -506,14 +356,13 @@ export class TurnController {
    * the turn is reported ended now, as it stands, so no client waits on it.
    */
   reportUnsettled(): void {
-    if (this.phase.kind !== "turn") return;
-    const run = this.phase.run;
-    if (run.turn.id !== undefined && !run.completed) this.completeUnreported(run, undefined);
+    const run = this.hold.run;
+    if (run && run.turn.id !== undefined && !run.completed) this.completeUnreported(run, undefined);
   }
 
   /** Resolves once no turn or exclusive change holds the thread. */
-  async settled(): Promise<void> {
-    while (this.phase.kind !== "idle") await (this.phase.kind === "turn" ? this.phase.run.done : this.phase.done);
+  settled(): Promise<void> {
+    return this.hold.settled();
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { SessionEvent } from "../run/events.js";
 import { Turn } from "../run/turn.js";
 
 /** The identity a turn's notifications carry from its start. */
@@ -84,4 +85,22 @@ export class WaitCounts {
       if (left === 0) this.changed();
     };
   }
+}
+
+/**
+ * The end of a started turn that ended without the session's end event: a
+ * fault fails it, a stop interrupts it (interrupted outcomes take
+ * precedence), and otherwise it failed with what was thrown.
+ */
+export function unreportedEnd(turn: Turn, thrown: unknown): Extract<SessionEvent, { type: "turn_end" }> {
+  const thrownMessage = thrown instanceof Error ? thrown.message : thrown === undefined ? "the turn ended without finishing" : String(thrown);
+  const error = turn.fault ?? (turn.interrupted ? undefined : { message: thrownMessage, kind: "other" as const });
+  return {
+    type: "turn_end",
+    turnId: turn.id!,
+    status: error ? "failed" : "interrupted",
+    ...(error ? { error } : {}),
+    startedAt: turn.startedAt!,
+    completedAt: Date.now(),
+  };
 }
