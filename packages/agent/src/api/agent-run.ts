@@ -15,7 +15,8 @@ export {
 } from "../run/session.js";
 export { Turn, type TurnOutcome, type TurnPhase } from "../run/turn.js";
 export { SteerQueue, type HeldSteer } from "../run/steer-queue.js";
-export { TurnController, type TurnControllerOptions } from "../turn/controller.js";
+export { TranscriptWriter } from "../run/transcript-writer.js";
+export { TurnController, type TurnControllerOptions, type TurnEngine } from "../turn/controller.js";
 export type { QueueState, TurnEnd, TurnLog, TurnObserver } from "../turn/observer.js";
 export { PLAIN_TURN_ERRORS, TurnRefusal, type TurnErrors, type TurnRefusalCode } from "../turn/errors.js";
 export type { QueuedInput, QueuedView } from "../turn/input-queue.js";

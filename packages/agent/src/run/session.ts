@@ -15,8 +15,8 @@ import { runTurnLoop } from "./turn-loop.js";
 import { SteerQueue, type HeldSteer } from "./steer-queue.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
-import { threadFault } from "../session/fault.js";
-import { UnsavedEntries, type PendingEntry, type UnsavedTail } from "./unsaved.js";
+import type { PendingEntry, UnsavedTail } from "./unsaved.js";
+import { TranscriptWriter } from "./transcript-writer.js";
 import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
 import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
 export * from "./session-options.js";
@@ -41,9 +41,8 @@ export class AgentSession {
   private tokenUsage: TokenUsage;
   /** The turn this session runs now: the same record its owner holds, never a copy. */
   private current: Turn | undefined;
-  private fatalError: Error | undefined;
-  /** After a disk failure: what could not be written, to be written once the cause is gone. */
-  private unsaved: UnsavedEntries | undefined;
+  /** Where every entry goes; its failure stops the running turn. */
+  readonly writer: TranscriptWriter;
   private systemPrompt: string;
   private tools: AgentTool[];
   /** Steering and follow-up messages, from the input hooks to the transcript: the owner of the turn holds the same queue. */
@@ -62,6 +61,11 @@ export class AgentSession {
     this.systemPrompt = options.systemPrompt;
     this.tools = options.tools;
     this.steers = options.steers ?? new SteerQueue();
+    this.writer = options.writer ?? new TranscriptWriter(options.transcript);
+    this.writer.onFatal((fault) => {
+      this.current?.fail({ message: fault.message, kind: "other" });
+      this.emit({ type: "fatal", error: fault });
+    });
     const state = this.transcript.summary();
     this.level = (state.thinkingLevel ?? options.defaultThinkingLevel ?? "medium") as ModelThinkingLevel;
     this.tokenUsage = { ...state.usage, contextWindow: 0 };
@@ -101,12 +105,12 @@ export class AgentSession {
   }
 
   get fatal(): Error | undefined {
-    return this.fatalError;
+    return this.writer.fatal;
   }
 
   /** What the thread could not write since its disk failed; undefined when nothing failed or the failure is not one to recover from. */
   unsavedTail(): UnsavedTail | undefined {
-    return this.unsaved?.snapshot();
+    return this.writer.unsavedTail();
   }
 
   /** The model the transcript or the settings choose, or undefined when none is usable yet. */
@@ -281,31 +285,9 @@ export class AgentSession {
     }
   }
 
-  /**
-   * @internal Appends, turning a failure to write into a fatal stop of the
-   * thread: the running turn fails with the fault's message, and what the
-   * thread would have written from then on is kept in memory when the
-   * failure is one to recover from.
-   */
+  /** Appends through the writer: a failure to write fails the running turn and stops the thread. */
   appendSafely(entry: PendingEntry, durable = false): { id: string; timestamp: number } | undefined {
-    if (this.fatalError) {
-      this.unsaved?.keep(entry, durable);
-      return undefined;
-    }
-    const leafBefore = this.transcript.leafId ?? null;
-    try {
-      return this.transcript.append(entry as never, { durable });
-    } catch (error) {
-      const fault = threadFault(error);
-      this.fatalError = fault;
-      if (fault.resumable) {
-        this.unsaved = new UnsavedEntries(leafBefore);
-        this.unsaved.keep(entry, durable);
-      }
-      this.current?.fail({ message: fault.message, kind: "other" });
-      this.emit({ type: "fatal", error: fault });
-      return undefined;
-    }
+    return this.writer.append(entry, durable);
   }
 
   /** @internal compaction adds the summary request's billing */
@@ -324,15 +306,15 @@ export class AgentSession {
    */
   async runTurn(input: TurnInput, turn: Turn = new Turn()): Promise<TurnResult> {
     if (this.current) throw new TurnInProgressError(this.current.id ?? "");
-    if (this.fatalError) throw this.fatalError;
+    if (this.fatal) throw this.fatal;
     if (turn.phase === "admitting") turn.launch();
     const agent = await this.prepare();
     if (this.current) throw new TurnInProgressError((this.current as Turn).id ?? "");
     const start = this.appendSafely({ type: "turn_start" });
     if (!start) {
       // Nothing of this turn was written or shown: it did not start, and recovering must not start it either.
-      this.unsaved?.dropLast();
-      throw this.fatalError ?? new Error("could not start the turn");
+      this.writer.dropLastUnsaved();
+      throw this.fatal ?? new Error("could not start the turn");
     }
     turn.begin(start.id, Date.now());
     this.current = turn;

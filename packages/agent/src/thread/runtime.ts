@@ -32,8 +32,7 @@ import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 import { SteerQueue } from "../run/steer-queue.js";
 import { TurnController } from "../turn/controller.js";
-import type { TurnLog } from "../turn/observer.js";
-import type { TurnErrors } from "../turn/errors.js";
+import type { TranscriptWriter } from "../run/transcript-writer.js";
 import type { InputOutcome, InputSource } from "../turn/run-record.js";
 
 export { probeCommands } from "./command-probe.js";
@@ -73,19 +72,21 @@ export interface ThreadRuntimeOptions {
   ui: ExtensionUI;
   /** Problems after loading (an extension's handler failed): the thread reports them to its subscribers. */
   onWarning(warning: Warning): void;
-  /** An extension asked to add a message (and maybe start a turn); the thread decides how. */
-  onSendMessage?(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
   /** Tools or commands changed after loading. */
   onChanged?(): void;
   /**
    * The approval gate, run after extensions' tool_call handlers. Without
    * one every call is refused: a thread that means to run every call says
-   * so with `allowAllToolCalls`.
+   * so with `allowAllToolCalls`. A gate built on the runtime replaces it
+   * with useApprovalGate.
    */
   approvalGate?: BeforeToolCall;
-  /** How the owner of the thread's turns refuses a request and reports a start that failed; plain errors when absent. */
-  turnErrors?: TurnErrors;
-  turnLog?: TurnLog;
+  /** The owner of the thread's turns, made before the runtime so that what the runtime is built with can ask it; the runtime makes its own when absent. */
+  turns?: TurnController;
+  /** What writes the transcript, made before the runtime; the session makes its own when absent. */
+  writer?: TranscriptWriter;
+  /** Whether plan mode is on: asked whenever the tools are chosen (applyToolSelection). */
+  planMode?(): boolean;
   /** ask_user's questions to the thread's user; offered to the model only with a UI. */
   askUser?: AskUserHandler;
   /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
@@ -134,7 +135,6 @@ export class ThreadRuntime {
   private gateSetting: ClassifierGateSetting = { state: "off" };
   /** tools.json as the thread read it when it loaded or last reloaded: which of our tools it has, and its classifier gate. */
   private toolsFile: ToolsFile;
-  private planMode = false;
   /** Extensions are loading: what they register is picked up once, when they are done. */
   private loading = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
@@ -148,6 +148,8 @@ export class ThreadRuntime {
     host: ExtensionHost,
     session: AgentSession,
     turns: TurnController,
+    /** The approval gate the session asks after extensions: replaced once by useApprovalGate. */
+    private readonly gates: { current: BeforeToolCall },
     /** Every process group the thread's commands started and that still lives. */
     readonly processes: ProcessGroups,
     /** The files bash spilled large outputs to; deleted when the thread goes. */
@@ -169,8 +171,9 @@ export class ThreadRuntime {
     const snapshot = readSettings({ agentDir: env.agentDir, cwd, trust });
     const warnings: Warning[] = [...snapshot.errors];
     let session!: AgentSession;
-    let turns: TurnController | undefined;
     let runtime: ThreadRuntime | undefined;
+    const turns = options.turns ?? new TurnController({ threadId: options.threadId });
+    const gates = { current: options.approvalGate ?? refuseWithoutGate };
     const processes = new ProcessGroups();
     const sandbox = options.sandboxing === undefined ? undefined : threadSandbox(options, options.sandboxing, () => runtime?.settings ?? snapshot);
     const spills = new SpillFiles({ onError: (path, error) => env.log?.(`cannot delete the output file ${path}: ${(error as Error).message}`) });
@@ -185,11 +188,12 @@ export class ThreadRuntime {
       // The settings a reload read, once there was one.
       childEnv: () => threadChildEnv(env, runtime?.settings ?? snapshot),
       model: () => session?.model,
-      turnSignal: () => turns?.signal,
-      abort: () => turns?.interruptRun(),
-      isIdle: () => turns?.isIdle ?? true,
+      turnSignal: () => turns.signal,
+      abort: () => turns.interruptRun(),
+      isIdle: () => turns.isIdle,
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
-      sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
+      // The owner of the turns decides: into the running turn, before the next, or a turn of its own.
+      sendMessage: (message, sendOptions) => turns.deliver(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
       // A tool registered after loading (an MCP server's, once it connects) is offered from the next model request on.
       changed: () => {
@@ -207,7 +211,6 @@ export class ThreadRuntime {
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
-    const gate = options.approvalGate ?? refuseWithoutGate;
     session = new AgentSession({
       threadId: options.threadId,
       cwd,
@@ -219,20 +222,15 @@ export class ThreadRuntime {
       defaultModel: { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined },
       defaultThinkingLevel: effective.defaultThinkingLevel as ModelThinkingLevel,
       // Extensions see (and may change or block) a call before the approval gate asks the user about it.
-      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gate(call, signal),
+      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gates.current(call, signal),
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
       steers: new SteerQueue(),
+      ...(options.writer ? { writer: options.writer } : {}),
     });
-    turns = new TurnController({
-      threadId: options.threadId,
-      session,
-      // A turn starts only once the runtime exists.
-      processInput: (text, images, source, signal) => runtime!.processInput(text, images, source, signal),
-      ...(options.turnErrors ? { errors: options.turnErrors } : {}),
-      ...(options.turnLog ? { log: options.turnLog } : {}),
-    });
-    runtime = new ThreadRuntime(options, snapshot, host, session, turns, processes, spills, sandbox);
+    runtime = new ThreadRuntime(options, snapshot, host, session, turns, gates, processes, spills, sandbox);
+    const bound = runtime;
+    turns.bind({ session, processInput: (text, images, source, signal) => bound.processInput(text, images, source, signal) });
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
     warnings.push(...runtime.modelWarnings());
@@ -348,10 +346,17 @@ export class ThreadRuntime {
    * submit_plan join the tools. What it may run is the approval gate's to
    * enforce, at once.
    */
-  setPlanMode(on: boolean): void {
-    if (on === this.planMode) return;
-    this.planMode = on;
-    this.applyToolSelection();
+  private get planMode(): boolean {
+    return this.options.planMode?.() ?? false;
+  }
+
+  /**
+   * The approval gate the session asks about every call, after extensions'
+   * tool_call handlers: a gate that needs the runtime (its tools, its
+   * sandbox) is built on it and put in place here.
+   */
+  useApprovalGate(gate: BeforeToolCall): void {
+    this.gates.current = gate;
   }
 
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */

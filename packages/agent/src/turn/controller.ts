@@ -17,11 +17,14 @@ export type { QueueState, TurnEnd, TurnLog, TurnObserver };
 
 export interface TurnControllerOptions {
   threadId: string;
-  /** Runs each turn on the engine; shares the controller's steer queue. */
-  session: AgentSession;
-  processInput: ProcessInput;
   errors?: TurnErrors;
   log?: TurnLog;
+}
+
+/** What runs the turns: the session (which shares the controller's steer queue) and the input hooks. */
+export interface TurnEngine {
+  readonly session: AgentSession;
+  readonly processInput: ProcessInput;
 }
 
 /**
@@ -43,7 +46,10 @@ export class TurnController {
   private readonly errors: TurnErrors;
   private readonly admission: AdmissionContext;
   private observer: TurnObserver = SILENT_OBSERVER;
-  private readonly stopListening: () => void;
+  /** Nothing starts by itself before someone observes: a turn nobody hears of would be lost. */
+  private observed = false;
+  private engine: TurnEngine | undefined;
+  private stopListening: () => void = () => undefined;
 
   constructor(private readonly options: TurnControllerOptions) {
     this.errors = options.errors ?? PLAIN_TURN_ERRORS;
@@ -52,9 +58,12 @@ export class TurnController {
       closed: () => (this.closing ? this.unloading() : undefined),
       busy: (id) => this.errors.refused("turnInProgress", `thread ${options.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id)),
     });
+    const controller = this;
     this.admission = {
-      session: options.session,
-      processInput: options.processInput,
+      get session() {
+        return controller.session;
+      },
+      processInput: (text, images, source, signal) => this.runEngine().processInput(text, images, source, signal),
       errors: this.errors,
       ...(options.log ? { log: options.log } : {}),
       closing: () => this.closing !== undefined,
@@ -64,24 +73,45 @@ export class TurnController {
       runningTurnId: () => this.runningTurnId,
       waiting: () => sum([this.queue.held, this.session.steers.held()]),
     };
-    const stopSession = options.session.subscribe((event) => this.onSessionEvent(event));
-    const stopSteers = options.session.steers.subscribe(() => this.observer.queueChanged());
+  }
+
+  /**
+   * The thread's session and input hooks, once they exist: the controller
+   * is made first, so that what the runtime is built with can already ask
+   * it; no turn starts before this.
+   */
+  bind(engine: TurnEngine): void {
+    if (this.engine) throw new Error("the turn controller already runs a session");
+    this.engine = engine;
+    const stopSession = engine.session.subscribe((event) => this.onSessionEvent(event));
+    const stopSteers = engine.session.steers.subscribe(() => this.observer.queueChanged());
     this.stopListening = () => {
       stopSession();
       stopSteers();
     };
   }
 
+  private runEngine(): TurnEngine {
+    if (!this.engine) throw new Error("the thread is still loading");
+    return this.engine;
+  }
+
   /** The one observer (the server's notifications); undone by the returned function. */
   observe(observer: TurnObserver): () => void {
     this.observer = observer;
+    this.observed = true;
+    this.startNext();
     return () => {
       if (this.observer === observer) this.observer = SILENT_OBSERVER;
     };
   }
 
+  get threadId(): string {
+    return this.options.threadId;
+  }
+
   private get session(): AgentSession {
-    return this.options.session;
+    return this.runEngine().session;
   }
 
   /** A turn or an exclusive change holds the thread. */
@@ -123,7 +153,7 @@ export class TurnController {
   }
 
   queueSnapshot(): QueueState {
-    return { steering: this.session.steers.pending(), followUp: this.queue.followUp() };
+    return { steering: this.engine?.session.steers.pending() ?? [], followUp: this.queue.followUp() };
   }
 
   /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. `claimed` runs once the thread is taken. */
@@ -250,14 +280,17 @@ export class TurnController {
 
   private onSessionEvent(event: SessionEvent): void {
     const run = this.hold.run;
-    if (!run) return;
     if (event.type === "turn_start") {
+      if (!run) return;
       this.observer.started({ id: event.turnId, startedAt: event.startedAt, meta: run.meta, tracksFiles: run.tracksFiles });
       run.started?.(event.turnId);
       this.observer.activityChanged();
-    } else if (event.type === "turn_end" && run.turn.id === event.turnId) {
+    } else if (event.type === "turn_end") {
+      if (run?.turn.id !== event.turnId) return;
       this.session.steers.cancelHeld((steer) => steer.turnId === event.turnId);
       if (!run.completed) this.reportEnded(run, event);
+    } else {
+      this.observer.sessionEvent?.(event);
     }
   }
 
@@ -280,7 +313,7 @@ export class TurnController {
 
   /** On an idle thread: the oldest queued input starts, or the turn an extension asked for. */
   private startNext(): void {
-    if (this.hold.phase.kind !== "idle" || this.closing) return;
+    if (this.hold.phase.kind !== "idle" || this.closing || !this.observed) return;
     const next = this.queue.shift();
     if (next) {
       this.observer.queueChanged();

@@ -16,6 +16,8 @@ export interface TurnObserver {
   activityChanged(): void;
   /** A queued input could not start. */
   dropped(message: string, clientMessageId: string | undefined): void;
+  /** Everything else the session reports (items, usage, retries), in order, after what the controller made of it. */
+  sessionEvent?(event: SessionEvent): void;
   /** The turn's run is over and reported: its bookkeeping (the working tree's second snapshot), before the thread is idle again. */
   settling?(turnId: string): Promise<void> | undefined;
 }

@@ -17,7 +17,8 @@ const passThrough = async (text: string, images: []): Promise<InputOutcome> => (
 
 async function controlled() {
   const { session, transcript } = await env.session();
-  const turns = new TurnController({ threadId: "thread-1", session, processInput: passThrough as never });
+  const turns = new TurnController({ threadId: "thread-1" });
+  turns.bind({ session, processInput: passThrough as never });
   const seen: string[] = [];
   const ended: TurnEnd[] = [];
   turns.observe({

@@ -4,7 +4,6 @@ import {
   ExtensionFactoryCache,
   ModelRegistry,
   SessionFile,
-  ThreadRuntime,
   TrustStore,
   forkSession,
   mcpExtension,
@@ -15,18 +14,15 @@ import {
   warmEngine,
   warmUp,
   type CommandInfo,
-  type ExtensionMessageInput,
   type QueuedInput,
   creationFailure,
   threadFault,
   type ThreadEnvironment,
   type UnsavedTail,
-  type Warning,
   type WorkspaceState,
-  threadPlace,
   workspaceEntry,
 } from "@knightcode/agent";
-import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
+import type { ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
 import { ServerWorktrees } from "../workspace/worktree-service.js";
@@ -34,18 +30,14 @@ import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
-import { WIRE_TURN_ERRORS } from "../turns/notifier.js";
-import { sessionError } from "./session-error.js";
-import { derivedName, validApprovalMode } from "./thread-object.js";
+import { sessionError } from "../rpc/session-error.js";
+import { derivedName } from "./thread-object.js";
 
-type SendMessageOptions = { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" };
-
-type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js"), typeof import("../ui/dialogs.js")];
-let threadParts: Promise<ThreadParts> | undefined;
+let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
 /** What a loaded thread runs on (turns, approvals, its UI bridge) loads with the first thread: listing never waits for it. */
-function loadThreadParts(): Promise<ThreadParts> {
-  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js"), import("../ui/dialogs.js")]);
+function loadThreadParts(): Promise<typeof import("./open-thread.js")> {
+  threadParts ??= import("./open-thread.js");
   return threadParts;
 }
 
@@ -162,12 +154,6 @@ export class ThreadManager {
     } catch {
       return undefined;
     }
-  }
-
-  /** A terminal host's threads run everything; a desktop thread takes the settings it loaded (trusted project settings included). */
-  private defaultApprovalMode(runtime: ThreadRuntime): ApprovalMode {
-    if (this.context.terminal) return "fullAccess";
-    return validApprovalMode(runtime.settings.effective.defaultApprovalMode);
   }
 
   /**
@@ -390,105 +376,39 @@ export class ThreadManager {
   }
 
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
-    const [{ LoadedThread }, { UiBridge }, { ThreadDialogs }] = await loadThreadParts();
+    const { openThread } = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
-    // Until the thread exists (extensions load first), what they send waits here.
-    let thread: LoadedThread | undefined;
-    const early: [ExtensionMessageInput, SendMessageOptions][] = [];
-    // Nobody is subscribed before the answer that opened the thread: a warning until then goes back with it.
-    // Later ones also go to the log, which is all that sees one raised while the thread unloads.
-    const loadWarnings: Warning[] = [];
-    let opened = false;
-    const warn = (warning: Warning) => {
-      if (opened) {
-        log.warn(warning.path ? `${warning.message} (${warning.path})` : warning.message);
-        thread?.warn(warning);
-      } else {
-        loadWarnings.push(warning);
-      }
-    };
-    const dialogs = new ThreadDialogs({
-      threadId: id,
-      // Before the thread exists nobody is subscribed: a dialog then has nobody to ask.
-      ask: (params, signal) => (thread ? thread.asker.ask("ui/dialog", params, { kind: "dialog", signal }) : Promise.resolve({ kind: "unanswered" })),
-      turn: () => {
-        const signal = thread?.turns.signal;
-        return signal ? { id: thread?.turns.runningTurnId, signal } : undefined;
-      },
-    });
-    const ui = new UiBridge({
-      threadId: id,
-      send: (method, params) => thread?.send(method, params),
-      warn,
-      log: (line) => log.info(line),
-      dialogs,
-    });
-    let runtime: ThreadRuntime;
-    let warnings: Warning[];
-    const place = threadPlace(file.header, file.summary());
-    try {
-      ({ runtime, warnings } = await ThreadRuntime.create({
+    const thread = await openThread(
+      {
         environment: this.environment,
-        threadId: id,
-        // Where the thread runs: its worktree, or the folder it was started in.
-        cwd: place.cwd,
-        sandboxing: {
-          ...(place.mode === "worktree" && place.path !== undefined ? { folder: place.path } : {}),
-          // Until the thread exists (its extensions load), its commands run sandboxed unless it was saved in fullAccess.
-          unsandboxed: () => (thread ? thread.approvalMode : this.context.terminal ? "fullAccess" : file.summary().approvalMode) === "fullAccess",
-          networkGranted: (callId) => thread?.networkGranted(callId) ?? false,
+        log,
+        broadcaster: this.broadcaster,
+        terminal: this.context.terminal,
+        payloads: () => this.context.payloads,
+        env: this.context.env,
+        replace: async (threadId) => {
+          const loaded = this.loaded.get(threadId);
+          if (!loaded) throw new Error("the thread is still loading");
+          return (await this.replace(loaded)).id;
         },
-        transcript: file,
-        mode: "desktop",
-        hasUI: true,
-        ui,
-        onWarning: warn,
-        askUser: (questions, call) => (thread ? thread.askUser(questions, call) : Promise.resolve(undefined)),
-        submitPlan: (plan, signal) => (thread ? thread.reviewPlan(plan, signal) : Promise.resolve({ approved: false })),
-        onSendMessage: (message, options) => (thread ? thread.deliverExtensionMessage(message, options) : early.push([message, options])),
-        // A call before the thread exists has nobody to ask: it is refused, never allowed.
-        approvalGate: (call, signal) =>
-          thread ? thread.checkToolCall(call, signal) : Promise.resolve({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
-        newSession: async () => {
-          if (!thread) throw new Error("the thread is still loading");
-          if (thread.turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
-          return (await this.replace(thread)).id;
-        },
-        turnErrors: WIRE_TURN_ERRORS,
-        turnLog: log,
-      }));
-    } catch (error) {
-      file.close();
-      throw error;
-    }
-    loadWarnings.unshift(...warnings);
-    thread = new LoadedThread({
+        onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
+        onTurnStarted: (started) => this.worktrees.used(started, "turn"),
+      },
       file,
-      runtime,
-      ui,
-      warnings: loadWarnings,
-      broadcaster: this.broadcaster,
-      log,
-      defaultApprovalMode: this.defaultApprovalMode(runtime),
-      onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
-      payloads: () => this.context.payloads,
-      onTurnStarted: (started) => this.worktrees.used(started, "turn"),
-      env: this.context.env,
-    });
+    );
     this.loaded.set(id, thread);
     this.worktrees.used(thread, "load");
     this.failures.delete(id);
     this.housekeeping.watch();
-    for (const [message, options] of early.splice(0)) thread.deliverExtensionMessage(message, options);
     const release = thread.hold();
     try {
-      await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
-      await runtime.start(reason);
+      await thread.runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
+      await thread.runtime.start(reason);
       // A new thread's start chooses its approval mode first, and notes it then.
       if (reason !== "startup") await thread.noteSandbox();
     } finally {
-      opened = true;
+      thread.opened();
       release();
     }
     return thread;

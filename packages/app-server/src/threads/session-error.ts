@@ -1,23 +1,2 @@
-import { ArchiveConflictError, SessionFileError } from "@knightcode/agent";
-import { rpcError } from "../rpc/errors.js";
-
-/** Maps a session file failure to the protocol's error. */
-export function sessionError(error: unknown, threadId: string): Error {
-  if (error instanceof ArchiveConflictError) return rpcError("archiveConflict", error.message, { ...error.recovery });
-  if (!(error instanceof SessionFileError)) return error as Error;
-  switch (error.code) {
-    case "lockedElsewhere":
-      return rpcError("threadLockedElsewhere", `thread ${threadId} is open in another process${error.holder ? ` (pid ${error.holder.pid})` : ""}`, {
-        ...(error.holder ? { pid: error.holder.pid, host: error.holder.host } : {}),
-      });
-    case "hardLinked":
-      return rpcError("archiveConflict", `the session file of thread ${threadId} has other hard links; refusing to own it`, { paths: [error.path] });
-    case "notFound":
-      return rpcError("threadNotFound", `no saved thread ${threadId}`);
-    case "notASessionFile":
-    case "writeFailed":
-      return rpcError("internal", error.message);
-    default:
-      return error;
-  }
-}
+/** Moved to rpc/; this file goes once every importer names rpc/session-error.js. */
+export { sessionError } from "../rpc/session-error.js";

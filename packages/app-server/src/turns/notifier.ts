@@ -1,9 +1,9 @@
-import type { AgentSession, SessionEvent, StartMeta, TurnController, TurnErrors } from "@knightcode/agent";
-import type { QueueSnapshot, Turn as WireTurn } from "@knightcode/app-server-protocol";
-import { turnForWire, TurnWireCache } from "../payloads/refs.js";
+import { boundErrorMessage, type SessionEvent, type StartMeta, type TurnController, type TurnErrors } from "@knightcode/agent";
+import type { ServerNotificationMethod, ServerNotificationParams, Turn as WireTurn } from "@knightcode/app-server-protocol";
+import { itemForWire, turnForWire, TurnWireCache } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { rpcError } from "../rpc/errors.js";
-import { modelError } from "../threads/model-error.js";
+import { modelError } from "../rpc/model-error.js";
 import { LiveTurnItems, type ItemSink } from "./live-items.js";
 import { turnSummary } from "./summary.js";
 
@@ -13,7 +13,8 @@ export const WIRE_TURN_ERRORS: TurnErrors = { refused: rpcError, startFailed: mo
 export interface TurnNotifications {
   started(turn: WireTurn, requestId: string | undefined): void;
   completed(turn: WireTurn): void;
-  queueChanged(queue: QueueSnapshot): void;
+  /** The queue or the accepted steers changed: one turn/queue/updated goes out for however many changes. */
+  queueChanged(): void;
   /** A queued input could not start. */
   dropped(message: string, clientMessageId: string | undefined): void;
 }
@@ -21,13 +22,14 @@ export interface TurnNotifications {
 /** What the notifier needs from its thread. */
 export interface TurnNotifierHost {
   readonly turns: TurnController;
-  readonly session: AgentSession;
   /** Where a running turn's notifications go: the thread's subscribers and, for outcomes, every connection. */
   readonly out: TurnNotifications;
   /** A turn began or ended, or a wait opened or closed: the thread's status may have changed. */
   activityChanged(): void;
-  /** The item notifications of the turn `turnId`. */
-  itemSink(turnId: string): ItemSink;
+  /** A notification to the thread's subscribers. */
+  send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+  /** Where an item too large for its notification goes. */
+  payloads(): PayloadSink;
   /** Whether the user declined a call at the approval gate. */
   isDeclined(callId: string): boolean;
   /** A turn that may change files started (not a compaction): its working tree's first snapshot. */
@@ -52,30 +54,26 @@ interface LiveTurn {
  */
 export class TurnNotifier {
   private live: LiveTurn | undefined;
-  /** The queue or the steers changed since the last turn/queue/updated went out. */
-  private queueDirty = false;
-  private readonly stop: (() => void)[];
+  private readonly stop: () => void;
 
   constructor(private readonly host: TurnNotifierHost) {
-    this.stop = [
-      host.turns.observe({
+    this.stop = host.turns.observe({
         started: ({ id, startedAt, meta, tracksFiles }) => this.started(id, startedAt, meta, tracksFiles),
         completed: (end) => {
           this.live = undefined;
           host.out.completed(turnSummary(end));
         },
-        queueChanged: () => this.queueChanged(),
+        queueChanged: () => host.out.queueChanged(),
         activityChanged: () => host.activityChanged(),
         dropped: (message, clientMessageId) => host.out.dropped(message, clientMessageId),
+        sessionEvent: (event) => this.onSessionEvent(event),
         settling: (turnId) => host.turnSettling?.(turnId),
-      }),
-      host.session.subscribe((event) => this.onSessionEvent(event)),
-    ];
+      });
   }
 
   private started(id: string, startedAt: number, meta: StartMeta, tracksFiles: boolean): void {
     const wire = new TurnWireCache();
-    const sink = this.host.itemSink(id);
+    const sink = this.itemSink(id);
     const remembering: ItemSink = {
       started: (item) => sink.started(item),
       completed: (item) => {
@@ -91,9 +89,35 @@ export class TurnNotifier {
     this.host.out.started({ id, status: "inProgress", startedAt }, meta.requestId);
   }
 
+  private itemSink(turnId: string): ItemSink {
+    const payloads = this.host.payloads();
+    const base = { threadId: this.host.turns.threadId, turnId };
+    const send = this.host.send;
+    return {
+      started: (item) => send("item/started", { ...base, item: itemForWire(item, payloads) }),
+      completed: (item) => send("item/completed", { ...base, item: itemForWire(item, payloads) }),
+      removed: (itemId) => send("item/removed", { ...base, itemId }),
+      agentDelta: (itemId, delta) => send("item/agentMessage/delta", { ...base, itemId, delta }),
+      reasoningDelta: (itemId, delta) => send("item/reasoning/delta", { ...base, itemId, delta }),
+    };
+  }
+
+  /** The running turn's items first, then what the event says of the thread (its usage, a retry). */
   private onSessionEvent(event: SessionEvent): void {
-    if (event.type === "turn_start" || event.type === "turn_end") return;
     this.live?.items.handle(event);
+    const threadId = this.host.turns.threadId;
+    if (event.type === "usage") {
+      this.host.send("thread/tokenUsage/updated", { threadId, ...(event.turnId ? { turnId: event.turnId } : {}), usage: event.usage });
+    } else if (event.type === "retry") {
+      this.host.send("turn/retrying", {
+        threadId,
+        turnId: event.turnId,
+        attempt: event.attempt,
+        maxAttempts: event.maxAttempts,
+        delayMs: event.delayMs,
+        error: { message: boundErrorMessage(event.error.message), kind: event.error.kind },
+      });
+    }
   }
 
   /** The running turn as it stands, for thread/resume's `runningTurn`. */
@@ -115,32 +139,7 @@ export class TurnNotifier {
     return this.live !== undefined && this.host.turns.runningTurnId === this.live.id ? this.live : undefined;
   }
 
-  /**
-   * The queue changed: one turn/queue/updated goes out at the end of this
-   * turn of the event loop, with the queue as it then stands, however many
-   * changes came before it. Each update lists the whole queue, so one per
-   * change would let a burst of adds cost every subscriber the square of
-   * the queue's size.
-   */
-  private queueChanged(): void {
-    if (this.queueDirty) return;
-    this.queueDirty = true;
-    setImmediate(() => this.flushQueueUpdate());
-  }
-
-  /**
-   * Sends the pending queue update now, if there is one. The thread calls it
-   * before anything else it sends, so an update is never overtaken by what
-   * follows from it: the turn/started of an input it took off the queue,
-   * the turn/completed of an interrupt that dropped it.
-   */
-  flushQueueUpdate(): void {
-    if (!this.queueDirty) return;
-    this.queueDirty = false;
-    this.host.out.queueChanged(this.host.turns.queueSnapshot());
-  }
-
   dispose(): void {
-    for (const stop of this.stop.splice(0)) stop();
+    this.stop();
   }
 }
