@@ -6,12 +6,13 @@ import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
-import { toLlmMessages, userMessage } from "./messages.js";
+import { userMessage } from "./messages.js";
 export { userMessage };
-import { followsPlanSubmission, UNHEARD_VERDICT } from "./plan-verdict.js";
-import { stallGuardedStream } from "./stall-guard.js";
+import { createEngineAgent } from "./engine-agent.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
+import { runNestedCall, type NestedToolResult } from "./nested-tool.js";
+import { sessionEventOf } from "./agent-events.js";
 import { SteerQueue, type HeldSteer } from "./steer-queue.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
@@ -20,6 +21,7 @@ import { TranscriptWriter } from "./transcript-writer.js";
 import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
 import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
 export * from "./session-options.js";
+export type { NestedToolResult };
 
 /**
  * One thread's agent: its transcript, model, tools, token usage and the
@@ -156,32 +158,12 @@ export class AgentSession {
     if (this.agent) this.agent.state.thinkingLevel = level;
   }
 
-  /**
-   * Runs one of the thread's tools on behalf of a running tool call (an
-   * extension tool that delegates): the same extension hooks and approval
-   * gate as a call of the model, reported as a nested call of `parentId`.
-   * Nested calls are live only; the parent's result is what the transcript
-   * keeps.
-   */
+  /** Runs one of the thread's tools for a running tool call that delegates to it (see runNestedCall). */
   async runNestedTool(parentId: string, toolName: string, args: unknown, signal?: AbortSignal): Promise<NestedToolResult> {
     const turnId = this.current?.id;
     if (turnId === undefined) throw new Error("a nested tool call needs a running turn");
-    const toolCallId = `${parentId}.${++this.nestedCalls}`;
-    const finish = (result: NestedToolResult): NestedToolResult => {
-      this.emit({ type: "nested_tool_end", turnId, parentId, toolCallId, toolName, result, isError: result.isError, completedAt: Date.now() });
-      return result;
-    };
-    this.emit({ type: "nested_tool_start", turnId, parentId, toolCallId, toolName, args, startedAt: Date.now() });
-    const tool = this.tools.find((candidate) => candidate.name === toolName);
-    if (!tool) return finish(errorResult(`Tool ${toolName} not found`));
-    try {
-      const blocked = await this.options.beforeToolCall?.({ toolCallId, toolName, args }, signal);
-      if (blocked) return finish(errorResult(blocked.reason));
-      const result = await tool.execute(toolCallId, args as never, signal);
-      return finish({ content: result.content as unknown[], details: result.details, isError: false });
-    } catch (error) {
-      return finish(errorResult(error instanceof Error ? error.message : String(error)));
-    }
+    const call = { turnId, parentId, toolCallId: `${parentId}.${++this.nestedCalls}`, toolName, args, ...(signal ? { signal } : {}) };
+    return runNestedCall(call, this.tools, this.options.beforeToolCall, (event) => this.emit(event));
   }
 
   setTools(tools: AgentTool[]): void {
@@ -211,65 +193,30 @@ export class AgentSession {
   }
 
   private createAgent(engine: Engine, model: Model<Api>): Agent {
-    const agent = new engine.core.Agent({
-      initialState: {
-        systemPrompt: this.systemPrompt,
-        model,
-        thinkingLevel: this.level,
-        tools: this.tools,
-        messages: contextMessages(this.transcript.branch()).messages,
-      },
-      convertToLlm: toLlmMessages,
-      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs, (m) => this.registry.streamFor(m), this.settings.maxReplyBytes),
-      getApiKey: (provider) => this.registry.apiKey(provider),
-      sessionId: this.threadId,
-      steeringMode: "all",
-      beforeToolCall: async ({ assistantMessage, toolCall, args }, signal) => {
-        if (this.abandoned.has(agent)) return { block: true, reason: "The turn this call belonged to has ended." };
-        // Ahead of extensions and the approval gate: nobody is asked about a call the model made before it heard the plan's verdict.
-        if (followsPlanSubmission(assistantMessage, toolCall)) return { block: true, reason: UNHEARD_VERDICT };
-        const gate = this.options.beforeToolCall;
-        return gate ? gate({ toolCallId: toolCall.id, toolName: toolCall.name, args }, signal) : undefined;
-      },
-      afterToolCall: async ({ toolCall, args, result, isError }, signal) => {
-        const after = this.options.afterToolCall;
-        return after ? after({ toolCallId: toolCall.id, toolName: toolCall.name, args, result, isError }, signal) : undefined;
-      },
+    const { beforeToolCall, afterToolCall, hooks } = this.options;
+    return createEngineAgent({
+      engine,
+      threadId: this.threadId,
+      model,
+      thinkingLevel: this.level,
+      systemPrompt: this.systemPrompt,
+      tools: this.tools,
+      messages: contextMessages(this.transcript.branch()).messages,
+      registry: this.registry,
+      settings: this.settings,
+      ...(beforeToolCall ? { beforeToolCall } : {}),
+      ...(afterToolCall ? { afterToolCall } : {}),
+      ...(hooks ? { hooks } : {}),
+      abandoned: this.abandoned,
+      onEvent: (event) => this.onAgentEvent(event),
     });
-    agent.subscribe((event) => {
-      if (this.abandoned.has(agent)) return;
-      this.onAgentEvent(event);
-      return this.options.hooks?.onAgentEvent?.(event);
-    });
-    return agent;
   }
 
   private onAgentEvent(event: AgentEvent): void {
     const turnId = this.current?.id ?? "";
-    switch (event.type) {
-      case "message_start":
-        this.emit({ type: "message_start", turnId, message: event.message });
-        break;
-      case "message_update":
-        if (event.message.role === "assistant") {
-          this.emit({ type: "message_update", turnId, message: event.message, event: event.assistantMessageEvent });
-        }
-        break;
-      case "message_end":
-        this.recordMessage(turnId, event.message);
-        break;
-      case "tool_execution_start":
-        this.emit({ type: "tool_start", turnId, toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
-        break;
-      case "tool_execution_update":
-        this.emit({ type: "tool_update", turnId, toolCallId: event.toolCallId, toolName: event.toolName, partial: event.partialResult });
-        break;
-      case "tool_execution_end":
-        this.emit({ type: "tool_end", turnId, toolCallId: event.toolCallId, toolName: event.toolName, result: event.result, isError: event.isError });
-        break;
-      default:
-        break;
-    }
+    if (event.type === "message_end") return this.recordMessage(turnId, event.message);
+    const mapped = sessionEventOf(event, turnId);
+    if (mapped) this.emit(mapped);
   }
 
   private recordMessage(turnId: string, message: AgentMessage): void {
@@ -448,15 +395,4 @@ export class AgentSession {
     this.disposed.abort();
     this.listeners.clear();
   }
-}
-
-/** What a nested tool call gives back to the tool that made it. */
-export interface NestedToolResult {
-  content: unknown[];
-  details?: unknown;
-  isError: boolean;
-}
-
-function errorResult(message: string): NestedToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
 }

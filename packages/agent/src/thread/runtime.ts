@@ -1,28 +1,21 @@
 import type { ImageContent, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { classifyToolCall, type CallClassification } from "../approvals/classifier.js";
-import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
-import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
+import { ExtensionHost } from "../extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
-import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../extensions/types.js";
-import type { ModelRef, ModelRegistry } from "../models/registry.js";
+import type { ModelRef } from "../models/registry.js";
 import { codePathOf, type CodePath } from "../resources/code-paths.js";
 import { expandSlashInput, listCommands, type CommandInfo } from "../resources/commands.js";
 import { renderSkillsSection } from "../resources/skills.js";
 import { parseSlashInput } from "../resources/templates.js";
 import type { Resource } from "../resources/types.js";
-import { AgentSession, type BeforeToolCall, type RunSettings, type ToolCallInfo } from "../run/session.js";
+import { AgentSession, type BeforeToolCall, type ToolCallInfo } from "../run/session.js";
 import { buildSystemPrompt } from "../run/system-prompt.js";
-import type { Transcript } from "../run/transcript.js";
-import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import type { AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../process/groups.js";
 import type { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
-import type { ServerSecrets } from "../process/child-env.js";
-import type { TrustStore } from "../trust/store.js";
 import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
@@ -30,9 +23,9 @@ import { threadResources } from "./thread-resources.js";
 import { threadSandbox } from "./thread-sandbox.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
+import { runSettingsFrom, type ThreadEnvironment, type ThreadRuntimeOptions, type ThreadSandboxing } from "./runtime-options.js";
 import { SteerQueue } from "../run/steer-queue.js";
 import { TurnController } from "../turn/controller.js";
-import type { TranscriptWriter } from "../run/transcript-writer.js";
 import type { InputOutcome, InputSource } from "../turn/run-record.js";
 
 export { probeCommands } from "./command-probe.js";
@@ -45,78 +38,7 @@ Read what you need to understand the task, ask the user about choices that are t
 with a concrete plan: the goal, the files to change and how, and how to check the result. \
 When the user approves it, plan mode ends and you carry the plan out; when they ask for changes, revise it and submit it again.`;
 
-/** What every thread of a process shares. */
-export interface ThreadEnvironment {
-  agentDir: string;
-  registry: ModelRegistry;
-  trust: TrustStore;
-  /** `-e` paths: explicitly trusted, loaded in every thread. */
-  extensionPaths: readonly string[];
-  builtinExtensions?: readonly ExtensionSpec[];
-  /** One per process, so threads loading the same extension file read and transform it once. */
-  extensionFactories?: ExtensionFactoryCache;
-  /** The server's environment; what child processes get is built from it (childEnvironment). */
-  env: NodeJS.ProcessEnv;
-  /** What the server keeps from the model and from child processes besides provider keys: its WebSocket token. */
-  secrets?: ServerSecrets;
-  log?: (line: string) => void;
-}
-
-export interface ThreadRuntimeOptions {
-  environment: ThreadEnvironment;
-  threadId: string;
-  cwd: string;
-  transcript: Transcript;
-  mode: ExtensionMode;
-  hasUI: boolean;
-  ui: ExtensionUI;
-  /** Problems after loading (an extension's handler failed): the thread reports them to its subscribers. */
-  onWarning(warning: Warning): void;
-  /** Tools or commands changed after loading. */
-  onChanged?(): void;
-  /**
-   * The approval gate, run after extensions' tool_call handlers. Without
-   * one every call is refused: a thread that means to run every call says
-   * so with `allowAllToolCalls`. A gate built on the runtime replaces it
-   * with useApprovalGate.
-   */
-  approvalGate?: BeforeToolCall;
-  /** The owner of the thread's turns, made before the runtime so that what the runtime is built with can ask it; the runtime makes its own when absent. */
-  turns?: TurnController;
-  /** What writes the transcript, made before the runtime; the session makes its own when absent. */
-  writer?: TranscriptWriter;
-  /** Whether plan mode is on: asked whenever the tools are chosen (applyToolSelection). */
-  planMode?(): boolean;
-  /** ask_user's questions to the thread's user; offered to the model only with a UI. */
-  askUser?: AskUserHandler;
-  /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
-  newSession?(): Promise<string>;
-  submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
-  /** How the thread's commands are contained (see ThreadSandbox); without it they run unsandboxed. */
-  sandboxing?: ThreadSandboxing;
-}
-
-/** What the server decides about the thread's sandbox, asked at each command. */
-export interface ThreadSandboxing {
-  /** Where writes may land: the whole worktree of a worktree thread; the thread's folder otherwise. */
-  folder?: string;
-  /** The thread runs without the sandbox (`fullAccess`). */
-  unsandboxed(): boolean;
-  /** The user let this call, or every call of the thread, use the network. */
-  networkGranted(callId: string | undefined): boolean;
-}
-
-export type { InputOutcome };
-
-function runSettingsFrom(effective: EffectiveSettings): RunSettings {
-  const retry = effective.retry.provider;
-  return {
-    retry: { enabled: retry.enabled, maxRetries: retry.maxRetries, baseDelayMs: retry.baseDelayMs, maxRetryDelayMs: retry.maxRetryDelayMs },
-    compaction: { ...effective.compaction },
-    streamIdleTimeoutMs: retry.streamIdleTimeoutMs,
-    interruptGraceMs: effective.interruptGraceMs,
-  };
-}
+export type { InputOutcome, ThreadEnvironment, ThreadRuntimeOptions, ThreadSandboxing };
 
 /**
  * One thread's agent, composed: settings and project trust for its cwd, the
@@ -190,7 +112,7 @@ export class ThreadRuntime {
       model: () => session?.model,
       turnSignal: () => turns.signal,
       abort: () => turns.interruptRun(),
-      isIdle: () => turns.isIdle,
+      isIdle: () => !turns.busy,
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
       // The owner of the turns decides: into the running turn, before the next, or a turn of its own.
       sendMessage: (message, sendOptions) => turns.deliver(message, sendOptions),

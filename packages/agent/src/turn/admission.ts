@@ -1,23 +1,24 @@
-import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { ImageContent } from "@mariozechner/pi-ai";
-import { userMessage } from "../run/messages.js";
-import type { AgentSession, TurnInput } from "../run/session.js";
+import type { ExtensionMessageInput } from "../extensions/types.js";
+import { extensionMessage, userMessage } from "../run/messages.js";
+import type { TurnInput } from "../run/session.js";
+import type { ExtensionInbox } from "./extension-inbox.js";
 import type { TurnErrors } from "./errors.js";
 import type { TurnLog } from "./observer.js";
-import type { ProcessInput, Run, StartOutcome, Work } from "./run-record.js";
+import type { Run, StartOutcome, TurnEngine, Work } from "./run-record.js";
 import { requireRoom, sizeOf, type WaitingSize } from "./waiting-limits.js";
 
 /** What admitting and steering need of the controller. */
 export interface AdmissionContext {
-  readonly session: AgentSession;
-  readonly processInput: ProcessInput;
+  /** The session and the input hooks; throws while the thread loads. */
+  engine(): TurnEngine;
   readonly errors: TurnErrors;
   readonly log?: TurnLog;
   closing(): boolean;
-  /** What extensions said since the last turn, for the turn about to start. */
-  takePreamble(): AgentMessage[];
-  /** A turn took them but never started: they wait for the next one. */
-  putBackPreamble(messages: readonly AgentMessage[]): void;
+  /** What extensions said while no turn could take it: it goes before the next turn's input. */
+  readonly inbox: ExtensionInbox;
+  /** On an idle thread: the oldest queued input starts, or the turn an extension asked for. */
+  startNext(): void;
   /** The run is over, or never launched. */
   settle(run: Run, thrown?: unknown): void;
   runningTurnId(): string | undefined;
@@ -35,13 +36,13 @@ export async function admit(context: AdmissionContext, run: Run, work: Work): Pr
   let launched = false;
   try {
     try {
-      await context.session.prepare();
+      await context.engine().session.prepare();
     } catch (error) {
       throw context.errors.startFailed(error);
     }
     let input: TurnInput = { compactOnly: true };
     if (work.kind === "input") {
-      const processed = await context.processInput(work.text, work.images, work.source, run.turn.signal);
+      const processed = await context.engine().processInput(work.text, work.images, work.source, run.turn.signal);
       // A replaced thread is the command's answer, whatever happened to this one since.
       if (processed.action === "handled" && processed.threadId !== undefined) return { status: "handled", threadId: processed.threadId };
       if (run.turn.interrupted) return { status: "cancelled" };
@@ -52,7 +53,7 @@ export async function admit(context: AdmissionContext, run: Run, work: Work): Pr
     }
     if (run.turn.interrupted || context.closing()) return { status: "cancelled" };
     if (work.kind !== "compact") {
-      const preamble = context.takePreamble();
+      const preamble = context.inbox.take();
       if (preamble.length > 0) input = { ...input, preamble };
     }
     launched = true;
@@ -67,12 +68,12 @@ function launch(context: AdmissionContext, run: Run, input: TurnInput): Promise<
   return new Promise<string>((resolve, reject) => {
     run.started = resolve;
     run.tracksFiles = input.compactOnly !== true;
-    context.session.runTurn(input, run.turn).then(
+    context.engine().session.runTurn(input, run.turn).then(
       () => context.settle(run),
       (error: unknown) => {
         if (run.turn.id === undefined) {
           // Nothing was written: what the turn carried from extensions waits for the next one.
-          if (input.preamble) context.putBackPreamble(input.preamble);
+          if (input.preamble) context.inbox.putBack(input.preamble);
           reject(context.errors.startFailed(error));
         } else {
           context.log?.error("a turn failed outside its run", error);
@@ -102,17 +103,37 @@ export async function steer(
     });
   }
   requireRoom(context.waiting(), sizeOf(text, images), errors);
-  const steers = context.session.steers;
-  const held = steers.hold(expectedTurnId);
+  const { session, processInput } = context.engine();
+  const held = session.steers.hold(expectedTurnId);
   const ended = () => errors.refused("invalidParams", `turn ${expectedTurnId} ended before the steer was accepted`, { reason: "turnEnded" });
   try {
-    const processed = await context.processInput(text, images, "user", held.signal);
+    const processed = await processInput(text, images, "user", held.signal);
     if (held.cancelled || context.runningTurnId() !== expectedTurnId) throw ended();
     if (processed.action === "handled") return { status: "handled", turnId: expectedTurnId };
     requireRoom(context.waiting(), sizeOf(processed.text, processed.images), errors);
-    if (!context.session.deliver(userMessage(processed.text, processed.images), "steer", held)) throw ended();
+    if (!session.deliver(userMessage(processed.text, processed.images), "steer", held)) throw ended();
     return { status: "steered", turnId: expectedTurnId };
   } finally {
-    steers.release(held);
+    session.steers.release(held);
   }
+}
+
+/**
+ * An extension's message, delivered as its API promises: into the running
+ * turn (as a steer, or a follow-up), else before the next turn, starting
+ * one when it asks to.
+ */
+export function deliverExtensionMessage(
+  context: AdmissionContext,
+  input: ExtensionMessageInput,
+  options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" },
+): void {
+  if (context.closing()) {
+    context.log?.warn(`an extension message (${input.customType}) arrived while the thread unloads; it is dropped`);
+    return;
+  }
+  const message = extensionMessage(input);
+  if (context.engine().session.deliver(message, options.deliverAs ?? "steer")) return;
+  context.inbox.push(message, options.triggerTurn === true);
+  if (options.triggerTurn) context.startNext();
 }

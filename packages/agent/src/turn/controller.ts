@@ -2,18 +2,17 @@ import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ReviewComment } from "../git/diff/review-comments.js";
 import type { ExtensionMessageInput } from "../extensions/types.js";
 import type { SessionEvent } from "../run/events.js";
-import { extensionMessage } from "../run/messages.js";
 import type { AgentSession } from "../run/session.js";
-import { admit, steer, type AdmissionContext } from "./admission.js";
+import { admit, deliverExtensionMessage, steer, type AdmissionContext } from "./admission.js";
 import { PLAIN_TURN_ERRORS, turnIdData, type TurnErrors } from "./errors.js";
 import { ExtensionInbox } from "./extension-inbox.js";
 import { InputQueue, type QueuedInput } from "./input-queue.js";
 import { SILENT_OBSERVER, type QueueState, type TurnEnd, type TurnLog, type TurnObserver } from "./observer.js";
-import { unreportedEnd, WaitCounts, type ProcessInput, type Run, type StartMeta, type StartOutcome, type Waiting, type Work } from "./run-record.js";
+import { unreportedEnd, WaitCounts, type TurnEngine, type Run, type StartMeta, type StartOutcome, type Waiting, type Work } from "./run-record.js";
 import { requireRoom, sizeOf, sum } from "./waiting-limits.js";
 import { ThreadHold } from "./thread-hold.js";
 
-export type { QueueState, TurnEnd, TurnLog, TurnObserver };
+export type { QueueState, TurnEnd, TurnEngine, TurnLog, TurnObserver };
 
 export interface TurnControllerOptions {
   threadId: string;
@@ -21,11 +20,6 @@ export interface TurnControllerOptions {
   log?: TurnLog;
 }
 
-/** What runs the turns: the session (which shares the controller's steer queue) and the input hooks. */
-export interface TurnEngine {
-  readonly session: AgentSession;
-  readonly processInput: ProcessInput;
-}
 
 /**
  * The one owner of a thread's running turn. Its phase says whether the
@@ -58,17 +52,13 @@ export class TurnController {
       closed: () => (this.closing ? this.unloading() : undefined),
       busy: (id) => this.errors.refused("turnInProgress", `thread ${options.threadId} is running ${id ? `turn ${id}` : "a start"}`, turnIdData(id)),
     });
-    const controller = this;
     this.admission = {
-      get session() {
-        return controller.session;
-      },
-      processInput: (text, images, source, signal) => this.runEngine().processInput(text, images, source, signal),
+      engine: () => this.runEngine(),
       errors: this.errors,
       ...(options.log ? { log: options.log } : {}),
       closing: () => this.closing !== undefined,
-      takePreamble: () => this.inbox.take(),
-      putBackPreamble: (messages) => this.inbox.putBack(messages),
+      inbox: this.inbox,
+      startNext: () => this.startNext(),
       settle: (run, thrown) => this.settle(run, thrown),
       runningTurnId: () => this.runningTurnId,
       waiting: () => sum([this.queue.held, this.session.steers.held()]),
@@ -119,10 +109,6 @@ export class TurnController {
     return this.hold.phase.kind !== "idle";
   }
 
-  get isIdle(): boolean {
-    return !this.busy;
-  }
-
   /** What an interrupt aborts: the signal of the turn holding the thread, from its admission on. */
   get signal(): AbortSignal | undefined {
     return this.hold.run?.turn.signal;
@@ -160,14 +146,14 @@ export class TurnController {
   async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, claimed?: () => void): Promise<StartOutcome> {
     const run = await this.hold.claimRun(input);
     claimed?.();
-    return this.admit(run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
+    return admit(this.admission, run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
   }
 
   /** thread/compact/start and `/compact`: a turn that only compacts the history. */
   async compact(claimed?: () => void, meta: StartMeta = {}): Promise<string> {
     const run = await this.hold.claimRun(meta);
     claimed?.();
-    const outcome = await this.admit(run, { kind: "compact" });
+    const outcome = await admit(this.admission, run, { kind: "compact" });
     if (outcome.status !== "started") throw this.errors.refused("internal", "the compaction did not start");
     return outcome.turnId;
   }
@@ -182,11 +168,9 @@ export class TurnController {
    * refused with turnInProgress. Exclusive changes run one after another.
    */
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const release = await this.hold.claimExclusive();
     try {
-      return await work();
+      return await this.hold.exclusive(work);
     } finally {
-      release();
       this.startNext();
     }
   }
@@ -199,20 +183,18 @@ export class TurnController {
    * thread. When the work fails the thread goes on as it was.
    */
   async exclusiveThenClose<T>(work: () => Promise<T>): Promise<{ result: T; queued: QueuedInput[] }> {
-    const release = await this.hold.claimExclusive();
-    let result: T;
+    let queued: QueuedInput[] = [];
     try {
-      result = await work();
+      const result = await this.hold.exclusive(work, () => {
+        queued = this.queue.drain();
+        this.session.steers.cancelHeld();
+        this.closing = this.closeIdle();
+      });
+      return { result, queued };
     } catch (error) {
-      release();
       this.startNext();
       throw error;
     }
-    const queued = this.queue.drain();
-    this.session.steers.cancelHeld();
-    this.closing = this.closeIdle();
-    release();
-    return { result, queued };
   }
 
   /** Inputs that waited on this thread before it loaded again elsewhere: they wait here now, and start when it is idle. */
@@ -228,13 +210,9 @@ export class TurnController {
     return steer(this.admission, expectedTurnId, text, images);
   }
 
-  private admit(run: Run, work: Work): Promise<StartOutcome> {
-    return admit(this.admission, run, work);
-  }
-
   /** Starts work on the thread, which the caller found idle in this same step. */
   private admitAndLaunch(work: Work, meta: StartMeta): Promise<StartOutcome> {
-    return this.admit(this.hold.take(meta), work);
+    return admit(this.admission, this.hold.take(meta), work);
   }
 
   /**
@@ -336,20 +314,9 @@ export class TurnController {
     }
   }
 
-  /**
-   * An extension's message, delivered as its API promises: into the running
-   * turn (as a steer, or a follow-up), else before the next turn, starting
-   * one when it asks to.
-   */
+  /** An extension's message: into the running turn, else before the next one (see deliverExtensionMessage). */
   deliver(input: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void {
-    if (this.closing) {
-      this.options.log?.warn(`an extension message (${input.customType}) arrived while the thread unloads; it is dropped`);
-      return;
-    }
-    const message = extensionMessage(input);
-    if (this.session.deliver(message, options.deliverAs ?? "steer")) return;
-    this.inbox.push(message, options.triggerTurn === true);
-    if (options.triggerTurn) this.startNext();
+    deliverExtensionMessage(this.admission, input, options);
   }
 
   /**

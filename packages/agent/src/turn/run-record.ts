@@ -1,6 +1,7 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ReviewComment } from "../git/diff/review-comments.js";
 import type { SessionEvent } from "../run/events.js";
+import type { AgentSession } from "../run/session.js";
 import { Turn } from "../run/turn.js";
 
 /** The identity a turn's notifications carry from its start. */
@@ -25,6 +26,12 @@ export type InputSource = "user" | "queue" | "extension";
 
 /** Runs the input hooks (extension commands, input handlers, templates); aborting the signal stops waiting for them. */
 export type ProcessInput = (text: string, images: ImageContent[], source: InputSource, signal?: AbortSignal) => Promise<InputOutcome>;
+
+/** What runs the turns: the session (which shares the controller's steer queue) and the input hooks. */
+export interface TurnEngine {
+  readonly session: AgentSession;
+  readonly processInput: ProcessInput;
+}
 
 export type Work =
   | { kind: "input"; text: string; images: ImageContent[]; comments: ReviewComment[]; source: "user" | "queue" }

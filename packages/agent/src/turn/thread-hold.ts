@@ -58,15 +58,24 @@ export class ThreadHold {
     return (await this.claim(() => ({ kind: "turn" as const, run: newRun(meta) }))).run;
   }
 
-  /** Holds the thread for an exclusive change, until the returned release. */
-  async claimExclusive(): Promise<() => void> {
+  /**
+   * Runs `work` with the thread held: no turn starts until it is done (a
+   * start that arrives meanwhile waits for it), and while a turn runs it is
+   * refused. Exclusive changes run one after another. `beforeRelease` runs
+   * when the work succeeded, before the thread is free again.
+   */
+  async exclusive<T>(work: () => Promise<T>, beforeRelease?: () => void): Promise<T> {
     let resolve!: () => void;
     const done = new Promise<void>((r) => (resolve = r));
     const phase = await this.claim(() => ({ kind: "exclusive" as const, done }));
-    return () => {
+    try {
+      const result = await work();
+      beforeRelease?.();
+      return result;
+    } finally {
       if (this.phaseValue === phase) this.phaseValue = { kind: "idle" };
       resolve();
-    };
+    }
   }
 
   /** A turn takes the thread, which the caller found idle in this same step. */

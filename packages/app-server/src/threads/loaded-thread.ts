@@ -1,6 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type {
-  CallClassification,
   ReviewComment,
   SessionEvent,
   SessionFile,
@@ -8,16 +7,16 @@ import type {
   StartOutcome,
   ThreadRuntime,
   TokenUsage,
-  ToolCallInfo,
   TurnController,
   Warning,
   WorkspaceState,
 } from "@knightcode/agent";
-import { SessionFileError, threadFault, workspaceView } from "@knightcode/agent";
+import { threadFault } from "@knightcode/agent";
 import type { ApprovalMode, ServerNotificationMethod, ServerNotificationParams, Thread, ThreadStatus, Turn } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
-import { ApprovalGate } from "../approvals/gate.js";
+import type { ApprovalGate } from "../approvals/gate.js";
+import { threadGate } from "../approvals/thread-gate.js";
 import type { NetworkGrants } from "../approvals/network-grants.js";
 import type { ThreadModes } from "../approvals/thread-modes.js";
 import type { Asker } from "../asking/asker.js";
@@ -28,7 +27,7 @@ import { TurnChanges } from "../workspace/diff-turn-changes.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { ThreadActivity, type Broadcaster } from "./thread-activity.js";
 import type { ThreadCore } from "./thread-core.js";
-import { isoTime } from "./thread-object.js";
+import { threadObject } from "./thread-object.js";
 
 export type { Broadcaster };
 
@@ -66,13 +65,12 @@ export class LoadedThread {
   readonly gate: ApprovalGate;
   /** What each turn changed in the thread's git working tree. */
   readonly changes: TurnChanges;
-  private readonly core: ThreadCore;
+  /** What the thread is before anything runs on it: file, writer, subscribers, asker. */
+  readonly core: ThreadCore;
   private readonly modes: ThreadModes;
   private readonly notifier: TurnNotifier;
   private readonly activity: ThreadActivity;
   private closing: Promise<void> | undefined;
-  /** A session-replacing command began: no second one may. */
-  private replacing = false;
   private readonly stopListening: () => void;
 
   constructor(private readonly parts: LoadedThreadParts) {
@@ -84,7 +82,19 @@ export class LoadedThread {
     this.modes = modes;
     this.turns = runtime.turns;
     this.activity = new ThreadActivity({ core, turns: this.turns, broadcaster: parts.broadcaster, closing: () => this.closing !== undefined });
-    this.gate = this.approvalGate();
+    this.gate = threadGate({
+      threadId: this.id,
+      place: core.place,
+      runtime,
+      modes,
+      network: parts.network,
+      asker: core.asker,
+      turns: this.turns,
+      log: core.log,
+      record: (entry) => core.writer.append(entry),
+      confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
+      payloads: parts.payloads,
+    });
     this.changes = new TurnChanges({
       threadId: this.id,
       cwd: core.file.header.cwd,
@@ -120,42 +130,6 @@ export class LoadedThread {
       turnBegan: (turnId) => this.changes.began(turnId),
       turnSettling: (turnId) => this.changes.settled(turnId),
     });
-  }
-
-  private approvalGate(): ApprovalGate {
-    const { core, runtime, modes } = this.parts;
-    return new ApprovalGate({
-      threadId: this.id,
-      cwd: core.place.cwd,
-      approvalMode: () => modes.approvalMode,
-      planMode: () => modes.planMode,
-      isBuiltinTool: (name) => runtime.isBuiltinTool(name),
-      controls: {
-        agentDir: runtime.agentDir,
-        codePathOf: (path) => runtime.codePathOf(path),
-        ...(core.place.mode === "worktree" && core.place.path !== undefined ? { ownWorktree: core.place.path } : {}),
-      },
-      secretFiles: runtime.secretFiles,
-      turnId: () => this.turns.runningTurnId,
-      asker: core.asker,
-      record: (entry) => core.writer.append(entry),
-      classify: (call, signal) => this.classify(call, signal),
-      confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
-      interruptTurn: () => this.turns.interrupt(),
-      payloads: () => this.parts.payloads(),
-      network: this.parts.network,
-      sandboxNetworkOff: async () => {
-        const state = await runtime.sandbox?.state();
-        return state?.wanted === true && state.available && !state.network;
-      },
-    });
-  }
-
-  /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
-  private async classify(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
-    const judged = await this.runtime.classifyToolCall(call, signal);
-    if (judged?.verdict === "unjudged" && !signal?.aborted) this.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
-    return judged;
   }
 
   get file(): SessionFile {
@@ -246,23 +220,7 @@ export class LoadedThread {
 
   thread(): Thread {
     const session = this.runtime.session;
-    const header = this.file.header;
-    const model = session.model;
-    return {
-      id: this.id,
-      name: this.name,
-      cwd: this.cwd,
-      createdAt: header.createdAt,
-      updatedAt: isoTime(this.file.updatedAt),
-      ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
-      sessionFile: this.file.path,
-      status: this.status,
-      workspace: workspaceView(this.place),
-      model: model ? { provider: model.provider, id: model.id } : null,
-      thinkingLevel: model && !model.reasoning ? "off" : session.thinkingLevel,
-      approvalMode: this.modes.approvalMode,
-      planMode: this.modes.planMode,
-    };
+    return threadObject({ id: this.id, name: this.name, file: this.file, place: this.place, status: this.status, model: session.model, thinkingLevel: session.thinkingLevel, modes: this.modes });
   }
 
   /** The running turn as it stands: for thread/resume's `runningTurn`. */
@@ -339,35 +297,6 @@ export class LoadedThread {
     this.core.markOpened();
   }
 
-  /** A session-replacing command starts; refused when one already did. */
-  beginReplacement(): void {
-    if (this.replacing) throw new Error(`thread ${this.id} is already being replaced`);
-    this.replacing = true;
-  }
-
-  /** The replacement failed before anything moved: another may try. */
-  replacementFailed(): void {
-    this.replacing = false;
-  }
-
-  /**
-   * The thread was replaced by `to`: each subscriber hears thread/replaced
-   * (with what it needs to show `to` at once) and is moved to `to` in the
-   * same step, so nothing of `to` reaches it first. The extension contexts
-   * of this thread go stale.
-   */
-  handOver(to: LoadedThread): void {
-    this.core.flushQueueUpdate();
-    const replaced = { threadId: this.id, thread: to.thread(), warnings: to.loadWarnings, ui: to.ui.snapshot() };
-    to.lastInitiator ??= this.lastInitiator;
-    for (const connection of this.subscriberConnections()) {
-      connection.notify("thread/replaced", replaced);
-      to.subscribe(connection);
-      this.unsubscribe(connection);
-    }
-    this.runtime.host.retire(to.id);
-  }
-
   /** A warning after load (an extension failed): to subscribers. */
   warn(warning: Warning): void {
     this.core.sendWarning(warning);
@@ -399,15 +328,9 @@ export class LoadedThread {
   /** Whether the thread lost its transcript to another owner; if so it fails (and the manager closes it). */
   lostOwnership(): boolean {
     if (this.closing) return false;
-    let reason: string | undefined;
-    try {
-      reason = this.file.probeOwnership();
-    } catch (error) {
-      reason = (error as Error).message;
-    }
-    if (reason === undefined) return false;
-    this.fail(new SessionFileError("ownershipLost", `${this.file.path}: ${reason}`, { path: this.file.path }));
-    return true;
+    const lost = this.core.ownershipLost();
+    if (lost) this.fail(lost);
+    return lost !== undefined;
   }
 
   /** The systemError a failed thread shows, if it failed. */

@@ -14,11 +14,7 @@ import {
   warmEngine,
   warmUp,
   type CommandInfo,
-  type QueuedInput,
-  creationFailure,
-  threadFault,
   type ThreadEnvironment,
-  type UnsavedTail,
   type WorkspaceState,
   workspaceEntry,
 } from "@knightcode/agent";
@@ -28,10 +24,12 @@ import { rpcError } from "../rpc/errors.js";
 import { ServerWorktrees } from "../workspace/worktree-service.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
+import { ThreadFailures } from "./failures.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
-import { sessionError } from "../rpc/session-error.js";
+import { creationError, sessionError } from "../rpc/session-error.js";
 import { derivedName } from "./thread-object.js";
+import { relocateThread, replaceThread } from "./replace.js";
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -50,12 +48,10 @@ function loadThreadParts(): Promise<typeof import("./open-thread.js")> {
 export class ThreadManager {
   private readonly loaded = new Map<string, LoadedThread>();
   private readonly loading = new Map<string, Promise<LoadedThread>>();
-  /**
-   * Threads that stopped: their systemError shows until a load succeeds,
-   * and what a disk failure kept them from writing waits here for it.
-   */
-  private readonly failures = new Map<string, { message: string; unsaved?: UnsavedTail }>();
+  private readonly failures: ThreadFailures;
   private readonly fences = new ThreadFences();
+  /** Threads a session-replacing command began on. */
+  readonly replacing = new WeakSet<LoadedThread>();
   private readonly housekeeping: Housekeeping;
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
@@ -69,6 +65,7 @@ export class ThreadManager {
     /** Where the threads are on disk; shared with the listing, which the manager tells what its threads are doing. */
     readonly catalog: ThreadCatalog = new ThreadCatalog(context),
   ) {
+    this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -228,7 +225,7 @@ export class ThreadManager {
         } catch (error) {
           throw sessionError(error, threadId);
         }
-        this.writeUnsaved(threadId, file);
+        this.failures.writeUnsaved(threadId, file);
         return this.open(file, "resume");
       })().finally(() => this.loading.delete(threadId));
       this.loading.set(threadId, pending);
@@ -236,111 +233,15 @@ export class ThreadManager {
     return pending;
   }
 
-  /**
-   * A thread that stopped on a disk failure loads again: what it could not
-   * write then is written now, where it left off. Should the disk still
-   * fail, the load fails with the same words and keeps the rest for the
-   * next try; should the transcript have changed meanwhile, the rest is
-   * dropped, since it no longer continues it.
-   */
-  private writeUnsaved(threadId: string, file: SessionFile): void {
-    const failure = this.failures.get(threadId);
-    const tail = failure?.unsaved;
-    if (!failure || !tail) return;
-    if (file.leafId !== tail.afterLeafId) {
-      this.context.log.warn(`thread ${threadId}: ${tail.entries.length} unsaved entries are dropped; its transcript changed after it stopped`);
-      delete failure.unsaved;
-      return;
-    }
-    let written = 0;
-    try {
-      for (const { entry, durable } of tail.entries) {
-        file.append(entry as never, { durable });
-        written++;
-      }
-    } catch (error) {
-      failure.unsaved = { ...tail, afterLeafId: file.leafId, entries: tail.entries.slice(written) };
-      file.close();
-      throw rpcError("internal", threadFault(error).message);
-    }
-    if (tail.dropped > 0) this.context.log.warn(`thread ${threadId}: ${tail.dropped} entries did not fit in memory after it stopped and are lost`);
-    delete failure.unsaved;
+  /** `/new` and an extension's ctx.newSession(): a fresh thread takes the old one's place (see replaceThread). */
+  replace(old: LoadedThread): Promise<LoadedThread> {
+    return replaceThread(this, old);
   }
 
-  /**
-   * `/new` and an extension's ctx.newSession(): a fresh thread in the old
-   * one's folder, with its model, thinking level and approval mode, and
-   * announced as any new thread. The old thread's subscribers move to it
-   * (thread/replaced), its extension contexts go stale, and it unloads once
-   * what runs on it (the command that asked) has settled. Its history stays
-   * as it was; resuming it loads it afresh.
-   */
-  async replace(old: LoadedThread): Promise<LoadedThread> {
-    old.beginReplacement();
-    let fresh: LoadedThread;
-    try {
-      const session = old.runtime.session;
-      const model = session.model;
-      const thinkingLevel = session.thinkingLevel;
-      // The new thread runs where the old one ran: in its worktree too.
-      const workspace = old.file.summary().workspace;
-      fresh = await this.create(
-        old.file.header.cwd,
-        async (created) => {
-          await created.runtime
-            .choose({ ...(model ? { model: { provider: model.provider, id: model.id } } : {}), thinkingLevel })
-            .catch((error: unknown) => created.log.warn(`the replaced thread's model could not be chosen: ${(error as Error).message}`));
-          created.setApprovalMode(old.approvalMode);
-        },
-        workspace ? { workspace } : {},
-      );
-    } catch (error) {
-      old.replacementFailed();
-      throw error;
-    }
-    old.handOver(fresh);
-    old.turns
-      .settled()
-      .then(() => this.close(old, "unload"))
-      .catch((error: unknown) => old.log.error("unloading a replaced thread", error));
-    return fresh;
-  }
-
-  /**
-   * A thread moves to where it now runs (a handoff): `work` runs while the
-   * thread is held (refused during a turn) and records the move in its
-   * transcript; then the thread unloads and loads again from it, in the
-   * same step for its subscribers: each hears thread/replaced with the same
-   * id and stays subscribed, and the inputs queued on it wait on the
-   * reloaded thread. When `work` fails, the thread goes on where it was.
-   */
+  /** A thread moves to where it now runs, a handoff (see relocateThread). */
   async relocate<T>(thread: LoadedThread, work: () => Promise<T>): Promise<{ thread: LoadedThread; result: T }> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
-    const release = thread.hold();
-    let moved: { result: T; queued: QueuedInput[] };
-    try {
-      moved = await thread.turns.exclusiveThenClose(work);
-    } finally {
-      release();
-    }
-    const subscribers = thread.subscriberConnections();
-    const initiator = thread.lastInitiator;
-    await this.close(thread, "unload", undefined, { quiet: true });
-    const fresh = await this.load(thread.id);
-    const hold = fresh.hold();
-    try {
-      fresh.lastInitiator ??= initiator?.state === "closed" ? undefined : initiator;
-      const replaced = { threadId: fresh.id, thread: fresh.thread(), warnings: fresh.loadWarnings, ui: fresh.ui.snapshot() };
-      for (const connection of subscribers) {
-        if (connection.state === "closed") continue;
-        connection.notify("thread/replaced", replaced);
-        fresh.subscribe(connection);
-      }
-      fresh.turns.restoreQueue(moved.queued);
-    } finally {
-      hold();
-    }
-    return { thread: fresh, result: moved.result };
+    return relocateThread(this, thread, work);
   }
 
   /**
@@ -399,7 +300,7 @@ export class ThreadManager {
     );
     this.loaded.set(id, thread);
     this.worktrees.used(thread, "load");
-    this.failures.delete(id);
+    this.failures.loaded(id);
     this.housekeeping.watch();
     const release = thread.hold();
     try {
@@ -431,8 +332,7 @@ export class ThreadManager {
   private liveStatus(threadId: string): ThreadStatus | undefined {
     const loaded = this.loaded.get(threadId);
     if (loaded) return loaded.status;
-    const failure = this.failures.get(threadId);
-    return failure === undefined ? undefined : { type: "systemError", message: failure.message };
+    return this.failures.status(threadId);
   }
 
   /**
@@ -457,14 +357,13 @@ export class ThreadManager {
   async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>, options: { quiet?: boolean } = {}): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
     const failure = thread.failureMessage;
-    if (failure !== undefined) this.failures.set(thread.id, { message: failure });
+    if (failure !== undefined) this.failures.stopped(thread.id, failure);
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = thread.close(reason, deadline);
     this.fences.unloadStarted(thread.id, released);
     await released;
     // Only once the turn settled is everything it could not write known.
-    const unsaved = failure === undefined ? undefined : thread.runtime.session.unsavedTail();
-    if (unsaved && unsaved.entries.length > 0) this.failures.set(thread.id, { message: failure!, unsaved });
+    if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.
     if (reason === "unload" && failure === undefined && !options.quiet) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
@@ -496,10 +395,4 @@ export class ThreadManager {
     await this.worktrees.dispose();
     await this.catalog.close();
   }
-}
-
-/** A disk's failure to create a transcript, in words a user can act on; anything else as it was. */
-function creationError(what: string, error: unknown): unknown {
-  const words = creationFailure(what, error);
-  return words === undefined ? error : rpcError("internal", words);
 }

@@ -1,5 +1,5 @@
 import type { SessionFile, TranscriptWriter, TurnController, Warning, WorkspaceState } from "@knightcode/agent";
-import { threadPlace } from "@knightcode/agent";
+import { SessionFileError, threadPlace } from "@knightcode/agent";
 import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { Asker } from "../asking/asker.js";
 import type { Logger } from "../log.js";
@@ -119,6 +119,17 @@ export class ThreadCore {
     if (!this.queueDirty) return;
     this.queueDirty = false;
     this.send("turn/queue/updated", { threadId: this.id, ...this.options.turns.queueSnapshot() });
+  }
+
+  /** What took the transcript from this process (another owner, or a probe that failed); undefined while it is ours. */
+  ownershipLost(): SessionFileError | undefined {
+    let reason: string | undefined;
+    try {
+      reason = this.file.probeOwnership();
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    return reason === undefined ? undefined : new SessionFileError("ownershipLost", `${this.file.path}: ${reason}`, { path: this.file.path });
   }
 
   /** The answer that opened the thread went out: later warnings go to subscribers and the log. */
