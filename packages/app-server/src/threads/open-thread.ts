@@ -1,4 +1,4 @@
-import { ThreadRuntime, TranscriptWriter, TurnController, type SessionFile, type ThreadEnvironment } from "@knightcode/agent";
+import { ThreadRuntime, TranscriptWriter, TurnController, type SessionFile, type ThreadEnvironment, type Warning } from "@knightcode/agent";
 import type { ApprovalMode } from "@knightcode/app-server-protocol";
 import { NetworkGrants } from "../approvals/network-grants.js";
 import { ThreadModes, validApprovalMode } from "../approvals/thread-modes.js";
@@ -58,10 +58,9 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
   });
   const network = new NetworkGrants();
   const interrupt = () => turns.interrupt();
-  let runtime: ThreadRuntime;
+  let created: { runtime: ThreadRuntime; warnings: Warning[] };
   try {
-    let warnings;
-    ({ runtime, warnings } = await ThreadRuntime.create({
+    created = await ThreadRuntime.create({
       environment: deps.environment,
       threadId: id,
       // Where the thread runs: its worktree, or the folder it was started in.
@@ -87,12 +86,13 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
         if (turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
         return deps.replace(id);
       },
-    }));
-    core.loadWarnings.unshift(...warnings);
+    });
   } catch (error) {
     file.close();
     throw error;
   }
+  const { runtime } = created;
+  core.loadWarnings.unshift(...created.warnings);
   modes.useDefault(defaultApprovalMode(deps.terminal, runtime));
   return new LoadedThread({
     core,

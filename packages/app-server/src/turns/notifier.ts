@@ -43,7 +43,7 @@ interface LiveTurn {
   readonly id: string;
   readonly startedAt: number;
   readonly items: LiveTurnItems;
-  wire: TurnWireCache;
+  readonly wire: TurnWireCache;
 }
 
 /**
@@ -131,7 +131,6 @@ export class TurnNotifier {
     const turn = this.runningTurn();
     const live = this.running();
     if (!turn || !live) return undefined;
-    live.wire ??= new TurnWireCache();
     return turnForWire(turn, store, live.wire);
   }
 
