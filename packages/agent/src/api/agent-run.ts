@@ -14,6 +14,14 @@ export {
   type TurnResult,
 } from "../run/session.js";
 export { Turn, type TurnOutcome, type TurnPhase } from "../run/turn.js";
+export { SteerQueue, type HeldSteer } from "../run/steer-queue.js";
+export { TranscriptWriter } from "../run/transcript-writer.js";
+export { TurnController, type TurnControllerOptions, type TurnEngine } from "../turn/controller.js";
+export type { QueueState, TurnEnd, TurnLog, TurnObserver } from "../turn/observer.js";
+export { PLAIN_TURN_ERRORS, TurnRefusal, type TurnErrors, type TurnRefusalCode } from "../turn/errors.js";
+export type { QueuedInput, QueuedView } from "../turn/input-queue.js";
+export type { InputSource, ProcessInput, StartMeta, StartOutcome, Waiting } from "../turn/run-record.js";
+export { MAX_WAITING_IMAGE_BYTES, MAX_WAITING_INPUTS, MAX_WAITING_TEXT_BYTES } from "../turn/waiting-limits.js";
 export type { UnsavedTail } from "../run/unsaved.js";
 export type { SessionEvent, SessionListener, CompactionReason } from "../run/events.js";
 export { contextMessages, type Transcript, type TranscriptEntry, type TurnEndFields } from "../run/transcript.js";

@@ -44,7 +44,7 @@ export * from "../tools/tool-settings.js";
 export * from "../thread/load-runtime.js";
 export * from "../thread/warm-up.js";
 export * from "../thread/gates.js";
-export type { ThreadEnvironment, ThreadRuntimeOptions, ThreadSandboxing, InputOutcome, TurnOwnerView } from "../thread/runtime.js";
+export type { ThreadEnvironment, ThreadRuntimeOptions, ThreadSandboxing, InputOutcome } from "../thread/runtime.js";
 export type { ToolListing, ToolSource } from "../thread/tool-probe.js";
 export * from "../process/child-env.js";
 export * from "../process/launch.js";

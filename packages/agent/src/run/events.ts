@@ -42,7 +42,6 @@ export type SessionEvent =
       error?: string;
       aborted?: boolean;
     }
-  | { type: "steering_changed"; turnId: string; pending: string[] }
   | { type: "turn_end"; turnId: string; status: TurnStatus; error?: TurnError; startedAt: number; completedAt: number }
   /** The transcript can no longer be written (ownership lost, disk failure): the thread must close. */
   | { type: "fatal"; error: Error };

@@ -6,6 +6,8 @@ import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from "./stall-guard.js";
 import type { Transcript, TurnStatus } from "./transcript.js";
 import type { TurnError } from "./error-kind.js";
 import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { SteerQueue } from "./steer-queue.js";
+import type { TranscriptWriter } from "./transcript-writer.js";
 
 export interface RetrySettings {
   enabled: boolean;
@@ -53,6 +55,10 @@ export interface SessionHooks {
 }
 
 export interface AgentSessionOptions {
+  /** The thread's one steer queue, when the owner of its turns keeps it; the session makes its own otherwise. */
+  steers?: SteerQueue;
+  /** What writes the transcript, when the thread made one before its session; the session makes its own otherwise. */
+  writer?: TranscriptWriter;
   threadId: string;
   cwd: string;
   transcript: Transcript;

@@ -6,19 +6,22 @@ import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
-import { textOf, toLlmMessages, userMessage } from "./messages.js";
+import { userMessage } from "./messages.js";
 export { userMessage };
-import { followsPlanSubmission, UNHEARD_VERDICT } from "./plan-verdict.js";
-import { stallGuardedStream } from "./stall-guard.js";
+import { createEngineAgent } from "./engine-agent.js";
 import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
+import { runNestedCall, type NestedToolResult } from "./nested-tool.js";
+import { sessionEventOf } from "./agent-events.js";
+import { SteerQueue, type HeldSteer } from "./steer-queue.js";
 import { Turn } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
-import { threadFault } from "../session/fault.js";
-import { UnsavedEntries, type PendingEntry, type UnsavedTail } from "./unsaved.js";
+import type { PendingEntry, UnsavedTail } from "./unsaved.js";
+import { TranscriptWriter } from "./transcript-writer.js";
 import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
 import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
 export * from "./session-options.js";
+export type { NestedToolResult };
 
 /**
  * One thread's agent: its transcript, model, tools, token usage and the
@@ -40,13 +43,12 @@ export class AgentSession {
   private tokenUsage: TokenUsage;
   /** The turn this session runs now: the same record its owner holds, never a copy. */
   private current: Turn | undefined;
-  private fatalError: Error | undefined;
-  /** After a disk failure: what could not be written, to be written once the cause is gone. */
-  private unsaved: UnsavedEntries | undefined;
+  /** Where every entry goes; its failure stops the running turn. */
+  readonly writer: TranscriptWriter;
   private systemPrompt: string;
   private tools: AgentTool[];
-  /** Steering and follow-up messages accepted but not yet delivered, in order; delivery is noticed by identity. */
-  private steers: AgentMessage[] = [];
+  /** Steering and follow-up messages, from the input hooks to the transcript: the owner of the turn holds the same queue. */
+  readonly steers: SteerQueue;
   private nestedCalls = 0;
   /** Agents left behind by a turn that did not stop in time: what they still do is ignored. */
   private readonly abandoned = new WeakSet<Agent>();
@@ -60,6 +62,12 @@ export class AgentSession {
     this.settings = options.settings ?? DEFAULT_RUN_SETTINGS;
     this.systemPrompt = options.systemPrompt;
     this.tools = options.tools;
+    this.steers = options.steers ?? new SteerQueue();
+    this.writer = options.writer ?? new TranscriptWriter(options.transcript);
+    this.writer.onFatal((fault) => {
+      this.current?.fail({ message: fault.message, kind: "other" });
+      this.emit({ type: "fatal", error: fault });
+    });
     const state = this.transcript.summary();
     this.level = (state.thinkingLevel ?? options.defaultThinkingLevel ?? "medium") as ModelThinkingLevel;
     this.tokenUsage = { ...state.usage, contextWindow: 0 };
@@ -99,12 +107,12 @@ export class AgentSession {
   }
 
   get fatal(): Error | undefined {
-    return this.fatalError;
+    return this.writer.fatal;
   }
 
   /** What the thread could not write since its disk failed; undefined when nothing failed or the failure is not one to recover from. */
   unsavedTail(): UnsavedTail | undefined {
-    return this.unsaved?.snapshot();
+    return this.writer.unsavedTail();
   }
 
   /** The model the transcript or the settings choose, or undefined when none is usable yet. */
@@ -150,32 +158,12 @@ export class AgentSession {
     if (this.agent) this.agent.state.thinkingLevel = level;
   }
 
-  /**
-   * Runs one of the thread's tools on behalf of a running tool call (an
-   * extension tool that delegates): the same extension hooks and approval
-   * gate as a call of the model, reported as a nested call of `parentId`.
-   * Nested calls are live only; the parent's result is what the transcript
-   * keeps.
-   */
+  /** Runs one of the thread's tools for a running tool call that delegates to it (see runNestedCall). */
   async runNestedTool(parentId: string, toolName: string, args: unknown, signal?: AbortSignal): Promise<NestedToolResult> {
     const turnId = this.current?.id;
     if (turnId === undefined) throw new Error("a nested tool call needs a running turn");
-    const toolCallId = `${parentId}.${++this.nestedCalls}`;
-    const finish = (result: NestedToolResult): NestedToolResult => {
-      this.emit({ type: "nested_tool_end", turnId, parentId, toolCallId, toolName, result, isError: result.isError, completedAt: Date.now() });
-      return result;
-    };
-    this.emit({ type: "nested_tool_start", turnId, parentId, toolCallId, toolName, args, startedAt: Date.now() });
-    const tool = this.tools.find((candidate) => candidate.name === toolName);
-    if (!tool) return finish(errorResult(`Tool ${toolName} not found`));
-    try {
-      const blocked = await this.options.beforeToolCall?.({ toolCallId, toolName, args }, signal);
-      if (blocked) return finish(errorResult(blocked.reason));
-      const result = await tool.execute(toolCallId, args as never, signal);
-      return finish({ content: result.content as unknown[], details: result.details, isError: false });
-    } catch (error) {
-      return finish(errorResult(error instanceof Error ? error.message : String(error)));
-    }
+    const call = { turnId, parentId, toolCallId: `${parentId}.${++this.nestedCalls}`, toolName, args, ...(signal ? { signal } : {}) };
+    return runNestedCall(call, this.tools, this.options.beforeToolCall, (event) => this.emit(event));
   }
 
   setTools(tools: AgentTool[]): void {
@@ -205,65 +193,30 @@ export class AgentSession {
   }
 
   private createAgent(engine: Engine, model: Model<Api>): Agent {
-    const agent = new engine.core.Agent({
-      initialState: {
-        systemPrompt: this.systemPrompt,
-        model,
-        thinkingLevel: this.level,
-        tools: this.tools,
-        messages: contextMessages(this.transcript.branch()).messages,
-      },
-      convertToLlm: toLlmMessages,
-      streamFn: stallGuardedStream(engine.ai, this.settings.streamIdleTimeoutMs, (m) => this.registry.streamFor(m), this.settings.maxReplyBytes),
-      getApiKey: (provider) => this.registry.apiKey(provider),
-      sessionId: this.threadId,
-      steeringMode: "all",
-      beforeToolCall: async ({ assistantMessage, toolCall, args }, signal) => {
-        if (this.abandoned.has(agent)) return { block: true, reason: "The turn this call belonged to has ended." };
-        // Ahead of extensions and the approval gate: nobody is asked about a call the model made before it heard the plan's verdict.
-        if (followsPlanSubmission(assistantMessage, toolCall)) return { block: true, reason: UNHEARD_VERDICT };
-        const gate = this.options.beforeToolCall;
-        return gate ? gate({ toolCallId: toolCall.id, toolName: toolCall.name, args }, signal) : undefined;
-      },
-      afterToolCall: async ({ toolCall, args, result, isError }, signal) => {
-        const after = this.options.afterToolCall;
-        return after ? after({ toolCallId: toolCall.id, toolName: toolCall.name, args, result, isError }, signal) : undefined;
-      },
+    const { beforeToolCall, afterToolCall, hooks } = this.options;
+    return createEngineAgent({
+      engine,
+      threadId: this.threadId,
+      model,
+      thinkingLevel: this.level,
+      systemPrompt: this.systemPrompt,
+      tools: this.tools,
+      messages: contextMessages(this.transcript.branch()).messages,
+      registry: this.registry,
+      settings: this.settings,
+      ...(beforeToolCall ? { beforeToolCall } : {}),
+      ...(afterToolCall ? { afterToolCall } : {}),
+      ...(hooks ? { hooks } : {}),
+      abandoned: this.abandoned,
+      onEvent: (event) => this.onAgentEvent(event),
     });
-    agent.subscribe((event) => {
-      if (this.abandoned.has(agent)) return;
-      this.onAgentEvent(event);
-      return this.options.hooks?.onAgentEvent?.(event);
-    });
-    return agent;
   }
 
   private onAgentEvent(event: AgentEvent): void {
     const turnId = this.current?.id ?? "";
-    switch (event.type) {
-      case "message_start":
-        this.emit({ type: "message_start", turnId, message: event.message });
-        break;
-      case "message_update":
-        if (event.message.role === "assistant") {
-          this.emit({ type: "message_update", turnId, message: event.message, event: event.assistantMessageEvent });
-        }
-        break;
-      case "message_end":
-        this.recordMessage(turnId, event.message);
-        break;
-      case "tool_execution_start":
-        this.emit({ type: "tool_start", turnId, toolCallId: event.toolCallId, toolName: event.toolName, args: event.args });
-        break;
-      case "tool_execution_update":
-        this.emit({ type: "tool_update", turnId, toolCallId: event.toolCallId, toolName: event.toolName, partial: event.partialResult });
-        break;
-      case "tool_execution_end":
-        this.emit({ type: "tool_end", turnId, toolCallId: event.toolCallId, toolName: event.toolName, result: event.result, isError: event.isError });
-        break;
-      default:
-        break;
-    }
+    if (event.type === "message_end") return this.recordMessage(turnId, event.message);
+    const mapped = sessionEventOf(event, turnId);
+    if (mapped) this.emit(mapped);
   }
 
   private recordMessage(turnId: string, message: AgentMessage): void {
@@ -271,11 +224,7 @@ export class AgentSession {
       message.role === "custom"
         ? this.appendSafely({ type: "custom_message", customType: message.customType, content: message.content, display: message.display, ...(message.details === undefined ? {} : { details: message.details }) })
         : this.appendSafely({ type: "message", message });
-    const steer = this.steers.indexOf(message);
-    if (steer !== -1) {
-      this.steers.splice(steer, 1);
-      this.emit({ type: "steering_changed", turnId, pending: this.pendingSteers() });
-    }
+    this.steers.delivered(message);
     this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "", entryTimestamp: entry?.timestamp ?? Date.now() });
     if (message.role === "assistant") {
       this.tokenUsage = addReply(this.tokenUsage, message);
@@ -283,31 +232,9 @@ export class AgentSession {
     }
   }
 
-  /**
-   * @internal Appends, turning a failure to write into a fatal stop of the
-   * thread: the running turn fails with the fault's message, and what the
-   * thread would have written from then on is kept in memory when the
-   * failure is one to recover from.
-   */
+  /** Appends through the writer: a failure to write fails the running turn and stops the thread. */
   appendSafely(entry: PendingEntry, durable = false): { id: string; timestamp: number } | undefined {
-    if (this.fatalError) {
-      this.unsaved?.keep(entry, durable);
-      return undefined;
-    }
-    const leafBefore = this.transcript.leafId ?? null;
-    try {
-      return this.transcript.append(entry as never, { durable });
-    } catch (error) {
-      const fault = threadFault(error);
-      this.fatalError = fault;
-      if (fault.resumable) {
-        this.unsaved = new UnsavedEntries(leafBefore);
-        this.unsaved.keep(entry, durable);
-      }
-      this.current?.fail({ message: fault.message, kind: "other" });
-      this.emit({ type: "fatal", error: fault });
-      return undefined;
-    }
+    return this.writer.append(entry, durable);
   }
 
   /** @internal compaction adds the summary request's billing */
@@ -326,15 +253,15 @@ export class AgentSession {
    */
   async runTurn(input: TurnInput, turn: Turn = new Turn()): Promise<TurnResult> {
     if (this.current) throw new TurnInProgressError(this.current.id ?? "");
-    if (this.fatalError) throw this.fatalError;
+    if (this.fatal) throw this.fatal;
     if (turn.phase === "admitting") turn.launch();
     const agent = await this.prepare();
     if (this.current) throw new TurnInProgressError((this.current as Turn).id ?? "");
     const start = this.appendSafely({ type: "turn_start" });
     if (!start) {
       // Nothing of this turn was written or shown: it did not start, and recovering must not start it either.
-      this.unsaved?.dropLast();
-      throw this.fatalError ?? new Error("could not start the turn");
+      this.writer.dropLastUnsaved();
+      throw this.fatal ?? new Error("could not start the turn");
     }
     turn.begin(start.id, Date.now());
     this.current = turn;
@@ -350,10 +277,8 @@ export class AgentSession {
     const status: TurnStatus = turn.fault ? "failed" : turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
     agent.clearAllQueues();
-    const dropped = this.steers.length > 0;
-    this.steers = [];
     this.current = undefined;
-    if (dropped) this.emit({ type: "steering_changed", turnId, pending: [] });
+    this.steers.dropAccepted();
     const completedAt = Date.now();
     const end: Record<string, unknown> = { type: "turn_end", turnId, status };
     if (status === "failed" && error) end.error = error;
@@ -416,14 +341,13 @@ export class AgentSession {
    * Hands a message (the user's, or an extension's) to the running turn:
    * `steer` reaches the model after the current tool calls, `followUp` once
    * the agent would otherwise stop. False when no turn accepts input.
+   * `held`: the steer it comes from, which the queue accepts in its place.
    */
-  deliver(message: AgentMessage, as: "steer" | "followUp"): boolean {
-    const turn = this.current;
-    if (!turn?.accepting || !this.agent) return false;
-    this.steers.push(message);
+  deliver(message: AgentMessage, as: "steer" | "followUp", held?: HeldSteer): boolean {
+    if (!this.current?.accepting || !this.agent) return false;
+    this.steers.accept(message, held);
     if (as === "steer") this.agent.steer(message);
     else this.agent.followUp(message);
-    this.emit({ type: "steering_changed", turnId: turn.id!, pending: this.pendingSteers() });
     return true;
   }
 
@@ -436,27 +360,6 @@ export class AgentSession {
     this.recordMessage("", message);
     this.agent?.state.messages.push(message);
     return true;
-  }
-
-  /** Steering texts accepted but not yet delivered to the model. */
-  pendingSteers(): string[] {
-    return this.steers.map((m) => (m.role === "user" || m.role === "custom" ? textOf(m.content) : ""));
-  }
-
-  /** The images steers not yet delivered carry: their base64 characters together. */
-  pendingSteerImageBytes(): number {
-    let bytes = 0;
-    for (const message of this.steers) {
-      if ((message.role === "user" || message.role === "custom") && typeof message.content !== "string") {
-        for (const part of message.content) if (part.type === "image") bytes += part.data.length;
-      }
-    }
-    return bytes;
-  }
-
-  /** @internal whether steers wait for delivery (the turn loop runs the agent again for them) */
-  get hasPendingSteers(): boolean {
-    return this.steers.length > 0;
   }
 
   /** Stops the running turn: the model request, running tools, a retry wait or a compaction. */
@@ -492,15 +395,4 @@ export class AgentSession {
     this.disposed.abort();
     this.listeners.clear();
   }
-}
-
-/** What a nested tool call gives back to the tool that made it. */
-export interface NestedToolResult {
-  content: unknown[];
-  details?: unknown;
-  isError: boolean;
-}
-
-function errorResult(message: string): NestedToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
 }

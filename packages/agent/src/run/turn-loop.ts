@@ -111,7 +111,7 @@ async function runAgentTurn({ session, agent, turn, input, hooks }: TurnLoopCont
       }
       return settle(turn, { message: turnFailureMessage(failure, kind, attempt + 1, agent.state.model.baseUrl), kind });
     }
-    if (session.hasPendingSteers) {
+    if (session.steers.hasAccepted) {
       // A steer accepted as the run was ending still belongs to this turn.
       await agent.continue();
       continue;

@@ -1,28 +1,21 @@
 import type { ImageContent, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { classifyToolCall, type CallClassification } from "../approvals/classifier.js";
-import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
-import { ExtensionHost, type ExtensionSpec } from "../extensions/host.js";
+import { ExtensionHost } from "../extensions/host.js";
 import { extensionRunHooks, runInputHooks } from "../extensions/session-hooks.js";
-import type { ExtensionMessageInput, ExtensionMode, ExtensionUI } from "../extensions/types.js";
-import type { ModelRef, ModelRegistry } from "../models/registry.js";
+import type { ModelRef } from "../models/registry.js";
 import { codePathOf, type CodePath } from "../resources/code-paths.js";
 import { expandSlashInput, listCommands, type CommandInfo } from "../resources/commands.js";
 import { renderSkillsSection } from "../resources/skills.js";
 import { parseSlashInput } from "../resources/templates.js";
 import type { Resource } from "../resources/types.js";
-import { AgentSession, type BeforeToolCall, type RunSettings, type ToolCallInfo } from "../run/session.js";
+import { AgentSession, type BeforeToolCall, type ToolCallInfo } from "../run/session.js";
 import { buildSystemPrompt } from "../run/system-prompt.js";
-import type { Transcript } from "../run/transcript.js";
-import type { EffectiveSettings } from "../settings/catalogue.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import type { AskUserHandler } from "../tools/index.js";
 import { ProcessGroups } from "../process/groups.js";
 import type { ThreadSandbox } from "../process/sandbox/thread-sandbox.js";
 import { SpillFiles } from "../tools/spill-files.js";
 import { readToolsFile, type ClassifierGateSetting, type ToolsFile } from "../tools/tools-json.js";
-import type { ServerSecrets } from "../process/child-env.js";
-import type { TrustStore } from "../trust/store.js";
 import type { Warning } from "../warning.js";
 import { threadChildEnv } from "./child-env.js";
 import { refuseWithoutGate } from "./gates.js";
@@ -30,6 +23,10 @@ import { threadResources } from "./thread-resources.js";
 import { threadSandbox } from "./thread-sandbox.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
+import { runSettingsFrom, type ThreadEnvironment, type ThreadRuntimeOptions, type ThreadSandboxing } from "./runtime-options.js";
+import { SteerQueue } from "../run/steer-queue.js";
+import { TurnController } from "../turn/controller.js";
+import type { InputOutcome, InputSource } from "../turn/run-record.js";
 
 export { probeCommands } from "./command-probe.js";
 export { probeTools } from "./tool-probe.js";
@@ -41,90 +38,7 @@ Read what you need to understand the task, ask the user about choices that are t
 with a concrete plan: the goal, the files to change and how, and how to check the result. \
 When the user approves it, plan mode ends and you carry the plan out; when they ask for changes, revise it and submit it again.`;
 
-/** What every thread of a process shares. */
-export interface ThreadEnvironment {
-  agentDir: string;
-  registry: ModelRegistry;
-  trust: TrustStore;
-  /** `-e` paths: explicitly trusted, loaded in every thread. */
-  extensionPaths: readonly string[];
-  builtinExtensions?: readonly ExtensionSpec[];
-  /** One per process, so threads loading the same extension file read and transform it once. */
-  extensionFactories?: ExtensionFactoryCache;
-  /** The server's environment; what child processes get is built from it (childEnvironment). */
-  env: NodeJS.ProcessEnv;
-  /** What the server keeps from the model and from child processes besides provider keys: its WebSocket token. */
-  secrets?: ServerSecrets;
-  log?: (line: string) => void;
-}
-
-export interface ThreadRuntimeOptions {
-  environment: ThreadEnvironment;
-  threadId: string;
-  cwd: string;
-  transcript: Transcript;
-  mode: ExtensionMode;
-  hasUI: boolean;
-  ui: ExtensionUI;
-  /** Problems after loading (an extension's handler failed): the thread reports them to its subscribers. */
-  onWarning(warning: Warning): void;
-  /** An extension asked to add a message (and maybe start a turn); the thread decides how. */
-  onSendMessage?(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void;
-  /** Tools or commands changed after loading. */
-  onChanged?(): void;
-  /**
-   * The approval gate, run after extensions' tool_call handlers. Without
-   * one every call is refused: a thread that means to run every call says
-   * so with `allowAllToolCalls`.
-   */
-  approvalGate?: BeforeToolCall;
-  /** Who owns the running turn; the session itself when absent. */
-  turns?: TurnOwnerView;
-  /** ask_user's questions to the thread's user; offered to the model only with a UI. */
-  askUser?: AskUserHandler;
-  /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
-  newSession?(): Promise<string>;
-  submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
-  /** How the thread's commands are contained (see ThreadSandbox); without it they run unsandboxed. */
-  sandboxing?: ThreadSandboxing;
-}
-
-/** What the server decides about the thread's sandbox, asked at each command. */
-export interface ThreadSandboxing {
-  /** Where writes may land: the whole worktree of a worktree thread; the thread's folder otherwise. */
-  folder?: string;
-  /** The thread runs without the sandbox (`fullAccess`). */
-  unsandboxed(): boolean;
-  /** The user let this call, or every call of the thread, use the network. */
-  networkGranted(callId: string | undefined): boolean;
-}
-
-/**
- * The owner of the thread's running turn, as the rest of the thread asks
- * it: extensions learn from it whether the thread is idle and which signal
- * a turn listens to, and ask it to interrupt. A thread without an owner of
- * its own (a headless run) asks its session.
- */
-export interface TurnOwnerView {
-  isIdle(): boolean;
-  signal(): AbortSignal | undefined;
-  interrupt(): void;
-}
-
-export type InputOutcome =
-  /** `threadId`: a command replaced the thread with this one. */
-  | { action: "handled"; threadId?: string }
-  | { action: "continue"; text: string; images: ImageContent[] };
-
-function runSettingsFrom(effective: EffectiveSettings): RunSettings {
-  const retry = effective.retry.provider;
-  return {
-    retry: { enabled: retry.enabled, maxRetries: retry.maxRetries, baseDelayMs: retry.baseDelayMs, maxRetryDelayMs: retry.maxRetryDelayMs },
-    compaction: { ...effective.compaction },
-    streamIdleTimeoutMs: retry.streamIdleTimeoutMs,
-    interruptGraceMs: effective.interruptGraceMs,
-  };
-}
+export type { InputOutcome, ThreadEnvironment, ThreadRuntimeOptions, ThreadSandboxing };
 
 /**
  * One thread's agent, composed: settings and project trust for its cwd, the
@@ -133,6 +47,8 @@ function runSettingsFrom(effective: EffectiveSettings): RunSettings {
  */
 export class ThreadRuntime {
   readonly session: AgentSession;
+  /** The one owner of the thread's running turn, its queues and its waits. */
+  readonly turns: TurnController;
   readonly host: ExtensionHost;
   private resourceList: Resource[] = [];
   /** The active tools that are our own, not an extension's replacement. */
@@ -141,7 +57,6 @@ export class ThreadRuntime {
   private gateSetting: ClassifierGateSetting = { state: "off" };
   /** tools.json as the thread read it when it loaded or last reloaded: which of our tools it has, and its classifier gate. */
   private toolsFile: ToolsFile;
-  private planMode = false;
   /** Extensions are loading: what they register is picked up once, when they are done. */
   private loading = false;
   /** What the system prompt is built from besides plan mode: the active tools and the skills section. */
@@ -154,6 +69,9 @@ export class ThreadRuntime {
     snapshot: SettingsSnapshot,
     host: ExtensionHost,
     session: AgentSession,
+    turns: TurnController,
+    /** The approval gate the session asks after extensions: replaced once by useApprovalGate. */
+    private readonly gates: { current: BeforeToolCall },
     /** Every process group the thread's commands started and that still lives. */
     readonly processes: ProcessGroups,
     /** The files bash spilled large outputs to; deleted when the thread goes. */
@@ -165,6 +83,7 @@ export class ThreadRuntime {
     this.toolsFile = readToolsFile(options.environment.agentDir);
     this.host = host;
     this.session = session;
+    this.turns = turns;
   }
 
   /** Loads everything a thread needs; the warnings are for the answer that opened the thread. */
@@ -175,6 +94,8 @@ export class ThreadRuntime {
     const warnings: Warning[] = [...snapshot.errors];
     let session!: AgentSession;
     let runtime: ThreadRuntime | undefined;
+    const turns = options.turns ?? new TurnController({ threadId: options.threadId });
+    const gates = { current: options.approvalGate ?? refuseWithoutGate };
     const processes = new ProcessGroups();
     const sandbox = options.sandboxing === undefined ? undefined : threadSandbox(options, options.sandboxing, () => runtime?.settings ?? snapshot);
     const spills = new SpillFiles({ onError: (path, error) => env.log?.(`cannot delete the output file ${path}: ${(error as Error).message}`) });
@@ -189,11 +110,12 @@ export class ThreadRuntime {
       // The settings a reload read, once there was one.
       childEnv: () => threadChildEnv(env, runtime?.settings ?? snapshot),
       model: () => session?.model,
-      turnSignal: () => (options.turns ? options.turns.signal() : session?.runningTurn?.signal),
-      abort: () => (options.turns ? options.turns.interrupt() : session?.abort()),
-      isIdle: () => (options.turns ? options.turns.isIdle() : !session?.runningTurn),
+      turnSignal: () => turns.signal,
+      abort: () => turns.interruptRun(),
+      isIdle: () => !turns.busy,
       appendEntry: (customType, data) => session?.appendSafely({ type: "custom", customType, data }),
-      sendMessage: (message, sendOptions) => options.onSendMessage?.(message, sendOptions),
+      // The owner of the turns decides: into the running turn, before the next, or a turn of its own.
+      sendMessage: (message, sendOptions) => turns.deliver(message, sendOptions),
       warn: (warning) => options.onWarning(warning),
       // A tool registered after loading (an MCP server's, once it connects) is offered from the next model request on.
       changed: () => {
@@ -211,7 +133,6 @@ export class ThreadRuntime {
     });
     const effective = snapshot.effective;
     const hooks = extensionRunHooks(host);
-    const gate = options.approvalGate ?? refuseWithoutGate;
     session = new AgentSession({
       threadId: options.threadId,
       cwd,
@@ -223,11 +144,15 @@ export class ThreadRuntime {
       defaultModel: { provider: effective.defaultProvider ?? undefined, id: effective.defaultModel ?? undefined },
       defaultThinkingLevel: effective.defaultThinkingLevel as ModelThinkingLevel,
       // Extensions see (and may change or block) a call before the approval gate asks the user about it.
-      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gate(call, signal),
+      beforeToolCall: async (call, signal) => (await hooks.beforeToolCall(call, signal)) ?? gates.current(call, signal),
       afterToolCall: hooks.afterToolCall,
       hooks: hooks.hooks,
+      steers: new SteerQueue(),
+      ...(options.writer ? { writer: options.writer } : {}),
     });
-    runtime = new ThreadRuntime(options, snapshot, host, session, processes, spills, sandbox);
+    runtime = new ThreadRuntime(options, snapshot, host, session, turns, gates, processes, spills, sandbox);
+    const bound = runtime;
+    turns.bind({ session, processInput: (text, images, source, signal) => bound.processInput(text, images, source, signal) });
     warnings.push(...(await runtime.loadResources(trust === true)));
     warnings.push(...(await runtime.loadClassifierGate()));
     warnings.push(...runtime.modelWarnings());
@@ -343,10 +268,17 @@ export class ThreadRuntime {
    * submit_plan join the tools. What it may run is the approval gate's to
    * enforce, at once.
    */
-  setPlanMode(on: boolean): void {
-    if (on === this.planMode) return;
-    this.planMode = on;
-    this.applyToolSelection();
+  private get planMode(): boolean {
+    return this.options.planMode?.() ?? false;
+  }
+
+  /**
+   * The approval gate the session asks about every call, after extensions'
+   * tool_call handlers: a gate that needs the runtime (its tools, its
+   * sandbox) is built on it and put in place here.
+   */
+  useApprovalGate(gate: BeforeToolCall): void {
+    this.gates.current = gate;
   }
 
   /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */
@@ -397,7 +329,7 @@ export class ThreadRuntime {
    * handlers (continue, transform or handle), then a prompt template or
    * skill expansion. Aborting the signal stops waiting for handlers.
    */
-  async processInput(text: string, images: ImageContent[], source: "user" | "queue" | "extension", signal?: AbortSignal): Promise<InputOutcome> {
+  async processInput(text: string, images: ImageContent[], source: InputSource, signal?: AbortSignal): Promise<InputOutcome> {
     const slash = parseSlashInput(text);
     const command = slash ? await this.host.runCommand(slash.name, slash.args) : undefined;
     if (command) return { action: "handled", ...(command.newThreadId ? { threadId: command.newThreadId } : {}) };

@@ -272,11 +272,11 @@ describe("steering", () => {
     const running = session.runTurn({ text: "start" });
     await waitUntil("the tool to end", () => events.some((e) => e.type === "tool_end"));
     assert.equal(session.steer("also check the tests"), true);
-    assert.deepEqual(session.pendingSteers(), ["also check the tests"]);
+    assert.deepEqual(session.steers.pending(), ["also check the tests"]);
     release();
     const result = await running;
     assert.equal(result.status, "completed", JSON.stringify(result.error));
-    assert.deepEqual(session.pendingSteers(), []);
+    assert.deepEqual(session.steers.pending(), []);
     const bodies = own.model.requests.slice(before).map((r) => JSON.stringify(r.body.messages));
     assert.ok(bodies.some((b) => b.includes("also check the tests")), "the steer reached a request of this turn");
     assert.equal(transcript.ofType("turn_start").length, 1);

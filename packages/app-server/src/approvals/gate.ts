@@ -6,6 +6,7 @@ import type { Asker } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
 import { grantFolder } from "./grant-folder.js";
+import type { NetworkGrants } from "./network-grants.js";
 import { classifyTool, interpretAnswer, offeredDecisions, verdict, type Decision, type ToolClass } from "./policy.js";
 
 export interface GateHost {
@@ -35,6 +36,8 @@ export interface GateHost {
   payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
   interruptTurn(): void;
+  /** Where the user's network grants go; the sandbox reads them. */
+  readonly network: NetworkGrants;
   /**
    * Whether the thread's commands run in the sandbox with the network off
    * (by the settings): a shell call that asks for the network must then ask
@@ -78,10 +81,6 @@ const CANCELLED = "The user cancelled this tool call; the turn stops.";
 export class ApprovalGate {
   private readonly sessionTools = new Set<string>();
   private readonly grantedPrefixes = new Map<string, string[][]>();
-  /** The user let every sandboxed command of this load use the network. */
-  private networkForSession = false;
-  /** Calls the user let use the network, once each. */
-  private readonly networkCalls = new Set<string>();
   /** Calls the user declined or cancelled, for their items' status. */
   readonly declined = new Set<string>();
   /** Where a shell prefix grant holds: a command naming a path outside it, or a protected one, is asked again. */
@@ -170,14 +169,9 @@ export class ApprovalGate {
     return { block: true, reason: CANCELLED };
   }
 
-  /** Whether the call may run with the network: the user said so for it, or for the thread. */
-  networkGranted(callId: string | undefined): boolean {
-    return this.networkForSession || (callId !== undefined && this.networkCalls.has(callId));
-  }
-
   /** A shell call of ours that asks for the network where sandboxed commands have none, and no grant of the thread's covers it. */
   private async asksForNetwork(call: ToolCallInfo, kind: ToolClass, builtin: boolean): Promise<boolean> {
-    if (kind !== "shell" || !builtin || this.networkForSession) return false;
+    if (kind !== "shell" || !builtin || this.host.network.wholeThread) return false;
     if ((call.args as { network?: unknown } | null)?.network !== true) return false;
     return (await this.host.sandboxNetworkOff?.()) === true;
   }
@@ -193,8 +187,7 @@ export class ApprovalGate {
     const why = `asks for network access: the command runs in the sandbox with the network on${reason ? `; it also ${reason}` : ""}`;
     const { decision, message } = await this.askUser(call, offered, why, undefined, signal);
     if (decision === "accept" || decision === "acceptNetworkForSession") {
-      if (decision === "acceptNetworkForSession") this.networkForSession = true;
-      this.networkCalls.add(call.toolCallId);
+      this.host.network.grant(call.toolCallId, decision === "acceptNetworkForSession");
       return undefined;
     }
     return this.refusal(call, decision, message, signal);

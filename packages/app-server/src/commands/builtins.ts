@@ -71,7 +71,7 @@ export async function runBuiltinCommand(
       return answer("handled", fresh.id);
     }
     case "compact":
-      await thread.turns.compact(ctx.connection, meta.requestId ? { requestId: meta.requestId } : {});
+      await thread.turns.compact(() => thread.subscribe(ctx.connection), meta.requestId ? { requestId: meta.requestId } : {});
       return answer("started", thread.id);
     case "plan":
       // A task after /plan is turn/start's to run (planTask); here only the switch.

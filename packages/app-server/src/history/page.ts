@@ -2,7 +2,7 @@ import { readBranchPage, SessionFileError, type BranchCursor, type BranchPage } 
 import { rpcError } from "../rpc/errors.js";
 import { boundPage, turnForWireWhole, type WireTurn } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
-import { sessionError } from "../threads/session-error.js";
+import { sessionError } from "../rpc/session-error.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import type { SavedTurnCache } from "./saved-turns.js";
 import { BodylessTurn, turnsFromEntries, type HistoryTurn } from "./turns.js";

@@ -2,7 +2,7 @@ import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@kni
 import type { Connection } from "../rpc/connection.js";
 import { rpcError, turnIdData } from "../rpc/errors.js";
 import type { ThreadManager } from "./manager.js";
-import { sessionError } from "./session-error.js";
+import { sessionError } from "../rpc/session-error.js";
 
 export function notFound(threadId: string): Error {
   return rpcError("threadNotFound", `no saved thread ${threadId}`);

@@ -1,61 +1,46 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type {
-  AskUserAnswers,
-  AskUserQuestion,
-  BeforeToolCall,
-  CallClassification,
-  ExtensionMessageInput,
   ReviewComment,
   SessionEvent,
   SessionFile,
+  StartMeta,
+  StartOutcome,
   ThreadRuntime,
   TokenUsage,
-  ToolCallInfo,
+  TurnController,
   Warning,
   WorkspaceState,
 } from "@knightcode/agent";
-import { SessionFileError, boundErrorMessage, threadFault, threadPlace, workspaceView } from "@knightcode/agent";
-import type {
-  ApprovalMode,
-  ServerNotificationMethod,
-  ServerNotificationParams,
-  Thread,
-  ThreadStatus,
-  Turn,
-} from "@knightcode/app-server-protocol";
+import { threadFault } from "@knightcode/agent";
+import type { ApprovalMode, ServerNotificationMethod, ServerNotificationParams, Thread, ThreadStatus, Turn } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";
-import { ApprovalGate } from "../approvals/gate.js";
-import { Asker } from "../asking/asker.js";
-import { interpretUserInput, questionsForWire } from "../ui/dialogs.js";
-import { DELTAS } from "../rpc/outbox.js";
+import type { ApprovalGate } from "../approvals/gate.js";
+import { threadGate } from "../approvals/thread-gate.js";
+import type { NetworkGrants } from "../approvals/network-grants.js";
+import type { ThreadModes } from "../approvals/thread-modes.js";
+import type { Asker } from "../asking/asker.js";
 import type { PayloadSink } from "../payloads/store.js";
-import { itemForWire } from "../payloads/refs.js";
-import { TurnOwner, type StartMeta, type StartOutcome } from "../turns/owner.js";
+import { TurnNotifier } from "../turns/notifier.js";
 import { sandboxWarning } from "./sandbox-warning.js";
 import { TurnChanges } from "../workspace/diff-turn-changes.js";
-import type { ItemSink } from "../turns/live-items.js";
 import type { UiBridge } from "../ui/bridge.js";
-import { derivedName, isoTime, validApprovalMode } from "./thread-object.js";
+import { ThreadActivity, type Broadcaster } from "./thread-activity.js";
+import type { ThreadCore } from "./thread-core.js";
+import { threadObject } from "./thread-object.js";
 
-const PLAN_APPROVE = "Approve";
-const PLAN_REVISE = "Revise";
+export type { Broadcaster };
 
-export interface Broadcaster {
-  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
-}
-
-export interface LoadedThreadOptions {
-  file: SessionFile;
+/** What a thread is made of by the time its runtime has loaded (see openThread). */
+export interface LoadedThreadParts {
+  core: ThreadCore;
   runtime: ThreadRuntime;
   ui: UiBridge;
-  warnings: Warning[];
+  modes: ThreadModes;
+  network: NetworkGrants;
   broadcaster: Broadcaster;
-  log: Logger;
-  defaultApprovalMode: ApprovalMode;
   /** The thread can no longer write its file: the manager closes it. */
   onFatal(thread: LoadedThread, error: Error): void;
-  modelError(error: unknown): Error;
   payloads(): PayloadSink;
   /** A turn started: its worktree counts as used. */
   onTurnStarted?(thread: LoadedThread): void;
@@ -64,144 +49,127 @@ export interface LoadedThreadOptions {
 }
 
 /**
- * A thread loaded in this process: its runtime, its subscribers, the owner
- * of its running turn and its approval gate. Thread-level session events
- * (usage, retries, names, failures) become notifications here; the turn's
- * own go through its owner. Every listener it registers on something that
- * outlives it is undone when it closes.
+ * A thread loaded in this process, put together from parts that exist
+ * before it: its core (file, subscribers, asker), its runtime and the
+ * owner of its turns, its modes and UI; it adds what is built on the
+ * runtime (the approval gate, the working-tree snapshots, the turn
+ * notifications), and answers for its status and its unloading. Every
+ * listener it registers on something that outlives it is undone when it
+ * closes.
  */
 export class LoadedThread {
   readonly id: string;
-  readonly file: SessionFile;
-  /** Where the thread runs, as its transcript said when it loaded: a move appends a workspace entry and loads it again. */
-  readonly place: WorkspaceState;
   readonly runtime: ThreadRuntime;
   readonly ui: UiBridge;
-  readonly loadWarnings: Warning[];
-  readonly log: Logger;
-  readonly turns: TurnOwner;
+  readonly turns: TurnController;
   readonly gate: ApprovalGate;
-  /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
-  readonly asker: Asker;
   /** What each turn changed in the thread's git working tree. */
   readonly changes: TurnChanges;
-  /** Each subscriber, with the disposer of the close listener it holds on that connection. */
-  private readonly subscribers = new Map<Connection, () => void>();
-  private statusValue: ThreadStatus = { type: "idle" };
-  /** Set once the transcript is lost (ownership, disk): the status shows it until the thread closes. */
-  private failure: string | undefined;
-  /** When a subscriber or a turn last came or went: the idle clock starts there. */
-  private lastActivity = Date.now();
-  /** Requests working on the thread (opening, resuming): it is not idle while any does. */
-  private holds = 0;
-  private approval: ApprovalMode;
-  private plan: boolean;
-  private nameValue: string;
-  private explicitName = false;
+  /** What the thread is before anything runs on it: file, writer, subscribers, asker. */
+  readonly core: ThreadCore;
+  private readonly modes: ThreadModes;
+  private readonly notifier: TurnNotifier;
+  private readonly activity: ThreadActivity;
   private closing: Promise<void> | undefined;
-  /** A session-replacing command began: no second one may. */
-  private replacing = false;
   private readonly stopListening: () => void;
-  /** The connection that most recently started work here: approvals ask it first. */
-  lastInitiator: Connection | undefined;
 
-  constructor(private readonly options: LoadedThreadOptions) {
-    this.file = options.file;
-    this.id = options.file.header.id;
-    this.runtime = options.runtime;
-    this.ui = options.ui;
-    this.loadWarnings = options.warnings;
-    this.log = options.log;
-    const state = this.file.summary();
-    this.place = threadPlace(this.file.header, state);
-    this.approval = validApprovalMode(state.approvalMode ?? options.defaultApprovalMode);
-    this.plan = state.planMode === true;
-    this.runtime.setPlanMode(this.plan);
-    this.explicitName = state.name !== undefined;
-    this.nameValue = state.name ?? derivedName(state.firstUserText);
-    this.asker = new Asker({
-      subscribers: () => [...this.subscribers.keys()],
-      lastInitiator: () => this.lastInitiator,
-      waitOn: (kind) => this.turns.waitOn(kind),
-    });
-    this.gate = new ApprovalGate({
+  constructor(private readonly parts: LoadedThreadParts) {
+    const { core, runtime, modes } = parts;
+    this.core = core;
+    this.id = core.id;
+    this.runtime = runtime;
+    this.ui = parts.ui;
+    this.modes = modes;
+    this.turns = runtime.turns;
+    this.activity = new ThreadActivity({ core, turns: this.turns, broadcaster: parts.broadcaster, closing: () => this.closing !== undefined });
+    this.gate = threadGate({
       threadId: this.id,
-      cwd: this.place.cwd,
-      approvalMode: () => this.approval,
-      planMode: () => this.plan,
-      isBuiltinTool: (name) => this.runtime.isBuiltinTool(name),
-      controls: {
-        agentDir: this.runtime.agentDir,
-        codePathOf: (path) => this.runtime.codePathOf(path),
-        ...(this.place.mode === "worktree" && this.place.path !== undefined ? { ownWorktree: this.place.path } : {}),
-      },
-      secretFiles: this.runtime.secretFiles,
-      turnId: () => this.turns.runningTurnId,
-      asker: this.asker,
-      record: (entry) => this.runtime.session.appendSafely(entry),
-      classify: (call, signal) => this.classify(call, signal),
+      place: core.place,
+      runtime,
+      modes,
+      network: parts.network,
+      asker: core.asker,
+      turns: this.turns,
+      log: core.log,
+      record: (entry) => core.writer.append(entry),
       confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
-      interruptTurn: () => this.turns.interrupt(),
-      payloads: () => options.payloads(),
-      sandboxNetworkOff: async () => {
-        const state = await this.runtime.sandbox?.state();
-        return state?.wanted === true && state.available && !state.network;
-      },
+      payloads: parts.payloads,
     });
     this.changes = new TurnChanges({
       threadId: this.id,
-      cwd: this.file.header.cwd,
-      env: options.env ?? process.env,
-      log: options.log,
-      record: (entry) => this.runtime.session.appendSafely(entry),
+      cwd: core.file.header.cwd,
+      env: parts.env ?? process.env,
+      log: core.log,
+      record: (entry) => core.writer.append(entry),
       changed: (turnId, files) => this.send("turn/diff/updated", { threadId: this.id, turnId, files }),
     });
-    this.turns = new TurnOwner({
-      threadId: this.id,
-      runtime: this.runtime,
-      log: options.log,
-      subscribe: (connection) => this.subscribe(connection),
+    // The turn's first working-tree snapshot comes before any edit, then the approval gate.
+    runtime.useApprovalGate(async (call, signal) => {
+      await this.changes.ready();
+      return this.gate.check(call, signal);
+    });
+    const stopPlan = modes.onPlanChange(() => runtime.applyToolSelection());
+    const stopSession = runtime.session.subscribe((event) => this.onSessionEvent(event));
+    this.stopListening = () => {
+      stopPlan();
+      stopSession();
+    };
+    this.notifier = new TurnNotifier({
+      turns: this.turns,
       out: {
         started: (turn, requestId) => this.send("turn/started", { threadId: this.id, turn, ...(requestId ? { requestId } : {}) }),
         completed: (turn) => this.turnCompleted(turn),
-        queueChanged: (queue) => this.send("turn/queue/updated", { threadId: this.id, ...queue }),
+        queueChanged: () => core.queueChanged(),
         dropped: (message, clientMessageId) =>
           this.send("error", { message, kind: "queuedInputDropped", threadId: this.id, ...(clientMessageId ? { clientMessageId } : {}) }),
       },
-      activityChanged: () => this.refreshStatus(),
-      modelError: options.modelError,
-      itemSink: (turnId) => this.itemSink(turnId),
+      activityChanged: () => this.activity.refresh(),
+      payloads: parts.payloads,
+      send: (method, params) => this.send(method, params),
       isDeclined: (callId) => this.gate.declined.has(callId),
       turnBegan: (turnId) => this.changes.began(turnId),
       turnSettling: (turnId) => this.changes.settled(turnId),
     });
-    this.stopListening = this.runtime.session.subscribe((event) => this.onSessionEvent(event));
   }
 
-  /**
-   * Where the thread's tool calls are admitted: after the turn's first
-   * working-tree snapshot (so no edit lands before it), then the approval
-   * gate.
-   */
-  readonly checkToolCall: BeforeToolCall = async (call, signal) => {
-    await this.changes.ready();
-    return this.gate.check(call, signal);
-  };
+  get file(): SessionFile {
+    return this.core.file;
+  }
 
-  /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
-  private async classify(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
-    const judged = await this.runtime.classifyToolCall(call, signal);
-    if (judged?.verdict === "unjudged" && !signal?.aborted) this.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
-    return judged;
+  /** Where the thread runs, as its transcript said when it loaded: a move appends a workspace entry and loads it again. */
+  get place(): WorkspaceState {
+    return this.core.place;
   }
 
   /** The folder the thread runs in: its tools' working folder, in its checkout or its worktree. */
   get cwd(): string {
-    return this.place.cwd;
+    return this.core.place.cwd;
+  }
+
+  get log(): Logger {
+    return this.core.log;
+  }
+
+  /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
+  get asker(): Asker {
+    return this.core.asker;
+  }
+
+  get loadWarnings(): Warning[] {
+    return this.core.loadWarnings;
+  }
+
+  /** The connection that most recently started work here: approvals ask it first. */
+  get lastInitiator(): Connection | undefined {
+    return this.core.lastInitiator;
+  }
+
+  set lastInitiator(connection: Connection | undefined) {
+    this.core.lastInitiator = connection;
   }
 
   get status(): ThreadStatus {
-    return this.statusValue;
+    return this.activity.status;
   }
 
   get isClosed(): boolean {
@@ -209,7 +177,7 @@ export class LoadedThread {
   }
 
   get name(): string {
-    return this.nameValue;
+    return this.activity.name;
   }
 
   /**
@@ -222,13 +190,8 @@ export class LoadedThread {
     if (warning && !this.loadWarnings.some((known) => known.message === warning.message)) this.loadWarnings.push(warning);
   }
 
-  /** Whether the user let this call (or every call of this load) use the network in the sandbox. */
-  networkGranted(callId: string | undefined): boolean {
-    return this.gate.networkGranted(callId);
-  }
-
   get approvalMode(): ApprovalMode {
-    return this.approval;
+    return this.modes.approvalMode;
   }
 
   /** A start, a turn, its settlement or an exclusive change holds the thread. */
@@ -241,76 +204,49 @@ export class LoadedThread {
   }
 
   get hasSubscribers(): boolean {
-    return this.subscribers.size > 0;
+    return this.core.hasSubscribers;
   }
 
   /** Keeps the thread from unloading until the returned release is called (once). */
   hold(): () => void {
-    this.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds--;
-      this.lastActivity = Date.now();
-    };
+    return this.activity.hold();
   }
 
   /** Since when nobody watches and nothing runs or waits; undefined while anything does. */
   idleSince(): number | undefined {
-    if (this.closing || this.holds > 0 || this.subscribers.size > 0 || this.turns.busy || this.turns.hasQueued) return undefined;
-    return this.lastActivity;
+    if (this.closing) return undefined;
+    return this.activity.idleSince();
   }
 
   thread(): Thread {
     const session = this.runtime.session;
-    const header = this.file.header;
-    const model = session.model;
-    return {
-      id: this.id,
-      name: this.nameValue,
-      cwd: this.place.cwd,
-      createdAt: header.createdAt,
-      updatedAt: isoTime(this.file.updatedAt),
-      ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
-      sessionFile: this.file.path,
-      status: this.statusValue,
-      workspace: workspaceView(this.place),
-      model: model ? { provider: model.provider, id: model.id } : null,
-      thinkingLevel: model && !model.reasoning ? "off" : session.thinkingLevel,
-      approvalMode: this.approval,
-      planMode: this.plan,
-    };
+    return threadObject({ id: this.id, name: this.name, file: this.file, place: this.place, status: this.status, model: session.model, thinkingLevel: session.thinkingLevel, modes: this.modes });
   }
 
   /** The running turn as it stands: for thread/resume's `runningTurn`. */
   runningTurn(): Turn | undefined {
-    return this.turns.runningTurn();
+    return this.notifier.runningTurn();
   }
 
   /** The running turn as thread/resume sends it: large turns as a payload reference, reused while unchanged. */
   runningTurnForWire(store: PayloadSink): Turn | undefined {
-    return this.turns.runningTurnForWire(store);
+    return this.notifier.runningTurnForWire(store);
   }
 
   /** turn/start from `connection`: it becomes the one approvals ask first. */
   startTurn(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
     this.lastInitiator = connection;
-    return this.turns.start(input, connection);
+    return this.turns.start(input, () => this.subscribe(connection));
   }
 
   /** The connections subscribed now. */
   subscriberConnections(): Connection[] {
-    return [...this.subscribers.keys()];
+    return this.core.subscriberConnections();
   }
 
   subscribe(connection: Connection): void {
-    if (this.closing || connection.state === "closed" || this.subscribers.has(connection)) return;
-    this.subscribers.set(
-      connection,
-      connection.onClose(() => this.unsubscribe(connection)),
-    );
-    this.lastActivity = Date.now();
+    if (this.closing) return;
+    if (this.core.subscribe(connection, () => this.unsubscribe(connection))) this.activity.touch();
   }
 
   /** A client resumed the thread: it subscribes, and an approval waiting on another client moves to it. */
@@ -320,57 +256,21 @@ export class LoadedThread {
   }
 
   unsubscribe(connection: Connection): boolean {
-    const stopWatching = this.subscribers.get(connection);
-    if (!stopWatching) return false;
-    stopWatching();
-    this.subscribers.delete(connection);
-    if (this.lastInitiator === connection) this.lastInitiator = undefined;
-    this.lastActivity = Date.now();
-    this.asker.subscriberLeft(connection);
+    if (!this.core.unsubscribe(connection)) return false;
+    this.activity.touch();
     return true;
   }
 
-  /**
-   * A notification to this thread's subscribers. A queue update still
-   * pending goes first, so nothing overtakes it; deltas, which never depend
-   * on the queue, do not wait for it.
-   */
+  /** A notification to this thread's subscribers, after any queue update still pending. */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
-    if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.turns.flushQueueUpdate();
-    for (const connection of this.subscribers.keys()) connection.notify(method, params);
-  }
-
-  private itemSink(turnId: string): ItemSink {
-    const payloads = this.options.payloads();
-    const base = { threadId: this.id, turnId };
-    return {
-      started: (item) => this.send("item/started", { ...base, item: itemForWire(item, payloads) }),
-      completed: (item) => this.send("item/completed", { ...base, item: itemForWire(item, payloads) }),
-      removed: (itemId) => this.send("item/removed", { ...base, itemId }),
-      agentDelta: (itemId, delta) => this.send("item/agentMessage/delta", { ...base, itemId, delta }),
-      reasoningDelta: (itemId, delta) => this.send("item/reasoning/delta", { ...base, itemId, delta }),
-    };
+    this.core.send(method, params);
   }
 
   private turnCompleted(turn: Turn): void {
-    this.lastActivity = Date.now();
+    this.activity.touch();
     this.gate.forgetDeclined();
     this.send("turn/completed", { threadId: this.id, turn });
-    this.options.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
-  }
-
-  /** The status as the owner of the turn and a failure say it is; every connection hears a change. */
-  private refreshStatus(): void {
-    if (this.closing && !this.failure) return;
-    const { active, waitingOn } = this.turns.activity();
-    const status: ThreadStatus = this.failure
-      ? { type: "systemError", message: this.failure }
-      : active
-        ? { type: "active", waitingOn }
-        : { type: "idle" };
-    if (JSON.stringify(status) === JSON.stringify(this.statusValue)) return;
-    this.statusValue = status;
-    this.options.broadcaster.broadcast("thread/status/changed", { threadId: this.id, status });
+    this.parts.broadcaster.broadcast("thread/turn/completed", { threadId: this.id, turn });
   }
 
   /**
@@ -392,169 +292,50 @@ export class LoadedThread {
     });
   }
 
-  /** A session-replacing command starts; refused when one already did. */
-  beginReplacement(): void {
-    if (this.replacing) throw new Error(`thread ${this.id} is already being replaced`);
-    this.replacing = true;
-  }
-
-  /** The replacement failed before anything moved: another may try. */
-  replacementFailed(): void {
-    this.replacing = false;
-  }
-
-  /**
-   * The thread was replaced by `to`: each subscriber hears thread/replaced
-   * (with what it needs to show `to` at once) and is moved to `to` in the
-   * same step, so nothing of `to` reaches it first. The extension contexts
-   * of this thread go stale.
-   */
-  handOver(to: LoadedThread): void {
-    this.turns.flushQueueUpdate();
-    const replaced = { threadId: this.id, thread: to.thread(), warnings: to.loadWarnings, ui: to.ui.snapshot() };
-    to.lastInitiator ??= this.lastInitiator;
-    for (const connection of [...this.subscribers.keys()]) {
-      connection.notify("thread/replaced", replaced);
-      to.subscribe(connection);
-      this.unsubscribe(connection);
-    }
-    this.runtime.host.retire(to.id);
+  /** The answer that opened the thread went out: later warnings go to subscribers and the log. */
+  opened(): void {
+    this.core.markOpened();
   }
 
   /** A warning after load (an extension failed): to subscribers. */
   warn(warning: Warning): void {
-    this.send("warning", { threadId: this.id, warning });
-  }
-
-  /**
-   * ask_user's questions, all at once, to one subscriber at a time. `{}`
-   * (or nobody left to ask) dismisses them and stops the turn, as Escape
-   * does; an answer that is not one the questions allow fails the call and
-   * says why, and the turn goes on.
-   */
-  async askUser(questions: AskUserQuestion[], call: { toolCallId: string; signal?: AbortSignal }): Promise<AskUserAnswers | undefined> {
-    const outcome = await this.asker.ask(
-      "item/toolCall/requestUserInput",
-      { threadId: this.id, turnId: this.turns.runningTurnId ?? "", itemId: call.toolCallId, questions: questionsForWire(questions) },
-      { kind: "dialog", ...(call.signal ? { signal: call.signal } : {}) },
-    );
-    if (outcome.kind === "refused") throw new Error("The user's client could not show the questions (it answered with an error).");
-    const reply = outcome.kind === "answered" ? interpretUserInput(outcome.result, questions) : ({ kind: "dismissed" } as const);
-    if (reply.kind === "invalid") throw new Error(`The user's answer was refused: ${reply.reason}. Ask again if you still need it.`);
-    if (reply.kind === "answers") return reply.answers;
-    if (!call.signal?.aborted) this.turns.interrupt();
-    return undefined;
-  }
-
-  /** An extension's sendMessage: the owner of the turn delivers it. */
-  deliverExtensionMessage(message: ExtensionMessageInput, options: { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" }): void {
-    this.turns.deliver(message, options);
+    this.core.sendWarning(warning);
   }
 
   setName(name: string): void {
-    this.runtime.session.appendSafely({ type: "thread_name", name });
-    this.explicitName = true;
-    this.updateName(name);
-  }
-
-  private updateName(name: string): void {
-    if (name === this.nameValue) return;
-    this.nameValue = name;
-    this.options.broadcaster.broadcast("thread/name/updated", { threadId: this.id, name });
+    this.activity.setName(name);
   }
 
   setApprovalMode(mode: ApprovalMode): void {
-    this.runtime.session.appendSafely({ type: "approval_mode", mode });
-    this.approval = mode;
+    this.modes.setApprovalMode(mode);
   }
 
   get planMode(): boolean {
-    return this.plan;
+    return this.modes.planMode;
   }
 
-  /**
-   * Plan mode on or off, at once (the gate reads it for each call) and on
-   * the branch, so a resume finds it; the model's instructions follow from
-   * the next turn. Subscribers hear a change.
-   */
+  /** Plan mode on or off, at once and on the branch; the model's tools and instructions follow from the next turn. */
   setPlanMode(on: boolean): void {
-    if (on === this.plan) return;
-    this.runtime.session.appendSafely({ type: "plan_mode", on });
-    this.plan = on;
-    this.runtime.setPlanMode(on);
-    this.send("thread/planMode/updated", { threadId: this.id, planMode: on });
-  }
-
-  /**
-   * submit_plan's review: a select of Approve or Revise, and for Revise an
-   * editor for what should change. Approval ends plan mode, so the plan is
-   * carried out under the thread's approval mode. A review nobody answers
-   * (dismissed, withdrawn, nobody left) stops the turn, as Escape does,
-   * rather than have the model submit again and again.
-   */
-  async reviewPlan(plan: string, signal: AbortSignal | undefined): Promise<{ approved: boolean; feedback?: string }> {
-    const opts = signal ? { signal } : {};
-    const choice = await this.ui.select("Review the plan", [PLAN_APPROVE, PLAN_REVISE], opts);
-    if (choice === PLAN_APPROVE) {
-      this.setPlanMode(false);
-      return { approved: true };
-    }
-    if (choice === PLAN_REVISE) {
-      const feedback = await this.ui.editor("What should change in the plan?", "", opts);
-      if (feedback !== undefined) return feedback.trim() === "" ? { approved: false } : { approved: false, feedback };
-    }
-    if (!signal?.aborted) this.turns.interrupt();
-    return { approved: false };
+    this.modes.setPlanMode(on);
   }
 
   private onSessionEvent(event: SessionEvent): void {
-    switch (event.type) {
-      case "usage":
-        this.send("thread/tokenUsage/updated", { threadId: this.id, ...(event.turnId ? { turnId: event.turnId } : {}), usage: event.usage });
-        return;
-      case "retry":
-        this.send("turn/retrying", {
-          threadId: this.id,
-          turnId: event.turnId,
-          attempt: event.attempt,
-          maxAttempts: event.maxAttempts,
-          delayMs: event.delayMs,
-          error: { message: boundErrorMessage(event.error.message), kind: event.error.kind },
-        });
-        return;
-      case "fatal":
-        this.fail(event.error);
-        return;
-      case "turn_start":
-        this.options.onTurnStarted?.(this);
-        return;
-      case "message_end":
-        if (!this.explicitName && this.nameValue === "" && event.message.role === "user") {
-          this.updateName(derivedName(this.file.summary().firstUserText));
-        }
-        return;
-      default:
-        return;
-    }
+    if (event.type === "fatal") this.fail(event.error);
+    else if (event.type === "turn_start") this.parts.onTurnStarted?.(this);
+    else this.activity.onSessionEvent(event);
   }
 
   /** Whether the thread lost its transcript to another owner; if so it fails (and the manager closes it). */
   lostOwnership(): boolean {
     if (this.closing) return false;
-    let reason: string | undefined;
-    try {
-      reason = this.file.probeOwnership();
-    } catch (error) {
-      reason = (error as Error).message;
-    }
-    if (reason === undefined) return false;
-    this.fail(new SessionFileError("ownershipLost", `${this.file.path}: ${reason}`, { path: this.file.path }));
-    return true;
+    const lost = this.core.ownershipLost();
+    if (lost) this.fail(lost);
+    return lost !== undefined;
   }
 
   /** The systemError a failed thread shows, if it failed. */
   get failureMessage(): string | undefined {
-    return this.failure;
+    return this.activity.failure;
   }
 
   /**
@@ -564,13 +345,13 @@ export class LoadedThread {
    * processes).
    */
   private fail(error: Error): void {
-    if (this.closing || this.failure) return;
+    if (this.closing || this.activity.failure) return;
     const fault = threadFault(error);
-    this.failure = fault.message;
+    this.activity.failed(fault.message);
     this.turns.fail({ message: fault.message, kind: "other" });
-    this.send("error", { message: this.failure, kind: "threadFailed", threadId: this.id });
-    this.refreshStatus();
-    this.options.onFatal(this, fault);
+    this.send("error", { message: fault.message, kind: "threadFailed", threadId: this.id });
+    this.activity.refresh();
+    this.parts.onFatal(this, fault);
   }
 
   /**
@@ -587,11 +368,10 @@ export class LoadedThread {
       const settled = this.turns.close();
       await (deadline ? Promise.race([settled, deadline]) : settled);
       this.turns.reportUnsettled();
-      this.turns.flushQueueUpdate();
-      for (const stopWatching of this.subscribers.values()) stopWatching();
-      this.subscribers.clear();
-      this.lastInitiator = undefined;
+      this.core.flushQueueUpdate();
+      this.core.dropSubscribers();
       this.stopListening();
+      this.notifier.dispose();
       try {
         await this.runtime.dispose(reason);
       } finally {

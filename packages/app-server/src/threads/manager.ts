@@ -1,7 +1,6 @@
 import { rmSync } from "node:fs";
 import {
   SessionFile,
-  ThreadRuntime,
   forkSession,
   probeThreadCommands,
   readSessionHeader,
@@ -9,17 +8,11 @@ import {
   warmEngine,
   warmUp,
   type CommandInfo,
-  type ExtensionMessageInput,
-  creationFailure,
-  threadFault,
   type ThreadEnvironment,
-  type UnsavedTail,
-  type Warning,
   type WorkspaceState,
-  threadPlace,
   workspaceEntry,
 } from "@knightcode/agent";
-import type { ApprovalMode, ThreadStatus } from "@knightcode/app-server-protocol";
+import type { ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
 import { createModelRegistry } from "../models/registry.js";
@@ -27,22 +20,19 @@ import { createTrustStore } from "../trust/store.js";
 import { ServerWorktrees } from "../workspace/worktree-service.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
+import { ThreadFailures } from "./failures.js";
 import { Housekeeping } from "./housekeeping.js";
 import type { Broadcaster, LoadedThread } from "./loaded-thread.js";
-import type { QueuedInput } from "../turns/input-queue.js";
-import { modelError } from "./model-error.js";
-import { sessionError } from "./session-error.js";
+import { creationError, sessionError } from "../rpc/session-error.js";
 import { threadEnvironment } from "./environment.js";
-import { derivedName, validApprovalMode } from "./thread-object.js";
+import { derivedName } from "./thread-object.js";
+import { relocateThread, replaceThread } from "./replace.js";
 
-type SendMessageOptions = { triggerTurn?: boolean; deliverAs?: "steer" | "followUp" };
-
-type ThreadParts = [typeof import("./loaded-thread.js"), typeof import("../ui/bridge.js"), typeof import("../ui/dialogs.js")];
-let threadParts: Promise<ThreadParts> | undefined;
+let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
 /** What a loaded thread runs on (turns, approvals, its UI bridge) loads with the first thread: listing never waits for it. */
-function loadThreadParts(): Promise<ThreadParts> {
-  threadParts ??= Promise.all([import("./loaded-thread.js"), import("../ui/bridge.js"), import("../ui/dialogs.js")]);
+function loadThreadParts(): Promise<typeof import("./open-thread.js")> {
+  threadParts ??= import("./open-thread.js");
   return threadParts;
 }
 
@@ -55,12 +45,10 @@ function loadThreadParts(): Promise<ThreadParts> {
 export class ThreadManager {
   private readonly loaded = new Map<string, LoadedThread>();
   private readonly loading = new Map<string, Promise<LoadedThread>>();
-  /**
-   * Threads that stopped: their systemError shows until a load succeeds,
-   * and what a disk failure kept them from writing waits here for it.
-   */
-  private readonly failures = new Map<string, { message: string; unsaved?: UnsavedTail }>();
+  private readonly failures: ThreadFailures;
   private readonly fences = new ThreadFences();
+  /** Threads a session-replacing command began on. */
+  readonly replacing = new WeakSet<LoadedThread>();
   private readonly housekeeping: Housekeeping;
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
@@ -76,6 +64,7 @@ export class ThreadManager {
     environment?: ThreadEnvironment,
   ) {
     this.environmentValue = environment;
+    this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -134,12 +123,6 @@ export class ThreadManager {
     const thread = this.loaded.get(threadId);
     if (!thread) throw rpcError("threadNotFound", `thread ${threadId} is not loaded`);
     return thread;
-  }
-
-  /** A terminal host's threads run everything; a desktop thread takes the settings it loaded (trusted project settings included). */
-  private defaultApprovalMode(runtime: ThreadRuntime): ApprovalMode {
-    if (this.context.terminal) return "fullAccess";
-    return validApprovalMode(runtime.settings.effective.defaultApprovalMode);
   }
 
   /**
@@ -214,7 +197,7 @@ export class ThreadManager {
         } catch (error) {
           throw sessionError(error, threadId);
         }
-        this.writeUnsaved(threadId, file);
+        this.failures.writeUnsaved(threadId, file);
         return this.open(file, "resume");
       })().finally(() => this.loading.delete(threadId));
       this.loading.set(threadId, pending);
@@ -222,111 +205,15 @@ export class ThreadManager {
     return pending;
   }
 
-  /**
-   * A thread that stopped on a disk failure loads again: what it could not
-   * write then is written now, where it left off. Should the disk still
-   * fail, the load fails with the same words and keeps the rest for the
-   * next try; should the transcript have changed meanwhile, the rest is
-   * dropped, since it no longer continues it.
-   */
-  private writeUnsaved(threadId: string, file: SessionFile): void {
-    const failure = this.failures.get(threadId);
-    const tail = failure?.unsaved;
-    if (!failure || !tail) return;
-    if (file.leafId !== tail.afterLeafId) {
-      this.context.log.warn(`thread ${threadId}: ${tail.entries.length} unsaved entries are dropped; its transcript changed after it stopped`);
-      delete failure.unsaved;
-      return;
-    }
-    let written = 0;
-    try {
-      for (const { entry, durable } of tail.entries) {
-        file.append(entry as never, { durable });
-        written++;
-      }
-    } catch (error) {
-      failure.unsaved = { ...tail, afterLeafId: file.leafId, entries: tail.entries.slice(written) };
-      file.close();
-      throw rpcError("internal", threadFault(error).message);
-    }
-    if (tail.dropped > 0) this.context.log.warn(`thread ${threadId}: ${tail.dropped} entries did not fit in memory after it stopped and are lost`);
-    delete failure.unsaved;
+  /** `/new` and an extension's ctx.newSession(): a fresh thread takes the old one's place (see replaceThread). */
+  replace(old: LoadedThread): Promise<LoadedThread> {
+    return replaceThread(this, old);
   }
 
-  /**
-   * `/new` and an extension's ctx.newSession(): a fresh thread in the old
-   * one's folder, with its model, thinking level and approval mode, and
-   * announced as any new thread. The old thread's subscribers move to it
-   * (thread/replaced), its extension contexts go stale, and it unloads once
-   * what runs on it (the command that asked) has settled. Its history stays
-   * as it was; resuming it loads it afresh.
-   */
-  async replace(old: LoadedThread): Promise<LoadedThread> {
-    old.beginReplacement();
-    let fresh: LoadedThread;
-    try {
-      const session = old.runtime.session;
-      const model = session.model;
-      const thinkingLevel = session.thinkingLevel;
-      // The new thread runs where the old one ran: in its worktree too.
-      const workspace = old.file.summary().workspace;
-      fresh = await this.create(
-        old.file.header.cwd,
-        async (created) => {
-          await created.runtime
-            .choose({ ...(model ? { model: { provider: model.provider, id: model.id } } : {}), thinkingLevel })
-            .catch((error: unknown) => created.log.warn(`the replaced thread's model could not be chosen: ${(error as Error).message}`));
-          created.setApprovalMode(old.approvalMode);
-        },
-        workspace ? { workspace } : {},
-      );
-    } catch (error) {
-      old.replacementFailed();
-      throw error;
-    }
-    old.handOver(fresh);
-    old.turns
-      .settled()
-      .then(() => this.close(old, "unload"))
-      .catch((error: unknown) => old.log.error("unloading a replaced thread", error));
-    return fresh;
-  }
-
-  /**
-   * A thread moves to where it now runs (a handoff): `work` runs while the
-   * thread is held (refused during a turn) and records the move in its
-   * transcript; then the thread unloads and loads again from it, in the
-   * same step for its subscribers: each hears thread/replaced with the same
-   * id and stays subscribed, and the inputs queued on it wait on the
-   * reloaded thread. When `work` fails, the thread goes on where it was.
-   */
+  /** A thread moves to where it now runs, a handoff (see relocateThread). */
   async relocate<T>(thread: LoadedThread, work: () => Promise<T>): Promise<{ thread: LoadedThread; result: T }> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
-    const release = thread.hold();
-    let moved: { result: T; queued: QueuedInput[] };
-    try {
-      moved = await thread.turns.exclusiveThenClose(work);
-    } finally {
-      release();
-    }
-    const subscribers = thread.subscriberConnections();
-    const initiator = thread.lastInitiator;
-    await this.close(thread, "unload", undefined, { quiet: true });
-    const fresh = await this.load(thread.id);
-    const hold = fresh.hold();
-    try {
-      fresh.lastInitiator ??= initiator?.state === "closed" ? undefined : initiator;
-      const replaced = { threadId: fresh.id, thread: fresh.thread(), warnings: fresh.loadWarnings, ui: fresh.ui.snapshot() };
-      for (const connection of subscribers) {
-        if (connection.state === "closed") continue;
-        connection.notify("thread/replaced", replaced);
-        fresh.subscribe(connection);
-      }
-      fresh.turns.restoreQueue(moved.queued);
-    } finally {
-      hold();
-    }
-    return { thread: fresh, result: moved.result };
+    return relocateThread(this, thread, work);
   }
 
   /**
@@ -362,109 +249,39 @@ export class ThreadManager {
   }
 
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
-    const [{ LoadedThread }, { UiBridge }, { ThreadDialogs }] = await loadThreadParts();
+    const { openThread } = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
-    // Until the thread exists (extensions load first), what they send waits here.
-    let thread: LoadedThread | undefined;
-    const early: [ExtensionMessageInput, SendMessageOptions][] = [];
-    // Nobody is subscribed before the answer that opened the thread: a warning until then goes back with it.
-    // Later ones also go to the log, which is all that sees one raised while the thread unloads.
-    const loadWarnings: Warning[] = [];
-    let opened = false;
-    const warn = (warning: Warning) => {
-      if (opened) {
-        log.warn(warning.path ? `${warning.message} (${warning.path})` : warning.message);
-        thread?.warn(warning);
-      } else {
-        loadWarnings.push(warning);
-      }
-    };
-    const dialogs = new ThreadDialogs({
-      threadId: id,
-      // Before the thread exists nobody is subscribed: a dialog then has nobody to ask.
-      ask: (params, signal) => (thread ? thread.asker.ask("ui/dialog", params, { kind: "dialog", signal }) : Promise.resolve({ kind: "unanswered" })),
-      turn: () => {
-        const signal = thread?.turns.view.signal();
-        return signal ? { id: thread?.turns.runningTurnId, signal } : undefined;
-      },
-    });
-    const ui = new UiBridge({
-      threadId: id,
-      send: (method, params) => thread?.send(method, params),
-      warn,
-      log: (line) => log.info(line),
-      dialogs,
-    });
-    let runtime: ThreadRuntime;
-    let warnings: Warning[];
-    const place = threadPlace(file.header, file.summary());
-    try {
-      ({ runtime, warnings } = await ThreadRuntime.create({
+    const thread = await openThread(
+      {
         environment: this.environment,
-        threadId: id,
-        // Where the thread runs: its worktree, or the folder it was started in.
-        cwd: place.cwd,
-        sandboxing: {
-          ...(place.mode === "worktree" && place.path !== undefined ? { folder: place.path } : {}),
-          // Until the thread exists (its extensions load), its commands run sandboxed unless it was saved in fullAccess.
-          unsandboxed: () => (thread ? thread.approvalMode : this.context.terminal ? "fullAccess" : file.summary().approvalMode) === "fullAccess",
-          networkGranted: (callId) => thread?.networkGranted(callId) ?? false,
+        log,
+        broadcaster: this.broadcaster,
+        terminal: this.context.terminal,
+        payloads: () => this.context.payloads,
+        env: this.context.env,
+        replace: async (threadId) => {
+          const loaded = this.loaded.get(threadId);
+          if (!loaded) throw new Error("the thread is still loading");
+          return (await this.replace(loaded)).id;
         },
-        transcript: file,
-        mode: "desktop",
-        hasUI: true,
-        ui,
-        onWarning: warn,
-        askUser: (questions, call) => (thread ? thread.askUser(questions, call) : Promise.resolve(undefined)),
-        submitPlan: (plan, signal) => (thread ? thread.reviewPlan(plan, signal) : Promise.resolve({ approved: false })),
-        onSendMessage: (message, options) => (thread ? thread.deliverExtensionMessage(message, options) : early.push([message, options])),
-        // A call before the thread exists has nobody to ask: it is refused, never allowed.
-        approvalGate: (call, signal) =>
-          thread ? thread.checkToolCall(call, signal) : Promise.resolve({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
-        newSession: async () => {
-          if (!thread) throw new Error("the thread is still loading");
-          if (thread.turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
-          return (await this.replace(thread)).id;
-        },
-        turns: {
-          isIdle: () => !thread?.isRunning,
-          signal: () => thread?.turns.view.signal(),
-          interrupt: () => thread?.turns.view.interrupt(),
-        },
-      }));
-    } catch (error) {
-      file.close();
-      throw error;
-    }
-    loadWarnings.unshift(...warnings);
-    thread = new LoadedThread({
+        onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
+        onTurnStarted: (started) => this.worktrees.used(started, "turn"),
+      },
       file,
-      runtime,
-      ui,
-      warnings: loadWarnings,
-      broadcaster: this.broadcaster,
-      log,
-      defaultApprovalMode: this.defaultApprovalMode(runtime),
-      onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
-      modelError,
-      payloads: () => this.context.payloads,
-      onTurnStarted: (started) => this.worktrees.used(started, "turn"),
-      env: this.context.env,
-    });
+    );
     this.loaded.set(id, thread);
     this.worktrees.used(thread, "load");
-    this.failures.delete(id);
+    this.failures.loaded(id);
     this.housekeeping.watch();
-    for (const [message, options] of early.splice(0)) thread.deliverExtensionMessage(message, options);
     const release = thread.hold();
     try {
-      await runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
-      await runtime.start(reason);
+      await thread.runtime.session.resolveModel().catch((error: unknown) => log.warn(`no model: ${(error as Error).message}`));
+      await thread.runtime.start(reason);
       // A new thread's start chooses its approval mode first, and notes it then.
       if (reason !== "startup") await thread.noteSandbox();
     } finally {
-      opened = true;
+      thread.opened();
       release();
     }
     return thread;
@@ -487,8 +304,7 @@ export class ThreadManager {
   private liveStatus(threadId: string): ThreadStatus | undefined {
     const loaded = this.loaded.get(threadId);
     if (loaded) return loaded.status;
-    const failure = this.failures.get(threadId);
-    return failure === undefined ? undefined : { type: "systemError", message: failure.message };
+    return this.failures.status(threadId);
   }
 
   /**
@@ -513,14 +329,13 @@ export class ThreadManager {
   async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>, options: { quiet?: boolean } = {}): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
     const failure = thread.failureMessage;
-    if (failure !== undefined) this.failures.set(thread.id, { message: failure });
+    if (failure !== undefined) this.failures.stopped(thread.id, failure);
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = thread.close(reason, deadline);
     this.fences.unloadStarted(thread.id, released);
     await released;
     // Only once the turn settled is everything it could not write known.
-    const unsaved = failure === undefined ? undefined : thread.runtime.session.unsavedTail();
-    if (unsaved && unsaved.entries.length > 0) this.failures.set(thread.id, { message: failure!, unsaved });
+    if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.
     if (reason === "unload" && failure === undefined && !options.quiet) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
@@ -552,10 +367,4 @@ export class ThreadManager {
     await this.worktrees.dispose();
     await this.catalog.close();
   }
-}
-
-/** A disk's failure to create a transcript, in words a user can act on; anything else as it was. */
-function creationError(what: string, error: unknown): unknown {
-  const words = creationFailure(what, error);
-  return words === undefined ? error : rpcError("internal", words);
 }

@@ -1,17 +1,7 @@
-import { titleFromText } from "@knightcode/agent";
-import type { ApprovalMode } from "@knightcode/app-server-protocol";
-
-/** Every mode the protocol knows; the compiler checks the list is whole. */
-const APPROVAL_MODES = { ask: true, autoEdit: true, fullAccess: true } satisfies Record<ApprovalMode, true>;
-
-function isApprovalMode(value: unknown): value is ApprovalMode {
-  return typeof value === "string" && Object.hasOwn(APPROVAL_MODES, value);
-}
-
-/** A stored approval mode, or `ask` when it is missing or not one we know (a gate never fails open). */
-export function validApprovalMode(value: unknown, fallback: ApprovalMode = "ask"): ApprovalMode {
-  return isApprovalMode(value) ? value : fallback;
-}
+import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import { titleFromText, workspaceView, type SessionFile, type WorkspaceState } from "@knightcode/agent";
+import type { Thread, ThreadStatus } from "@knightcode/app-server-protocol";
+import type { ThreadModes } from "../approvals/thread-modes.js";
 
 /** A thread's default name: the first line of its first message, bounded as listings bound titles. */
 export function derivedName(firstUserText: string | undefined): string {
@@ -20,4 +10,34 @@ export function derivedName(firstUserText: string | undefined): string {
 
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** A loaded thread as the wire shows it. */
+export function threadObject(parts: {
+  id: string;
+  name: string;
+  file: SessionFile;
+  place: WorkspaceState;
+  status: ThreadStatus;
+  model: Model<Api> | undefined;
+  thinkingLevel: ModelThinkingLevel;
+  modes: Pick<ThreadModes, "approvalMode" | "planMode">;
+}): Thread {
+  const { file, model } = parts;
+  const header = file.header;
+  return {
+    id: parts.id,
+    name: parts.name,
+    cwd: parts.place.cwd,
+    createdAt: header.createdAt,
+    updatedAt: isoTime(file.updatedAt),
+    ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
+    sessionFile: file.path,
+    status: parts.status,
+    workspace: workspaceView(parts.place),
+    model: model ? { provider: model.provider, id: model.id } : null,
+    thinkingLevel: model && !model.reasoning ? "off" : parts.thinkingLevel,
+    approvalMode: parts.modes.approvalMode,
+    planMode: parts.modes.planMode,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Connection } from "../rpc/connection.js";
-import type { LoadedThread } from "../threads/loaded-thread.js";
+import type { Asker } from "../asking/asker.js";
 import { confirmAnswer, dialogText } from "./dialogs.js";
 
 /**
@@ -9,7 +9,7 @@ import { confirmAnswer, dialogText } from "./dialogs.js";
  * every question is. Only `{confirmed: true}` is yes; a dismissal, a
  * closed connection or nobody to ask is no.
  */
-export async function confirmForRequest(thread: LoadedThread, connection: Connection, question: { title: string; message: string }, signal: AbortSignal): Promise<boolean> {
+export async function confirmForRequest(thread: { readonly id: string; readonly asker: Asker }, connection: Connection, question: { title: string; message: string }, signal: AbortSignal): Promise<boolean> {
   const outcome = await thread.asker.ask(
     "ui/dialog",
     { threadId: thread.id, kind: "confirm", title: question.title, message: dialogText(question.message) },

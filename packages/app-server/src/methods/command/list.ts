@@ -1,7 +1,7 @@
 import { readThreadPlace } from "@knightcode/agent";
 import { rpcError } from "../../rpc/errors.js";
 import { requireDirectory } from "../../threads/directory.js";
-import { sessionError } from "../../threads/session-error.js";
+import { sessionError } from "../../rpc/session-error.js";
 import type { Handler } from "../../rpc/handler.js";
 import { withBuiltins } from "../../commands/builtins.js";
 

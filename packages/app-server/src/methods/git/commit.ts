@@ -1,6 +1,6 @@
 import { commitPlan, ModelError, planCommit, planDiff, writeCommitMessage, type CommitPlan, type GitContext, type ModelRegistry } from "@knightcode/agent";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
-import { modelError } from "../../threads/model-error.js";
+import { modelError } from "../../rpc/model-error.js";
 import type { Handler } from "../../rpc/handler.js";
 import { onThreadCheckout } from "../../git/thread-checkout.js";
 

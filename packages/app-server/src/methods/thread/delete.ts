@@ -1,7 +1,7 @@
 import { deleteTranscript, readThreadPlace, runGit, turnRef } from "@knightcode/agent";
 import { rpcError, turnIdData } from "../../rpc/errors.js";
 import { notFound } from "../../threads/archive.js";
-import { sessionError } from "../../threads/session-error.js";
+import { sessionError } from "../../rpc/session-error.js";
 import type { Handler } from "../../rpc/handler.js";
 
 /**

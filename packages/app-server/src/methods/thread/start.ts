@@ -3,7 +3,7 @@ import { startPlace } from "../../workspace/worktree-start.js";
 import { defaultModel } from "../../models/default-model.js";
 import { requireDirectory } from "../../threads/directory.js";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
-import { modelError } from "../../threads/model-error.js";
+import { modelError } from "../../rpc/model-error.js";
 import { threadCreated } from "../../threads/created.js";
 import type { Handler } from "../../rpc/handler.js";
 

@@ -5,5 +5,5 @@ export const handler: Handler<"thread/compact/start"> = async (params, ctx) => {
   const threads = await ctx.services.threads();
   const thread = threads.require(params.threadId);
   thread.lastInitiator = ctx.connection;
-  return { status: "started", turnId: await thread.turns.compact(ctx.connection) };
+  return { status: "started", turnId: await thread.turns.compact(() => thread.subscribe(ctx.connection)) };
 };

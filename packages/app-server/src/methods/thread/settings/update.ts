@@ -1,5 +1,5 @@
 import { rpcError } from "../../../rpc/errors.js";
-import { modelError } from "../../../threads/model-error.js";
+import { modelError } from "../../../rpc/model-error.js";
 import type { Handler } from "../../../rpc/handler.js";
 
 /**

@@ -1,6 +1,6 @@
 import { readThreadPlace, restoreWorktree, updateRecord, withRecordLock, type WorkspaceState } from "@knightcode/agent";
 import { rpcError } from "../../../rpc/errors.js";
-import { sessionError } from "../../../threads/session-error.js";
+import { sessionError } from "../../../rpc/session-error.js";
 import type { Handler } from "../../../rpc/handler.js";
 import { withWorktreeErrors } from "../../../workspace/worktree-errors.js";
 

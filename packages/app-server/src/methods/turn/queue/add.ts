@@ -12,5 +12,5 @@ export const handler: Handler<"turn/queue/add"> = async (params, ctx) => {
   const comments = await quoteComments(params.comments, thread, ctx.context.env);
   thread.lastInitiator = ctx.connection;
   const input = { text: params.text, images, comments, ...(params.clientMessageId ? { clientMessageId: params.clientMessageId } : {}) };
-  return { queueId: thread.turns.queueAdd(input, ctx.connection) };
+  return { queueId: thread.turns.queueAdd(input, () => thread.subscribe(ctx.connection)) };
 };

@@ -1,7 +1,13 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { ReviewComment } from "@knightcode/agent";
-import type { QueueSnapshot } from "@knightcode/app-server-protocol";
+import type { ReviewComment } from "../git/diff/review-comments.js";
 import { sizeOf, type WaitingSize } from "./waiting-limits.js";
+
+/** A queued input as clients see it: its text, and how many attachments it does not show. */
+export interface QueuedView {
+  id: string;
+  text: string;
+  attachments?: number;
+}
 
 export interface QueuedInput {
   id: string;
@@ -74,7 +80,7 @@ export class InputQueue {
   }
 
   /** The queued inputs as `turn/queue/updated` shows them: the user's text, and how many attachments (images, review comments) it does not show. */
-  followUp(): QueueSnapshot["followUp"] {
+  followUp(): QueuedView[] {
     return this.inputs.map((q) => {
       const attachments = q.images.length + (q.comments?.length ?? 0);
       return { id: q.id, text: q.text, ...(attachments > 0 ? { attachments } : {}) };

@@ -1,5 +1,5 @@
-import { ArchiveConflictError, SessionFileError } from "@knightcode/agent";
-import { rpcError } from "../rpc/errors.js";
+import { ArchiveConflictError, SessionFileError, creationFailure } from "@knightcode/agent";
+import { rpcError } from "./errors.js";
 
 /** Maps a session file failure to the protocol's error. */
 export function sessionError(error: unknown, threadId: string): Error {
@@ -20,4 +20,10 @@ export function sessionError(error: unknown, threadId: string): Error {
     default:
       return error;
   }
+}
+
+/** A disk's failure to create a transcript, in words a user can act on; anything else as it was. */
+export function creationError(what: string, error: unknown): unknown {
+  const words = creationFailure(what, error);
+  return words === undefined ? error : rpcError("internal", words);
 }

@@ -1,5 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import { rpcError } from "../rpc/errors.js";
+import type { TurnErrors } from "./errors.js";
 
 /** The most inputs a thread holds waiting at once: queued ones and steers not yet delivered. */
 export const MAX_WAITING_INPUTS = 100;
@@ -36,7 +36,7 @@ export function sum(sizes: readonly WaitingSize[]): WaitingSize {
  * server's memory, grow without end. The first input always fits; the
  * request's own limits bound it.
  */
-export function requireRoom(waiting: WaitingSize, input: WaitingSize): void {
+export function requireRoom(waiting: WaitingSize, input: WaitingSize, errors: TurnErrors): void {
   if (waiting.inputs === 0) return;
   if (
     waiting.inputs + 1 <= MAX_WAITING_INPUTS &&
@@ -45,7 +45,7 @@ export function requireRoom(waiting: WaitingSize, input: WaitingSize): void {
   ) {
     return;
   }
-  throw rpcError(
+  throw errors.refused(
     "invalidParams",
     `the thread's queue is full: at most ${MAX_WAITING_INPUTS} inputs, ${mib(MAX_WAITING_TEXT_BYTES)} of text and ${mib(MAX_WAITING_IMAGE_BYTES)} of images wait at once, queued and steering; try again once a turn has taken some`,
     { reason: "queueFull", maxInputs: MAX_WAITING_INPUTS, maxTextBytes: MAX_WAITING_TEXT_BYTES, maxImageBytes: MAX_WAITING_IMAGE_BYTES },

@@ -1,5 +1,5 @@
 import { ModelError } from "@knightcode/agent";
-import { rpcError } from "../rpc/errors.js";
+import { rpcError } from "./errors.js";
 
 /** Maps a model problem to the protocol: a bad choice is invalidParams, a missing credential authRequired. */
 export function modelError(error: unknown): Error {

@@ -1,0 +1,115 @@
+import { ThreadRuntime, TranscriptWriter, TurnController, type SessionFile, type ThreadEnvironment, type Warning } from "@knightcode/agent";
+import type { ApprovalMode } from "@knightcode/app-server-protocol";
+import { NetworkGrants } from "../approvals/network-grants.js";
+import { ThreadModes, validApprovalMode } from "../approvals/thread-modes.js";
+import type { Logger } from "../log.js";
+import type { PayloadSink } from "../payloads/store.js";
+import { WIRE_TURN_ERRORS } from "../turns/notifier.js";
+import { askUser } from "../ui/ask-user.js";
+import { UiBridge } from "../ui/bridge.js";
+import { ThreadDialogs } from "../ui/dialogs.js";
+import { reviewPlan } from "../ui/plan-review.js";
+import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
+import { ThreadCore } from "./thread-core.js";
+
+/** What opening a thread needs of the server. */
+export interface OpenThreadDeps {
+  environment: ThreadEnvironment;
+  log: Logger;
+  broadcaster: Broadcaster;
+  /** A terminal host's threads run everything. */
+  terminal: boolean;
+  payloads(): PayloadSink;
+  env: NodeJS.ProcessEnv;
+  /** A command's ctx.newSession(): the thread `threadId`, replaced. */
+  replace(threadId: string): Promise<string>;
+  onFatal(thread: LoadedThread): void;
+  onTurnStarted(thread: LoadedThread): void;
+}
+
+/**
+ * Builds a thread from its transcript, each part on parts that already
+ * exist: its core (file, writer, subscribers, asker) and the owner of its
+ * turns first, then its dialogs, UI and modes, then the runtime that loads
+ * its settings and extensions on them, and last what is built on the
+ * runtime (LoadedThread). A failure closes the file.
+ */
+export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promise<LoadedThread> {
+  const id = file.header.id;
+  const log = deps.log;
+  const turns = new TurnController({ threadId: id, errors: WIRE_TURN_ERRORS, log });
+  const core = new ThreadCore({ file, log, writer: new TranscriptWriter(file), turns });
+  const dialogs = new ThreadDialogs({
+    threadId: id,
+    ask: (params, signal) => core.asker.ask("ui/dialog", params, { kind: "dialog", signal }),
+    turn: () => {
+      const signal = turns.signal;
+      return signal ? { id: turns.runningTurnId, signal } : undefined;
+    },
+  });
+  const ui = new UiBridge({ threadId: id, send: (method, params) => core.send(method, params), warn: (warning) => core.warn(warning), log: (line) => log.info(line), dialogs });
+  const state = file.summary();
+  const modes = new ThreadModes({
+    threadId: id,
+    saved: { ...(state.approvalMode !== undefined ? { approvalMode: state.approvalMode } : {}), ...(state.planMode !== undefined ? { planMode: state.planMode } : {}) },
+    terminal: deps.terminal,
+    record: (entry) => core.writer.append(entry),
+    send: (method, params) => core.send(method, params),
+  });
+  const network = new NetworkGrants();
+  const interrupt = () => turns.interrupt();
+  let created: { runtime: ThreadRuntime; warnings: Warning[] };
+  try {
+    created = await ThreadRuntime.create({
+      environment: deps.environment,
+      threadId: id,
+      // Where the thread runs: its worktree, or the folder it was started in.
+      cwd: core.place.cwd,
+      sandboxing: {
+        ...(core.place.mode === "worktree" && core.place.path !== undefined ? { folder: core.place.path } : {}),
+        unsandboxed: () => modes.unsandboxed(),
+        networkGranted: (callId) => network.granted(callId),
+      },
+      transcript: file,
+      writer: core.writer,
+      turns,
+      planMode: () => modes.planMode,
+      mode: "desktop",
+      hasUI: true,
+      ui,
+      onWarning: (warning) => core.warn(warning),
+      askUser: (questions, call) => askUser({ threadId: id, asker: core.asker, runningTurnId: () => turns.runningTurnId, interrupt }, questions, call),
+      submitPlan: (_plan, signal) => reviewPlan({ dialogs: ui, endPlanMode: () => modes.setPlanMode(false), interrupt }, signal),
+      // Until the thread's approval gate is built on its runtime, a call has nobody to ask: it is refused, never allowed.
+      approvalGate: async () => ({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
+      newSession: async () => {
+        if (turns.runningTurnId !== undefined) throw new Error("a new session cannot start while a turn runs");
+        return deps.replace(id);
+      },
+    });
+  } catch (error) {
+    file.close();
+    throw error;
+  }
+  const { runtime } = created;
+  core.loadWarnings.unshift(...created.warnings);
+  modes.useDefault(defaultApprovalMode(deps.terminal, runtime));
+  return new LoadedThread({
+    core,
+    runtime,
+    ui,
+    modes,
+    network,
+    broadcaster: deps.broadcaster,
+    onFatal: (failed) => deps.onFatal(failed),
+    payloads: deps.payloads,
+    onTurnStarted: (started) => deps.onTurnStarted(started),
+    env: deps.env,
+  });
+}
+
+/** A terminal host's threads run everything; a desktop thread takes the settings it loaded (trusted project settings included). */
+function defaultApprovalMode(terminal: boolean, runtime: ThreadRuntime): ApprovalMode {
+  if (terminal) return "fullAccess";
+  return validApprovalMode(runtime.settings.effective.defaultApprovalMode);
+}

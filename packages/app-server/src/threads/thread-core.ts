@@ -1,0 +1,159 @@
+import type { SessionFile, TranscriptWriter, TurnController, Warning, WorkspaceState } from "@knightcode/agent";
+import { SessionFileError, threadPlace } from "@knightcode/agent";
+import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
+import { Asker } from "../asking/asker.js";
+import type { Logger } from "../log.js";
+import type { Connection } from "../rpc/connection.js";
+import { DELTAS } from "../rpc/outbox.js";
+
+export interface ThreadCoreOptions {
+  file: SessionFile;
+  log: Logger;
+  writer: TranscriptWriter;
+  /** The owner of the thread's turns: its queue for turn/queue/updated, its waits for what is asked. */
+  turns: TurnController;
+}
+
+/**
+ * What a thread is before anything runs on it: its id, transcript and
+ * writer, log, subscribers and the notifications they get, and the one
+ * asker that puts questions to them. Everything else of the thread is
+ * built on it.
+ */
+export class ThreadCore {
+  readonly id: string;
+  readonly file: SessionFile;
+  /** Where the thread runs, as its transcript said when it loaded: a move appends a workspace entry and loads it again. */
+  readonly place: WorkspaceState;
+  readonly log: Logger;
+  readonly writer: TranscriptWriter;
+  /** Puts approvals, ask_user's questions and dialogs to one subscriber at a time. */
+  readonly asker: Asker;
+  /** Problems found while loading: the answer that opened the thread, and every later resume, carries them. */
+  readonly loadWarnings: Warning[] = [];
+  /** The connection that most recently started work here: approvals ask it first. */
+  lastInitiator: Connection | undefined;
+  /** Each subscriber, with the disposer of the close listener it holds on that connection. */
+  private readonly subscribers = new Map<Connection, () => void>();
+  private opened = false;
+  /** The queue or the steers changed since the last turn/queue/updated went out. */
+  private queueDirty = false;
+
+  constructor(private readonly options: ThreadCoreOptions) {
+    this.file = options.file;
+    this.id = options.file.header.id;
+    this.place = threadPlace(options.file.header, options.file.summary());
+    this.log = options.log;
+    this.writer = options.writer;
+    this.asker = new Asker({
+      subscribers: () => [...this.subscribers.keys()],
+      lastInitiator: () => this.lastInitiator,
+      waitOn: (kind) => options.turns.waitOn(kind),
+    });
+  }
+
+  get hasSubscribers(): boolean {
+    return this.subscribers.size > 0;
+  }
+
+  /** The connections subscribed now, oldest first. */
+  subscriberConnections(): Connection[] {
+    return [...this.subscribers.keys()];
+  }
+
+  /** False when it was subscribed already or has closed. */
+  subscribe(connection: Connection, onClose: () => void): boolean {
+    if (connection.state === "closed" || this.subscribers.has(connection)) return false;
+    this.subscribers.set(connection, connection.onClose(onClose));
+    return true;
+  }
+
+  /** False when it was not subscribed. What is asked of it moves to another subscriber. */
+  unsubscribe(connection: Connection): boolean {
+    const stopWatching = this.subscribers.get(connection);
+    if (!stopWatching) return false;
+    stopWatching();
+    this.subscribers.delete(connection);
+    if (this.lastInitiator === connection) this.lastInitiator = undefined;
+    this.asker.subscriberLeft(connection);
+    return true;
+  }
+
+  /** Every subscriber goes, and nothing is asked of anyone any more. */
+  dropSubscribers(): void {
+    for (const stopWatching of this.subscribers.values()) stopWatching();
+    this.subscribers.clear();
+    this.lastInitiator = undefined;
+  }
+
+  /**
+   * A notification to this thread's subscribers. A queue update still
+   * pending goes first, so nothing overtakes it; deltas, which never depend
+   * on the queue, do not wait for it.
+   */
+  send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+    if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.flushQueueUpdate();
+    for (const connection of this.subscribers.keys()) connection.notify(method, params);
+  }
+
+  /**
+   * The queue changed: one turn/queue/updated goes out at the end of this
+   * turn of the event loop, with the queue as it then stands, however many
+   * changes came before it. Each update lists the whole queue, so one per
+   * change would let a burst of adds cost every subscriber the square of
+   * the queue's size.
+   */
+  queueChanged(): void {
+    if (this.queueDirty) return;
+    this.queueDirty = true;
+    setImmediate(() => this.flushQueueUpdate());
+  }
+
+  /**
+   * Sends the pending queue update now, if there is one. Everything the
+   * thread sends goes after it, so an update is never overtaken by what
+   * follows from it: the turn/started of an input it took off the queue,
+   * the turn/completed of an interrupt that dropped it.
+   */
+  flushQueueUpdate(): void {
+    if (!this.queueDirty) return;
+    this.queueDirty = false;
+    this.send("turn/queue/updated", { threadId: this.id, ...this.options.turns.queueSnapshot() });
+  }
+
+  /** What took the transcript from this process (another owner, or a probe that failed); undefined while it is ours. */
+  ownershipLost(): SessionFileError | undefined {
+    let reason: string | undefined;
+    try {
+      reason = this.file.probeOwnership();
+    } catch (error) {
+      reason = (error as Error).message;
+    }
+    return reason === undefined ? undefined : new SessionFileError("ownershipLost", `${this.file.path}: ${reason}`, { path: this.file.path });
+  }
+
+  /** The answer that opened the thread went out: later warnings go to subscribers and the log. */
+  markOpened(): void {
+    this.opened = true;
+  }
+
+  /**
+   * A problem after loading began. Nobody is subscribed before the answer
+   * that opened the thread: a warning until then goes back with it. Later
+   * ones also go to the log, which is all that sees one raised while the
+   * thread unloads.
+   */
+  warn(warning: Warning): void {
+    if (!this.opened) {
+      this.loadWarnings.push(warning);
+      return;
+    }
+    this.log.warn(warning.path ? `${warning.message} (${warning.path})` : warning.message);
+    this.sendWarning(warning);
+  }
+
+  /** A warning to subscribers. */
+  sendWarning(warning: Warning): void {
+    this.send("warning", { threadId: this.id, warning });
+  }
+}
