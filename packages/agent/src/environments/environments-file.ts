@@ -4,7 +4,8 @@ import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
 import { checker } from "@knightcode/schema/problems";
 import { EnvironmentList, EnvironmentsFileShape, MAX_ENVIRONMENTS, SCRIPT_PLATFORMS } from "@knightcode/schema/environments-file";
 import { isTrusted, PROJECT_CONFIG_DIR, type TrustInput } from "../settings/scope.js";
@@ -105,14 +106,21 @@ export interface EnvironmentsRead {
   version: string;
 }
 
-function loadEnvironments(path: string): EnvironmentsRead {
+/** The read, with the parsed value and the text a save edits to keep the user's formatting. */
+interface LoadedFile {
+  read: EnvironmentsRead;
+  doc: unknown;
+  text?: string;
+}
+
+function loadEnvironments(path: string): LoadedFile {
   let file;
   try {
     file = readJsonFile(path);
   } catch (error) {
     throw new EnvironmentsError("io", `cannot read ${path}: ${(error as Error).message}`, path, { cause: error });
   }
-  if (!file.exists) return { path, exists: false, environments: [], version: file.version };
+  if (!file.exists) return { read: { path, exists: false, environments: [], version: file.version }, doc: {} };
   const broken = (why: string) => new EnvironmentsError("corrupt", `${path} ${why}; fix or remove it by hand, it is never overwritten`, path);
   if (file.syntax !== undefined) {
     const { message, line, column } = file.syntax;
@@ -123,7 +131,8 @@ function loadEnvironments(path: string): EnvironmentsRead {
   const environments = doc.value.environments ?? [];
   const problem = environmentsProblem(environments);
   if (problem !== undefined) throw broken(`is not valid: ${problem}`);
-  return { path, exists: true, environments: canonical(environments as Environment[]), version: file.version };
+  const read = { path, exists: true, environments: canonical(environments as Environment[]), version: file.version };
+  return { read, doc: doc.value, ...(file.text === undefined ? {} : { text: file.text }) };
 }
 
 /**
@@ -132,7 +141,7 @@ function loadEnvironments(path: string): EnvironmentsRead {
  * breaks the rules a save enforces, is `corrupt` and never half read.
  */
 export function readEnvironments(cwd: string): EnvironmentsRead {
-  return loadEnvironments(environmentsPath(cwd));
+  return loadEnvironments(environmentsPath(cwd)).read;
 }
 
 export interface SaveEnvironmentsOptions {
@@ -156,13 +165,15 @@ export async function saveEnvironments(options: SaveEnvironmentsOptions): Promis
   if (!isTrusted(options.trust, options.cwd)) {
     throw new EnvironmentsError("untrusted", `${resolve(options.cwd)} is not a trusted project; trust it before saving its environments`, file);
   }
-  const text = formatJson({ environments: canonical(options.environments) });
+  const wanted = { environments: canonical(options.environments) };
   try {
     if (!isDirectory(dirname(file))) mkdirSync(dirname(file), { recursive: true });
     const path = resolveWriteTarget(file);
     await withFileLock(path, { purpose: "environments", signal: options.signal }, () => {
       // Read under the lock: a file broken meanwhile is refused, not replaced.
-      if (loadEnvironments(path).version === sha256Hex(text)) return;
+      const current = loadEnvironments(path);
+      const text = editJsonText(current.text, current.doc, wanted);
+      if (text === current.text || current.read.version === sha256Hex(text)) return;
       writeFileAtomic(path, text, { durable: true });
     });
   } catch (error) {

@@ -39,6 +39,8 @@ export interface McpFile {
   corrupt: boolean;
   /** The whole document, when it is not corrupt. */
   doc?: SettingsObject;
+  /** Its text, which a write edits to keep the user's formatting. */
+  text?: string;
   servers: Map<string, McpServerEntry>;
   /** Project entries that change only fields of the global server of their name. */
   overrides: Map<string, McpOverrideEntry>;
@@ -74,6 +76,7 @@ export function readMcpFile(path: string, scope: McpScope): McpFile {
   const shape = fileShape.read(doc);
   if (!shape.ok) return corrupt(shape.problem);
   file.doc = doc as SettingsObject;
+  if (read.text !== undefined) file.text = read.text;
   for (const [name, raw] of Object.entries(shape.value.mcpServers ?? {})) {
     const badName = checkServerName(name);
     if (badName) {

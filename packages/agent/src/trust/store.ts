@@ -5,7 +5,8 @@ import { TRUST_FILE_VERSION, TrustDecisionEntry, TrustFileShape } from "@knightc
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
 import { isPlainObject, type SettingsObject, setOwn } from "../settings/keys.js";
 import type { TrustDecision, TrustLookup } from "../settings/scope.js";
 import type { Warning } from "../warning.js";
@@ -31,6 +32,8 @@ export interface TrustState {
 interface LoadedStore {
   corrupt: boolean;
   doc: SettingsObject;
+  /** The file's text, which a write edits to keep the user's formatting. */
+  text?: string;
   decisions: Map<string, boolean>;
   warnings: Warning[];
 }
@@ -61,7 +64,7 @@ function loadStore(path: string): LoadedStore {
     if (decisionEntry.check(entry)) decisions.set(folder, entry.trusted);
     else warnings.push({ message: `${path}: the decision for ${folder} is malformed and counts as undecided`, source: "trust", path });
   }
-  return { corrupt: false, doc: doc as SettingsObject, decisions, warnings };
+  return { corrupt: false, doc: doc as SettingsObject, ...(file.text === undefined ? {} : { text: file.text }), decisions, warnings };
 }
 
 /** The decision of `folder` or of its nearest ancestor that has one. */
@@ -138,11 +141,12 @@ export class TrustStore implements TrustLookup {
       throw new TrustError("corrupt", `${path} is not a valid trust store; fix or remove it by hand, it is never overwritten`, { path });
     }
     const doc = store.doc;
+    const before: unknown = JSON.parse(JSON.stringify(doc));
     if (!Object.hasOwn(doc, "version")) setOwn(doc, "version", STORE_VERSION);
     if (!isPlainObject(doc.projects)) setOwn(doc, "projects", {});
     const projects = doc.projects as SettingsObject;
     if (trusted === null) delete projects[folder];
     else setOwn(projects, folder, { trusted, decidedAt: new Date().toISOString() });
-    writeFileAtomic(path, formatJson(doc), { durable: true, mode: 0o600 });
+    writeFileAtomic(path, editJsonText(store.text, before, doc), { durable: true, mode: 0o600 });
   }
 }
