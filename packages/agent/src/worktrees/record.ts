@@ -14,7 +14,7 @@ export type { WorktreeRecord };
 const recordShape = checker(WorktreeRecord);
 
 /** A record and the bucket folder it sits in. */
-export interface ManagedWorktree {
+export interface StoredWorktree {
   bucketDir: string;
   record: WorktreeRecord;
 }
@@ -58,7 +58,7 @@ export function withRecordLock<T>(bucketDir: string, work: () => Promise<T>, tim
 }
 
 /** Every record under `root`, in no particular order. */
-export function listRecords(root: string): ManagedWorktree[] {
+export function listRecords(root: string): StoredWorktree[] {
   const real = existingRealPath(root);
   if (!real) return [];
   let names: string[];
@@ -67,7 +67,7 @@ export function listRecords(root: string): ManagedWorktree[] {
   } catch {
     return [];
   }
-  const found: ManagedWorktree[] = [];
+  const found: StoredWorktree[] = [];
   for (const name of names) {
     if (!isBucket(name)) continue;
     const bucketDir = join(real, name);
@@ -78,13 +78,13 @@ export function listRecords(root: string): ManagedWorktree[] {
 }
 
 /** The managed worktree holding `bucketDir`'s record, if it has one. */
-export function managedAt(bucketDir: string): ManagedWorktree | undefined {
+export function managedAt(bucketDir: string): StoredWorktree | undefined {
   const record = readRecord(bucketDir);
   return record ? { bucketDir, record } : undefined;
 }
 
 /** The managed worktree that `path` lies in (links resolved), under `root`. */
-export function managedContaining(root: string, path: string): ManagedWorktree | undefined {
+export function managedContaining(root: string, path: string): StoredWorktree | undefined {
   const realRoot = existingRealPath(root);
   const real = existingRealPath(path);
   if (!realRoot || !real) return undefined;
