@@ -39,3 +39,19 @@ export const DiffFile = Type.Object(
   { ...Closed, $id: "DiffFile", description: "One changed file with its hunks." },
 );
 export type DiffFile = Static<typeof DiffFile>;
+
+/** A diff as `thread/diff/read` answers it: the agent builds it, the protocol sends it. */
+export const DiffAnswer = Type.Object(
+  {
+    scope: DiffScope,
+    root: Type.String({ description: "The repository's working tree root: every path is relative to it." }),
+    files: Type.Array(DiffFile),
+    filesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: "Files past the response budget, only counted." })),
+    untrackedSkipped: Type.Optional(Type.Integer({ minimum: 1, description: "More than 500 untracked files: none is shown, all are counted here." })),
+    turnId: Type.Optional(Type.String({ description: "lastTurn: the turn shown." })),
+    stale: Type.Optional(Type.Boolean({ description: "lastTurn: a file the turn changed is no longer as the turn left it (undo would be refused)." })),
+    against: Type.Optional(Type.String({ description: "branch: what the working tree was compared with." })),
+  },
+  Closed,
+);
+export type DiffAnswer = Static<typeof DiffAnswer>;

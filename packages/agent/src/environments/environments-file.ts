@@ -4,20 +4,17 @@ import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
-import { isPlainObject } from "../settings/keys.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { checker } from "@knightcode/schema/problems";
+import { EnvironmentList, EnvironmentsFileShape, MAX_ENVIRONMENTS, SCRIPT_PLATFORMS } from "@knightcode/schema/environments-file";
 import { isTrusted, PROJECT_CONFIG_DIR, type TrustInput } from "../settings/scope.js";
 import type { Environment, EnvironmentScripts } from "@knightcode/schema/environments";
 
 export const ENVIRONMENTS_FILE = "environments.json";
-export const MAX_ENVIRONMENTS = 50;
-export const MAX_ENVIRONMENT_NAME_LENGTH = 128;
+export { MAX_ENVIRONMENTS, SCRIPT_PLATFORMS };
 /** Each script's size in UTF-8 bytes. */
 export const MAX_SCRIPT_BYTES = 64 * 1024;
-/** A script for one platform (as Node's `process.platform` names it) replaces `default` there. */
-export const SCRIPT_PLATFORMS = ["linux", "darwin", "win32"] as const;
-/** No control characters, and no whitespace at either end: a name is shown and typed as it is. */
-export const ENVIRONMENT_NAME_PATTERN = /^(?!\s)(?!.*\s$)[^\u0000-\u001f\u007f]+$/u;
 
 export type { EnvironmentScripts };
 
@@ -58,51 +55,37 @@ export function scriptFor(scripts: EnvironmentScripts, platform: NodeJS.Platform
   return own ?? scripts.default;
 }
 
-const SCRIPT_KEYS: ReadonlySet<string> = new Set(["default", ...SCRIPT_PLATFORMS]);
-const ENVIRONMENT_KEYS: ReadonlySet<string> = new Set(["name", "setup", "cleanup"]);
+const list = checker(EnvironmentList);
+const fileShape = checker(EnvironmentsFileShape);
 
-function scriptsProblem(value: unknown, where: string): string | undefined {
-  if (!isPlainObject(value)) return `${where} must be an object with a "default" script`;
-  for (const key of Object.keys(value)) {
-    if (!SCRIPT_KEYS.has(key)) return `${where} has the unknown key ${JSON.stringify(key)} (scripts are "default", ${SCRIPT_PLATFORMS.map((p) => `"${p}"`).join(", ")})`;
-  }
-  if (!Object.hasOwn(value, "default")) return `${where} needs a "default" script`;
-  for (const [key, script] of Object.entries(value)) {
-    if (typeof script !== "string" || script.length === 0) return `${where}.${key} must be a non-empty string`;
-    const bytes = Buffer.byteLength(script, "utf8");
-    if (bytes > MAX_SCRIPT_BYTES) return `${where}.${key} is ${bytes} bytes; a script may hold at most ${MAX_SCRIPT_BYTES}`;
+/** A script's limit is in UTF-8 bytes, which a schema's string length cannot say. */
+function scriptBytesProblem(environments: readonly Environment[], where: string): string | undefined {
+  for (const [index, environment] of environments.entries()) {
+    for (const part of ["setup", "cleanup"] as const) {
+      for (const [key, script] of Object.entries(environment[part] ?? {})) {
+        const bytes = Buffer.byteLength(script, "utf8");
+        if (bytes > MAX_SCRIPT_BYTES) return `${where}[${index}].${part}.${key} is ${bytes} bytes; a script may hold at most ${MAX_SCRIPT_BYTES}`;
+      }
+    }
   }
   return undefined;
 }
 
-function environmentProblem(value: unknown, where: string): string | undefined {
-  if (!isPlainObject(value)) return `${where} must be an object`;
-  for (const key of Object.keys(value)) {
-    if (!ENVIRONMENT_KEYS.has(key)) return `${where} has the unknown key ${JSON.stringify(key)} (an environment has "name", "setup" and "cleanup")`;
-  }
-  const name = value.name;
-  if (typeof name !== "string" || name.length === 0) return `${where}.name must be a non-empty string`;
-  if ([...name].length > MAX_ENVIRONMENT_NAME_LENGTH) return `${where}.name is longer than ${MAX_ENVIRONMENT_NAME_LENGTH} characters`;
-  if (!ENVIRONMENT_NAME_PATTERN.test(name)) return `${where}.name ${JSON.stringify(name)} may not hold control characters or start or end with whitespace`;
-  const setup = scriptsProblem(value.setup, `${where}.setup`);
-  if (setup !== undefined) return setup;
-  if (Object.hasOwn(value, "cleanup")) return scriptsProblem(value.cleanup, `${where}.cleanup`);
-  return undefined;
-}
-
-/** What is wrong with a list of environments, in words naming the entry, or undefined when nothing is. */
-export function environmentsProblem(list: unknown, where = "environments"): string | undefined {
-  if (!Array.isArray(list)) return `${where} must be a list`;
-  if (list.length > MAX_ENVIRONMENTS) return `${where} holds ${list.length} environments; at most ${MAX_ENVIRONMENTS} are allowed`;
+/** Names are unique in the list: a rule across entries. */
+function duplicateNameProblem(environments: readonly Environment[], where: string): string | undefined {
   const seen = new Set<string>();
-  for (const [index, entry] of list.entries()) {
-    const problem = environmentProblem(entry, `${where}[${index}]`);
-    if (problem !== undefined) return problem;
-    const name = (entry as Environment).name;
+  for (const [index, { name }] of environments.entries()) {
     if (seen.has(name)) return `${where}[${index}].name ${JSON.stringify(name)} is used twice; names must be unique`;
     seen.add(name);
   }
   return undefined;
+}
+
+/** What is wrong with a list of environments, in words naming the entry, or undefined when nothing is. */
+export function environmentsProblem(value: unknown, where = "environments"): string | undefined {
+  const read = list.read(value, where);
+  if (!read.ok) return read.problem;
+  return scriptBytesProblem(read.value, where) ?? duplicateNameProblem(read.value, where);
 }
 
 /** A copy holding only the known keys, in their order, so the file is written the same way each time. */
@@ -123,27 +106,33 @@ export interface EnvironmentsRead {
   version: string;
 }
 
-function loadEnvironments(path: string): EnvironmentsRead {
+/** The read, with the parsed value and the text a save edits to keep the user's formatting. */
+interface LoadedFile {
+  read: EnvironmentsRead;
+  doc: unknown;
+  text?: string;
+}
+
+function loadEnvironments(path: string): LoadedFile {
   let file;
   try {
     file = readJsonFile(path);
   } catch (error) {
     throw new EnvironmentsError("io", `cannot read ${path}: ${(error as Error).message}`, path, { cause: error });
   }
-  if (!file.exists) return { path, exists: false, environments: [], version: file.version };
+  if (!file.exists) return { read: { path, exists: false, environments: [], version: file.version }, doc: {} };
   const broken = (why: string) => new EnvironmentsError("corrupt", `${path} ${why}; fix or remove it by hand, it is never overwritten`, path);
   if (file.syntax !== undefined) {
     const { message, line, column } = file.syntax;
     throw broken(`is not valid JSON (${message}${line === undefined ? "" : ` at line ${line}, column ${column}`})`);
   }
-  const doc = file.value ?? {};
-  if (!isPlainObject(doc)) throw broken("must hold a JSON object");
-  const extra = Object.keys(doc).find((key) => key !== "environments");
-  if (extra !== undefined) throw broken(`has the unknown key ${JSON.stringify(extra)} beside "environments"`);
-  const list = Object.hasOwn(doc, "environments") ? doc.environments : [];
-  const problem = environmentsProblem(list);
+  const doc = fileShape.read(file.value ?? {});
+  if (!doc.ok) throw broken(doc.problem);
+  const environments = doc.value.environments ?? [];
+  const problem = environmentsProblem(environments);
   if (problem !== undefined) throw broken(`is not valid: ${problem}`);
-  return { path, exists: true, environments: canonical(list as Environment[]), version: file.version };
+  const read = { path, exists: true, environments: canonical(environments as Environment[]), version: file.version };
+  return { read, doc: doc.value, ...(file.text === undefined ? {} : { text: file.text }) };
 }
 
 /**
@@ -152,7 +141,7 @@ function loadEnvironments(path: string): EnvironmentsRead {
  * breaks the rules a save enforces, is `corrupt` and never half read.
  */
 export function readEnvironments(cwd: string): EnvironmentsRead {
-  return loadEnvironments(environmentsPath(cwd));
+  return loadEnvironments(environmentsPath(cwd)).read;
 }
 
 export interface SaveEnvironmentsOptions {
@@ -176,13 +165,15 @@ export async function saveEnvironments(options: SaveEnvironmentsOptions): Promis
   if (!isTrusted(options.trust, options.cwd)) {
     throw new EnvironmentsError("untrusted", `${resolve(options.cwd)} is not a trusted project; trust it before saving its environments`, file);
   }
-  const text = formatJson({ environments: canonical(options.environments) });
+  const wanted = { environments: canonical(options.environments) };
   try {
     if (!isDirectory(dirname(file))) mkdirSync(dirname(file), { recursive: true });
     const path = resolveWriteTarget(file);
     await withFileLock(path, { purpose: "environments", signal: options.signal }, () => {
       // Read under the lock: a file broken meanwhile is refused, not replaced.
-      if (loadEnvironments(path).version === sha256Hex(text)) return;
+      const current = loadEnvironments(path);
+      const text = editJsonText(current.text, current.doc, wanted);
+      if (text === current.text || current.read.version === sha256Hex(text)) return;
       writeFileAtomic(path, text, { durable: true });
     });
   } catch (error) {

@@ -20,6 +20,8 @@ export interface JsonFileRead {
   version: string;
   /** The parsed value; undefined for an absent or blank file, or when it did not parse. */
   value?: unknown;
+  /** The text that was parsed (without a byte order mark), for a writer that keeps the user's formatting. */
+  text?: string;
   syntax?: JsonSyntaxError;
 }
 
@@ -51,7 +53,7 @@ export function readJsonFile(path: string): JsonFileRead {
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   if (text.trim() === "") return { exists: true, version };
   const parsed = parseJsonText(text);
-  return parsed.ok ? { exists: true, version, value: parsed.value } : { exists: true, version, syntax: parsed.error };
+  return parsed.ok ? { exists: true, version, value: parsed.value, text } : { exists: true, version, syntax: parsed.error };
 }
 
 /** Two-space JSON with a trailing newline: the one format every writer here uses. */

@@ -24,6 +24,9 @@ const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
 /**
  * A strict JSON scanner used only to locate the error once JSON.parse has
  * failed: V8's messages carry a position for some errors and not for others.
+ * It stays beside jsonc-parser (which the writers use) because that one
+ * places a bad escape or a line break in a string at the string's start,
+ * where this points at the character itself, and says less about it.
  */
 class Scanner {
   private pos = 0;

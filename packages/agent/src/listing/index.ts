@@ -5,4 +5,4 @@ export { MAX_OPEN_TRANSCRIPTS } from "./folder.js";
 export { MAX_SNAPSHOTS, SNAPSHOT_TTL_MS } from "./snapshots.js";
 export { MAX_RESPONSE_BYTES, THREADS_BUDGET } from "./page.js";
 export { NAME_MAX, TITLE_MAX, titleFromText } from "./title.js";
-export type { ListRequest, ListResult, ListingCounters, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
+export type { ListRequest, ListResult, ListingCounters, OpenTranscript, ThreadListingOptions, StoredThreadSummary } from "./types.js";

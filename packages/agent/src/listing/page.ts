@@ -1,7 +1,7 @@
 import { factsOf, factsOrUndefined, pathOf, updatedMsOf, type Row } from "./record.js";
 import { TITLE_MAX, boundText } from "./title.js";
 import type { TranscriptFacts } from "./transcript-scan.js";
-import type { ThreadSummary } from "./types.js";
+import type { StoredThreadSummary } from "./types.js";
 
 /** A record whose facts do not decode sorts as if its id were empty; the page that shows it reads its transcript again. */
 const idOf = (row: Row): string => factsOrUndefined(row, true)?.header.id ?? "";
@@ -35,7 +35,7 @@ export function titleOf({ title, name }: TranscriptFacts): string {
 }
 
 /** A row's summary; its facts must decode (see factsOf). */
-export function summaryOf(row: Row, archived: boolean): ThreadSummary {
+export function summaryOf(row: Row, archived: boolean): StoredThreadSummary {
   const facts = factsOf(row);
   const { header, name, workspace } = facts;
   return {
@@ -54,7 +54,7 @@ export function summaryOf(row: Row, archived: boolean): ThreadSummary {
 }
 
 export interface Page {
-  threads: ThreadSummary[];
+  threads: StoredThreadSummary[];
   /** Where the next page starts, when rows remain. */
   next?: number;
 }
@@ -68,7 +68,7 @@ export interface Page {
  * longer a transcript (left out).
  */
 export function pageOf(rows: readonly Row[], offset: number, limit: number, archived: boolean, reread: ReadonlyMap<Row, Row | undefined> = new Map()): Page {
-  const threads: ThreadSummary[] = [];
+  const threads: StoredThreadSummary[] = [];
   let bytes = 2;
   let at = offset;
   for (; at < rows.length && threads.length < limit; at++) {

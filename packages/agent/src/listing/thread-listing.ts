@@ -8,7 +8,7 @@ import { newestFirst, pageOf, summaryOf, titleOf } from "./page.js";
 import { BadRecord, factsOf, pathOf, StoredFacts, type Row } from "./record.js";
 import type { TranscriptFacts } from "./transcript-scan.js";
 import { SnapshotStore } from "./snapshots.js";
-import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, ThreadSummary } from "./types.js";
+import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, StoredThreadSummary } from "./types.js";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -71,7 +71,7 @@ export class ThreadListing {
    * index: a stat, and a read only when the file changed since it was
    * indexed. Undefined when the file is not a transcript.
    */
-  async summaryOf(path: string): Promise<ThreadSummary | undefined> {
+  async summaryOf(path: string): Promise<StoredThreadSummary | undefined> {
     const absolute = resolve(path);
     const row = await this.folder(dirname(absolute)).rowOf(basename(absolute));
     return row === undefined ? undefined : summaryOf(row, basename(dirname(absolute)) === ARCHIVED_FOLDER);

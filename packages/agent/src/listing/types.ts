@@ -1,8 +1,8 @@
 import type { FileHandle } from "node:fs/promises";
 import type { WorkspaceState } from "../session/format.js";
 
-/** One thread as the sidebar shows it. */
-export interface ThreadSummary {
+/** One thread as its transcript tells it: what the listing keeps (the wire's ThreadSummary adds its status and session file). */
+export interface StoredThreadSummary {
   id: string;
   /** The thread's name when one was set, else the first line of its first user message; bounded, never a whole message. */
   title: string;
@@ -41,7 +41,7 @@ export interface ListRequest {
 }
 
 export interface ListResult {
-  threads: ThreadSummary[];
+  threads: StoredThreadSummary[];
   nextCursor?: string;
 }
 

@@ -1,6 +1,8 @@
 import { resolve } from "node:path";
 import { isPlainObject } from "../settings/keys.js";
 import type { McpExposure } from "@knightcode/schema/mcp";
+import { MAX_SERVER_NAME, McpHttpEntry, McpOverrideEntry, McpProjectHttpEntry, McpStdioEntry, SERVER_NAME_PATTERN as SERVER_NAME } from "@knightcode/schema/mcp-file";
+import { checker } from "@knightcode/schema/problems";
 
 /**
  * How a server's tools reach the model. `direct`: each MCP tool is a tool of
@@ -13,53 +15,28 @@ export const MCP_EXPOSURES: readonly McpExposure[] = ["direct", "proxy"];
 
 export type McpScope = "global" | "project";
 
-/**
- * `auth` in the global file only: the bearer token an http server gets,
- * read from the server's own environment when the thread connects. A
- * project file may not ask for one, or it could send the user's token to
- * any address it names.
- */
-export interface McpAuth {
-  bearerTokenEnv: string;
-}
+/** `auth` in the global file only: the bearer token an http server gets, read from the server's own environment when the thread connects. */
+export type McpAuth = NonNullable<McpHttpEntry["auth"]>;
 
-interface CommonFields {
-  enabled?: boolean;
-  exposure?: McpExposure;
-  description?: string;
-}
-
-export interface McpStdioEntry extends CommonFields {
-  command: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /** Absolute, or relative to the thread's folder; the thread's folder when absent. */
-  cwd?: string;
-}
-
-export interface McpHttpEntry extends CommonFields {
-  url: string;
-  headers?: Record<string, string>;
-  auth?: McpAuth;
-}
+/** A stdio entry's `cwd` is absolute, or relative to the thread's folder; the thread's folder when absent. */
+export type { McpHttpEntry, McpStdioEntry };
 
 export type McpServerEntry = McpStdioEntry | McpHttpEntry;
 
 /** A project entry naming a global server with neither `command` nor `url`: it changes only these fields of it. */
-export type McpOverrideEntry = CommonFields;
+export type { McpOverrideEntry };
 
-export const MAX_SERVER_NAME = 32;
-export const SERVER_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
-const MAX_ARGS = 256;
-const MAX_TEXT = 8192;
-const MAX_DESCRIPTION = 1000;
-const MAX_MAP_ENTRIES = 128;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
+export { MAX_SERVER_NAME };
+export const SERVER_NAME_PATTERN = new RegExp(SERVER_NAME, "u");
 
-const STDIO_KEYS = new Set(["command", "args", "env", "cwd"]);
-const HTTP_KEYS = new Set(["url", "headers", "auth"]);
-const COMMON_KEYS = new Set(["enabled", "exposure", "description"]);
+const stdioEntry = checker(McpStdioEntry);
+const httpEntry = { global: checker(McpHttpEntry), project: checker(McpProjectHttpEntry) };
+const overrideEntry = checker(McpOverrideEntry);
+
+const COMMON_KEYS: ReadonlySet<string> = new Set(Object.keys(McpOverrideEntry.properties));
+const own = (schema: { properties: object }) => new Set(Object.keys(schema.properties).filter((key) => !COMMON_KEYS.has(key)));
+const STDIO_KEYS = own(McpStdioEntry);
+const HTTP_KEYS = own(McpHttpEntry);
 
 export function isStdioEntry(entry: McpServerEntry): entry is McpStdioEntry {
   return "command" in entry;
@@ -71,101 +48,39 @@ export function checkServerName(name: string): string | undefined {
   return `server name ${JSON.stringify(name.slice(0, 64))} must be 1 to ${MAX_SERVER_NAME} letters, digits, _ or -, starting with a letter or digit`;
 }
 
-class EntryProblem extends Error {}
-
-function fail(message: string): never {
-  throw new EntryProblem(message);
-}
-
-function text(value: unknown, field: string, max = MAX_TEXT): string {
-  if (typeof value !== "string") fail(`${field} must be a string`);
-  if (value.length > max) fail(`${field} is longer than ${max} characters`);
-  if (value.includes("\0")) fail(`${field} contains a NUL character`);
-  return value;
-}
-
-function stringMap(value: unknown, field: string, key: RegExp, keyWhat: string, checkValue: (v: string, at: string) => void): Record<string, string> {
-  if (!isPlainObject(value)) fail(`${field} must be an object of strings`);
-  const entries = Object.entries(value);
-  if (entries.length > MAX_MAP_ENTRIES) fail(`${field} has more than ${MAX_MAP_ENTRIES} entries`);
-  const out: Record<string, string> = {};
-  for (const [name, item] of entries) {
-    if (!key.test(name)) fail(`${field}: ${JSON.stringify(name.slice(0, 64))} is not ${keyWhat}`);
-    const at = `${field}.${name}`;
-    const v = text(item, at);
-    checkValue(v, at);
-    out[name] = v;
-  }
-  return out;
-}
-
-function common(raw: Record<string, unknown>): CommonFields {
-  const out: CommonFields = {};
-  if (raw.enabled !== undefined) {
-    if (typeof raw.enabled !== "boolean") fail("enabled must be true or false");
-    out.enabled = raw.enabled;
-  }
-  if (raw.exposure !== undefined) {
-    if (!MCP_EXPOSURES.includes(raw.exposure as McpExposure)) fail(`exposure must be one of ${MCP_EXPOSURES.join(", ")}`);
-    out.exposure = raw.exposure as McpExposure;
-  }
-  if (raw.description !== undefined) out.description = text(raw.description, "description", MAX_DESCRIPTION);
-  return out;
-}
-
-function httpUrl(value: unknown): string {
-  const raw = text(value, "url");
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail("url is not a valid URL");
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") fail("url must be an http or https URL");
-  return raw;
-}
-
-function parseAuth(value: unknown): McpAuth {
-  if (!isPlainObject(value)) fail(`auth must be an object {"bearerTokenEnv": "<variable>"}`);
-  for (const key of Object.keys(value)) if (key !== "bearerTokenEnv") fail(`auth: unknown field ${JSON.stringify(key)}`);
-  const name = text(value.bearerTokenEnv, "auth.bearerTokenEnv", 128);
-  if (!ENV_NAME.test(name)) fail("auth.bearerTokenEnv must name an environment variable");
-  return { bearerTokenEnv: name };
-}
-
-function parseStdio(raw: Record<string, unknown>): McpStdioEntry {
-  const command = text(raw.command, "command");
-  if (command.trim() === "") fail("command must not be empty");
-  const entry: McpStdioEntry = { command, ...common(raw) };
-  if (raw.args !== undefined) {
-    if (!Array.isArray(raw.args)) fail("args must be an array of strings");
-    if (raw.args.length > MAX_ARGS) fail(`args has more than ${MAX_ARGS} items`);
-    entry.args = raw.args.map((arg, i) => text(arg, `args[${i}]`));
-  }
-  if (raw.env !== undefined) entry.env = stringMap(raw.env, "env", ENV_NAME, "an environment variable name", () => undefined);
-  if (raw.cwd !== undefined) {
-    const cwd = text(raw.cwd, "cwd", 4096);
-    if (cwd === "") fail("cwd must not be empty");
-    entry.cwd = cwd;
-  }
-  return entry;
-}
-
-function parseHttp(raw: Record<string, unknown>, scope: McpScope): McpHttpEntry {
-  const entry: McpHttpEntry = { url: httpUrl(raw.url), ...common(raw) };
-  if (raw.headers !== undefined) {
-    entry.headers = stringMap(raw.headers, "headers", HEADER_NAME, "a header name", (v, at) => {
-      if (/[\r\n]/.test(v)) fail(`${at} contains a line break`);
-    });
-  }
-  if (raw.auth !== undefined) {
-    if (scope === "project") fail("auth is allowed only in the global mcp.json");
-    entry.auth = parseAuth(raw.auth);
-  }
-  return entry;
-}
-
 export type EntryCheck<T> = { ok: true; entry: T } | { ok: false; message: string };
+
+/**
+ * Which kind an entry is, from its keys: a rule across the two shapes
+ * (a key of the other kind is named as such, not as unknown).
+ */
+function kindProblem(value: Record<string, unknown>): string | undefined {
+  const stdio = Object.hasOwn(value, "command");
+  if (stdio === Object.hasOwn(value, "url")) return stdio ? "an entry has either command or url, not both" : "an entry needs command (a program to start) or url (an http server)";
+  const allowed = stdio ? STDIO_KEYS : HTTP_KEYS;
+  for (const key of Object.keys(value)) {
+    if (allowed.has(key) || COMMON_KEYS.has(key)) continue;
+    const other = stdio ? HTTP_KEYS.has(key) : STDIO_KEYS.has(key);
+    return other ? `${key} belongs to ${stdio ? "an http" : "a stdio"} entry` : `unknown field ${JSON.stringify(key.slice(0, 64))}`;
+  }
+  return undefined;
+}
+
+/** Only http and https, and a URL that parses: what a schema's string cannot say. */
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return "url is not a valid URL";
+  }
+  return parsed.protocol === "http:" || parsed.protocol === "https:" ? undefined : "url must be an http or https URL";
+}
+
+/** The entry's known fields in the schema's order, so a written entry always reads the same way. */
+function inOrder<T>(schema: { properties: object }, value: Record<string, unknown>): T {
+  return Object.fromEntries(Object.keys(schema.properties).filter((key) => Object.hasOwn(value, key)).map((key) => [key, value[key]])) as T;
+}
 
 /**
  * Checks one `mcpServers` entry strictly: a stdio entry has `command`
@@ -175,34 +90,23 @@ export type EntryCheck<T> = { ok: true; entry: T } | { ok: false; message: strin
  * is refused, so a misspelt field never goes unnoticed.
  */
 export function parseServerEntry(value: unknown, scope: McpScope): EntryCheck<McpServerEntry> {
-  try {
-    if (!isPlainObject(value)) fail("a server entry must be an object");
-    const stdio = Object.hasOwn(value, "command");
-    const http = Object.hasOwn(value, "url");
-    if (stdio === http) fail(stdio ? "an entry has either command or url, not both" : "an entry needs command (a program to start) or url (an http server)");
-    const allowed = stdio ? STDIO_KEYS : HTTP_KEYS;
-    for (const key of Object.keys(value)) {
-      if (allowed.has(key) || COMMON_KEYS.has(key)) continue;
-      const other = stdio ? HTTP_KEYS.has(key) : STDIO_KEYS.has(key);
-      fail(other ? `${key} belongs to ${stdio ? "an http" : "a stdio"} entry` : `unknown field ${JSON.stringify(key.slice(0, 64))}`);
-    }
-    return { ok: true, entry: stdio ? parseStdio(value) : parseHttp(value, scope) };
-  } catch (error) {
-    if (error instanceof EntryProblem) return { ok: false, message: error.message };
-    throw error;
+  if (!isPlainObject(value)) return { ok: false, message: "a server entry must be an object" };
+  const kind = kindProblem(value);
+  if (kind !== undefined) return { ok: false, message: kind };
+  if (Object.hasOwn(value, "command")) {
+    const read = stdioEntry.read(value);
+    return read.ok ? { ok: true, entry: inOrder(McpStdioEntry, read.value) } : { ok: false, message: read.problem };
   }
+  const read = httpEntry[scope].read(value);
+  if (!read.ok) return { ok: false, message: read.problem };
+  const url = urlProblem(read.value.url);
+  return url === undefined ? { ok: true, entry: inOrder(McpHttpEntry, read.value) } : { ok: false, message: url };
 }
 
 /** A project entry that only changes `enabled`, `exposure` or `description` of the global server of its name. */
 export function parseOverrideEntry(value: unknown): EntryCheck<McpOverrideEntry> {
-  try {
-    if (!isPlainObject(value)) fail("a server entry must be an object");
-    for (const key of Object.keys(value)) if (!COMMON_KEYS.has(key)) fail(`unknown field ${JSON.stringify(key.slice(0, 64))}`);
-    return { ok: true, entry: common(value) };
-  } catch (error) {
-    if (error instanceof EntryProblem) return { ok: false, message: error.message };
-    throw error;
-  }
+  const read = overrideEntry.read(value);
+  return read.ok ? { ok: true, entry: inOrder(McpOverrideEntry, read.value) } : { ok: false, message: read.problem };
 }
 
 /** Whether a raw project entry is an override of fields only (neither command nor url). */

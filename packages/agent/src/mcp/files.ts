@@ -2,7 +2,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { readJsonFile } from "../fs/json-file.js";
 import { PROJECT_CONFIG_DIR, isTrusted, type TrustInput } from "../settings/scope.js";
-import { isPlainObject, type SettingsObject } from "../settings/keys.js";
+import type { SettingsObject } from "../settings/keys.js";
+import { McpFileShape } from "@knightcode/schema/mcp-file";
+import { checker } from "@knightcode/schema/problems";
 import type { Warning } from "../warning.js";
 import {
   checkServerName,
@@ -18,6 +20,7 @@ import {
 } from "./config.js";
 
 export const MCP_FILE = "mcp.json";
+const fileShape = checker(McpFileShape);
 
 export function globalMcpPath(agentDir: string): string {
   return join(resolve(agentDir), MCP_FILE);
@@ -36,6 +39,8 @@ export interface McpFile {
   corrupt: boolean;
   /** The whole document, when it is not corrupt. */
   doc?: SettingsObject;
+  /** Its text, which a write edits to keep the user's formatting. */
+  text?: string;
   servers: Map<string, McpServerEntry>;
   /** Project entries that change only fields of the global server of their name. */
   overrides: Map<string, McpOverrideEntry>;
@@ -68,11 +73,11 @@ export function readMcpFile(path: string, scope: McpScope): McpFile {
     return corrupt(`is not valid JSON: ${message}`, line === undefined ? {} : { line, column });
   }
   const doc = read.value ?? {};
-  if (!isPlainObject(doc)) return corrupt(`must hold a JSON object`);
-  const servers = Object.hasOwn(doc, "mcpServers") ? doc.mcpServers : {};
-  if (!isPlainObject(servers)) return corrupt(`"mcpServers" must be an object`);
-  file.doc = doc;
-  for (const [name, raw] of Object.entries(servers)) {
+  const shape = fileShape.read(doc);
+  if (!shape.ok) return corrupt(shape.problem);
+  file.doc = doc as SettingsObject;
+  if (read.text !== undefined) file.text = read.text;
+  for (const [name, raw] of Object.entries(shape.value.mcpServers ?? {})) {
     const badName = checkServerName(name);
     if (badName) {
       file.warnings.push(problem(path, `${badName}; the entry is skipped`));

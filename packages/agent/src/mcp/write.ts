@@ -4,7 +4,8 @@ import { isDirectory } from "../fs/is-directory.js";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, resolveWriteTarget } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { resolveWriteTarget } from "../fs/json-file.js";
 import { isPlainObject, type SettingsObject } from "../settings/keys.js";
 import { isTrusted, type TrustInput } from "../settings/scope.js";
 import { checkServerName, parseServerEntry, type McpExposure, type McpScope } from "./config.js";
@@ -75,14 +76,17 @@ async function editMcpFile<T>(path: string, scope: McpScope, edit: (servers: Set
     return await withFileLock(file, { purpose: "mcp" }, () => {
       const current = readMcpFile(file, scope);
       if (current.corrupt) {
-        throw new McpConfigError("corrupt", `${path} is not a valid mcp.json (${current.warnings[0]?.message ?? "unreadable"}); fix or remove it by hand, it is never overwritten`, { path });
+        const first = current.warnings[0];
+        const where = first?.line === undefined ? "" : ` at line ${first.line}, column ${first.column}`;
+        throw new McpConfigError("corrupt", `${path} is not a valid mcp.json (${first?.message ?? "unreadable"}${where}); fix or remove it by hand, it is never overwritten`, { path });
       }
       const doc: SettingsObject = current.doc ?? {};
+      const before: unknown = JSON.parse(JSON.stringify(doc));
       const servers = isPlainObject(doc.mcpServers) ? doc.mcpServers : {};
       const { result, changed } = edit(servers);
       if (changed) {
         doc.mcpServers = servers;
-        writeFileAtomic(file, formatJson(doc), { mode: 0o600, keepExistingMode: false, durable: true });
+        writeFileAtomic(file, editJsonText(current.text, before, doc), { mode: 0o600, keepExistingMode: false, durable: true });
       }
       return result;
     });

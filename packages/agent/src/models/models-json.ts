@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Api, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import { CustomModelEntry, CustomProviderEntry, ModelsFileShape } from "@knightcode/schema/models-file";
+import { checker } from "@knightcode/schema/problems";
 import { parseJsonText } from "../fs/json-text.js";
 
 export interface ModelsFileWarning {
@@ -40,88 +42,48 @@ export interface ModelsFile {
   warnings: ModelsFileWarning[];
 }
 
-const KNOWN_APIS = new Set([
-  "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai", "mistral-conversations", "azure-openai-responses",
-]);
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
-type Raw = Record<string, unknown>;
-
-function isObject(value: unknown): value is Raw {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-function positiveInt(value: unknown, fallback: number): number | undefined {
-  if (value === undefined) return fallback;
-  return Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined;
-}
-
-function costOf(value: unknown): Model<Api>["cost"] | undefined {
-  const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-  if (value === undefined) return zero;
-  if (!isObject(value)) return undefined;
-  const cost = { ...zero };
-  for (const key of Object.keys(zero) as (keyof typeof zero)[]) {
-    const price = value[key];
-    if (price === undefined) continue;
-    if (typeof price !== "number" || !Number.isFinite(price) || price < 0) return undefined;
-    cost[key] = price;
-  }
-  return cost;
-}
+const fileShape = checker(ModelsFileShape);
+const providerEntry = checker(CustomProviderEntry);
+const modelEntry = checker(CustomModelEntry);
 
 function parseModel(raw: unknown, provider: Omit<CustomProvider, "models">, where: string, warn: (message: string) => void): Model<Api> | undefined {
-  if (!isObject(raw) || typeof raw.id !== "string" || raw.id === "") {
-    warn(`${where}.id must be a non-empty string`);
-    return undefined;
-  }
-  const contextWindow = positiveInt(raw.contextWindow, 128_000);
-  const maxTokens = positiveInt(raw.maxTokens, 16_384);
-  const cost = costOf(raw.cost);
-  const input = raw.input === undefined ? ["text"] : raw.input;
-  if (contextWindow === undefined) return warn(`${where}.contextWindow must be a positive integer`), undefined;
-  if (maxTokens === undefined) return warn(`${where}.maxTokens must be a positive integer`), undefined;
-  if (cost === undefined) return warn(`${where}.cost must be an object of non-negative prices per million tokens`), undefined;
-  if (!Array.isArray(input) || !input.every((kind) => kind === "text" || kind === "image")) {
-    return warn(`${where}.input must list "text" and optionally "image"`), undefined;
-  }
-  if (raw.reasoning !== undefined && typeof raw.reasoning !== "boolean") return warn(`${where}.reasoning must be a boolean`), undefined;
+  const read = modelEntry.read(raw, where);
+  if (!read.ok) return warn(read.problem), undefined;
+  const model = read.value;
+  const price = model.cost ?? {};
   return {
-    id: raw.id,
-    name: typeof raw.name === "string" && raw.name !== "" ? raw.name : raw.id,
+    id: model.id,
+    name: typeof model.name === "string" && model.name !== "" ? model.name : model.id,
     api: provider.api,
     provider: provider.name,
     baseUrl: provider.baseUrl,
-    reasoning: raw.reasoning === true,
-    input: input as ("text" | "image")[],
-    cost,
-    contextWindow,
-    maxTokens,
+    reasoning: model.reasoning === true,
+    input: model.input ?? ["text"],
+    cost: { input: price.input ?? 0, output: price.output ?? 0, cacheRead: price.cacheRead ?? 0, cacheWrite: price.cacheWrite ?? 0 },
+    contextWindow: model.contextWindow ?? 128_000,
+    maxTokens: model.maxTokens ?? 16_384,
     ...(provider.headers ? { headers: provider.headers } : {}),
-    ...(isObject(raw.compat) ? { compat: raw.compat as never } : {}),
+    ...(isObject(model.compat) ? { compat: model.compat as never } : {}),
   };
 }
 
 function parseProvider(name: string, raw: unknown, env: NodeJS.ProcessEnv, warn: (message: string) => void): CustomProvider | undefined {
   const where = `providers.${name}`;
-  if (!isObject(raw)) return warn(`${where} must be an object`), undefined;
-  if (typeof raw.baseUrl !== "string" || !/^https?:\/\//.test(raw.baseUrl)) return warn(`${where}.baseUrl must be an http(s) URL`), undefined;
-  const api = raw.api ?? "openai-completions";
-  if (typeof api !== "string" || !KNOWN_APIS.has(api)) return warn(`${where}.api must be one of ${[...KNOWN_APIS].join(", ")}`), undefined;
-  if (raw.apiKey !== undefined && typeof raw.apiKey !== "string") return warn(`${where}.apiKey must be a string`), undefined;
-  if (raw.headers !== undefined && (!isObject(raw.headers) || !Object.values(raw.headers).every((v) => typeof v === "string"))) {
-    return warn(`${where}.headers must map names to strings`), undefined;
-  }
-  if (!Array.isArray(raw.models)) return warn(`${where}.models must be an array`), undefined;
-  const configuredKey = raw.apiKey as string | undefined;
+  const read = providerEntry.read(raw, where);
+  if (!read.ok) return warn(read.problem), undefined;
+  const entry = read.value;
+  const configuredKey = entry.apiKey;
   const provider: Omit<CustomProvider, "models"> = {
     name,
-    baseUrl: raw.baseUrl.replace(/\/+$/, ""),
-    api: api as Api,
+    baseUrl: entry.baseUrl.replace(/\/+$/, ""),
+    api: (entry.api ?? "openai-completions") as Api,
     ...(configuredKey !== undefined ? { apiKey: env[configuredKey] ?? configuredKey } : {}),
     ...(configuredKey !== undefined && env[configuredKey] !== undefined ? { apiKeyEnv: configuredKey } : {}),
-    ...(raw.headers ? { headers: raw.headers as Record<string, string> } : {}),
+    ...(entry.headers ? { headers: entry.headers } : {}),
   };
-  const models = raw.models
+  const models = entry.models
     .map((model, index) => parseModel(model, provider, `${where}.models[${index}]`, warn))
     .filter((model): model is Model<Api> => model !== undefined);
   return { ...provider, models };
@@ -147,11 +109,12 @@ export function readModelsFile(agentDir: string, env: NodeJS.ProcessEnv): Models
   }
   const warnings: ModelsFileWarning[] = [];
   const warn = (message: string) => void warnings.push({ path, message: `models.json: ${message}` });
-  if (!isObject(parsed.value) || !isObject(parsed.value.providers)) {
-    warn('expected {"providers": {...}}');
+  const shape = fileShape.read(parsed.value);
+  if (!shape.ok) {
+    warn(shape.problem);
     return { providers: [], warnings };
   }
-  const providers = Object.entries(parsed.value.providers)
+  const providers = Object.entries(shape.value.providers)
     .map(([name, raw]) => parseProvider(name, raw, env, warn))
     .filter((provider): provider is CustomProvider => provider !== undefined);
   return { providers, warnings };

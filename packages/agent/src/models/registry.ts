@@ -6,39 +6,19 @@ import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
 import { keyEnvHint } from "./key-env-names.js";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
-import type { ModelRef } from "@knightcode/schema/threads";
+import type { ModelRef, ModelSummary } from "@knightcode/schema/threads";
 
-export type ModelSource = "builtin" | "custom" | "extension";
+export type ModelSource = ModelSummary["source"];
 
-/** What `model/list` shows of a model. */
-export interface ModelSummary {
-  provider: string;
-  id: string;
-  name: string;
-  reasoning: boolean;
-  /** The accepted picker values; `["off"]` for a model without reasoning. */
-  thinkingLevels: ModelThinkingLevel[];
-  contextWindow: number;
-  maxTokens: number;
-  input: ("text" | "image")[];
-  /** Prices in dollars per million tokens. */
-  cost: Model<Api>["cost"];
-  /** Whether a credential for its provider is present. */
-  available: boolean;
-  /** Why the model is not available: absent when it is. */
-  unavailableReason?: UnavailableReason;
-  source: ModelSource;
-}
+/** What `model/list` shows of a model: the wire's record, one schema for both. */
+export type { ModelSummary };
 
 /**
  * Why a model cannot be used: `noCredentials` when no key for its provider
  * is anywhere the server looks, `authFileError` when auth.json (which may
  * hold it) cannot be read. The message says what to set or fix.
  */
-export interface UnavailableReason {
-  kind: "noCredentials" | "authFileError";
-  message: string;
-}
+export type UnavailableReason = NonNullable<ModelSummary["unavailableReason"]>;
 
 /** What `model/list` may be narrowed to. */
 export interface ModelFilter {

@@ -1,5 +1,7 @@
-export const RESOURCE_TYPES = ["extensions", "skills", "prompts", "themes"] as const;
-export type ResourceType = (typeof RESOURCE_TYPES)[number];
+import type { ResourceType } from "@knightcode/schema/resources";
+
+export const RESOURCE_TYPES = ["extensions", "skills", "prompts", "themes"] as const satisfies readonly ResourceType[];
+export type { ResourceType };
 export type ResourceScope = "global" | "project" | "cli";
 export type ResourceOrigin = "directory" | "settings" | "package" | "cli";
 

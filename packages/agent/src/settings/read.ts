@@ -48,8 +48,12 @@ function corrupt(scope: SettingsScope, path: string, version: string, warning: W
   return { scope, path, version, state: "corrupt", settings: {}, warning };
 }
 
-/** Reads one scope's file once, as it is on disk (no migration): content, version and warning come from the same bytes. */
-export function loadSettingsFile(scope: SettingsScope, path: string): ScopeRead {
+/**
+ * Reads one scope's file once, as it is on disk (no migration): content,
+ * version and warning come from the same bytes; `text` is what a writer
+ * edits to keep the user's formatting.
+ */
+export function loadSettingsFile(scope: SettingsScope, path: string): ScopeRead & { text?: string } {
   let file;
   try {
     file = readJsonFile(path);
@@ -67,12 +71,12 @@ export function loadSettingsFile(scope: SettingsScope, path: string): ScopeRead 
     const warning: Warning = { message: `${path} must hold a JSON object; its settings are ignored until it is fixed`, source: "settings", path };
     return corrupt(scope, path, file.version, warning);
   }
-  return { scope, path, version: file.version, state: "loaded", settings: (file.value ?? {}) as SettingsObject };
+  return { scope, path, version: file.version, state: "loaded", settings: (file.value ?? {}) as SettingsObject, ...(file.text === undefined ? {} : { text: file.text }) };
 }
 
 /** One scope's settings as the engine uses them: legacy keys moved in memory. */
 export function readSettingsScope(scope: SettingsScope, path: string): ScopeRead {
-  const read = loadSettingsFile(scope, path);
+  const { text: _text, ...read } = loadSettingsFile(scope, path);
   migrateSettings(read.settings);
   return read;
 }

@@ -5,7 +5,8 @@ import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { SettingsError } from "./errors.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
 import { cloneJson, deletePath, parseKey, type SettingsObject, setPath } from "./keys.js";
 import { migrateSettings } from "./migrations.js";
 import { loadSettingsFile } from "./read.js";
@@ -75,7 +76,7 @@ function planEdit(scope: SettingsScope, path: string, edit: (doc: SettingsObject
   migrateSettings(doc);
   edit(doc);
   if (JSON.stringify(doc) === original) return { version: current.version };
-  return { text: formatJson(doc) };
+  return { text: editJsonText(current.text, JSON.parse(original), doc) };
 }
 
 /** The edit itself, run with the file to ourselves: read, compare, migrate, edit, write. */

@@ -1,13 +1,13 @@
+import type { FileChange } from "@knightcode/schema/items";
 import { diffLines, EQUAL, DELETE, INSERT, type Op } from "./line-diff.js";
 
-/** One file a tool changed, as reported in a tool result's `details.fileChanges`. */
-export interface FileChange {
-  /** Relative to the thread's cwd when inside it, else absolute. */
-  path: string;
-  kind: "add" | "modify" | "delete";
-  /** Unified diff with three lines of context; empty when the contents did not change. */
-  diff: string;
-}
+/**
+ * One file a tool changed, as reported in a tool result's
+ * `details.fileChanges`: the wire's record with its diff always there
+ * (three lines of context, empty when the contents did not change). The
+ * path is relative to the thread's cwd when inside it, else absolute.
+ */
+export type ToolFileChange = Required<FileChange>;
 
 const CONTEXT_LINES = 3;
 

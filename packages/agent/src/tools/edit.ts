@@ -3,7 +3,7 @@ import { Type, type Static } from "typebox";
 import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularFile } from "../fs/regular-file.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
-import { unifiedDiff, type FileChange } from "./diff.js";
+import { unifiedDiff, type ToolFileChange } from "./diff.js";
 import { findReplacement } from "./edit-match.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
 import { formatBytes } from "./format.js";
@@ -47,7 +47,7 @@ export function createEditTool(ctx: ToolContext): AgentTool<typeof editParameter
         const edited = applyEdit(before, params, shown);
         throwIfAborted(signal);
         await writeFileAtomic(absolute, edited.text);
-        const change: FileChange = { path: shown, kind: "modify", diff: unifiedDiff(before, edited.text, shown) };
+        const change: ToolFileChange = { path: shown, kind: "modify", diff: unifiedDiff(before, edited.text, shown) };
         const how = edited.fuzzy ? " (matched ignoring whitespace differences)" : "";
         return {
           content: [{ type: "text", text: `Edited ${shown} at line ${edited.line}${how}.` }],

@@ -23,7 +23,7 @@ export { createAskUserTool, type AskUserAnswer, type AskUserAnswers, type AskUse
 export { createBashTool, type BashDetails, type BashToolOptions } from "./bash.js";
 export { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 export { ProcessGroup, ProcessGroups, type ProcessGroupsOptions, type SignalGroup, type StopTimers } from "../process/groups.js";
-export { unifiedDiff, type FileChange } from "./diff.js";
+export { unifiedDiff, type ToolFileChange } from "./diff.js";
 export { createEditTool, type EditDetails } from "./edit.js";
 export { ToolError, type ToolErrorCode } from "./errors.js";
 export { createFindTool, type FindDetails } from "./find.js";

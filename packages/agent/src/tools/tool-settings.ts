@@ -2,7 +2,8 @@ import { mkdirSync } from "node:fs";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
 import { deletePath, FORBIDDEN_SEGMENTS, isPlainObject, setPath, type SettingsObject } from "../settings/keys.js";
 import { isSecretKey, MANAGED_ENTRIES, managedEntry, maskSecret, type ManagedEntry } from "./managed-tools.js";
 import { toolsFilePath } from "./tools-json.js";
@@ -54,7 +55,7 @@ const MAX_KEY_LENGTH = 64;
  * object, is `corrupt`: a write would have to guess, and the broken file
  * may be the one that switched the classifier gate on.
  */
-function loadDocument(path: string): SettingsObject {
+function loadDocument(path: string): { doc: SettingsObject; text?: string } {
   let file;
   try {
     file = readJsonFile(path);
@@ -62,8 +63,11 @@ function loadDocument(path: string): SettingsObject {
     throw new ToolSettingsError("io", `cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
   const corrupt = (what: string) => new ToolSettingsError("corrupt", `${path} ${what}; fix or remove it by hand, it is never overwritten`);
-  if (file.syntax) throw corrupt(`is not valid JSON (${file.syntax.message})`);
-  if (file.value === undefined) return {};
+  if (file.syntax) {
+    const { message, line, column } = file.syntax;
+    throw corrupt(`is not valid JSON (${message}${line === undefined ? "" : ` at line ${line}, column ${column}`})`);
+  }
+  if (file.value === undefined) return { doc: {} };
   if (!isPlainObject(file.value)) throw corrupt("must hold a JSON object");
   for (const { path: [section, name] } of MANAGED_ENTRIES) {
     const holder = file.value[section];
@@ -71,7 +75,7 @@ function loadDocument(path: string): SettingsObject {
     if (!isPlainObject(holder)) throw corrupt(`holds a ${section} that is not an object`);
     if (Object.hasOwn(holder, name) && !isPlainObject(holder[name])) throw corrupt(`holds a ${section}.${name} that is not an object`);
   }
-  return file.value;
+  return { doc: file.value, ...(file.text === undefined ? {} : { text: file.text }) };
 }
 
 function storedEntry(doc: SettingsObject, entry: ManagedEntry): SettingsObject {
@@ -83,7 +87,7 @@ function storedEntry(doc: SettingsObject, entry: ManagedEntry): SettingsObject {
 
 /** Every managed entry with its state and settings, from one read of tools.json. */
 export function readToolSettings(agentDir: string): ToolSettingsEntry[] {
-  const doc = loadDocument(toolsFilePath(agentDir));
+  const { doc } = loadDocument(toolsFilePath(agentDir));
   return MANAGED_ENTRIES.map((entry) => {
     const stored = storedEntry(doc, entry);
     const settings: Record<string, string> = {};
@@ -150,13 +154,13 @@ export async function writeToolSetting(options: WriteToolSettingOptions): Promis
     mkdirSync(options.agentDir, { recursive: true, mode: 0o700 });
     const path = resolveWriteTarget(file);
     await withFileLock(path, { purpose: "tools", ...(options.signal ? { signal: options.signal } : {}) }, () => {
-      const doc = loadDocument(path);
+      const { doc, text } = loadDocument(path);
       const before = JSON.stringify(doc);
       const segments = [...entry.path, options.key];
       if (value === undefined) deletePath(doc, segments);
       else setPath(doc, segments, value);
       if (JSON.stringify(doc) === before) return;
-      writeFileAtomic(path, formatJson(doc), { mode: 0o600, keepExistingMode: false, durable: true });
+      writeFileAtomic(path, editJsonText(text, JSON.parse(before), doc), { mode: 0o600, keepExistingMode: false, durable: true });
     });
   } catch (error) {
     throw asIoError(error, file);

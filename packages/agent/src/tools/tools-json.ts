@@ -2,12 +2,20 @@ import { join } from "node:path";
 import { NO_VERSION, readJsonFile } from "../fs/json-file.js";
 import type { ModelRef } from "../models/registry.js";
 import { isPlainObject } from "../settings/keys.js";
+import { checker } from "@knightcode/schema/problems";
+import {
+  ClassifierGateEntry,
+  ClassifiersSwitch,
+  DEFAULT_CLASSIFIER_TIMEOUT_MS,
+  MAX_CLASSIFIER_INSTRUCTIONS,
+  MAX_CLASSIFIER_TIMEOUT_MS,
+  ToolEntry,
+  ToolsSection,
+} from "@knightcode/schema/tools-file";
 import type { Warning } from "../warning.js";
 
 export const TOOLS_FILE_NAME = "tools.json";
-export const DEFAULT_CLASSIFIER_TIMEOUT_MS = 20_000;
-export const MAX_CLASSIFIER_TIMEOUT_MS = 600_000;
-export const MAX_CLASSIFIER_INSTRUCTIONS = 4_000;
+export { DEFAULT_CLASSIFIER_TIMEOUT_MS, MAX_CLASSIFIER_INSTRUCTIONS, MAX_CLASSIFIER_TIMEOUT_MS };
 
 /** The classifier gate as `classifiers.gate` configures it. */
 export interface ClassifierGateConfig {
@@ -37,7 +45,12 @@ export interface ToolsFile {
   warnings: Warning[];
 }
 
-const GATE_KEYS = new Set(["enabled", "model", "instructions", "timeoutMs"]);
+const toolsSection = checker(ToolsSection);
+const toolEntryShape = checker(ToolEntry);
+const classifiersSwitch = checker(ClassifiersSwitch);
+const gateEntry = checker(ClassifierGateEntry);
+/** Keys of a gate entry that are none of its settings are a warning, not a break: the schema is open for that. */
+const GATE_KEYS: ReadonlySet<string> = new Set(Object.keys(ClassifierGateEntry.properties));
 
 export function toolsFilePath(agentDir: string): string {
   return join(agentDir, TOOLS_FILE_NAME);
@@ -80,13 +93,12 @@ export function readToolsFile(agentDir: string): ToolsFile {
 function checkToolsSection(tools: unknown, path: string): Warning[] {
   const warn = (what: string): Warning => ({ message: `${path}: ${what}; until it is fixed, the tools it configures keep their defaults`, source: "settings", path });
   if (tools === undefined) return [];
-  if (!isPlainObject(tools)) return [warn("tools must be an object")];
-  const warnings: Warning[] = [];
-  for (const [name, entry] of Object.entries(tools)) {
-    if (!isPlainObject(entry)) warnings.push(warn(`tools.${name} must be an object`));
-    else if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") warnings.push(warn(`tools.${name}.enabled must be true or false`));
-  }
-  return warnings;
+  const section = toolsSection.read(tools, "tools");
+  if (!section.ok) return [warn(section.problem)];
+  return Object.entries(section.value).flatMap(([name, entry]) => {
+    const problem = toolEntryShape.problem(entry, `tools.${name}`);
+    return problem === undefined ? [] : [warn(problem)];
+  });
 }
 
 /**
@@ -121,25 +133,14 @@ export function parseClassifierGate(classifiers: unknown, path: string): { gate:
     return { gate: { state: "broken" as const, reason }, warnings: [warning] };
   };
   if (classifiers === undefined) return { gate: { state: "off" }, warnings: [] };
-  if (!isPlainObject(classifiers)) return broken("classifiers must be an object");
-  const entry = classifiers.gate;
-  if (entry === undefined) return { gate: { state: "off" }, warnings: [] };
-  if (!isPlainObject(entry)) return broken("classifiers.gate must be an object");
-  if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") return broken("classifiers.gate.enabled must be true or false");
-  if (entry.enabled !== true) return { gate: { state: "off" }, warnings: [] };
-  const model = entry.model;
-  if (!isPlainObject(model) || typeof model.provider !== "string" || model.provider === "" || typeof model.id !== "string" || model.id === "") {
-    return broken('classifiers.gate.model must be {"provider": "...", "id": "..."}');
-  }
-  const instructions = entry.instructions;
-  if (instructions !== undefined && typeof instructions !== "string") return broken("classifiers.gate.instructions must be text");
-  if (typeof instructions === "string" && instructions.length > MAX_CLASSIFIER_INSTRUCTIONS) {
-    return broken(`classifiers.gate.instructions is longer than ${MAX_CLASSIFIER_INSTRUCTIONS} characters`);
-  }
+  const switched = classifiersSwitch.read(classifiers, "classifiers");
+  if (!switched.ok) return broken(switched.problem);
+  if (switched.value.gate?.enabled !== true) return { gate: { state: "off" }, warnings: [] };
+  const read = gateEntry.read(switched.value.gate, "classifiers.gate");
+  if (!read.ok) return broken(read.problem);
+  const entry = read.value;
+  const { model, instructions } = entry;
   const timeoutMs = entry.timeoutMs ?? DEFAULT_CLASSIFIER_TIMEOUT_MS;
-  if (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_CLASSIFIER_TIMEOUT_MS) {
-    return broken(`classifiers.gate.timeoutMs must be a whole number of milliseconds from 1 to ${MAX_CLASSIFIER_TIMEOUT_MS}`);
-  }
   const warnings: Warning[] = Object.keys(entry)
     .filter((key) => !GATE_KEYS.has(key))
     .map((key): Warning => ({ message: `${path}: classifiers.gate.${key} is not a classifier setting and is ignored`, source: "settings", path }));

@@ -5,7 +5,7 @@ import { Type, type Static } from "typebox";
 import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
 import { readRegularFile, requireRegularFile } from "../fs/regular-file.js";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
-import { unifiedDiff, type FileChange } from "./diff.js";
+import { unifiedDiff, type ToolFileChange } from "./diff.js";
 import { errnoCode, fileSystemError, throwIfAborted, ToolError } from "./errors.js";
 
 /** Above this, an overwritten file's old contents are not diffed. */
@@ -19,7 +19,7 @@ const writeParameters = Type.Object({
 export type WriteParams = Static<typeof writeParameters>;
 
 export interface FileChangeDetails {
-  fileChanges: FileChange[];
+  fileChanges: ToolFileChange[];
 }
 
 const DESCRIPTION = `Write a file with the given content, creating it and any missing parent directories, or replacing it whole \
@@ -42,7 +42,7 @@ export function createWriteTool(ctx: ToolContext): AgentTool<typeof writeParamet
         throwIfAborted(signal);
         await writeFileAtomic(absolute, params.content);
         const diff = before.text === undefined ? "" : unifiedDiff(before.existed ? before.text : null, params.content, shown);
-        const change: FileChange = { path: shown, kind: before.existed ? "modify" : "add", diff };
+        const change: ToolFileChange = { path: shown, kind: before.existed ? "modify" : "add", diff };
         const bytes = Buffer.byteLength(params.content);
         const verb = before.existed ? "Overwrote" : "Created";
         return { content: [{ type: "text", text: `${verb} ${shown} (${bytes} bytes).` }], details: { fileChanges: [change] } };

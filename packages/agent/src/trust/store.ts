@@ -1,9 +1,12 @@
 import { mkdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { checker } from "@knightcode/schema/problems";
+import { TRUST_FILE_VERSION, TrustDecisionEntry, TrustFileShape } from "@knightcode/schema/trust-file";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { LockHeldError } from "../fs/file-lock.js";
 import { withFileLock } from "../fs/file-queue.js";
-import { formatJson, readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
+import { editJsonText } from "../fs/json-edit.js";
+import { readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
 import { isPlainObject, type SettingsObject, setOwn } from "../settings/keys.js";
 import type { TrustDecision, TrustLookup } from "../settings/scope.js";
 import type { Warning } from "../warning.js";
@@ -11,7 +14,9 @@ import { TrustError } from "./errors.js";
 import { needsTrust, type ProjectResource } from "./resources.js";
 
 export const TRUST_FILE = "trust.json";
-const STORE_VERSION = 1;
+const STORE_VERSION = TRUST_FILE_VERSION;
+const fileShape = checker(TrustFileShape);
+const decisionEntry = checker(TrustDecisionEntry);
 
 export interface TrustState {
   trusted: TrustDecision;
@@ -27,6 +32,8 @@ export interface TrustState {
 interface LoadedStore {
   corrupt: boolean;
   doc: SettingsObject;
+  /** The file's text, which a write edits to keep the user's formatting. */
+  text?: string;
   decisions: Map<string, boolean>;
   warnings: Warning[];
 }
@@ -49,17 +56,15 @@ function loadStore(path: string): LoadedStore {
     return damaged(path, `is not valid JSON: ${message}`, line === undefined ? {} : { line, column });
   }
   const doc = file.value ?? { version: STORE_VERSION, projects: {} };
-  if (!isPlainObject(doc)) return damaged(path, "must hold a JSON object");
-  if (Object.hasOwn(doc, "version") && doc.version !== STORE_VERSION) return damaged(path, `has version ${JSON.stringify(doc.version)}, which this KnightCode does not know`);
-  const projects = Object.hasOwn(doc, "projects") ? doc.projects : {};
-  if (!isPlainObject(projects)) return damaged(path, `must hold "projects" as an object`);
+  const shape = fileShape.read(doc);
+  if (!shape.ok) return damaged(path, shape.problem);
   const decisions = new Map<string, boolean>();
   const warnings: Warning[] = [];
-  for (const [folder, entry] of Object.entries(projects)) {
-    if (isPlainObject(entry) && typeof entry.trusted === "boolean") decisions.set(folder, entry.trusted);
+  for (const [folder, entry] of Object.entries(shape.value.projects ?? {})) {
+    if (decisionEntry.check(entry)) decisions.set(folder, entry.trusted);
     else warnings.push({ message: `${path}: the decision for ${folder} is malformed and counts as undecided`, source: "trust", path });
   }
-  return { corrupt: false, doc, decisions, warnings };
+  return { corrupt: false, doc: doc as SettingsObject, ...(file.text === undefined ? {} : { text: file.text }), decisions, warnings };
 }
 
 /** The decision of `folder` or of its nearest ancestor that has one. */
@@ -136,11 +141,12 @@ export class TrustStore implements TrustLookup {
       throw new TrustError("corrupt", `${path} is not a valid trust store; fix or remove it by hand, it is never overwritten`, { path });
     }
     const doc = store.doc;
+    const before: unknown = JSON.parse(JSON.stringify(doc));
     if (!Object.hasOwn(doc, "version")) setOwn(doc, "version", STORE_VERSION);
     if (!isPlainObject(doc.projects)) setOwn(doc, "projects", {});
     const projects = doc.projects as SettingsObject;
     if (trusted === null) delete projects[folder];
     else setOwn(projects, folder, { trusted, decidedAt: new Date().toISOString() });
-    writeFileAtomic(path, formatJson(doc), { durable: true, mode: 0o600 });
+    writeFileAtomic(path, editJsonText(store.text, before, doc), { durable: true, mode: 0o600 });
   }
 }

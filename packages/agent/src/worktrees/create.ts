@@ -7,7 +7,7 @@ import { WorktreeError } from "./errors.js";
 import { carryOnto, contextFor, emptyTree, gitWrite, populate, stateTrees, type WorktreeGit, type StateTrees } from "./git-trees.js";
 import { newBucket, existingRealPath } from "./layout.js";
 import { isWithin } from "../fs/real-target.js";
-import { writeRecord, type ManagedWorktree, type WorktreeRecord } from "./record.js";
+import { writeRecord, type StoredWorktree, type WorktreeRecord } from "./record.js";
 
 export interface CreateWorktreeOptions {
   /** Where managed worktrees go (`worktreesRoot`). */
@@ -28,7 +28,7 @@ export interface CreateWorktreeOptions {
   now?: () => number;
 }
 
-export interface CreatedWorktree extends ManagedWorktree {
+export interface CreatedWorktree extends StoredWorktree {
   /** The folder in the worktree where `cwd` was in the checkout: where the thread runs. */
   cwd: string;
 }
@@ -223,7 +223,7 @@ function isSystemError(error: unknown): boolean {
  * folder, its registration and its bucket with the record. No snapshot:
  * nothing ran there yet.
  */
-export async function discardWorktree(created: ManagedWorktree, env?: NodeJS.ProcessEnv): Promise<void> {
+export async function discardWorktree(created: StoredWorktree, env?: NodeJS.ProcessEnv): Promise<void> {
   const git = await contextFor([created.record.path, created.record.checkoutRoot], env);
   await unregisterWorktree(created.record.repoRoot, created.record.path, git);
   rmSync(created.bucketDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { GitConflictError } from "../git/errors.js";
 import { WorktreeError } from "./errors.js";
-import { listRecords, type ManagedWorktree } from "./record.js";
+import { listRecords, type StoredWorktree } from "./record.js";
 import { deleteWorktree, type DeleteWorktreeOptions } from "./remove.js";
 
 export interface PruneOptions extends DeleteWorktreeOptions {
@@ -9,7 +9,7 @@ export interface PruneOptions extends DeleteWorktreeOptions {
   /** How many worktrees stay (`worktrees.keep`). */
   keep: number;
   /** Told of each worktree that could not be deleted for another reason than being in use or holding a repository. */
-  onError?(worktree: ManagedWorktree, error: unknown): void;
+  onError?(worktree: StoredWorktree, error: unknown): void;
 }
 
 /**

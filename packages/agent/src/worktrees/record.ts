@@ -1,4 +1,6 @@
 import { readdirSync } from "node:fs";
+import { checker } from "@knightcode/schema/problems";
+import { WorktreeRecord } from "@knightcode/schema/worktree-record";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { withFileLock } from "../fs/file-queue.js";
@@ -7,42 +9,15 @@ import { bucketDirOf, isBucket, existingRealPath, recordPath } from "./layout.js
 import { isWithin } from "../fs/real-target.js";
 
 /** One managed worktree as `<root>/<bucket>/worktree.json` keeps it. */
-export interface WorktreeRecord {
-  /** The worktree's folder: `<root>/<bucket>/<repository folder name>`. */
-  path: string;
-  /** The project folder its threads belong to: their transcripts' header cwd. */
-  projectCwd: string;
-  /** The root of the checkout it was made from. */
-  checkoutRoot: string;
-  /** The repository's shared git folder (objects, refs): what identifies the project's repository. */
-  repoRoot: string;
-  /** The base as it was asked for ("HEAD" unless a baseRef was given). */
-  baseRef: string;
-  /** The commit that base named. */
-  baseSha: string;
-  /** ISO 8601. */
-  createdAt: string;
-  /** ISO 8601: the last time a thread loaded or started a turn there. Pruning deletes the oldest first. */
-  lastUsedAt: string;
-  /** Every thread that ran there, oldest first. */
-  threadIds: string[];
-  /** The environment whose cleanup script runs before deletion. */
-  environment?: string;
-  /** The folder and its registration are gone. */
-  deleted: boolean;
-  /** The ref of the snapshot taken before deletion. */
-  snapshot?: string;
-  /** The worktree's HEAD when the snapshot was taken. */
-  head?: string;
-}
+export type { WorktreeRecord };
+
+const recordShape = checker(WorktreeRecord);
 
 /** A record and the bucket folder it sits in. */
-export interface ManagedWorktree {
+export interface StoredWorktree {
   bucketDir: string;
   record: WorktreeRecord;
 }
-
-const STRING_FIELDS = ["path", "projectCwd", "checkoutRoot", "repoRoot", "baseRef", "baseSha", "createdAt", "lastUsedAt"] as const;
 
 /** The record in `bucketDir`, or undefined when there is none or it is not one this code wrote. */
 export function readRecord(bucketDir: string): WorktreeRecord | undefined {
@@ -52,15 +27,10 @@ export function readRecord(bucketDir: string): WorktreeRecord | undefined {
   } catch {
     return undefined;
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  if (STRING_FIELDS.some((field) => typeof record[field] !== "string")) return undefined;
-  if (!Array.isArray(record.threadIds) || !record.threadIds.every((id) => typeof id === "string")) return undefined;
-  if (typeof record.deleted !== "boolean") return undefined;
-  for (const field of ["environment", "snapshot", "head"]) if (record[field] !== undefined && typeof record[field] !== "string") return undefined;
+  if (!recordShape.check(value)) return undefined;
   // A record names the worktree beside it and nothing else: a copied or edited one cannot point elsewhere.
-  if (join(bucketDir, basename(record.path as string)) !== record.path) return undefined;
-  return record as unknown as WorktreeRecord;
+  if (join(bucketDir, basename(value.path)) !== value.path) return undefined;
+  return value;
 }
 
 /** Writes a record whole, replacing the file at once. */
@@ -88,7 +58,7 @@ export function withRecordLock<T>(bucketDir: string, work: () => Promise<T>, tim
 }
 
 /** Every record under `root`, in no particular order. */
-export function listRecords(root: string): ManagedWorktree[] {
+export function listRecords(root: string): StoredWorktree[] {
   const real = existingRealPath(root);
   if (!real) return [];
   let names: string[];
@@ -97,7 +67,7 @@ export function listRecords(root: string): ManagedWorktree[] {
   } catch {
     return [];
   }
-  const found: ManagedWorktree[] = [];
+  const found: StoredWorktree[] = [];
   for (const name of names) {
     if (!isBucket(name)) continue;
     const bucketDir = join(real, name);
@@ -108,13 +78,13 @@ export function listRecords(root: string): ManagedWorktree[] {
 }
 
 /** The managed worktree holding `bucketDir`'s record, if it has one. */
-export function managedAt(bucketDir: string): ManagedWorktree | undefined {
+export function managedAt(bucketDir: string): StoredWorktree | undefined {
   const record = readRecord(bucketDir);
   return record ? { bucketDir, record } : undefined;
 }
 
 /** The managed worktree that `path` lies in (links resolved), under `root`. */
-export function managedContaining(root: string, path: string): ManagedWorktree | undefined {
+export function managedContaining(root: string, path: string): StoredWorktree | undefined {
   const realRoot = existingRealPath(root);
   const real = existingRealPath(path);
   if (!realRoot || !real) return undefined;

@@ -4,7 +4,7 @@ import { GitConflictError } from "../git/errors.js";
 import { unregisterWorktree } from "./create.js";
 import { WorktreeError } from "./errors.js";
 import { contextFor } from "./git-trees.js";
-import { readRecord, updateRecord, withRecordLock, type ManagedWorktree, type WorktreeRecord } from "./record.js";
+import { readRecord, updateRecord, withRecordLock, type StoredWorktree, type WorktreeRecord } from "./record.js";
 import { snapshotWorktree } from "./snapshot.js";
 
 /**
@@ -52,7 +52,7 @@ export interface DeleteWorktreeOptions {
  * registration and keeps no snapshot. The record says `deleted` (with the
  * snapshot) before the folder goes, so a crash in between loses nothing.
  */
-export async function deleteWorktree(found: ManagedWorktree, options: DeleteWorktreeOptions): Promise<{ snapshot?: string }> {
+export async function deleteWorktree(found: StoredWorktree, options: DeleteWorktreeOptions): Promise<{ snapshot?: string }> {
   const { bucketDir } = found;
   return withRecordLock(bucketDir, async () => {
     const record = readRecord(bucketDir);

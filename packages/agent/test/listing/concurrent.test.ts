@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { INDEX_FILE } from "../../src/listing/index-file.js";
-import type { ThreadSummary } from "../../src/listing/types.js";
+import type { StoredThreadSummary } from "../../src/listing/types.js";
 import { serializeEntry } from "../../src/session/format.js";
 import { newListing, tempDir, writeTranscript } from "./helpers.js";
 
@@ -22,7 +22,7 @@ function runWorker(dir: string, rounds: number): Promise<void> {
   });
 }
 
-const view = (threads: ThreadSummary[]) => threads.map((t) => `${t.id} ${t.title} ${t.updatedAt}`).sort();
+const view = (threads: StoredThreadSummary[]) => threads.map((t) => `${t.id} ${t.title} ${t.updatedAt}`).sort();
 
 describe("thread/list: engines sharing a folder", () => {
   test("listings in three processes and two engines, while transcripts change, never corrupt the index", async () => {

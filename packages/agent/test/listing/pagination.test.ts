@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { MAX_RESPONSE_BYTES } from "../../src/listing/page.js";
 import { MAX_SNAPSHOTS, SNAPSHOT_TTL_MS } from "../../src/listing/snapshots.js";
 import type { ThreadListing } from "../../src/listing/thread-listing.js";
-import type { ThreadSummary } from "../../src/listing/types.js";
+import type { StoredThreadSummary } from "../../src/listing/types.js";
 import { newListing, rejectsWithListingCode, setMtime, tempDir, writeTranscript } from "./helpers.js";
 
 const T0 = Date.parse("2025-03-01T10:00:00.000Z");
@@ -16,8 +16,8 @@ function seed(dir: string, count: number, cwd = "/work/project"): string[] {
   return ids;
 }
 
-async function walk(listing: ThreadListing, request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number; search?: string }): Promise<ThreadSummary[][]> {
-  const pages: ThreadSummary[][] = [];
+async function walk(listing: ThreadListing, request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number; search?: string }): Promise<StoredThreadSummary[][]> {
+  const pages: StoredThreadSummary[][] = [];
   let cursor: string | undefined;
   do {
     const page = await listing.list({ ...request, ...(cursor === undefined ? {} : { cursor }) });

@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
 import { reasons } from "./reasons.js";
-import { DiffFile, DiffScope } from "@knightcode/schema/diffs";
+import { DiffAnswer, DiffFile, DiffScope } from "@knightcode/schema/diffs";
 import { FileTotals } from "@knightcode/schema/threads";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
@@ -48,19 +48,7 @@ export const diffs = {
   clientRequests: {
     "thread/diff/read": request({
       params: Type.Object({ threadId: ThreadId, ...ScopeParams, ignoreWhitespace: Type.Optional(Type.Boolean({ description: "Leaves out changes of whitespace only." })) }, Closed),
-      result: Type.Object(
-        {
-          scope: DiffScope,
-          root: Type.String({ description: "The repository's working tree root: every path is relative to it." }),
-          files: Type.Array(DiffFile),
-          filesOmitted: Type.Optional(Type.Integer({ minimum: 1, description: "Files past the response budget, only counted." })),
-          untrackedSkipped: Type.Optional(Type.Integer({ minimum: 1, description: "More than 500 untracked files: none is shown, all are counted here." })),
-          turnId: Type.Optional(Type.String({ description: "lastTurn: the turn shown." })),
-          stale: Type.Optional(Type.Boolean({ description: "lastTurn: a file the turn changed is no longer as the turn left it (undo would be refused)." })),
-          against: Type.Optional(Type.String({ description: "branch: what the working tree was compared with." })),
-        },
-        Closed,
-      ),
+      result: DiffAnswer,
       errors: ["threadNotFound", "notGitRepo"],
       doc: "The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none).",
     }),

@@ -1,4 +1,4 @@
-import { ListingError, workspaceView, type ThreadSummary as ListedThread } from "@knightcode/agent";
+import { ListingError, workspaceView, type StoredThreadSummary } from "@knightcode/agent";
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { ThreadCatalog } from "./catalog.js";
@@ -7,7 +7,7 @@ import type { ThreadCatalog } from "./catalog.js";
 const STATUS_MESSAGE_MAX = 500;
 
 /** A listed thread as thread/list and thread/read carry it, with its live status. */
-export function wireSummary(summary: ListedThread, catalog: ThreadCatalog): ThreadSummary {
+export function wireSummary(summary: StoredThreadSummary, catalog: ThreadCatalog): ThreadSummary {
   const status = catalog.statusOf(summary.id);
   return {
     id: summary.id,

@@ -10,7 +10,7 @@ import {
   settingsCodePaths,
   trustedProjectsAbove,
   type CodePathOptions,
-  type ManagedWorktree,
+  type StoredWorktree,
   type RepoInfo,
 } from "@knightcode/agent";
 import { confirmForRequest } from "../ui/request-confirm.js";
@@ -95,7 +95,7 @@ function question(writes: readonly ControlWrite[], checkout: string): { title: s
  * checkouts. What would fail the handoff anyway (a turn running, no
  * worktree, no commit) is left for the handoff to answer.
  */
-export async function confirmControlWrites(thread: LoadedThread, threads: ThreadManager, worktree: ManagedWorktree | undefined, request: { connection: Connection; signal: AbortSignal }): Promise<Set<string>> {
+export async function confirmControlWrites(thread: LoadedThread, threads: ThreadManager, worktree: StoredWorktree | undefined, request: { connection: Connection; signal: AbortSignal }): Promise<Set<string>> {
   if (thread.turns.runningTurnId !== undefined || !worktree || worktree.record.deleted || !existsSync(worktree.record.path)) return new Set();
   const env = threads.context.env;
   const source = await discoverRepo(thread.cwd, env);

@@ -19,7 +19,7 @@ import {
   workspaceEntry,
   writeFileAtomic,
   type CapturedChanges,
-  type ManagedWorktree,
+  type StoredWorktree,
   type RepoInfo,
   type Warning,
   type WorkspaceState,
@@ -186,7 +186,7 @@ async function toWorktree(thread: LoadedThread, threads: ThreadManager, environm
 }
 
 /** The managed worktree the thread runs in or last ran in, if any. */
-function worktreeOf(thread: LoadedThread, threads: ThreadManager): ManagedWorktree | undefined {
+function worktreeOf(thread: LoadedThread, threads: ThreadManager): StoredWorktree | undefined {
   const path = thread.place.path;
   if (thread.place.mode === "worktree" && path !== undefined) return threads.worktrees.all().find(({ record }) => record.path === path);
   return threads.worktrees

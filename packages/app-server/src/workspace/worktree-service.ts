@@ -15,7 +15,7 @@ import {
   threadChildEnv,
   updateRecord,
   worktreesRoot,
-  type ManagedWorktree,
+  type StoredWorktree,
   type WorktreeRecord,
 } from "@knightcode/agent";
 import type { Connection } from "../rpc/connection.js";
@@ -59,12 +59,12 @@ export class ServerWorktrees {
   }
 
   /** The managed worktree `path` lies in, if any. */
-  containing(path: string): ManagedWorktree | undefined {
+  containing(path: string): StoredWorktree | undefined {
     return managedContaining(this.settings().root, path);
   }
 
   /** Every managed worktree under the root. */
-  all(): ManagedWorktree[] {
+  all(): StoredWorktree[] {
     return listRecords(this.settings().root);
   }
 
@@ -118,7 +118,7 @@ export class ServerWorktrees {
   }
 
   /** Deletes one worktree after its snapshot (worktree/delete); the cleanup's output goes to `progress`. */
-  delete(found: ManagedWorktree, progress?: ProgressTarget): Promise<{ snapshot?: string }> {
+  delete(found: StoredWorktree, progress?: ProgressTarget): Promise<{ snapshot?: string }> {
     return deleteWorktree(found, { inUse: this.inUse, beforeDelete: (record) => this.cleanup(record, progress), env: this.context.env });
   }
 

@@ -1,4 +1,4 @@
-import type { DiffFile, DiffHunk, DiffScope } from "@knightcode/schema/diffs";
+import type { DiffAnswer, DiffFile, DiffHunk, DiffScope } from "@knightcode/schema/diffs";
 
 /** The changes a diff shows: Codex's Changes scopes. */
 export type { DiffScope };
@@ -12,16 +12,7 @@ export type { DiffHunk };
 export type { DiffFile };
 
 /** A diff as `thread/diff/read` answers it. */
-export interface DiffAnswer {
-  scope: DiffScope;
-  root: string;
-  files: DiffFile[];
-  filesOmitted?: number;
-  untrackedSkipped?: number;
-  turnId?: string;
-  stale?: boolean;
-  against?: string;
-}
+export type { DiffAnswer };
 
 /**
  * What a diff compares, in the terms git takes: a tree (or commit) with the

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@knightcode/agent";
+import type { StoredThreadSummary } from "@knightcode/agent";
 import { pageForWire, pageReusable, readPage, skipKnownTurns } from "../../history/page.js";
 import { responseBudget } from "../../payloads/refs.js";
 import { rpcError } from "../../rpc/errors.js";
@@ -12,7 +12,7 @@ export const handler: Handler<"thread/read"> = async (params, ctx) => {
   if (!found) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
   const saved = catalog.context.savedTurns;
   let page = await readPage(found.path, params.threadId, params.cursor ?? undefined, skipKnownTurns(saved, params.threadId));
-  let summary: ThreadSummary | undefined;
+  let summary: StoredThreadSummary | undefined;
   try {
     summary = await catalog.listing.summaryOf(found.path);
   } catch (error) {

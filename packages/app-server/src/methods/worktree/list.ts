@@ -1,4 +1,4 @@
-import { discoverRepo, gitText, type ManagedWorktree } from "@knightcode/agent";
+import { discoverRepo, gitText, type StoredWorktree } from "@knightcode/agent";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";
@@ -25,7 +25,7 @@ export const handler: Handler<"worktree/list"> = async (params, ctx) => {
   return { worktrees };
 };
 
-async function listed({ record }: ManagedWorktree, env: NodeJS.ProcessEnv): Promise<Listed> {
+async function listed({ record }: StoredWorktree, env: NodeJS.ProcessEnv): Promise<Listed> {
   const base = { path: record.path, projectCwd: record.projectCwd, threadIds: [...record.threadIds], lastUsedAt: record.lastUsedAt, deleted: record.deleted };
   if (record.deleted) return { ...base, ...(record.head !== undefined ? { head: record.head } : {}) };
   // One git call: the HEAD commit, then the branch's short name ("HEAD" when detached).
