@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "./lib/transcripts.mjs";
 
-const dist = new URL("../packages/agent/dist/src/session/", import.meta.url);
+const dist = new URL("../packages/store/dist/src/session/", import.meta.url);
 const self = fileURLToPath(import.meta.url);
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { ServerSecrets } from "@knightcode/agent";
+import type { ServerSecrets } from "@knightcode/system/process/child-env";
 import { join, resolve } from "node:path";
 import { SavedTurnCache } from "./history/saved-turns.js";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";

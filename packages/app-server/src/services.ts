@@ -1,4 +1,6 @@
-import type { ModelRegistry, ThreadEnvironment, TrustStore } from "@knightcode/agent";
+import type { ModelRegistry } from "@knightcode/agent/models/registry";
+import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
+import type { TrustStore } from "@knightcode/agent/trust/store";
 import type { AccountService } from "./config/account-service.js";
 import type { ServerContext } from "./context.js";
 import type { PayloadStore } from "./payloads/store.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SessionEntry } from "@knightcode/agent";
+import type { SessionEntry } from "@knightcode/store/session/format";
 import { turnsFromEntries, type HistoryTurn } from "../src/history/turns.js";
 
 let n = 0;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { SessionEvent } from "@knightcode/agent";
+import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { Item } from "@knightcode/app-server-protocol";
 import { LiveTurnItems, type ItemSink } from "../src/turns/live-items.js";
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { isWithin, realPathOf, realTarget } from "../fs/real-target.js";
+import { isWithin, realPathOf, realTarget } from "@knightcode/system/fs/real-target";
 import { CREDENTIAL_FILE_NAMES, fileIdentity } from "../tools/credential-files.js";
 
 /** Where the server keeps what the model must never read. */

@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, statfsSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
-import { isWithin, realTarget } from "../fs/real-target.js";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
 import { isOption, shorten } from "./shell-options.js";
 import type { ShellWord } from "./shell-words.js";
 

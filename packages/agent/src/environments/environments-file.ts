@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { LockHeldError } from "../fs/file-lock.js";
-import { withFileLock } from "../fs/file-queue.js";
-import { editJsonText } from "../fs/json-edit.js";
-import { readJsonFile, resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { LockHeldError } from "@knightcode/system/fs/file-lock";
+import { withFileLock } from "@knightcode/system/fs/file-queue";
+import { editJsonText } from "@knightcode/system/fs/json-edit";
+import { readJsonFile, resolveWriteTarget, sha256Hex } from "@knightcode/system/fs/json-file";
 import { checker } from "@knightcode/schema/problems";
 import { EnvironmentList, EnvironmentsFileShape, MAX_ENVIRONMENTS, SCRIPT_PLATFORMS } from "@knightcode/schema/environments-file";
 import { isTrusted, PROJECT_CONFIG_DIR, type TrustInput } from "../settings/scope.js";

@@ -1,8 +1,8 @@
 import { StringDecoder } from "node:string_decoder";
-import type { ProcessGroups } from "../process/groups.js";
-import { collectOutput } from "../process/collect.js";
-import { launch } from "../process/launch.js";
-import type { SandboxLaunch } from "../process/sandbox/command.js";
+import type { ProcessGroups } from "@knightcode/system/process/groups";
+import { collectOutput } from "@knightcode/system/process/collect";
+import { launch } from "@knightcode/system/process/launch";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 import type { ExecResult } from "./types.js";
 
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;

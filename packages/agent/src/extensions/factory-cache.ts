@@ -4,7 +4,7 @@ import { extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Jiti, TransformOptions, TransformResult } from "jiti";
 import { LRUCache } from "lru-cache";
-import { openRegularFile } from "../fs/regular-file.js";
+import { openRegularFile } from "@knightcode/system/fs/regular-file";
 import { privateFolder } from "./private-folder.js";
 import type { ExtensionFactory } from "./types.js";
 

@@ -1,7 +1,7 @@
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { ModelRegistry } from "../models/registry.js";
-import type { ProcessGroups } from "../process/groups.js";
-import type { NestedToolResult } from "../run/session.js";
+import type { ProcessGroups } from "@knightcode/system/process/groups";
+import type { NestedToolResult } from "../run/nested-tool.js";
 import type { CommandSandbox } from "../tools/context.js";
 import type { ExtensionFactoryCache } from "./factory-cache.js";
 import type { HookClock } from "./hook-limit.js";

@@ -1,4 +1,4 @@
-import { childEnvironment } from "../process/child-env.js";
+import { childEnvironment } from "@knightcode/system/process/child-env";
 import { execProgram } from "./exec.js";
 import type { FactoryLease } from "./factory-cache.js";
 import type { BuiltinServices, ExtensionHostDeps, ExtensionSpec } from "./host-deps.js";

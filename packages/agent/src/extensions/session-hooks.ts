@@ -1,7 +1,7 @@
 import type { AgentEvent, AgentMessage } from "@mariozechner/pi-agent-core";
 import type { TextContent, ImageContent } from "@mariozechner/pi-ai";
 import { extensionMessage } from "../run/messages.js";
-import type { AfterToolCall, BeforeToolCall, SessionHooks } from "../run/session.js";
+import type { AfterToolCall, BeforeToolCall, SessionHooks } from "../run/session-options.js";
 import type { ExtensionHost, HandlerFailure } from "./host.js";
 
 /** Where extension events plug into a thread's agent run. */

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ProcessGroups } from "../process/groups.js";
+import type { ProcessGroups } from "@knightcode/system/process/groups";
 import { isStdioEntry, serverCwd, type McpServerEntry } from "./config.js";
 import { RunnerStdioTransport } from "./stdio-transport.js";
 import type { McpCallResult } from "./tool-result.js";

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { ExtensionSpec } from "../extensions/host.js";
+import type { ExtensionSpec } from "../extensions/host-deps.js";
 import type { TrustLookup } from "../settings/scope.js";
 import { listMcpServers } from "./files.js";
 

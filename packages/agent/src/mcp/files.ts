@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { readJsonFile } from "../fs/json-file.js";
+import { readJsonFile } from "@knightcode/system/fs/json-file";
 import { PROJECT_CONFIG_DIR, isTrusted, type TrustInput } from "../settings/scope.js";
 import type { SettingsObject } from "../settings/keys.js";
 import { McpFileShape } from "@knightcode/schema/mcp-file";
 import { checker } from "@knightcode/schema/problems";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 import {
   checkServerName,
   isFieldOverride,

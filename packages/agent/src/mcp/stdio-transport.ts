@@ -1,7 +1,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { ProcessGroups } from "../process/groups.js";
-import { launch, type Launched } from "../process/launch.js";
+import type { ProcessGroups } from "@knightcode/system/process/groups";
+import { launch, type Launched } from "@knightcode/system/process/launch";
 
 /** The SDK's line framing, handed in by the caller that loaded the SDK lazily. */
 export interface StdioFraming {

@@ -1,5 +1,5 @@
 import { Compile } from "typebox/compile";
-import type { BuiltinServices } from "../extensions/host.js";
+import type { BuiltinServices } from "../extensions/host-deps.js";
 import type { ExtensionAPI, ExtensionToolDefinition } from "../extensions/types.js";
 import { connectMcpServer, type McpConnection, type McpToolInfo } from "./connection.js";
 import type { McpServerInfo } from "./files.js";

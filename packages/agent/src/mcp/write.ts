@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { LockHeldError } from "../fs/file-lock.js";
-import { withFileLock } from "../fs/file-queue.js";
-import { editJsonText } from "../fs/json-edit.js";
-import { resolveWriteTarget } from "../fs/json-file.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { LockHeldError } from "@knightcode/system/fs/file-lock";
+import { withFileLock } from "@knightcode/system/fs/file-queue";
+import { editJsonText } from "@knightcode/system/fs/json-edit";
+import { resolveWriteTarget } from "@knightcode/system/fs/json-file";
 import { isPlainObject, type SettingsObject } from "../settings/keys.js";
 import { isTrusted, type TrustInput } from "../settings/scope.js";
 import { checkServerName, parseServerEntry, type McpExposure, type McpScope } from "./config.js";

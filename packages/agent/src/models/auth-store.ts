@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { parseJsonText } from "../fs/json-text.js";
-import { LockHeldError } from "../fs/file-lock.js";
-import { withFileLock } from "../fs/file-queue.js";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { parseJsonText } from "@knightcode/system/fs/json-text";
+import { LockHeldError } from "@knightcode/system/fs/file-lock";
+import { withFileLock } from "@knightcode/system/fs/file-queue";
 
 export interface ApiKeyCredential {
   type: "api_key";

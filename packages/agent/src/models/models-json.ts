@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Api, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import { CustomModelEntry, CustomProviderEntry, ModelsFileShape } from "@knightcode/schema/models-file";
 import { checker } from "@knightcode/schema/problems";
-import { parseJsonText } from "../fs/json-text.js";
+import { parseJsonText } from "@knightcode/system/fs/json-text";
 
 export interface ModelsFileWarning {
   message: string;

@@ -4,7 +4,7 @@ import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { AuthStore, type OAuthCredential } from "./auth-store.js";
 import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
 import { ModelError } from "./errors.js";
-import { keyEnvHint } from "./key-env-names.js";
+import { keyEnvHint } from "@knightcode/system/process/key-env-names";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
 import type { ModelRef, ModelSummary } from "@knightcode/schema/threads";
 

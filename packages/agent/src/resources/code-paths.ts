@@ -2,8 +2,8 @@ import { existsSync, lstatSync, readFileSync, realpathSync, statSync, type Stats
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { LRUCache } from "lru-cache";
-import { isDirectory } from "../fs/is-directory.js";
-import { isWithin, realTarget } from "../fs/real-target.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
 import { readSettingsScope } from "../settings/read.js";
 import type { SettingsObject } from "../settings/keys.js";
 import { importTargets } from "./import-targets.js";

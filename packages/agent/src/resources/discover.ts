@@ -1,9 +1,10 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
 import { projectBase, projectResourcePaths, settingsFileOf } from "./layout.js";
 import { readPackage } from "./packages.js";
-import { realPathOf, resolveEntryPath } from "./paths.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
+import { resolveEntryPath } from "./paths.js";
 import { resourcesAtPath, scanTypeFolder, type FoundFile } from "./scan.js";
 import {
   classifyEntry,

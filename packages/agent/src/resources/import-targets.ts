@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isDirectory } from "../fs/is-directory.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
 
 /** A file an import can load, or a package folder whose files it can. */
 export interface ImportTarget {

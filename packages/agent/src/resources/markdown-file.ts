@@ -1,5 +1,5 @@
 import { closeSync, readSync } from "node:fs";
-import { openRegularFileSync, readRegularFileSync } from "../fs/regular-file.js";
+import { openRegularFileSync, readRegularFileSync } from "@knightcode/system/fs/regular-file";
 import { parseFrontmatter, type Frontmatter } from "./frontmatter.js";
 
 /** Listing needs only the header: a huge Markdown file is read no further than this. */

@@ -1,10 +1,11 @@
 import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
-import { parseJsonText } from "../fs/json-text.js";
-import { readRegularFileSync } from "../fs/regular-file.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { parseJsonText } from "@knightcode/system/fs/json-text";
+import { readRegularFileSync } from "@knightcode/system/fs/regular-file";
 import { PathPattern, globToRegExp, hasGlobChars } from "./glob.js";
-import { realPathOf, relativeInside } from "./paths.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
+import { relativeInside } from "./paths.js";
 import { SKILL_FILE, resourcesAtPath, scanTypeFolder, type FoundFile, type ScanOutcome } from "./scan.js";
 import { RESOURCE_TYPES, type ResourceType } from "./types.js";
 

@@ -19,4 +19,4 @@ export function relativeInside(path: string, base: string): string | undefined {
   return rel.split(sep).join("/");
 }
 
-export { realPathOf } from "../fs/real-target.js";
+export { realPathOf } from "@knightcode/system/fs/real-target";

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
-import { isWithin, realTarget } from "../fs/real-target.js";
-import { hookPlacesOf, repositoriesAround, repositoryAt, type HookPlaceOptions, type RepositoryShape } from "../git/hook-places.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import { hookPlacesOf, repositoriesAround, repositoryAt, type HookPlaceOptions, type RepositoryShape } from "@knightcode/repo/git/hook-places";
 import { settingsCodePaths, trustedProjectsAbove, type CodePathOptions } from "./code-paths.js";
 import { projectBase } from "./layout.js";
 

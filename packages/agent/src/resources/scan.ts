@@ -1,6 +1,6 @@
 import { readdirSync, statSync, type Stats } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import { realPathOf } from "./paths.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
 import type { ResourceType } from "./types.js";
 
 /** A resource file found on disk, named the way its type names things. */

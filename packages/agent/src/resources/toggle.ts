@@ -2,7 +2,8 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { hasGlobChars } from "./glob.js";
 import { scopeBase } from "./layout.js";
-import { realPathOf, relativeInside, resolveEntryPath } from "./paths.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
+import { relativeInside, resolveEntryPath } from "./paths.js";
 import { classifyEntry } from "./settings-lists.js";
 import { ResourceError, type PackageEntry, type Resource, type ResourceType, type ScopedSettings } from "./types.js";
 

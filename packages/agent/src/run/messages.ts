@@ -1,6 +1,6 @@
 import type { ImageContent, Message, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { formatReviewComments, reviewCommentsOf, type ReviewComment } from "../git/diff/review-comments.js";
+import { formatReviewComments, reviewCommentsOf, type ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 
 /** Messages of our own in the agent's context, beside the LLM's user/assistant/toolResult. */
 export interface CompactionSummaryMessage {

@@ -5,7 +5,7 @@ import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from "./stall-guard.js";
 import type { Transcript, TurnStatus } from "./transcript.js";
 import type { TurnError } from "./error-kind.js";
-import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SteerQueue } from "./steer-queue.js";
 import type { TranscriptWriter } from "./transcript-writer.js";
 

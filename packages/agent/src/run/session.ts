@@ -20,7 +20,6 @@ import type { PendingEntry, UnsavedTail } from "./unsaved.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
 import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
-export * from "./session-options.js";
 export type { NestedToolResult };
 
 /**

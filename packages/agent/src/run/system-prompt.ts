@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { readRegularFileSync } from "../fs/regular-file.js";
+import { readRegularFileSync } from "@knightcode/system/fs/regular-file";
 
 export const CONTEXT_FILE_NAMES = ["AGENTS.md", "CLAUDE.md"];
 const MAX_CONTEXT_FILE_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import { threadFault } from "../session/fault.js";
+import { threadFault } from "@knightcode/store/session/fault";
 import type { Transcript } from "./transcript.js";
 import { UnsavedEntries, type PendingEntry, type UnsavedTail } from "./unsaved.js";
 

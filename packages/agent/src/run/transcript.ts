@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { BranchSummary } from "../session/summary.js";
+import type { BranchSummary } from "@knightcode/store/session/summary";
 import type { TurnError } from "./error-kind.js";
 
 /**

@@ -2,7 +2,8 @@ import type { Agent, AgentMessage } from "@mariozechner/pi-agent-core";
 import { classifyError, isTransient, turnFailureMessage, type TurnError } from "./error-kind.js";
 import { shouldCompact } from "./compaction.js";
 import { userMessage } from "./messages.js";
-import type { AgentSession, RetrySettings, SessionHooks, TurnInput } from "./session.js";
+import type { AgentSession } from "./session.js";
+import type { RetrySettings, SessionHooks, TurnInput } from "./session-options.js";
 import type { Turn } from "./turn.js";
 
 export interface TurnLoopContext {

@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { addUsage, type UsageTotals } from "../session/summary.js";
+import { addUsage, type UsageTotals } from "@knightcode/store/session/summary";
 
 /** A thread's token usage: the branch's cumulative counts and cost (dollars), and how full the context is now. */
 export interface TokenUsage extends UsageTotals {

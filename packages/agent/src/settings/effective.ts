@@ -1,7 +1,7 @@
 import { CATALOGUE_ENTRIES, type EffectiveSettings, settingsDefaults } from "./catalogue.js";
 import { getPath, type SettingsObject, setPath } from "./keys.js";
 import type { SettingsScope } from "./scope.js";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 
 export interface EffectiveInput {
   settings: SettingsObject;

@@ -1,12 +1,12 @@
 import { type EffectiveSettings, settingsDefaults } from "./catalogue.js";
 import { computeEffective } from "./effective.js";
 import { SettingsError } from "./errors.js";
-import { NO_VERSION, readJsonFile } from "../fs/json-file.js";
+import { NO_VERSION, readJsonFile } from "@knightcode/system/fs/json-file";
 import { isPlainObject, type SettingsObject } from "./keys.js";
 import { mergeScopes } from "./merge.js";
 import { migrateSettings } from "./migrations.js";
 import { globalSettingsPath, isTrusted, projectSettingsPath, type SettingsScope, type TrustInput } from "./scope.js";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 
 /** What one scope's file held at the moment it was read. */
 export interface ScopeRead {

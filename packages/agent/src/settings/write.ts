@@ -1,12 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { isDirectory } from "../fs/is-directory.js";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { LockHeldError } from "../fs/file-lock.js";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { LockHeldError } from "@knightcode/system/fs/file-lock";
 import { SettingsError } from "./errors.js";
-import { withFileLock } from "../fs/file-queue.js";
-import { editJsonText } from "../fs/json-edit.js";
-import { resolveWriteTarget, sha256Hex } from "../fs/json-file.js";
+import { withFileLock } from "@knightcode/system/fs/file-queue";
+import { editJsonText } from "@knightcode/system/fs/json-edit";
+import { resolveWriteTarget, sha256Hex } from "@knightcode/system/fs/json-file";
 import { cloneJson, deletePath, parseKey, type SettingsObject, setPath } from "./keys.js";
 import { migrateSettings } from "./migrations.js";
 import { loadSettingsFile } from "./read.js";

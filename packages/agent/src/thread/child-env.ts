@@ -1,8 +1,8 @@
 import { envNames } from "../settings/kinds.js";
 import { getPath } from "../settings/keys.js";
 import type { SettingsSnapshot } from "../settings/read.js";
-import { childEnvironment } from "../process/child-env.js";
-import type { ThreadEnvironment } from "./runtime.js";
+import { childEnvironment } from "@knightcode/system/process/child-env";
+import type { ThreadEnvironment } from "./runtime-options.js";
 
 /**
  * The environment of a program a thread starts now (a bash command, rg or

@@ -1,6 +1,6 @@
 import { listCommands, type CommandInfo } from "../resources/commands.js";
 import { withProbeSession } from "./probe-session.js";
-import type { ThreadEnvironment } from "./runtime.js";
+import type { ThreadEnvironment } from "./runtime-options.js";
 
 /**
  * The commands a new thread in `cwd` would offer, from a session built in

@@ -1,4 +1,4 @@
-import type { BeforeToolCall } from "../run/session.js";
+import type { BeforeToolCall } from "../run/session-options.js";
 
 /** What a thread without an approval gate runs: nothing. */
 export const refuseWithoutGate: BeforeToolCall = async () => ({ block: true, reason: "This thread has no approval gate, so no tool call may run." });

@@ -1,6 +1,7 @@
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 import type { CommandInfo } from "../resources/commands.js";
-import type { ThreadEnvironment, ThreadRuntime as Runtime, ThreadRuntimeOptions } from "./runtime.js";
+import type { ThreadEnvironment, ThreadRuntimeOptions } from "./runtime-options.js";
+import type { ThreadRuntime as Runtime } from "./runtime.js";
 import type { ToolListing } from "./tool-probe.js";
 
 type RuntimeModule = typeof import("./runtime.js");

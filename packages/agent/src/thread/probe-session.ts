@@ -4,9 +4,9 @@ import { ExtensionHost } from "../extensions/host.js";
 import { silentUI } from "../extensions/silent-ui.js";
 import { ModelRegistry } from "../models/registry.js";
 import { readSettings, type SettingsSnapshot } from "../settings/read.js";
-import { ProcessGroups } from "../process/groups.js";
+import { ProcessGroups } from "@knightcode/system/process/groups";
 import { threadChildEnv } from "./child-env.js";
-import type { ThreadEnvironment } from "./runtime.js";
+import type { ThreadEnvironment } from "./runtime-options.js";
 import { threadResources, type ThreadResources } from "./thread-resources.js";
 
 /** What a probe learns about a new thread: its settings, its resources, and its extensions as their factories left them. */

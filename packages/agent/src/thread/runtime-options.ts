@@ -1,16 +1,16 @@
 import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
-import type { ExtensionSpec } from "../extensions/host.js";
+import type { ExtensionSpec } from "../extensions/host-deps.js";
 import type { ExtensionMode, ExtensionUI } from "../extensions/types.js";
 import type { ModelRegistry } from "../models/registry.js";
-import type { ServerSecrets } from "../process/child-env.js";
-import type { BeforeToolCall, RunSettings } from "../run/session.js";
+import type { ServerSecrets } from "@knightcode/system/process/child-env";
+import type { BeforeToolCall, RunSettings } from "../run/session-options.js";
 import type { Transcript } from "../run/transcript.js";
 import type { TranscriptWriter } from "../run/transcript-writer.js";
 import type { EffectiveSettings } from "../settings/catalogue.js";
-import type { AskUserHandler } from "../tools/index.js";
+import type { AskUserHandler } from "../tools/ask-user.js";
 import type { TrustStore } from "../trust/store.js";
 import type { TurnController } from "../turn/controller.js";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 
 /** What every thread of a process shares. */
 export interface ThreadEnvironment {

@@ -1,11 +1,11 @@
-import type { ExtensionSpec } from "../extensions/host.js";
+import type { ExtensionSpec } from "../extensions/host-deps.js";
 import { discoverResources, type DiscoverOptions } from "../resources/discover.js";
 import type { Resource, ResourceSettings } from "../resources/types.js";
 import type { SettingsObject } from "../settings/keys.js";
 import type { SettingsSnapshot } from "../settings/read.js";
 import { findProjectResources, untrustedResourcesWarning } from "../trust/resources.js";
-import type { Warning } from "../warning.js";
-import type { ThreadEnvironment } from "./runtime.js";
+import type { Warning } from "@knightcode/system/warning";
+import type { ThreadEnvironment } from "./runtime-options.js";
 
 function resourceSettings(settings: SettingsObject | undefined): ResourceSettings | undefined {
   if (!settings) return undefined;

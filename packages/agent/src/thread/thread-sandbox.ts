@@ -1,10 +1,10 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { sandboxSupport } from "../process/sandbox/support.js";
-import { ThreadSandbox, type SandboxPlaces } from "../process/sandbox/thread-sandbox.js";
+import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
+import { ThreadSandbox, type SandboxPlaces } from "@knightcode/system/process/sandbox/thread-sandbox";
 import { sandboxControlPaths } from "../resources/sandbox-paths.js";
 import type { SettingsSnapshot } from "../settings/read.js";
-import type { ThreadRuntimeOptions, ThreadSandboxing } from "./runtime.js";
+import type { ThreadRuntimeOptions, ThreadSandboxing } from "./runtime-options.js";
 
 /** The thread's sandbox, from the server's decisions and the thread's global settings as they stand at each command. */
 export function threadSandbox(options: ThreadRuntimeOptions, sandboxing: ThreadSandboxing, settings: () => SettingsSnapshot): ThreadSandbox {

@@ -1,5 +1,8 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
-import { createAskUserTool, createBuiltinTools, createSubmitPlanTool, type AskUserHandler, type SubmitPlanHandler, type ToolContext } from "../tools/index.js";
+import { createAskUserTool, type AskUserHandler } from "../tools/ask-user.js";
+import { createBuiltinTools } from "../tools/index.js";
+import { createSubmitPlanTool, type SubmitPlanHandler } from "../tools/submit-plan.js";
+import type { ToolContext } from "../tools/context.js";
 import { WEBSEARCH } from "../tools/managed-tools.js";
 import { toolEnabled, type ToolsFile } from "../tools/tools-json.js";
 import { createWebSearchTool } from "../tools/websearch.js";

@@ -1,6 +1,6 @@
 import { readToolsFile } from "../tools/tools-json.js";
 import { withProbeSession } from "./probe-session.js";
-import type { ThreadEnvironment } from "./runtime.js";
+import type { ThreadEnvironment } from "./runtime-options.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 

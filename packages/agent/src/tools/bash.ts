@@ -3,14 +3,14 @@ import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { Type, type Static } from "typebox";
-import { findExecutable } from "../util/executable.js";
+import { findExecutable } from "@knightcode/system/util/executable";
 import { toolEnv, type ToolContext } from "./context.js";
 import { throwIfAborted, ToolError } from "./errors.js";
 import { MAX_OUTPUT_BYTES } from "./format.js";
 import { OutputCollector } from "./output-collector.js";
-import { runInProcessGroup, type GroupRunResult } from "../process/group-run.js";
-import type { SandboxLaunch } from "../process/sandbox/command.js";
-import { SandboxRequiredError } from "../process/sandbox/thread-sandbox.js";
+import { runInProcessGroup, type GroupRunResult } from "@knightcode/system/process/group-run";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
+import { SandboxRequiredError } from "@knightcode/system/process/sandbox/thread-sandbox";
 import { exitedWithCode, killedBySignal } from "./signal-words.js";
 
 const HEAD_BYTES = 20 * 1024;

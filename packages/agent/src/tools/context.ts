@@ -1,9 +1,9 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { childEnvironment } from "../process/child-env.js";
+import { childEnvironment } from "@knightcode/system/process/child-env";
 import { ToolError } from "./errors.js";
-import type { ProcessGroups } from "../process/groups.js";
-import type { SandboxLaunch } from "../process/sandbox/command.js";
+import type { ProcessGroups } from "@knightcode/system/process/groups";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 import type { SpillFiles } from "./spill-files.js";
 
 /** What the tools of one thread share. */

@@ -1,6 +1,6 @@
 import { statSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { realPathOf } from "../fs/real-target.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
 import type { ToolContext } from "./context.js";
 import { ToolError } from "./errors.js";
 import { isProcessSecretFile, mayBeProcessSecret } from "./process-files.js";

@@ -1,7 +1,7 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { Type, type Static } from "typebox";
-import { writeFileAtomicAsync as writeFileAtomic } from "../fs/atomic-write.js";
-import { readRegularFile } from "../fs/regular-file.js";
+import { writeFileAtomicAsync as writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { readRegularFile } from "@knightcode/system/fs/regular-file";
 import { displayPath, resolveToolPath, type ToolContext } from "./context.js";
 import { unifiedDiff, type ToolFileChange } from "./diff.js";
 import { findReplacement } from "./edit-match.js";

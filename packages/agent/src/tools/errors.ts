@@ -1,4 +1,4 @@
-import { NotRegularFileError } from "../fs/regular-file.js";
+import { NotRegularFileError } from "@knightcode/system/fs/regular-file";
 
 /**
  * Why a tool call failed. `toolMissing` is also a protocol error code: the

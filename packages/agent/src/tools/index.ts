@@ -22,12 +22,13 @@ export function createBuiltinTools(ctx: ToolContext): AgentTool[] {
 export { createAskUserTool, type AskUserAnswer, type AskUserAnswers, type AskUserDetails, type AskUserHandler, type AskUserQuestion } from "./ask-user.js";
 export { createBashTool, type BashDetails, type BashToolOptions } from "./bash.js";
 export { displayPath, resolveToolPath, type ToolContext } from "./context.js";
-export { ProcessGroup, ProcessGroups, type ProcessGroupsOptions, type SignalGroup, type StopTimers } from "../process/groups.js";
+export { ProcessGroup, ProcessGroups, type ProcessGroupsOptions, type SignalGroup, type StopTimers } from "@knightcode/system/process/groups";
 export { unifiedDiff, type ToolFileChange } from "./diff.js";
 export { createEditTool, type EditDetails } from "./edit.js";
 export { ToolError, type ToolErrorCode } from "./errors.js";
 export { createFindTool, type FindDetails } from "./find.js";
-export { createGrepTool, type GrepDetails } from "./grep.js";
+export { createGrepTool } from "./grep.js";
+export type { GrepDetails } from "./search/match-printer.js";
 export { createLsTool, type LsDetails } from "./ls.js";
 export { createReadTool, type ReadDetails } from "./read.js";
 export type { SearchToolOptions } from "./search/engine.js";

@@ -1,6 +1,6 @@
 import { statfsSync } from "node:fs";
 import { basename } from "node:path";
-import { realPathOf } from "../fs/real-target.js";
+import { realPathOf } from "@knightcode/system/fs/real-target";
 
 /**
  * The files of the proc file system that hold what a process keeps secret:

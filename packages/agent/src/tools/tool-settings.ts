@@ -1,9 +1,9 @@
 import { mkdirSync } from "node:fs";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { LockHeldError } from "../fs/file-lock.js";
-import { withFileLock } from "../fs/file-queue.js";
-import { editJsonText } from "../fs/json-edit.js";
-import { readJsonFile, resolveWriteTarget } from "../fs/json-file.js";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import { LockHeldError } from "@knightcode/system/fs/file-lock";
+import { withFileLock } from "@knightcode/system/fs/file-queue";
+import { editJsonText } from "@knightcode/system/fs/json-edit";
+import { readJsonFile, resolveWriteTarget } from "@knightcode/system/fs/json-file";
 import { deletePath, FORBIDDEN_SEGMENTS, isPlainObject, setPath, type SettingsObject } from "../settings/keys.js";
 import { isSecretKey, MANAGED_ENTRIES, managedEntry, maskSecret, type ManagedEntry } from "./managed-tools.js";
 import { toolsFilePath } from "./tools-json.js";

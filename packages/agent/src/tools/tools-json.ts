@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { NO_VERSION, readJsonFile } from "../fs/json-file.js";
+import { NO_VERSION, readJsonFile } from "@knightcode/system/fs/json-file";
 import type { ModelRef } from "../models/registry.js";
 import { isPlainObject } from "../settings/keys.js";
 import { checker } from "@knightcode/schema/problems";
@@ -12,7 +12,7 @@ import {
   ToolEntry,
   ToolsSection,
 } from "@knightcode/schema/tools-file";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 
 export const TOOLS_FILE_NAME = "tools.json";
 export { DEFAULT_CLASSIFIER_TIMEOUT_MS, MAX_CLASSIFIER_INSTRUCTIONS, MAX_CLASSIFIER_TIMEOUT_MS };

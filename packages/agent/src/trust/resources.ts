@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PROJECT_CONFIG_DIR } from "../settings/scope.js";
-import type { Warning } from "../warning.js";
+import type { Warning } from "@knightcode/system/warning";
 
 /**
  * What in `<cwd>/.knightcode/` can change what KnightCode runs or loads, and

@@ -1,7 +1,7 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ExtensionMessageInput } from "../extensions/types.js";
 import { extensionMessage, userMessage } from "../run/messages.js";
-import type { TurnInput } from "../run/session.js";
+import type { TurnInput } from "../run/session-options.js";
 import type { ExtensionInbox } from "./extension-inbox.js";
 import type { TurnErrors } from "./errors.js";
 import type { TurnLog } from "./observer.js";

@@ -1,5 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import { sizeOf, type WaitingSize } from "./waiting-limits.js";
 
 /** A queued input as clients see it: its text, and how many attachments it does not show. */

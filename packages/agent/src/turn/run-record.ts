@@ -1,5 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type { ReviewComment } from "../git/diff/review-comments.js";
+import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SessionEvent } from "../run/events.js";
 import type { AgentSession } from "../run/session.js";
 import { Turn } from "../run/turn.js";

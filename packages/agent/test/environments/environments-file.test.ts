@@ -11,7 +11,7 @@ import {
   saveEnvironments,
   scriptFor,
 } from "../../src/environments/environments-file.js";
-import { tempRoot } from "../settings/fixtures.js";
+import { tempRoot } from "@knightcode/repo/test/settings/fixtures";
 
 const fresh = tempRoot("environments");
 

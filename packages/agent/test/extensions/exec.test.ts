@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
 import { decodeCapped, execProgram } from "../../src/extensions/exec.js";
-import { ProcessGroups } from "../../src/tools/index.js";
-import { assertGone, isGone, killAfter } from "../tools/processes.js";
+import { ProcessGroups } from "@knightcode/system/process/groups";
+import { assertGone, isGone, killAfter } from "@knightcode/system/test/tools/processes";
 import { tempDir } from "../tools/support.js";
 
 test("output is decoded once from its bytes: a character the cap cut in two is left out, never U+FFFD", () => {

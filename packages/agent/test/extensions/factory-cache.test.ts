@@ -3,7 +3,7 @@ import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ExtensionFactoryCache, type FactoryCacheCounts } from "../../src/extensions/factory-cache.js";
-import type { ExtensionHostDeps } from "../../src/extensions/host.js";
+import type { ExtensionHostDeps } from "../../src/extensions/host-deps.js";
 import type { ExtensionAPI } from "../../src/extensions/types.js";
 import { runEnv, type RunEnv } from "../support/env.js";
 import { testHost } from "../support/host.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { saveEnvironments } from "../../src/environments/environments-file.js";
-import { editJsonText } from "../../src/fs/json-edit.js";
+import { editJsonText } from "@knightcode/system/fs/json-edit";
 import { updateMcpServer } from "../../src/mcp/write.js";
 import { writeSetting } from "../../src/settings/write.js";
 import { writeToolSetting } from "../../src/tools/tool-settings.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
-import { keyEnvHint } from "../../src/models/key-env-names.js";
+import { keyEnvHint } from "@knightcode/system/process/key-env-names";
 import { readModelsFile } from "../../src/models/models-json.js";
 import { ModelRegistry } from "../../src/models/registry.js";
 

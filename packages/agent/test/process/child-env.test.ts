@@ -3,10 +3,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { PROVIDER_KEY_ENV_NAMES, PROVIDER_NON_SECRET_ENV_NAMES } from "../../src/models/key-env-names.js";
+import { PROVIDER_KEY_ENV_NAMES, PROVIDER_NON_SECRET_ENV_NAMES } from "@knightcode/system/process/key-env-names";
 import { ModelRegistry } from "../../src/models/registry.js";
-import { createBashTool } from "../../src/tools/index.js";
-import { childEnvironment, isWithheldEnvName } from "../../src/process/child-env.js";
+import { createBashTool } from "../../src/tools/bash.js";
+import { childEnvironment, isWithheldEnvName } from "@knightcode/system/process/child-env";
 import { tempDir, textOf } from "../tools/support.js";
 
 describe("the environment of child processes", () => {

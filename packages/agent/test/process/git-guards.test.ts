@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { execProgram } from "../../src/extensions/exec.js";
-import { GIT_GUARDS, withGitGuards } from "../../src/process/git-guards.js";
-import { createBashTool } from "../../src/tools/index.js";
+import { GIT_GUARDS, withGitGuards } from "@knightcode/system/process/git-guards";
+import { createBashTool } from "../../src/tools/bash.js";
 import { tempDir, textOf } from "../tools/support.js";
 
 /**

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
-import { createBashTool, ProcessGroups, type SignalGroup } from "../../src/tools/index.js";
+import { createBashTool } from "../../src/tools/bash.js";
+import { ProcessGroups, type SignalGroup } from "@knightcode/system/process/groups";
 import { waitUntil } from "@knightcode/testkit";
-import { assertGone, isGone, killAfter, ManualTimers } from "../tools/processes.js";
+import { assertGone, isGone, killAfter, ManualTimers } from "@knightcode/system/test/tools/processes";
 import { rejectsWith, tempDir, textOf } from "../tools/support.js";
 
 const firstNumber = (text: string): number => Number(/\d+/.exec(text)![0]);

@@ -6,10 +6,10 @@ import { join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
 import { execProgram } from "../../src/extensions/exec.js";
-import { childEnvironment } from "../../src/process/child-env.js";
-import { ProcessGroups } from "../../src/process/groups.js";
-import { sandboxSupport, type SandboxSupport } from "../../src/process/sandbox/support.js";
-import { SandboxRequiredError, ThreadSandbox, type SandboxSettings } from "../../src/process/sandbox/thread-sandbox.js";
+import { childEnvironment } from "@knightcode/system/process/child-env";
+import { ProcessGroups } from "@knightcode/system/process/groups";
+import { sandboxSupport, type SandboxSupport } from "@knightcode/system/process/sandbox/support";
+import { SandboxRequiredError, ThreadSandbox, type SandboxSettings } from "@knightcode/system/process/sandbox/thread-sandbox";
 import { sandboxPlaces } from "../../src/thread/thread-sandbox.js";
 import { tempDir } from "../tools/support.js";
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { Type } from "typebox";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { ModelError } from "../../src/models/errors.js";
-import { TurnInProgressError } from "../../src/run/session.js";
+import { TurnInProgressError } from "../../src/run/session-options.js";
 import { eventTypes, runEnv, type RunEnv } from "../support/env.js";
 import { waitUntil } from "@knightcode/testkit";
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { readSettings } from "../../src/settings/read.js";
 import { SettingsStore } from "../../src/settings/store.js";
 import { writeSetting } from "../../src/settings/write.js";
-import { layout, tempRoot } from "./fixtures.js";
+import { layout, tempRoot } from "@knightcode/repo/test/settings/fixtures";
 
 const fresh = tempRoot("settings-race");
 const worker = fileURLToPath(new URL("./settings-worker.js", import.meta.url));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { readSettings } from "../../src/settings/read.js";
-import { layout, put, tempRoot } from "./fixtures.js";
+import { layout, put, tempRoot } from "@knightcode/repo/test/settings/fixtures";
 
 const fresh = tempRoot("settings-read");
 

@@ -3,11 +3,11 @@ import { mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileS
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SettingsError } from "../../src/settings/errors.js";
-import { sha256Hex } from "../../src/fs/json-file.js";
+import { sha256Hex } from "@knightcode/system/fs/json-file";
 import { readSettings } from "../../src/settings/read.js";
 import { SettingsStore } from "../../src/settings/store.js";
 import { updateSettings, writeSetting } from "../../src/settings/write.js";
-import { layout, put, tempRoot } from "./fixtures.js";
+import { layout, put, tempRoot } from "@knightcode/repo/test/settings/fixtures";
 
 const fresh = tempRoot("settings-write");
 

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { ModelRegistry } from "../../src/models/registry.js";
-import { AgentSession, DEFAULT_RUN_SETTINGS, type AgentSessionOptions, type RunSettings } from "../../src/run/session.js";
+import { AgentSession } from "../../src/run/session.js";
+import { DEFAULT_RUN_SETTINGS, type AgentSessionOptions, type RunSettings } from "../../src/run/session-options.js";
 import type { SessionEvent } from "../../src/run/events.js";
-import { SessionFile } from "../../src/session/session-file.js";
+import { SessionFile } from "@knightcode/store/session/session-file";
 
 /** A real session file in the run's temp dir, with a helper to pick entries by kind. */
 export class TestTranscript {

@@ -1,4 +1,5 @@
-import { ExtensionHost, type ExtensionHostDeps } from "../../src/extensions/host.js";
+import { ExtensionHost } from "../../src/extensions/host.js";
+import type { ExtensionHostDeps } from "../../src/extensions/host-deps.js";
 import { silentUI } from "../../src/extensions/silent-ui.js";
 import type { ExtensionWarning } from "../../src/extensions/types.js";
 import type { RunEnv } from "./env.js";

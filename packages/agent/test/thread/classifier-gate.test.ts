@@ -3,9 +3,10 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { silentUI } from "../../src/extensions/silent-ui.js";
-import { SessionFile } from "../../src/session/session-file.js";
+import { SessionFile } from "@knightcode/store/session/session-file";
 import { allowAllToolCalls } from "../../src/thread/gates.js";
-import { ThreadRuntime, type ThreadEnvironment } from "../../src/thread/runtime.js";
+import { ThreadRuntime } from "../../src/thread/runtime.js";
+import type { ThreadEnvironment } from "../../src/thread/runtime-options.js";
 import { TrustStore } from "../../src/trust/store.js";
 import { runEnv, type RunEnv } from "../support/env.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomicAsync as writeFileAtomic } from "../../src/fs/atomic-write.js";
+import { writeFileAtomicAsync as writeFileAtomic } from "@knightcode/system/fs/atomic-write";
 import { tempDir } from "./support.js";
 
 test("a write that fails before the rename leaves the old file and no temporary file", async (t) => {

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { test } from "node:test";
-import { createBashTool, type BashDetails } from "../../src/tools/index.js";
+import { createBashTool, type BashDetails } from "../../src/tools/bash.js";
 import { waitUntil } from "@knightcode/testkit";
-import { assertGone, killAfter } from "./processes.js";
+import { assertGone, killAfter } from "@knightcode/system/test/tools/processes";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 

@@ -3,14 +3,10 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Compile } from "typebox/compile";
-import {
-  BUILTIN_TOOL_NAMES,
-  createAskUserTool,
-  createBuiltinTools,
-  createSubmitPlanTool,
-  displayPath,
-  resolveToolPath,
-} from "../../src/tools/index.js";
+import { BUILTIN_TOOL_NAMES, createBuiltinTools } from "../../src/tools/index.js";
+import { createAskUserTool } from "../../src/tools/ask-user.js";
+import { createSubmitPlanTool } from "../../src/tools/submit-plan.js";
+import { displayPath, resolveToolPath } from "../../src/tools/context.js";
 
 test("createBuiltinTools gives read, bash, edit, write, grep, find, ls in that order", () => {
   const tools = createBuiltinTools({ cwd: "/tmp" });

@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { link, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { createFindTool, createGrepTool, createLsTool, createReadTool, type ToolContext } from "../../src/tools/index.js";
+import { createFindTool } from "../../src/tools/find.js";
+import { createGrepTool } from "../../src/tools/grep.js";
+import { createLsTool } from "../../src/tools/ls.js";
+import { createReadTool } from "../../src/tools/read.js";
+import type { ToolContext } from "../../src/tools/context.js";
 import { grepEngines } from "./search-support.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 

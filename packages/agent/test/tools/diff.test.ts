@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { unifiedDiff } from "../../src/tools/index.js";
+import { unifiedDiff } from "../../src/tools/diff.js";
 import { random, tempDir } from "./support.js";
 
 const lines = (count: number, prefix = "line"): string => Array.from({ length: count }, (_, i) => `${prefix} ${i + 1}\n`).join("");

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createEditTool } from "../../src/tools/index.js";
+import { createEditTool } from "../../src/tools/edit.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 test("replaces the one exact occurrence and reports a modify with its diff", async (t) => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createGrepTool } from "../../src/tools/index.js";
+import { createGrepTool } from "../../src/tools/grep.js";
 import { grepEngines, ignoreRules, project } from "./search-support.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 

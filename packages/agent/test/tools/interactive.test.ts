@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createAskUserTool, createSubmitPlanTool, type AskUserQuestion } from "../../src/tools/index.js";
+import { createAskUserTool, type AskUserQuestion } from "../../src/tools/ask-user.js";
+import { createSubmitPlanTool } from "../../src/tools/submit-plan.js";
 import { rejectsWith, textOf } from "./support.js";
 
 const ctx = { cwd: "/" };

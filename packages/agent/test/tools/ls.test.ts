@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createLsTool } from "../../src/tools/index.js";
+import { createLsTool } from "../../src/tools/ls.js";
 import { project } from "./search-support.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 

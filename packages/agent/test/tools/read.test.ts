@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
 import { test } from "node:test";
-import { createReadTool } from "../../src/tools/index.js";
+import { createReadTool } from "../../src/tools/read.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 const numbered = (count: number): string => Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n") + "\n";

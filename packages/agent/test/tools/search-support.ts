@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { SearchToolOptions } from "../../src/tools/index.js";
-import { findExecutable } from "../../src/util/executable.js";
+import type { SearchToolOptions } from "../../src/tools/search/engine.js";
+import { findExecutable } from "@knightcode/system/util/executable";
 
 /** One way grep or find can search, and why a test of it is skipped here. */
 export interface SearchEngine {

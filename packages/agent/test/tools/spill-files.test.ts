@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
-import { createBashTool, type BashDetails } from "../../src/tools/index.js";
+import { createBashTool, type BashDetails } from "../../src/tools/bash.js";
 import { SpillFiles } from "../../src/tools/spill-files.js";
 import { tempDir } from "./support.js";
 

@@ -3,7 +3,7 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestContext } from "node:test";
-import { ToolError, type ToolErrorCode } from "../../src/tools/index.js";
+import { ToolError, type ToolErrorCode } from "../../src/tools/errors.js";
 
 /** A fresh directory (its real path, so cwd-relative display is exact) removed after the test. */
 export async function tempDir(t: TestContext): Promise<string> {

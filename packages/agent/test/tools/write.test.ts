@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { chmod, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { createWriteTool } from "../../src/tools/index.js";
+import { createWriteTool } from "../../src/tools/write.js";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
 test("creates a file and its parent directories and reports an add with its diff", async (t) => {

@@ -7,7 +7,7 @@ import { writeSetting } from "../../src/settings/write.js";
 import { TrustError } from "../../src/trust/errors.js";
 import { findProjectResources, needsTrust, PROJECT_RESOURCES, untrustedResourcesWarning } from "../../src/trust/resources.js";
 import { TrustStore } from "../../src/trust/store.js";
-import { layout, put, tempRoot } from "../settings/fixtures.js";
+import { layout, put, tempRoot } from "@knightcode/repo/test/settings/fixtures";
 
 const fresh = tempRoot("trust");
 

@@ -1,4 +1,5 @@
-import type { CallClassification, ToolCallInfo } from "@knightcode/agent";
+import type { CallClassification } from "@knightcode/agent/approvals/classifier";
+import type { ToolCallInfo } from "@knightcode/agent/run/session-options";
 
 /** How much of a call's input the confirmation shows; the transcript item has all of it. */
 export const MAX_SHOWN_INPUT = 1_000;

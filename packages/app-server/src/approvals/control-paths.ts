@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { hookPlaceOf, isWithin, realTarget, type CodePath } from "@knightcode/agent";
+import { hookPlaceOf } from "@knightcode/repo/git/hook-places";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import type { CodePath } from "@knightcode/agent/resources/code-paths";
 
 /** What the verdict asks about places whose files decide what later commands and threads run. */
 export interface ControlLookups {

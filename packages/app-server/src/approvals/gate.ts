@@ -1,4 +1,7 @@
-import { analyzeShellCommand, formatPrefix, type CallClassification, type ShellFolder, type ShellKind, type ShellPrefixAnalysis, type ToolCallInfo } from "@knightcode/agent";
+import { analyzeShellCommand, formatPrefix, type ShellKind, type ShellPrefixAnalysis } from "@knightcode/agent/approvals/shell-prefix";
+import type { CallClassification } from "@knightcode/agent/approvals/classifier";
+import type { ShellFolder } from "@knightcode/agent/approvals/shell-paths";
+import type { ToolCallInfo } from "@knightcode/agent/run/session-options";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";

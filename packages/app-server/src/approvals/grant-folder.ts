@@ -1,4 +1,7 @@
-import { broadFolder, isWithin, realTarget, secretPlaceReason, type ShellFolder } from "@knightcode/agent";
+import { broadFolder } from "@knightcode/system/fs/broad-folders";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import { secretPlaceReason } from "@knightcode/agent/approvals/secret-places";
+import type { ShellFolder } from "@knightcode/agent/approvals/shell-paths";
 import { controlReason, type ControlLookups } from "./control-paths.js";
 
 export interface GrantFolderOptions {

@@ -1,4 +1,6 @@
-import { broadFolder, isWithin, realTarget, resolveToolPath } from "@knightcode/agent";
+import { broadFolder } from "@knightcode/system/fs/broad-folders";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import { resolveToolPath } from "@knightcode/agent/tools/context";
 import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
 import { controlReason, type ControlLookups } from "./control-paths.js";
 

@@ -1,4 +1,8 @@
-import type { CallClassification, ThreadRuntime, ToolCallInfo, TurnController, WorkspaceState } from "@knightcode/agent";
+import type { CallClassification } from "@knightcode/agent/approvals/classifier";
+import type { ThreadRuntime } from "@knightcode/agent/thread/load-runtime";
+import type { ToolCallInfo } from "@knightcode/agent/run/session-options";
+import type { TurnController } from "@knightcode/agent/turn/controller";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { Asker } from "../asking/asker.js";
 import type { Logger } from "../log.js";
 import type { PayloadSink } from "../payloads/store.js";

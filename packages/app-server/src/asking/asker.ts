@@ -1,6 +1,6 @@
 import { AppServerError, type ServerRequestMethod, type ServerRequestParams } from "@knightcode/app-server-protocol";
 import type { Connection } from "../rpc/connection.js";
-import type { Waiting } from "@knightcode/agent";
+import type { Waiting } from "@knightcode/agent/turn/run-record";
 
 export interface AskerHost {
   /** Open subscribers, oldest first. */

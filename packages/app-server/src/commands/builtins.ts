@@ -1,4 +1,5 @@
-import { parseSlashInput, type CommandInfo } from "@knightcode/agent";
+import { parseSlashInput } from "@knightcode/agent/resources/templates";
+import type { CommandInfo } from "@knightcode/agent/resources/commands";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import type { RequestContext } from "../rpc/handler.js";
 import { rpcError } from "../rpc/errors.js";

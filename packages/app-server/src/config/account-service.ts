@@ -1,4 +1,6 @@
-import { AuthFileError, OAuthLogins, type LoginEnd, type ModelRegistry } from "@knightcode/agent";
+import { AuthFileError } from "@knightcode/agent/models/auth-store";
+import { OAuthLogins, type LoginEnd } from "@knightcode/agent/models/oauth-logins";
+import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { AppServer } from "../server.js";

@@ -1,4 +1,7 @@
-import { EnvironmentsError, ResourceError, SettingsError, TrustError } from "@knightcode/agent";
+import { EnvironmentsError } from "@knightcode/agent/environments/environments-file";
+import { ResourceError } from "@knightcode/agent/resources/types";
+import { SettingsError } from "@knightcode/agent/settings/errors";
+import { TrustError } from "@knightcode/agent/trust/errors";
 import { rpcError } from "../rpc/errors.js";
 import { trustError } from "../trust/errors.js";
 

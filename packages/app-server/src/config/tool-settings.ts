@@ -1,4 +1,4 @@
-import { ToolSettingsError } from "@knightcode/agent";
+import { ToolSettingsError } from "@knightcode/agent/tools/tool-settings";
 import { rpcError } from "../rpc/errors.js";
 
 /** Maps a tool settings failure: the caller's mistakes are invalidParams; a file we cannot understand or write is internal. */

@@ -1,4 +1,5 @@
-import { CommandRefusedError, GitAuthError, GitCommandError, GitConflictError, GitRequestError, NotGitRepoError, ToolMissingError } from "@knightcode/agent";
+import { CommandRefusedError, GitRequestError } from "@knightcode/repo/git/ops/errors";
+import { GitAuthError, GitCommandError, GitConflictError, NotGitRepoError, ToolMissingError } from "@knightcode/repo/git/errors";
 import { AppServerError } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 

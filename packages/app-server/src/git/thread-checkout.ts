@@ -1,5 +1,8 @@
 import { existsSync } from "node:fs";
-import { childEnvironment, CommitMessageError, discoverRepo, type GitContext } from "@knightcode/agent";
+import { childEnvironment } from "@knightcode/system/process/child-env";
+import { CommitMessageError } from "@knightcode/agent/models/commit-message";
+import { discoverRepo } from "@knightcode/repo/git/repo";
+import type { GitContext } from "@knightcode/repo/git/ops/context";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";

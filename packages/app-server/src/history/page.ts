@@ -1,4 +1,5 @@
-import { readBranchPage, SessionFileError, type BranchCursor, type BranchPage } from "@knightcode/agent";
+import { readBranchPage, type BranchCursor, type BranchPage } from "@knightcode/store/session/read-page";
+import { SessionFileError } from "@knightcode/store/session/errors";
 import { rpcError } from "../rpc/errors.js";
 import { boundPage, turnForWireWhole, type WireTurn } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";

@@ -1,5 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@mariozechner/pi-ai";
-import { boundErrorMessage, isBodyless, isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/agent";
+import { boundErrorMessage } from "@knightcode/agent/run/error-kind";
+import { isBodyless } from "@knightcode/store/session/read-page";
+import { isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/store/session/format";
 import type { Item, ItemOf, Turn, TurnErrorKind } from "@knightcode/app-server-protocol";
 import { extensionItem, ordinalId, toolCallOutcome, userItem } from "../turns/item-shapes.js";
 

@@ -1,4 +1,4 @@
-import { McpConfigError } from "@knightcode/agent";
+import { McpConfigError } from "@knightcode/agent/mcp/write";
 import { rpcError } from "../rpc/errors.js";
 
 /**

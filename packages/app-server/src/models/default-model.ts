@@ -1,4 +1,5 @@
-import { readSettings, type ThreadEnvironment } from "@knightcode/agent";
+import { readSettings } from "@knightcode/agent/settings/read";
+import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
 
 /** The model a new thread in `cwd` would start with, if any is usable: the settings' default as the registry resolves it. */
 export async function defaultModel(environment: Pick<ThreadEnvironment, "agentDir" | "registry" | "trust">, cwd: string) {

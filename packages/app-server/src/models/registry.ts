@@ -1,4 +1,4 @@
-import { ModelRegistry } from "@knightcode/agent";
+import { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ServerContext } from "../context.js";
 
 /** The one model registry of a server: model/list, accounts and every thread share its auth.json and its providers. */

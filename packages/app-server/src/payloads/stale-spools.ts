@@ -1,7 +1,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removePrivateTmp, SANDBOX_TMP_PREFIX } from "@knightcode/agent";
+import { removePrivateTmp, SANDBOX_TMP_PREFIX } from "@knightcode/system/process/sandbox/private-tmp";
 import { SPOOL_FOLDER_PREFIX } from "./store.js";
 
 /**

@@ -1,4 +1,4 @@
-import { ModelError } from "@knightcode/agent";
+import { ModelError } from "@knightcode/agent/models/errors";
 import { rpcError } from "./errors.js";
 
 /** Maps a model problem to the protocol: a bad choice is invalidParams, a missing credential authRequired. */

@@ -1,4 +1,6 @@
-import { ArchiveConflictError, SessionFileError, creationFailure } from "@knightcode/agent";
+import { ArchiveConflictError } from "@knightcode/store/session/archive";
+import { SessionFileError } from "@knightcode/store/session/errors";
+import { creationFailure } from "@knightcode/store/session/fault";
 import { rpcError } from "./errors.js";
 
 /** Maps a session file failure to the protocol's error. */

@@ -1,4 +1,5 @@
-import { childEnvironment, readModelsFile } from "@knightcode/agent";
+import { childEnvironment } from "@knightcode/system/process/child-env";
+import { readModelsFile } from "@knightcode/agent/models/models-json";
 import type { AppServer } from "../server.js";
 import { FileSearch, type FileSearchLimits } from "./service.js";
 

@@ -1,4 +1,4 @@
-import { launch } from "@knightcode/agent";
+import { launch } from "@knightcode/system/process/launch";
 import { rpcError } from "../rpc/errors.js";
 import { StringDecoder } from "node:string_decoder";
 import { PathListBuilder, type PathList } from "./path-list.js";

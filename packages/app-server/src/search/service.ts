@@ -1,4 +1,4 @@
-import { findExecutable } from "@knightcode/agent";
+import { findExecutable } from "@knightcode/system/util/executable";
 import type { ClientRequestParams, ClientRequestResult } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import { requireDirectory } from "../threads/directory.js";

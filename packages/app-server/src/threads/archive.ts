@@ -1,4 +1,4 @@
-import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@knightcode/agent";
+import { activePathOf, archivedPathOf, checkMovable, moveTranscript } from "@knightcode/store/session/archive";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError, turnIdData } from "../rpc/errors.js";
 import type { ThreadManager } from "./manager.js";

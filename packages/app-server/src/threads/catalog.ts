@@ -1,4 +1,4 @@
-import { ThreadListing } from "@knightcode/agent";
+import { ThreadListing } from "@knightcode/store/listing/thread-listing";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { ThreadLocator } from "./locate.js";

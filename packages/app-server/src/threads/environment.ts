@@ -1,5 +1,9 @@
 import { join } from "node:path";
-import { ExtensionFactoryCache, mcpExtension, type ModelRegistry, type ThreadEnvironment, type TrustStore } from "@knightcode/agent";
+import { ExtensionFactoryCache } from "@knightcode/agent/extensions/factory-cache";
+import { mcpExtension } from "@knightcode/agent/mcp/extension";
+import type { ModelRegistry } from "@knightcode/agent/models/registry";
+import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
+import type { TrustStore } from "@knightcode/agent/trust/store";
 import type { ServerContext } from "../context.js";
 
 /**

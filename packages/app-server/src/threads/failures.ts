@@ -1,4 +1,6 @@
-import { threadFault, type SessionFile, type UnsavedTail } from "@knightcode/agent";
+import { threadFault } from "@knightcode/store/session/fault";
+import type { SessionFile } from "@knightcode/store/session/session-file";
+import type { UnsavedTail } from "@knightcode/agent/run/unsaved";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import { rpcError } from "../rpc/errors.js";

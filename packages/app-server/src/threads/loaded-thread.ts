@@ -1,17 +1,14 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
-import type {
-  ReviewComment,
-  SessionEvent,
-  SessionFile,
-  StartMeta,
-  StartOutcome,
-  ThreadRuntime,
-  TokenUsage,
-  TurnController,
-  Warning,
-  WorkspaceState,
-} from "@knightcode/agent";
-import { threadFault } from "@knightcode/agent";
+import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
+import type { SessionEvent } from "@knightcode/agent/run/events";
+import type { SessionFile } from "@knightcode/store/session/session-file";
+import type { StartMeta, StartOutcome } from "@knightcode/agent/turn/run-record";
+import type { ThreadRuntime } from "@knightcode/agent/thread/load-runtime";
+import type { TokenUsage } from "@knightcode/agent/run/usage";
+import type { TurnController } from "@knightcode/agent/turn/controller";
+import type { Warning } from "@knightcode/system/warning";
+import type { WorkspaceState } from "@knightcode/store/session/format";
+import { threadFault } from "@knightcode/store/session/fault";
 import type { ApprovalMode, ServerNotificationMethod, ServerNotificationParams, Thread, ThreadStatus, Turn } from "@knightcode/app-server-protocol";
 import type { Logger } from "../log.js";
 import type { Connection } from "../rpc/connection.js";

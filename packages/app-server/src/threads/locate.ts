@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ARCHIVED_FOLDER, isArchivedPath, readSettings, resolveSessionDir } from "@knightcode/agent";
+import { ARCHIVED_FOLDER, isArchivedPath } from "@knightcode/store/session/archive";
+import { readSettings } from "@knightcode/agent/settings/read";
+import { resolveSessionDir } from "@knightcode/store/session/paths";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
 

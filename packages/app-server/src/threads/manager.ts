@@ -1,17 +1,15 @@
 import { rmSync } from "node:fs";
-import {
-  SessionFile,
-  forkSession,
-  probeThreadCommands,
-  readSessionHeader,
-  sandboxSupport,
-  warmEngine,
-  warmUp,
-  type CommandInfo,
-  type ThreadEnvironment,
-  type WorkspaceState,
-  workspaceEntry,
-} from "@knightcode/agent";
+import { SessionFile } from "@knightcode/store/session/session-file";
+import { forkSession } from "@knightcode/store/session/fork";
+import { probeThreadCommands } from "@knightcode/agent/thread/load-runtime";
+import { readSessionHeader } from "@knightcode/store/session/read";
+import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
+import { warmEngine } from "@knightcode/agent/models/engine";
+import { warmUp } from "@knightcode/agent/thread/warm-up";
+import type { CommandInfo } from "@knightcode/agent/resources/commands";
+import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
+import type { WorkspaceState } from "@knightcode/store/session/format";
+import { workspaceEntry } from "@knightcode/repo/worktrees/workspace";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";

@@ -1,4 +1,9 @@
-import { ThreadRuntime, TranscriptWriter, TurnController, type SessionFile, type ThreadEnvironment, type Warning } from "@knightcode/agent";
+import { ThreadRuntime } from "@knightcode/agent/thread/load-runtime";
+import { TranscriptWriter } from "@knightcode/agent/run/transcript-writer";
+import { TurnController } from "@knightcode/agent/turn/controller";
+import type { SessionFile } from "@knightcode/store/session/session-file";
+import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
+import type { Warning } from "@knightcode/system/warning";
 import type { ApprovalMode } from "@knightcode/app-server-protocol";
 import { NetworkGrants } from "../approvals/network-grants.js";
 import { ThreadModes, validApprovalMode } from "../approvals/thread-modes.js";

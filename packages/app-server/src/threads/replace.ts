@@ -1,4 +1,5 @@
-import type { QueuedInput, WorkspaceState } from "@knightcode/agent";
+import type { QueuedInput } from "@knightcode/agent/turn/input-queue";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { LoadedThread } from "./loaded-thread.js";
 
 /** What replacing and relocating a thread need of the manager. */

@@ -1,4 +1,5 @@
-import type { ThreadRuntime, Warning } from "@knightcode/agent";
+import type { ThreadRuntime } from "@knightcode/agent/thread/load-runtime";
+import type { Warning } from "@knightcode/system/warning";
 
 /**
  * The warning a thread gets when it wants the sandbox (not fullAccess,

@@ -1,4 +1,6 @@
-import { ListingError, workspaceView, type StoredThreadSummary } from "@knightcode/agent";
+import { ListingError } from "@knightcode/store/listing/errors";
+import { workspaceView } from "@knightcode/repo/worktrees/workspace";
+import type { StoredThreadSummary } from "@knightcode/store/listing/types";
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { ThreadCatalog } from "./catalog.js";

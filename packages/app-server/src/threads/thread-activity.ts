@@ -1,4 +1,5 @@
-import type { SessionEvent, TurnController } from "@knightcode/agent";
+import type { SessionEvent } from "@knightcode/agent/run/events";
+import type { TurnController } from "@knightcode/agent/turn/controller";
 import type { ServerNotificationMethod, ServerNotificationParams, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ThreadCore } from "./thread-core.js";
 import { derivedName } from "./thread-object.js";

@@ -1,5 +1,10 @@
-import type { SessionFile, TranscriptWriter, TurnController, Warning, WorkspaceState } from "@knightcode/agent";
-import { SessionFileError, threadPlace } from "@knightcode/agent";
+import type { SessionFile } from "@knightcode/store/session/session-file";
+import type { TranscriptWriter } from "@knightcode/agent/run/transcript-writer";
+import type { TurnController } from "@knightcode/agent/turn/controller";
+import type { Warning } from "@knightcode/system/warning";
+import type { WorkspaceState } from "@knightcode/store/session/format";
+import { SessionFileError } from "@knightcode/store/session/errors";
+import { threadPlace } from "@knightcode/repo/worktrees/workspace";
 import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { Asker } from "../asking/asker.js";
 import type { Logger } from "../log.js";

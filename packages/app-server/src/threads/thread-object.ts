@@ -1,5 +1,8 @@
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
-import { titleFromText, workspaceView, type SessionFile, type WorkspaceState } from "@knightcode/agent";
+import { titleFromText } from "@knightcode/store/listing/title";
+import { workspaceView } from "@knightcode/repo/worktrees/workspace";
+import type { SessionFile } from "@knightcode/store/session/session-file";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { Thread, ThreadStatus } from "@knightcode/app-server-protocol";
 import type { ThreadModes } from "../approvals/thread-modes.js";
 

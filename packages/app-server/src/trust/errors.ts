@@ -1,4 +1,4 @@
-import { TrustError } from "@knightcode/agent";
+import { TrustError } from "@knightcode/agent/trust/errors";
 import { rpcError } from "../rpc/errors.js";
 
 /** Maps a trust store failure: a folder that is not one is the caller's mistake, anything else the disk's. */

@@ -1,4 +1,4 @@
-import { TrustStore } from "@knightcode/agent";
+import { TrustStore } from "@knightcode/agent/trust/store";
 import type { ServerContext } from "../context.js";
 
 /** The server-owned trust decisions: one store per server, read by settings, MCP, environments and threads alike. */

@@ -1,6 +1,7 @@
 import { isAbsolute } from "node:path";
 import type { ImageContent } from "@mariozechner/pi-ai";
-import { imageMimeType, NotRegularFileError, readRegularFile } from "@knightcode/agent";
+import { imageMimeType } from "@knightcode/agent/tools/image";
+import { NotRegularFileError, readRegularFile } from "@knightcode/system/fs/regular-file";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 

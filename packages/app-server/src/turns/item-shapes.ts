@@ -1,5 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import { reviewCommentsOf } from "@knightcode/agent";
+import { reviewCommentsOf } from "@knightcode/repo/git/diff/review-comments";
 import type { FileChange, ImageRef, ItemOf, ToolCallStatus, View } from "@knightcode/app-server-protocol";
 import { detailsView } from "../ui/views.js";
 

@@ -1,6 +1,6 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
-import type { SessionEvent } from "@knightcode/agent";
+import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { Item, ItemOf } from "@knightcode/app-server-protocol";
 import { extensionItem, ordinalId, toolCallOutcome, userItem } from "./item-shapes.js";
 

@@ -1,4 +1,8 @@
-import { boundErrorMessage, type SessionEvent, type StartMeta, type TurnController, type TurnErrors } from "@knightcode/agent";
+import { boundErrorMessage } from "@knightcode/agent/run/error-kind";
+import type { SessionEvent } from "@knightcode/agent/run/events";
+import type { StartMeta } from "@knightcode/agent/turn/run-record";
+import type { TurnController } from "@knightcode/agent/turn/controller";
+import type { TurnErrors } from "@knightcode/agent/turn/errors";
 import type { ServerNotificationMethod, ServerNotificationParams, Turn as WireTurn } from "@knightcode/app-server-protocol";
 import { itemForWire, turnForWire, TurnWireCache } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";

@@ -1,4 +1,5 @@
-import { boundErrorMessage, type SessionEvent } from "@knightcode/agent";
+import { boundErrorMessage } from "@knightcode/agent/run/error-kind";
+import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { Turn } from "@knightcode/app-server-protocol";
 
 /** A finished turn as turn/completed carries it: no items, the error message bounded. */

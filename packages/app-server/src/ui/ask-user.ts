@@ -1,4 +1,4 @@
-import type { AskUserAnswers, AskUserQuestion } from "@knightcode/agent";
+import type { AskUserAnswers, AskUserQuestion } from "@knightcode/agent/tools/ask-user";
 import type { Asker } from "../asking/asker.js";
 import { interpretUserInput, questionsForWire } from "./dialogs.js";
 

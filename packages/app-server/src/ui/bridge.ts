@@ -1,13 +1,7 @@
-import {
-  extensionName,
-  runHandler,
-  type DialogOptions,
-  type ExtensionUI,
-  type NotifyLevel,
-  type ScopedExtensionUI,
-  type Warning,
-  type WidgetPlacement,
-} from "@knightcode/agent";
+import { extensionName } from "@knightcode/agent/extensions/host";
+import { runHandler } from "@knightcode/agent/extensions/hook-limit";
+import type { DialogOptions, ExtensionUI, NotifyLevel, ScopedExtensionUI, WidgetPlacement } from "@knightcode/agent/extensions/types";
+import type { Warning } from "@knightcode/system/warning";
 import type { ServerNotificationParams, ThreadUi, View, ViewControl } from "@knightcode/app-server-protocol";
 import { checkView, findControl, MAX_WIDGET_VIEW_BYTES } from "./views.js";
 

@@ -1,4 +1,5 @@
-import type { AskUserAnswers, AskUserQuestion, DialogOptions } from "@knightcode/agent";
+import type { AskUserAnswers, AskUserQuestion } from "@knightcode/agent/tools/ask-user";
+import type { DialogOptions } from "@knightcode/agent/extensions/types";
 import type { DialogParams, ServerRequestParams, UserQuestion } from "@knightcode/app-server-protocol";
 import type { AskOutcome } from "../asking/asker.js";
 import { oneLine, stripAnsi } from "./bridge.js";

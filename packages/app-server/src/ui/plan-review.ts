@@ -1,4 +1,4 @@
-import type { ExtensionUI } from "@knightcode/agent";
+import type { ExtensionUI } from "@knightcode/agent/extensions/types";
 
 const PLAN_APPROVE = "Approve";
 const PLAN_REVISE = "Revise";

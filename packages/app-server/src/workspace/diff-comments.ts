@@ -1,4 +1,9 @@
-import { DiffInputError, NotGitRepoError, findHunk, quoteLines, repoRelative, type FoundHunk, type GitContext, type ReviewComment } from "@knightcode/agent";
+import { DiffInputError } from "@knightcode/repo/git/diff/errors";
+import { NotGitRepoError } from "@knightcode/repo/git/errors";
+import { findHunk, quoteLines, type FoundHunk } from "@knightcode/repo/git/diff/find";
+import { repoRelative } from "@knightcode/repo/git/repo";
+import type { GitContext } from "@knightcode/repo/git/ops/context";
+import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";

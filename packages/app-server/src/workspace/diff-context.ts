@@ -1,4 +1,7 @@
-import { DiffInputError, discoverRepo, type GitContext, type TurnTrees } from "@knightcode/agent";
+import { DiffInputError } from "@knightcode/repo/git/diff/errors";
+import { discoverRepo } from "@knightcode/repo/git/repo";
+import type { GitContext } from "@knightcode/repo/git/ops/context";
+import type { TurnTrees } from "@knightcode/repo/git/diff/snapshot";
 import { rpcError } from "../rpc/errors.js";
 import { gitRpcError } from "../git/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";

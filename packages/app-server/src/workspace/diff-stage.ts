@@ -1,4 +1,4 @@
-import { changeIndex } from "@knightcode/agent";
+import { changeIndex } from "@knightcode/repo/git/diff/stage";
 import type { Handler } from "../rpc/handler.js";
 import { exclusiveInCheckout } from "../git/checkout.js";
 import { threadGit, withDiffErrors } from "./diff-context.js";

@@ -1,4 +1,8 @@
-import { NotGitRepoError, SnapshotTooLargeError, discoverRepo, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type GitContext, type NewEntry, type RepoInfo, type TurnTrees } from "@knightcode/agent";
+import { NotGitRepoError } from "@knightcode/repo/git/errors";
+import { SnapshotTooLargeError, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type TurnTrees } from "@knightcode/repo/git/diff/snapshot";
+import { discoverRepo, type RepoInfo } from "@knightcode/repo/git/repo";
+import type { GitContext } from "@knightcode/repo/git/ops/context";
+import type { NewEntry } from "@knightcode/store/session/format";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "../log.js";

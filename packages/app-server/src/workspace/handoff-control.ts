@@ -1,18 +1,12 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import {
-  changedPaths,
-  commitOf,
-  discoverRepo,
-  isWithin,
-  realTarget,
-  runGit,
-  settingsCodePaths,
-  trustedProjectsAbove,
-  type CodePathOptions,
-  type StoredWorktree,
-  type RepoInfo,
-} from "@knightcode/agent";
+import { changedPaths } from "@knightcode/repo/git/changes";
+import { commitOf } from "@knightcode/repo/git/ops/context";
+import { discoverRepo, type RepoInfo } from "@knightcode/repo/git/repo";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import { runGit } from "@knightcode/repo/git/run";
+import { settingsCodePaths, trustedProjectsAbove, type CodePathOptions } from "@knightcode/agent/resources/code-paths";
+import type { StoredWorktree } from "@knightcode/repo/worktrees/record";
 import { confirmForRequest } from "../ui/request-confirm.js";
 import { controlReason } from "../approvals/control-paths.js";
 import { rpcError } from "../rpc/errors.js";

@@ -1,29 +1,19 @@
 import { existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import {
-  GitConflictError,
-  applyChanges,
-  captureChanges,
-  changedPaths,
-  commitOf,
-  currentBranch,
-  createWorktree,
-  discardWorktree,
-  discoverRepo,
-  dropChanges,
-  noUserCodeConfig,
-  operationInProgress,
-  readSettings,
-  requireBranchName,
-  runGit,
-  workspaceEntry,
-  writeFileAtomic,
-  type CapturedChanges,
-  type StoredWorktree,
-  type RepoInfo,
-  type Warning,
-  type WorkspaceState,
-} from "@knightcode/agent";
+import { GitConflictError } from "@knightcode/repo/git/errors";
+import { applyChanges, captureChanges, changedPaths, dropChanges, type CapturedChanges } from "@knightcode/repo/git/changes";
+import { commitOf, currentBranch } from "@knightcode/repo/git/ops/context";
+import { createWorktree, discardWorktree } from "@knightcode/repo/worktrees/create";
+import { discoverRepo, type RepoInfo } from "@knightcode/repo/git/repo";
+import { noUserCodeConfig, runGit } from "@knightcode/repo/git/run";
+import { operationInProgress } from "@knightcode/repo/git/ops/status";
+import { readSettings } from "@knightcode/agent/settings/read";
+import { requireBranchName } from "@knightcode/repo/git/ops/branches";
+import { workspaceEntry } from "@knightcode/repo/worktrees/workspace";
+import { writeFileAtomic } from "@knightcode/system/fs/atomic-write";
+import type { StoredWorktree } from "@knightcode/repo/worktrees/record";
+import type { Warning } from "@knightcode/system/warning";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { ClientRequestParams, ClientRequestResult } from "@knightcode/app-server-protocol";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";

@@ -1,4 +1,4 @@
-import { WorktreeError } from "@knightcode/agent";
+import { WorktreeError } from "@knightcode/repo/worktrees/errors";
 import { configError } from "../config/errors.js";
 import { gitRpcError } from "../git/errors.js";
 import { rpcError } from "../rpc/errors.js";

@@ -1,23 +1,16 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import {
-  GitConflictError,
-  ProcessGroups,
-  deleteWorktree,
-  listRecords,
-  managedContaining,
-  pruneWorktrees,
-  readEnvironments,
-  readSettings,
-  readThreadPlace,
-  runWorktreeScript,
-  scriptFor,
-  threadChildEnv,
-  updateRecord,
-  worktreesRoot,
-  type StoredWorktree,
-  type WorktreeRecord,
-} from "@knightcode/agent";
+import { GitConflictError } from "@knightcode/repo/git/errors";
+import { ProcessGroups } from "@knightcode/system/process/groups";
+import { deleteWorktree } from "@knightcode/repo/worktrees/remove";
+import { listRecords, managedContaining, updateRecord, type StoredWorktree, type WorktreeRecord } from "@knightcode/repo/worktrees/record";
+import { pruneWorktrees } from "@knightcode/repo/worktrees/prune";
+import { readEnvironments, scriptFor } from "@knightcode/agent/environments/environments-file";
+import { readSettings } from "@knightcode/agent/settings/read";
+import { readThreadPlace } from "@knightcode/repo/worktrees/workspace";
+import { runWorktreeScript } from "@knightcode/repo/worktrees/scripts";
+import { threadChildEnv } from "@knightcode/agent/thread/child-env";
+import { worktreesRoot } from "@knightcode/repo/worktrees/layout";
 import type { Connection } from "../rpc/connection.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import type { ThreadManager } from "../threads/manager.js";

@@ -1,13 +1,8 @@
-import {
-  createWorktree,
-  discardWorktree,
-  environmentsPath,
-  gitText,
-  readEnvironments,
-  scriptFor,
-  type Warning,
-  type WorkspaceState,
-} from "@knightcode/agent";
+import { createWorktree, discardWorktree } from "@knightcode/repo/worktrees/create";
+import { environmentsPath, readEnvironments, scriptFor } from "@knightcode/agent/environments/environments-file";
+import { gitText } from "@knightcode/repo/git/run";
+import type { Warning } from "@knightcode/system/warning";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { analyzeShellCommand, type ShellFolder } from "@knightcode/agent";
+import { analyzeShellCommand } from "@knightcode/agent/approvals/shell-prefix";
+import type { ShellFolder } from "@knightcode/agent/approvals/shell-paths";
 import { grantFolder } from "../../src/approvals/grant-folder.js";
 
 function tree(t: TestContext, files: readonly string[]): string {

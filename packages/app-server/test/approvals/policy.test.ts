@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test, type TestContext } from "node:test";
-import { broadFolder } from "@knightcode/agent";
+import { broadFolder } from "@knightcode/system/fs/broad-folders";
 import { editTarget, verdict } from "../../src/approvals/policy.js";
 
 function project(t: TestContext, files: Record<string, string> = {}): string {

@@ -3,7 +3,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { FileLock } from "@knightcode/agent";
+import { FileLock } from "@knightcode/system/fs/file-lock";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestClient, type TestServer } from "../support/harness.js";
 import { startInProcess } from "../support/in-process.js";

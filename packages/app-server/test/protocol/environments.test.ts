@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { FileLock } from "@knightcode/agent";
+import { FileLock } from "@knightcode/system/fs/file-lock";
 import { fileTree, refused } from "../support/config-files.js";
 import { startServer, type TestServer } from "../support/harness.js";
 

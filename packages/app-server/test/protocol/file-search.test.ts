@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unl
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { findExecutable } from "@knightcode/agent";
+import { findExecutable } from "@knightcode/system/util/executable";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
 import { isAlive, pidsIn } from "../support/processes.js";
 

@@ -4,7 +4,8 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmS
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { serializeEntry, serializeHeader, sessionFileName } from "@knightcode/agent";
+import { serializeEntry, serializeHeader } from "@knightcode/store/session/format";
+import { sessionFileName } from "@knightcode/store/session/paths";
 import { AppServerError } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { type TestServer, startServer, waitUntil, type TestClient } from "../support/harness.js";

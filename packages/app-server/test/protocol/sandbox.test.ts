@@ -4,7 +4,7 @@ import { createServer, type Server } from "node:net";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test, type TestContext } from "node:test";
-import { sandboxSupport } from "@knightcode/agent";
+import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
 import { approver, toolCall, toolTurn } from "../support/tool-turns.js";

@@ -1,7 +1,7 @@
-import { isWithin, realTarget } from "../../fs/real-target.js";
-import type { SandboxLaunch } from "../../process/sandbox/command.js";
-import { SandboxRequiredError } from "../../process/sandbox/thread-sandbox.js";
-import { findExecutable } from "../../util/executable.js";
+import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
+import { SandboxRequiredError } from "@knightcode/system/process/sandbox/thread-sandbox";
+import { findExecutable } from "@knightcode/system/util/executable";
 import type { ToolContext } from "../context.js";
 
 export interface SearchToolOptions {

@@ -1,4 +1,4 @@
-import type { SandboxLaunch } from "../../process/sandbox/command.js";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 import { sep } from "node:path";
 import { throwIfAborted } from "../errors.js";
 import { findPattern, slashPath } from "./globs.js";

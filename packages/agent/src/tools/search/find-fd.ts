@@ -1,5 +1,5 @@
 import { ToolError } from "../errors.js";
-import { runLineProcess } from "../../process/line-run.js";
+import { runLineProcess } from "@knightcode/system/process/line-run";
 import type { FindSearch, FoundPaths } from "./find-builtin.js";
 
 /** Runs fd over the search directory: paths relative to it, directories ending in `/`. */

@@ -1,8 +1,8 @@
-import type { SandboxLaunch } from "../../process/sandbox/command.js";
+import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join, sep } from "node:path";
-import { NotRegularFileError, openRegularFile } from "../../fs/regular-file.js";
+import { NotRegularFileError, openRegularFile } from "@knightcode/system/fs/regular-file";
 import { throwIfAborted, ToolError } from "../errors.js";
 import type { SearchTarget } from "../search-target.js";
 import { grepGlob, slashPath } from "./globs.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ToolError } from "../errors.js";
-import { runLineProcess } from "../../process/line-run.js";
+import { runLineProcess } from "@knightcode/system/process/line-run";
 import type { SearchTarget } from "../search-target.js";
 import type { GrepSearch } from "./grep-builtin.js";
 import type { LineHit } from "./scan-file.js";

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, sep } from "node:path";
-import { readRegularFile } from "../../fs/regular-file.js";
+import { readRegularFile } from "@knightcode/system/fs/regular-file";
 import { IgnoreFile } from "./ignore-file.js";
 
 /**

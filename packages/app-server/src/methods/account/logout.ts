@@ -1,4 +1,4 @@
-import { hasOAuthLogin } from "@knightcode/agent";
+import { hasOAuthLogin } from "@knightcode/agent/models/oauth-logins";
 import type { Handler } from "../../rpc/handler.js";
 import { authFileError, unknownProvider } from "../../config/account-service.js";
 

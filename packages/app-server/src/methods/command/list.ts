@@ -1,4 +1,4 @@
-import { readThreadPlace } from "@knightcode/agent";
+import { readThreadPlace } from "@knightcode/repo/worktrees/workspace";
 import { rpcError } from "../../rpc/errors.js";
 import { requireDirectory } from "../../threads/directory.js";
 import { sessionError } from "../../rpc/session-error.js";

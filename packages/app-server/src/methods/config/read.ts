@@ -1,4 +1,4 @@
-import { readSettings } from "@knightcode/agent";
+import { readSettings } from "@knightcode/agent/settings/read";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";
 import { mappingConfigErrors } from "../../config/errors.js";

@@ -1,5 +1,6 @@
 import { isAbsolute } from "node:path";
-import { SettingsError, writeSetting } from "@knightcode/agent";
+import { SettingsError } from "@knightcode/agent/settings/errors";
+import { writeSetting } from "@knightcode/agent/settings/write";
 import { rpcError } from "../../rpc/errors.js";
 import type { Handler } from "../../rpc/handler.js";
 import { configError } from "../../config/errors.js";

@@ -1,4 +1,4 @@
-import { readEnvironments } from "@knightcode/agent";
+import { readEnvironments } from "@knightcode/agent/environments/environments-file";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";
 import { mappingConfigErrors } from "../../config/errors.js";

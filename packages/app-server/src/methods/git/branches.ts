@@ -1,4 +1,4 @@
-import { listBranches } from "@knightcode/agent";
+import { listBranches } from "@knightcode/repo/git/ops/branches";
 import { onThreadCheckout } from "../../git/thread-checkout.js";
 import type { Handler } from "../../rpc/handler.js";
 

@@ -1,4 +1,8 @@
-import { commitPlan, ModelError, planCommit, planDiff, writeCommitMessage, type CommitPlan, type GitContext, type ModelRegistry } from "@knightcode/agent";
+import { commitPlan, planCommit, planDiff, type CommitPlan } from "@knightcode/repo/git/ops/commit";
+import { ModelError } from "@knightcode/agent/models/errors";
+import { writeCommitMessage } from "@knightcode/agent/models/commit-message";
+import type { GitContext } from "@knightcode/repo/git/ops/context";
+import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
 import { modelError } from "../../rpc/model-error.js";
 import type { Handler } from "../../rpc/handler.js";

@@ -1,4 +1,4 @@
-import { readLog, resolveLogBase } from "@knightcode/agent";
+import { readLog, resolveLogBase } from "@knightcode/repo/git/ops/log";
 import type { Handler } from "../../rpc/handler.js";
 import { onThreadCheckout } from "../../git/thread-checkout.js";
 

@@ -1,4 +1,5 @@
-import { pushBranch, type LocalPushTarget } from "@knightcode/agent";
+import { pushBranch } from "@knightcode/repo/git/ops/push";
+import type { LocalPushTarget } from "@knightcode/repo/git/ops/local-remote";
 import { confirmForRequest } from "../../ui/request-confirm.js";
 import type { Handler } from "../../rpc/handler.js";
 import { onThreadCheckout } from "../../git/thread-checkout.js";

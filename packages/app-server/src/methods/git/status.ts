@@ -1,4 +1,4 @@
-import { readStatus } from "@knightcode/agent";
+import { readStatus } from "@knightcode/repo/git/ops/status";
 import type { Handler } from "../../rpc/handler.js";
 import { onThreadCheckout } from "../../git/thread-checkout.js";
 

@@ -1,4 +1,4 @@
-import { addMcpServer } from "@knightcode/agent";
+import { addMcpServer } from "@knightcode/agent/mcp/write";
 import { mcpError } from "../../mcp/errors.js";
 import { where } from "../../mcp/where.js";
 import type { Handler } from "../../rpc/handler.js";

@@ -1,4 +1,4 @@
-import { listMcpServers } from "@knightcode/agent";
+import { listMcpServers } from "@knightcode/agent/mcp/files";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";
 

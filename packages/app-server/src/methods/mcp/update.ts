@@ -1,4 +1,4 @@
-import { updateMcpServer } from "@knightcode/agent";
+import { updateMcpServer } from "@knightcode/agent/mcp/write";
 import { mcpError } from "../../mcp/errors.js";
 import { where } from "../../mcp/where.js";
 import type { Handler } from "../../rpc/handler.js";

@@ -1,4 +1,7 @@
-import { discoverResources, readSettings, threadDiscoveryOptions, type Resource } from "@knightcode/agent";
+import { discoverResources } from "@knightcode/agent/resources/discover";
+import { readSettings } from "@knightcode/agent/settings/read";
+import { threadDiscoveryOptions } from "@knightcode/agent/thread/thread-resources";
+import type { Resource } from "@knightcode/agent/resources/types";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";

@@ -1,16 +1,12 @@
 import { isAbsolute, join, resolve } from "node:path";
-import {
-  PROJECT_CONFIG_DIR,
-  ResourceError,
-  discoverResources,
-  isWithin,
-  planResourceToggle,
-  readSettings,
-  threadDiscoveryOptions,
-  updateSettings,
-  type ResourceSettings,
-  type ToggleRequest,
-} from "@knightcode/agent";
+import { PROJECT_CONFIG_DIR } from "@knightcode/agent/settings/scope";
+import { ResourceError, type ResourceSettings } from "@knightcode/agent/resources/types";
+import { discoverResources } from "@knightcode/agent/resources/discover";
+import { isWithin } from "@knightcode/system/fs/real-target";
+import { planResourceToggle, type ToggleRequest } from "@knightcode/agent/resources/toggle";
+import { readSettings } from "@knightcode/agent/settings/read";
+import { threadDiscoveryOptions } from "@knightcode/agent/thread/thread-resources";
+import { updateSettings } from "@knightcode/agent/settings/write";
 import { rpcError } from "../../rpc/errors.js";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";

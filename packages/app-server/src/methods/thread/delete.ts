@@ -1,4 +1,7 @@
-import { deleteTranscript, readThreadPlace, runGit, turnRef } from "@knightcode/agent";
+import { deleteTranscript } from "@knightcode/store/session/archive";
+import { readThreadPlace } from "@knightcode/repo/worktrees/workspace";
+import { runGit } from "@knightcode/repo/git/run";
+import { turnRef } from "@knightcode/repo/git/diff/snapshot";
 import { rpcError, turnIdData } from "../../rpc/errors.js";
 import { notFound } from "../../threads/archive.js";
 import { sessionError } from "../../rpc/session-error.js";

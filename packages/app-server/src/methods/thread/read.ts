@@ -1,4 +1,4 @@
-import type { StoredThreadSummary } from "@knightcode/agent";
+import type { StoredThreadSummary } from "@knightcode/store/listing/types";
 import { pageForWire, pageReusable, readPage, skipKnownTurns } from "../../history/page.js";
 import { responseBudget } from "../../payloads/refs.js";
 import { rpcError } from "../../rpc/errors.js";

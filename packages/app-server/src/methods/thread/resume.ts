@@ -1,4 +1,4 @@
-import type { BranchPage } from "@knightcode/agent";
+import type { BranchPage } from "@knightcode/store/session/read-page";
 import { PAGE_TURNS, pageForWire, pageReusable, readPage, readPageBefore, skipKnownTurns, type SkipTurnBody } from "../../history/page.js";
 import { responseBudget } from "../../payloads/refs.js";
 import type { LoadedThread } from "../../threads/loaded-thread.js";

@@ -1,4 +1,4 @@
-import { probeThreadTools } from "@knightcode/agent";
+import { probeThreadTools } from "@knightcode/agent/thread/load-runtime";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";
 

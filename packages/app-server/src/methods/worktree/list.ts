@@ -1,4 +1,6 @@
-import { discoverRepo, gitText, type StoredWorktree } from "@knightcode/agent";
+import { discoverRepo } from "@knightcode/repo/git/repo";
+import { gitText } from "@knightcode/repo/git/run";
+import type { StoredWorktree } from "@knightcode/repo/worktrees/record";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { requireDirectory } from "../../threads/directory.js";
 import type { Handler } from "../../rpc/handler.js";

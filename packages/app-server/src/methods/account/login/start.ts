@@ -1,4 +1,4 @@
-import { LoginError, hasOAuthLogin } from "@knightcode/agent";
+import { LoginError, hasOAuthLogin } from "@knightcode/agent/models/oauth-logins";
 import { rpcError } from "../../../rpc/errors.js";
 import type { Handler } from "../../../rpc/handler.js";
 import { authFileError, unknownProvider } from "../../../config/account-service.js";

@@ -1,4 +1,4 @@
-import { createBranch } from "@knightcode/agent";
+import { createBranch } from "@knightcode/repo/git/ops/branches";
 import { onThreadCheckout } from "../../../git/thread-checkout.js";
 import type { Handler } from "../../../rpc/handler.js";
 

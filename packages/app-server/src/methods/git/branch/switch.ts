@@ -1,4 +1,4 @@
-import { switchBranch } from "@knightcode/agent";
+import { switchBranch } from "@knightcode/repo/git/ops/branches";
 import { onThreadCheckout } from "../../../git/thread-checkout.js";
 import type { Handler } from "../../../rpc/handler.js";
 

@@ -1,4 +1,4 @@
-import { createPullRequest } from "@knightcode/agent";
+import { createPullRequest } from "@knightcode/repo/git/ops/pull-request";
 import type { Handler } from "../../../rpc/handler.js";
 import { onThreadCheckout } from "../../../git/thread-checkout.js";
 

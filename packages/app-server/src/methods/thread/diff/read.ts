@@ -1,4 +1,4 @@
-import { readDiff } from "@knightcode/agent";
+import { readDiff } from "@knightcode/repo/git/diff/read";
 import type { Handler } from "../../../rpc/handler.js";
 import { lastTurnTrees, threadGit, withDiffErrors, worktreeBaseOf } from "../../../workspace/diff-context.js";
 

@@ -1,4 +1,4 @@
-import { revertDiff } from "@knightcode/agent";
+import { revertDiff } from "@knightcode/repo/git/diff/revert";
 import type { Handler } from "../../../rpc/handler.js";
 import { exclusiveInCheckout } from "../../../git/checkout.js";
 import { lastTurnTrees, threadGit, withDiffErrors, worktreeBaseOf } from "../../../workspace/diff-context.js";

@@ -1,4 +1,7 @@
-import { readThreadPlace, restoreWorktree, updateRecord, withRecordLock, type WorkspaceState } from "@knightcode/agent";
+import { readThreadPlace } from "@knightcode/repo/worktrees/workspace";
+import { restoreWorktree } from "@knightcode/repo/worktrees/snapshot";
+import { updateRecord, withRecordLock } from "@knightcode/repo/worktrees/record";
+import type { WorkspaceState } from "@knightcode/store/session/format";
 import { rpcError } from "../../../rpc/errors.js";
 import { sessionError } from "../../../rpc/session-error.js";
 import type { Handler } from "../../../rpc/handler.js";

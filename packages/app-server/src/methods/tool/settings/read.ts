@@ -1,4 +1,4 @@
-import { readToolSettings } from "@knightcode/agent";
+import { readToolSettings } from "@knightcode/agent/tools/tool-settings";
 import { toolSettingsError } from "../../../config/tool-settings.js";
 import type { Handler } from "../../../rpc/handler.js";
 

@@ -1,4 +1,4 @@
-import { writeToolSetting } from "@knightcode/agent";
+import { writeToolSetting } from "@knightcode/agent/tools/tool-settings";
 import { toolSettingsError } from "../../../config/tool-settings.js";
 import type { Handler } from "../../../rpc/handler.js";
 

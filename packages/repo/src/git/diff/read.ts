@@ -1,0 +1,168 @@
+import { addIntentToAdd, git, listUntracked } from "./context.js";
+import { withIndexCopy } from "../ops/index-copy.js";
+import type { GitContext } from "../ops/context.js";
+import { commitSides, headOrEmpty, resolveBranchBase } from "./base.js";
+import type { ReadShape } from "./hunk-id.js";
+import { parseDiff } from "./parse.js";
+import { changedPaths, pathsChangedSince, type TurnTrees } from "./snapshot.js";
+import { DIFF_BUDGET, type Comparison, type DiffAnswer, type DiffBudget, type DiffScope, type FilePatch } from "./types.js";
+
+export const DEFAULT_CONTEXT = 3;
+
+/** The scopes compared with the working tree, where untracked files show as added. */
+const WORKTREE_SCOPES = new Set<DiffScope>(["uncommitted", "unstaged", "branch"]);
+
+/** What `thread/diff/read` asks, plus what the thread knows: its worktree's base and its last turn's trees. */
+export interface DiffRequest {
+  scope?: DiffScope;
+  against?: string;
+  commit?: string;
+  context?: number;
+  ignoreWhitespace?: boolean;
+  /** A worktree thread's base: the `branch` scope's comparison when no `against` is given. */
+  worktreeBase?: string;
+  /** The thread's last turn with snapshots: the `lastTurn` scope. */
+  lastTurn?: TurnTrees;
+}
+
+/** How an action reads, beside what a client sees: with binary data, within other limits. */
+export interface ReadTuning {
+  budget?: DiffBudget;
+  /** Binary files' data in their sections, so a whole-file patch can restore them. */
+  binary?: boolean;
+}
+
+/** No limit but the untracked one: actions see every file a read could show. */
+export const ACTION_BUDGET: DiffBudget = {
+  maxFiles: Number.MAX_SAFE_INTEGER,
+  maxFileBytes: Number.MAX_SAFE_INTEGER,
+  maxTotalBytes: Number.MAX_SAFE_INTEGER,
+  maxUntracked: DIFF_BUDGET.maxUntracked,
+};
+
+export interface DiffRead {
+  answer: DiffAnswer;
+  patches: FilePatch[];
+}
+
+function diffArgs(shape: ReadShape, binary: boolean): string[] {
+  return [
+    "diff",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--raw",
+    "-p",
+    "-z",
+    "--no-abbrev",
+    "--full-index",
+    "-M",
+    `-U${shape.context}`,
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    ...(shape.ignoreWhitespace ? ["--ignore-all-space"] : []),
+    ...(binary ? ["--binary"] : []),
+  ];
+}
+
+/**
+ * Runs the diff a comparison needs and reads it. Against the working tree,
+ * untracked files show as added: marked intent-to-add in an index copy,
+ * unless there are more than the budget allows (then none are, and they
+ * are counted). The user's index is never written.
+ */
+async function compare(
+  ctx: GitContext,
+  comparison: Comparison,
+  shape: ReadShape,
+  tuning: ReadTuning,
+  untrackedFiles: Promise<Buffer[]>,
+): Promise<{ patches: FilePatch[]; filesOmitted: number; untrackedSkipped: number }> {
+  const budget = tuning.budget ?? DIFF_BUDGET;
+  const args = diffArgs(shape, tuning.binary === true);
+  let untrackedSkipped = 0;
+  let out: Buffer;
+  switch (comparison.kind) {
+    case "trees":
+      out = (await git(ctx, [...args, comparison.from, comparison.to, "--"])).stdout;
+      break;
+    case "treeToIndex":
+      out = await withIndexCopy(ctx, async (index) => (await git(ctx, [...args, "--cached", comparison.base, "--"], { index })).stdout);
+      break;
+    default:
+      out = await withIndexCopy(ctx, async (index) => {
+        const untracked = await untrackedFiles;
+        if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
+        else await addIntentToAdd(ctx, index, untracked);
+        const base = comparison.kind === "worktree" ? [comparison.base] : [];
+        return (await git(ctx, [...args, ...base, "--"], { index })).stdout;
+      });
+  }
+  const parsed = parseDiff(out, { ...shape, budget });
+  return { ...parsed, untrackedSkipped };
+}
+
+/**
+ * One scope's diff: the answer a client gets, and each file's patch for
+ * the actions. Reads take no lock and never write the user's index.
+ * Throws DiffInputError for a request that cannot be answered (no commit,
+ * no branch to compare with), NotGitRepoError-free: the caller discovered
+ * the repository.
+ */
+export async function readDiff(ctx: GitContext, request: DiffRequest, tuning: ReadTuning = {}): Promise<DiffRead> {
+  const scope = request.scope ?? "uncommitted";
+  const shape: ReadShape = { context: request.context ?? DEFAULT_CONTEXT, ignoreWhitespace: request.ignoreWhitespace === true };
+  const answer: DiffAnswer = { scope, root: ctx.repo.root, files: [] };
+  // Listing untracked files walks the working tree: it runs while the comparison is resolved.
+  const untracked = WORKTREE_SCOPES.has(scope) ? listUntracked(ctx) : Promise.resolve([]);
+  untracked.catch(() => undefined);
+  let comparison: Comparison;
+  switch (scope) {
+    case "uncommitted":
+      comparison = { kind: "worktree", base: await headOrEmpty(ctx) };
+      break;
+    case "unstaged":
+      comparison = { kind: "indexToWorktree" };
+      break;
+    case "staged":
+      comparison = { kind: "treeToIndex", base: await headOrEmpty(ctx) };
+      break;
+    case "committed":
+      comparison = { kind: "trees", ...(await commitSides(ctx, request.commit)) };
+      break;
+    case "branch": {
+      const resolved = await resolveBranchBase(ctx, {
+        ...(request.against !== undefined ? { against: request.against } : {}),
+        ...(request.worktreeBase !== undefined ? { worktreeBase: request.worktreeBase } : {}),
+      });
+      answer.against = resolved.against;
+      comparison = { kind: "worktree", base: resolved.base };
+      break;
+    }
+    case "lastTurn": {
+      const trees = request.lastTurn;
+      if (!trees) return { answer, patches: [] };
+      answer.turnId = trees.turnId;
+      answer.stale = (await driftedPaths(ctx, trees, "after")).length > 0;
+      comparison = { kind: "trees", from: trees.before, to: trees.after };
+      break;
+    }
+  }
+  const { patches, filesOmitted, untrackedSkipped } = await compare(ctx, comparison, shape, tuning, untracked);
+  answer.files = patches.map((patch) => patch.file);
+  if (filesOmitted > 0) answer.filesOmitted = filesOmitted;
+  if (untrackedSkipped > 0) answer.untrackedSkipped = untrackedSkipped;
+  return { answer, patches };
+}
+
+/**
+ * The paths a turn changed (all of them, or those of `only`) that are no
+ * longer as its `side` tree has them: "after" for an undo (as the turn
+ * left them), "before" for a reapply (as the turn found them).
+ */
+export async function driftedPaths(ctx: GitContext, trees: TurnTrees, side: "before" | "after", only?: readonly string[]): Promise<string[]> {
+  const touched = new Set(only ?? (await changedPaths(ctx, trees.before, trees.after)));
+  if (touched.size === 0) return [];
+  return (await pathsChangedSince(ctx, trees[side])).filter((path) => touched.has(path));
+}
