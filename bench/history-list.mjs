@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // thread/list: cold and warm listings of 1,000 and 10,000 transcripts in one
-// sessions folder. Prints one JSON document. Needs a build: npx tsc -b packages/agent
+// sessions folder. Prints one JSON document. Needs a build: npx tsc -b packages/store
 //   node bench/history-list.mjs [--sizes 1000,10000] [--runs 15]
 // "Cold" means no .thread-index.json and a new engine; the transcripts were
 // just written, so their bytes come from the page cache, not the disk.
@@ -8,8 +8,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSyn
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
-const dist = new URL("../packages/agent/dist/src/", import.meta.url);
-const { ThreadListing, INDEX_FILE } = await import(new URL("listing/index.js", dist));
+const { ThreadListing } = await import("@knightcode/store/listing/thread-listing");
+const { INDEX_FILE } = await import("@knightcode/store/listing/index-file");
 const { PROJECTS, seed, serializeEntry } = await import("./lib/transcripts.mjs");
 
 const arg = (name, fallback) => {

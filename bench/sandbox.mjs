@@ -13,12 +13,11 @@ import { AppServerClient } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { BIN, median } from "./lib/measure.mjs";
 
-const agentDist = new URL("../packages/agent/dist/src/", import.meta.url);
-const { createBashTool } = await import(new URL("tools/index.js", agentDist));
-const { ThreadSandbox } = await import(new URL("process/sandbox/thread-sandbox.js", agentDist));
-const { sandboxSupport } = await import(new URL("process/sandbox/support.js", agentDist));
-const { ProcessGroups } = await import(new URL("process/groups.js", agentDist));
-const { sandboxPlaces } = await import(new URL("thread/thread-sandbox.js", agentDist));
+const { createBashTool } = await import("@knightcode/agent/tools/bash");
+const { ThreadSandbox } = await import("@knightcode/system/process/sandbox/thread-sandbox");
+const { sandboxSupport } = await import("@knightcode/system/process/sandbox/support");
+const { ProcessGroups } = await import("@knightcode/system/process/groups");
+const { sandboxPlaces } = await import("@knightcode/agent/thread/thread-sandbox");
 
 const option = (name, fallback) => {
   const at = process.argv.indexOf(name);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Session files: appending, and opening big transcripts. Prints one JSON document.
 // Every scenario runs in a child process of its own, so its peak RSS (VmHWM)
-// is its own. Needs a build: npx tsc -b packages/agent
+// is its own. Needs a build: npx tsc -b packages/store
 //   node bench/session.mjs [--entries 100000] [--mb 50] [--turns 20000] [--runs 3]
 import { spawnSync } from "node:child_process";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";

@@ -3,9 +3,8 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const dist = new URL("../../packages/agent/dist/src/", import.meta.url);
-const { serializeEntry, serializeHeader } = await import(new URL("session/format.js", dist));
-const { sessionFileName } = await import(new URL("session/paths.js", dist));
+const { serializeEntry, serializeHeader } = await import("@knightcode/store/session/format");
+const { sessionFileName } = await import("@knightcode/store/session/paths");
 
 export { serializeEntry };
 
