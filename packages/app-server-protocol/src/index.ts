@@ -1,4 +1,4 @@
-export * from "./errors.js";
+export { AppServerError, COMMON_ERROR_CODES, ERROR_CODES, isErrorCode, type ErrorCode } from "./errors.js";
 export type * from "./types.js";
 export { ProtocolSchema, type Section, type SchemaDocument } from "./runtime.js";
 export { SchemaCompiler, formatPath, type SchemaIssue } from "./validate.js";

@@ -7,7 +7,7 @@ import type { PayloadStore } from "./payloads/store.js";
 import type { AppServer } from "./server.js";
 import type { ThreadCatalog } from "./threads/catalog.js";
 import type { ThreadManager } from "./threads/manager.js";
-import type { ServerWorktrees } from "./workspace/worktree-service.js";
+import type { ServerWorktrees } from "./threads/worktrees.js";
 
 /** The services a server builds on first use; `Services.loaded` names those built so far. */
 export type ServiceName = "trust" | "registry" | "environment" | "catalog" | "threads" | "accounts";

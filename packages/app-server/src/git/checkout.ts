@@ -1,17 +1,5 @@
-import { realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { isInside } from "@knightcode/system/fs/real-target";
 import type { LoadedThread } from "../threads/loaded-thread.js";
-
-/** Whether `folder` is `root` or inside it, links resolved; a folder that is gone is inside nothing. */
-export function isInside(root: string, folder: string): boolean {
-  let real: string;
-  try {
-    real = realpathSync(folder);
-  } catch {
-    return false;
-  }
-  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
-}
 
 /**
  * Runs `work` while every loaded thread whose folder lies in the working

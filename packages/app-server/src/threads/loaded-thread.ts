@@ -20,7 +20,7 @@ import type { Asker } from "../asking/asker.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { TurnNotifier } from "../turns/notifier.js";
 import { sandboxWarning } from "./sandbox-warning.js";
-import { TurnChanges } from "../workspace/diff-turn-changes.js";
+import { TurnChanges } from "../turns/turn-changes.js";
 import type { UiBridge } from "../ui/bridge.js";
 import { ThreadActivity, type Broadcaster } from "./thread-activity.js";
 import type { ThreadCore } from "./thread-core.js";

@@ -15,7 +15,7 @@ import type { ServerContext } from "../context.js";
 import { rpcError } from "../rpc/errors.js";
 import { createModelRegistry } from "../models/registry.js";
 import { createTrustStore } from "../trust/store.js";
-import { ServerWorktrees } from "../workspace/worktree-service.js";
+import { ServerWorktrees } from "./worktrees.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { ThreadFailures } from "./failures.js";

@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import type { FileLock } from "@knightcode/system/fs/file-lock";
 import { SessionFileError } from "./errors.js";
 import { readSessionHeader } from "./read.js";
-import { takeLock } from "./session-file.js";
+import { takeLock } from "./session-open.js";
 
 /** Archived transcripts live in this folder beside the active ones. */
 export const ARCHIVED_FOLDER = "archived";

@@ -35,3 +35,14 @@ export function isWithin(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
+
+/** Whether `folder` is `root` or inside it, links resolved; a folder that is gone is inside nothing. */
+export function isInside(root: string, folder: string): boolean {
+  let real: string;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    return false;
+  }
+  return real === root || real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}

@@ -1,7 +1,7 @@
 import { rpcError } from "../../rpc/errors.js";
 import type { Handler } from "../../rpc/handler.js";
 import { withWorktreeErrors } from "../../workspace/worktree-errors.js";
-import { ServerWorktrees } from "../../workspace/worktree-service.js";
+import { ServerWorktrees } from "../../threads/worktrees.js";
 
 /**
  * worktree/delete: one managed worktree, after its snapshot. A path that

@@ -12,9 +12,9 @@ import { runWorktreeScript } from "@knightcode/repo/worktrees/scripts";
 import { threadChildEnv } from "@knightcode/agent/thread/child-env";
 import { worktreesRoot } from "@knightcode/repo/worktrees/layout";
 import type { Connection } from "../rpc/connection.js";
-import type { LoadedThread } from "../threads/loaded-thread.js";
-import type { ThreadManager } from "../threads/manager.js";
-import { isInside } from "../git/checkout.js";
+import type { LoadedThread } from "./loaded-thread.js";
+import type { ThreadManager } from "./manager.js";
+import { isInside } from "@knightcode/system/fs/real-target";
 
 /** A cleanup script gets this long before its process group is stopped and the deletion goes on. */
 const CLEANUP_TIMEOUT_MS = 5 * 60_000;
