@@ -15,7 +15,7 @@ interface Node {
 
 const isNull = (node: Node) => node.type === "null";
 const literals = (node: Node): unknown[] | undefined =>
-  node.anyOf !== undefined && node.anyOf.every((member) => member.const !== undefined) ? node.anyOf.map((member) => member.const) : undefined;
+  node.anyOf?.every((member) => member.const !== undefined) ? node.anyOf.map((member) => member.const) : undefined;
 /** The other member of a `X | null` union. */
 const nullableOf = (node: Node): Node | undefined =>
   node.anyOf?.length === 2 && node.anyOf.some(isNull) ? node.anyOf.find((member) => !isNull(member)) : undefined;

@@ -140,6 +140,7 @@ export interface ExtensionToolDefinition {
   parameters: object;
   execute(
     toolCallId: string,
+    // biome-ignore lint/suspicious/noExplicitAny: an extension's arguments are checked by its own `parameters` schema, which TypeScript cannot see
     params: any,
     signal: AbortSignal | undefined,
     onUpdate: AgentToolUpdateCallback | undefined,

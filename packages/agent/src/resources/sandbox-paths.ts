@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isDirectory } from "@knightcode/system/fs/is-directory";
 import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
-import { hookPlacesOf, repositoriesAround, repositoryAt, type HookPlaceOptions, type RepositoryShape } from "@knightcode/repo/git/hook-places";
+import { hookPlacesOf, repositoriesAround, type HookPlaceOptions, type RepositoryShape } from "@knightcode/repo/git/hook-places";
 import { settingsCodePaths, trustedProjectsAbove, type CodePathOptions } from "./code-paths.js";
 import { projectBase } from "./layout.js";
 

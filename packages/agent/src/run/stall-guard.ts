@@ -21,7 +21,7 @@ export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
  * of kind `other`, never retried).
  */
 export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnStreamOf, maxReplyBytes = MAX_REPLY_BYTES): StreamFn {
-  return (model: Model<any>, context: Context, options?: SimpleStreamOptions) => {
+  return (model: Model<Api>, context: Context, options?: SimpleStreamOptions) => {
     const controller = new AbortController();
     const outer = options?.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);

@@ -21,7 +21,6 @@ function readContextFile(dir: string): ContextFile | undefined {
       const truncated = raw.length > MAX_CONTEXT_FILE_BYTES;
       return { path, content: raw.subarray(0, MAX_CONTEXT_FILE_BYTES).toString("utf8"), truncated };
     } catch {
-      continue;
     }
   }
   return undefined;

@@ -83,7 +83,7 @@ class ViewReader {
   private readonly ids = new Set<string>();
   private readonly ancestors = new Set<object>();
 
-  constructor(private readonly maxBytes: number) {
+  constructor(maxBytes: number) {
     this.budget = maxBytes;
   }
 

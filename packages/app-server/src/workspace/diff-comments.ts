@@ -28,7 +28,7 @@ function checkShape(comment: CommentInput, where: string): void {
  */
 export async function quoteComments(comments: readonly CommentInput[] | undefined, thread: LoadedThread, env: NodeJS.ProcessEnv): Promise<ReviewComment[]> {
   if (!comments || comments.length === 0) return [];
-  comments.forEach((comment, i) => checkShape(comment, `params.comments[${i}]`));
+  for (const [i, comment] of comments.entries()) checkShape(comment, `params.comments[${i}]`);
   return withDiffErrors(async () => {
     let git: GitContext;
     try {

@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import { withIndexAt } from "../git/ops/index-copy.js";
-import { join } from "node:path";
 import { GitCommandError, GitConflictError } from "../git/errors.js";
 import { gitText, noUserCodeConfig, runGit } from "../git/run.js";
 

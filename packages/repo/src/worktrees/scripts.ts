@@ -67,7 +67,7 @@ export async function runWorktreeScript(options: ScriptOptions): Promise<ScriptR
   } catch (failure) {
     error = (failure as Error).message;
   }
-  decoders.forEach((decoder) => output.add(decoder.end()));
+  for (const decoder of decoders) output.add(decoder.end());
   output.flush();
   if (options.stopLeftovers) run.stop();
   return { exitCode: end?.code ?? null, signal: end?.signal ?? null, timedOut: end?.timedOut ?? false, ...(error !== undefined ? { error } : {}) };

@@ -144,7 +144,7 @@ export class FolderIndex {
   private async recheck(name: string, counted = true): Promise<IndexedFile | undefined> {
     const stats = statQuietly(this.prefix + name);
     const previous = this.files.get(name);
-    if (stats !== undefined && stats.isFile() && sameFile(previous, stats)) return previous;
+    if (stats?.isFile() && sameFile(previous, stats)) return previous;
     const file = stats?.isFile() ? await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous }, counted)) : undefined;
     if (file === undefined) this.writer.forget(name);
     if (file === undefined && previous === undefined) return undefined;

@@ -80,7 +80,7 @@ export async function sortOutHere(dir: string, names: string[], known: Known, si
       signal?.throwIfAborted();
     }
     const stats = statQuietly(dir + names[i]);
-    if (stats !== undefined && stats.isFile()) sortOne(out, i, stats, known);
+    if (stats?.isFile()) sortOne(out, i, stats, known);
   }
   return out;
 }

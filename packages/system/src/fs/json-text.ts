@@ -105,11 +105,11 @@ class Scanner {
       if (char < " ") this.fail("expected no control character inside a string");
       if (char === "\\") {
         this.pos++;
-        const escape = this.text[this.pos];
-        if (escape === "u") {
+        const escaped = this.text[this.pos];
+        if (escaped === "u") {
           if (!/^[0-9a-fA-F]{4}$/.test(this.text.slice(this.pos + 1, this.pos + 5))) this.fail("expected four hex digits after \\u");
           this.pos += 4;
-        } else if (escape === undefined || !'"\\/bfnrt'.includes(escape)) this.fail("expected a valid escape");
+        } else if (escaped === undefined || !'"\\/bfnrt'.includes(escaped)) this.fail("expected a valid escape");
       }
       this.pos++;
     }

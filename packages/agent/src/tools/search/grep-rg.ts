@@ -18,7 +18,7 @@ interface RgText {
 
 /** Runs rg over the target; returns rg's complaints about paths it could not read, if any. */
 export async function grepWithRg(rg: string, search: GrepSearch): Promise<string> {
-  const { target, params, signal } = search;
+  const { target, signal } = search;
   let matched = false;
   const run = await runLineProcess({
     file: rg,
