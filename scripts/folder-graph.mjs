@@ -2,13 +2,20 @@
 // Prints, for each package, which of its source folders import which: the
 // drawing of the house in docs/architecture.md. A pair of folders that import
 // each other is marked; so is a package that imports one that imports it.
+// The files at a package's src/ root are shown as "(root)": they are the
+// package's entry and composition root, which imports the folders and whose
+// shared types (the server's context, say) the folders may use, so edges to
+// and from it are listed but not marked.
 //
-//   node scripts/folder-graph.mjs [repo root]
-import { readdirSync, readFileSync, statSync } from "node:fs";
+//   node scripts/folder-graph.mjs [repo root]   print it
+//   node scripts/folder-graph.mjs --write       put it in docs/architecture.md
+//   node scripts/folder-graph.mjs --check       fail when the doc's drawing is stale
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = resolve(process.argv[2] ?? fileURLToPath(new URL("..", import.meta.url)));
+const mode = process.argv[2] === "--write" || process.argv[2] === "--check" ? process.argv[2] : undefined;
+const root = resolve((mode ? undefined : process.argv[2]) ?? fileURLToPath(new URL("..", import.meta.url)));
 const IMPORT = /(?:^|[^\w.])(?:import|export)\s*(?:[^"';]*?\sfrom\s*)?\(?\s*["']([^"']+)["']/gm;
 
 function sources(dir, out = []) {
@@ -22,7 +29,7 @@ function sources(dir, out = []) {
 
 function folderOf(srcRoot, file) {
   const parts = relative(srcRoot, file).split(sep);
-  return parts.length > 1 ? parts[0] : ".";
+  return parts.length > 1 ? parts[0] : "(root)";
 }
 
 const packages = readdirSync(join(root, "packages")).sort();
@@ -57,7 +64,7 @@ for (const pkg of packages) {
   if (edges.size === 0) continue;
   lines.push(`${pkg}:`);
   for (const from of [...edges.keys()].sort()) {
-    const targets = [...edges.get(from)].sort().map((to) => (edges.get(to)?.has(from) ? `${to} (both ways)` : to));
+    const targets = [...edges.get(from)].sort().map((to) => (edges.get(to)?.has(from) && from !== "(root)" && to !== "(root)" ? `${to} (both ways)` : to));
     lines.push(`  ${from.padEnd(14)} -> ${targets.join(", ")}`);
   }
 }
@@ -66,4 +73,21 @@ for (const [from, targets] of packageEdges) for (const to of targets) if (from <
 const header = ["packages:"];
 for (const pkg of [...packageEdges.keys()].sort()) header.push(`  ${pkg.padEnd(20)} -> ${[...packageEdges.get(pkg)].sort().join(", ") || "(none)"}`);
 if (mutualPackages.length) header.push(`  packages importing each other: ${mutualPackages.join(", ")}`);
-console.log([...header, ...lines].join("\n"));
+const drawing = [...header, ...lines].join("\n");
+const BEGIN = "<!-- folder-graph: begin (node scripts/folder-graph.mjs --write) -->";
+const END = "<!-- folder-graph: end -->";
+if (mode === undefined) {
+  console.log(drawing);
+} else {
+  const docPath = join(root, "docs", "architecture.md");
+  const doc = readFileSync(docPath, "utf8");
+  const from = doc.indexOf(BEGIN);
+  const to = doc.indexOf(END);
+  if (from === -1 || to < from) throw new Error(`${docPath} has no folder-graph markers`);
+  const fresh = `${doc.slice(0, from + BEGIN.length)}\n\n\`\`\`\n${drawing}\n\`\`\`\n\n${doc.slice(to)}`;
+  if (mode === "--write") writeFileSync(docPath, fresh);
+  else if (fresh !== doc) {
+    console.error("docs/architecture.md: the drawing of the house is stale; run node scripts/folder-graph.mjs --write");
+    process.exit(1);
+  }
+}
