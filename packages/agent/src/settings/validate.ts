@@ -18,7 +18,7 @@ function checkJsonData(value: unknown, key: string, allowPrototypeNames: boolean
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((item, i) => checkJsonData(item, `${key}[${i}]`, allowPrototypeNames, depth + 1));
+    for (const [i, item] of value.entries()) checkJsonData(item, `${key}[${i}]`, allowPrototypeNames, depth + 1);
     return;
   }
   if (!isPlainObject(value)) throw fail(`${value === undefined ? "undefined" : typeof value} is not JSON data (use null to delete)`);

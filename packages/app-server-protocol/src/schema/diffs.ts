@@ -2,11 +2,10 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
 import { reasons } from "./reasons.js";
-import { DiffAnswer, DiffFile, DiffScope } from "@knightcode/schema/diffs";
+import { DiffAnswer, DiffScope } from "@knightcode/schema/diffs";
 import { FileTotals } from "@knightcode/schema/threads";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
-const Line = Type.Integer({ minimum: 0 });
 const RepoPath = Type.String({ minLength: 1, maxLength: 4096, description: "Relative to the repository root, with `/` separators; taken literally." });
 const HunkId = Type.String({ minLength: 1, maxLength: 128, description: "A hunk's id from a read of the same scope and context." });
 const Context = Type.Integer({ minimum: 0, maximum: 100, description: "Lines of context around each change; 3 by default. Ids from a context-0 read match no action." });

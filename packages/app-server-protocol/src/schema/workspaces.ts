@@ -5,7 +5,6 @@ import { reasons } from "./reasons.js";
 import { Thread } from "./threads.js";
 import { ManagedWorktree } from "@knightcode/schema/worktrees";
 
-const IsoTime = Type.String({ description: "ISO 8601 time." });
 
 
 export const workspaces = {

@@ -30,7 +30,7 @@ function changes(before: unknown, after: unknown, path: JSONPath, out: { path: J
     return;
   }
   if (Array.isArray(before) && Array.isArray(after) && before.length === after.length) {
-    after.forEach((item, index) => changes(before[index], item, [...path, index], out));
+    for (const [index, item] of after.entries()) changes(before[index], item, [...path, index], out);
     return;
   }
   out.push({ path, value: after });
