@@ -97,7 +97,9 @@ async function sidebarLoad(browser, server) {
     sidebarMs: sidebar.map((v) => +v.toFixed(1)),
     readyMedianMs: median(ready),
     readyMs: ready.map((v) => +v.toFixed(1)),
-    ...(sidebarSeen ? {} : { note: "the sidebar never drew a thread row (not built on this branch yet): readyMedianMs is navigation start to html[data-ready]" }),
+    ...(sidebarSeen
+      ? {}
+      : { note: "the sidebar never drew a thread row (not built on this branch yet): readyMedianMs is navigation start to html[data-ready]" }),
   };
 }
 

@@ -37,7 +37,15 @@ const median = (values) => {
 
 const home = mkdtempSync(join(tmpdir(), "kc-bench-diff-"));
 const repo = join(home, "repo");
-const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@b", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
+const gitEnv = {
+  ...process.env,
+  HOME: home,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@b",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@b",
+};
 const git = (...argv) => execFileSync("git", argv, { cwd: repo, env: gitEnv, maxBuffer: 1 << 30 });
 
 /** 2,000 files of 60 lines in 40 folders, committed; then each gets one line changed, one added and one removed. */
@@ -68,7 +76,9 @@ function timeGitDiff() {
     let bytes = 0;
     child.stdout.on("data", (chunk) => (bytes += chunk.length));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes }) : reject(new Error(`git diff exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve({ ms: Number(process.hrtime.bigint() - started) / 1e6, bytes }) : reject(new Error(`git diff exited ${code}`)),
+    );
   });
 }
 

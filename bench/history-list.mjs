@@ -60,7 +60,12 @@ async function scale(count, runs) {
     result.coldFirstPage = { ms: cold.ms, threads: cold.value.threads.length, ...counted(listing, zero) };
     const flushed = await timed(() => listing.flush());
     // The index is its top file and its shards.
-    result.indexWrite = { ms: flushed.ms, bytes: readdirSync(dir).filter((name) => name.startsWith(".thread-index")).reduce((sum, name) => sum + statSync(join(dir, name)).size, 0) };
+    result.indexWrite = {
+      ms: flushed.ms,
+      bytes: readdirSync(dir)
+        .filter((name) => name.startsWith(".thread-index"))
+        .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0),
+    };
 
     // A few unmeasured listings first: the cold scan leaves garbage to collect and code to optimize.
     for (let i = 0; i < 3; i++) await listing.list({ folders });

@@ -41,7 +41,12 @@ async function listing(count) {
     const warm = [];
     for (let i = 0; i < runs; i++) warm.push((await timed(() => client.request("thread/list", { limit: 50 }))).ms);
     const after = await client.request("server/diagnostics", {});
-    result.warmFirstPage = { medianMs: median(warm), minMs: Math.min(...warm), maxMs: Math.max(...warm), filesOpened: after.listingFilesOpened - diagnostics.listingFilesOpened };
+    result.warmFirstPage = {
+      medianMs: median(warm),
+      minMs: Math.min(...warm),
+      maxMs: Math.max(...warm),
+      filesOpened: after.listingFilesOpened - diagnostics.listingFilesOpened,
+    };
     const walks = [];
     let walked;
     for (let i = 0; i < 5; i++) {

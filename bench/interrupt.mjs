@@ -66,7 +66,12 @@ function summary(samples) {
 const bash = [];
 const streaming = [];
 for (let i = 0; i < runs; i++) {
-  bash.push(await once({ toolCalls: [{ name: "bash", arguments: { command: "sleep 30 & sleep 30; wait" } }] }, (e) => e.method === "item/started" && e.params.item.type === "toolCall"));
+  bash.push(
+    await once(
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 30 & sleep 30; wait" } }] },
+      (e) => e.method === "item/started" && e.params.item.type === "toolCall",
+    ),
+  );
   streaming.push(await once({ text: Array.from({ length: 400 }, (_, k) => `token${k} `), chunkDelayMs: 20 }, (e) => e.method === "item/agentMessage/delta"));
 }
 await client.close();

@@ -45,8 +45,22 @@ const round = (values) => values.map((v) => (typeof v === "number" ? +v.toFixed(
 // One 1-delta turn per rep: the first turn of the process is the harness's
 // unmeasured warm-up turn on a new thread, reported as firstTurnOnThread.
 const common = [
-  "--reps", reps, "--deltas", "1", "--turns", "1", "--thread-starts", "2",
-  "--skip", "rss", "--list-sizes", listSize, "--list-warm", "1", "--list-limit", "50",
+  "--reps",
+  reps,
+  "--deltas",
+  "1",
+  "--turns",
+  "1",
+  "--thread-starts",
+  "2",
+  "--skip",
+  "rss",
+  "--list-sizes",
+  listSize,
+  "--list-warm",
+  "1",
+  "--list-limit",
+  "50",
 ];
 
 function pick(result) {

@@ -61,7 +61,10 @@ function makeTree(root, count) {
   let seed = 7;
   const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
   const pick = (list) => list[Math.floor(random() * list.length)];
-  const words = "src lib components utils config test api server client models views hooks core shared internal common routes handlers services store state auth user account billing search index main app session thread turn payload schema protocol agent tools settings trust extension resource dialog widget theme render parser lexer token cache queue worker event stream buffer".split(" ");
+  const words =
+    "src lib components utils config test api server client models views hooks core shared internal common routes handlers services store state auth user account billing search index main app session thread turn payload schema protocol agent tools settings trust extension resource dialog widget theme render parser lexer token cache queue worker event stream buffer".split(
+      " ",
+    );
   const extensions = ["ts", "tsx", "js", "json", "md", "rs", "go", "py", "css", "test.ts"];
   const folderName = () => pick(words) + (random() < 0.3 ? `-${pick(words)}` : "");
   const folders = [];
@@ -99,7 +102,10 @@ const fdProgram = ["fd", "fdfind"].find((name) => spawnSync(name, ["--version"])
 function fdAlone(tree) {
   if (!fdProgram) throw new Error("fd (or fdfind) is not on PATH");
   const start = process.hrtime.bigint();
-  const run = spawnSync(fdProgram, ["--type", "f", "--type", "l", "--hidden", "--exclude", ".git", "--color", "never", "--print0"], { cwd: tree, stdio: "ignore" });
+  const run = spawnSync(fdProgram, ["--type", "f", "--type", "l", "--hidden", "--exclude", ".git", "--color", "never", "--print0"], {
+    cwd: tree,
+    stdio: "ignore",
+  });
   if (run.status !== 0) throw new Error(`fd failed on the bench tree (${run.status})`);
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
@@ -156,7 +162,10 @@ function codex(setUp, tree, runDir, rep) {
     args: ["app-server"],
     cwd: tree,
     env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_API_KEY: "dummy-key-not-secret", TMPDIR: join(home, "tmp") },
-    initialize: { clientInfo: { name: "search_bench", title: "search bench", version: "0" }, capabilities: { experimentalApi: false, requestAttestation: false } },
+    initialize: {
+      clientInfo: { name: "search_bench", title: "search bench", version: "0" },
+      capabilities: { experimentalApi: false, requestAttestation: false },
+    },
     method: "fuzzyFileSearch",
     params: { query: "$QUERY", roots: [tree], cancellationToken: null },
     query,

@@ -49,17 +49,49 @@ function* turns(seed) {
     // Joined, not concatenated: a flat string, as one parsed from a provider's reply would be.
     return parts.join("");
   };
-  const usage = { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 2300, cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
-  const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: Date.now() });
+  const usage = {
+    input: 1200,
+    output: 300,
+    cacheRead: 800,
+    cacheWrite: 0,
+    totalTokens: 2300,
+    cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 },
+  };
+  const assistant = (content, stopReason) => ({
+    role: "assistant",
+    content,
+    api: "openai-completions",
+    provider: "local",
+    model: "bench-model",
+    usage,
+    stopReason,
+    timestamp: Date.now(),
+  });
   for (let turn = 0; ; turn++) {
     const entries = [{ type: "turn_start" }, { type: "message", message: { role: "user", content: text(20, 600), timestamp: Date.now() } }];
     const calls = Math.floor(random() * 7);
     for (let call = 0; call < calls; call++) {
       const id = `call_${turn}_${call}`;
       const thinking = random() < 0.5 ? [{ type: "thinking", thinking: text(50, 800) }] : [];
-      entries.push({ type: "message", message: assistant([...thinking, { type: "text", text: text(0, 300) }, { type: "toolCall", id, name: "bash", arguments: { command: text(10, 120) } }], "toolUse") });
+      entries.push({
+        type: "message",
+        message: assistant(
+          [...thinking, { type: "text", text: text(0, 300) }, { type: "toolCall", id, name: "bash", arguments: { command: text(10, 120) } }],
+          "toolUse",
+        ),
+      });
       const big = random() < 0.02;
-      entries.push({ type: "message", message: { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text: big ? text(20_000, 60_000) : text(50, 2500) }], isError: random() < 0.05, timestamp: Date.now() } });
+      entries.push({
+        type: "message",
+        message: {
+          role: "toolResult",
+          toolCallId: id,
+          toolName: "bash",
+          content: [{ type: "text", text: big ? text(20_000, 60_000) : text(50, 2500) }],
+          isError: random() < 0.05,
+          timestamp: Date.now(),
+        },
+      });
     }
     entries.push({ type: "message", message: assistant([{ type: "text", text: text(50, 1500) }], "stop") });
     yield { entries, turnEnd: { type: "turn_end", status: "completed" } };
@@ -103,7 +135,16 @@ async function appendScenario({ entries: target, withTurns }) {
   const bytes = statSync(file.path).size;
   rmSync(dir, { recursive: true, force: true });
   const rate = Math.round(planned.length / (time.ms / 1000));
-  return { entries: planned.length, turns: turnCount, durableAppends: durable, bytes, ...time, entriesPerSec: rate, baseRssMiB: before.peakRssMiB, ...memory() };
+  return {
+    entries: planned.length,
+    turns: turnCount,
+    durableAppends: durable,
+    bytes,
+    ...time,
+    entriesPerSec: rate,
+    baseRssMiB: before.peakRssMiB,
+    ...memory(),
+  };
 }
 
 /** Writes a transcript directly (no fsync) until it reaches `mb` MiB or `turnTarget` turns. */

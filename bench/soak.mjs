@@ -94,7 +94,14 @@ model.setFallback(scripted.respond);
 writeFileSync(join(agentDir, "models.json"), JSON.stringify(model.modelsJson()));
 
 // --- the server
-const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir, TMPDIR: serverTmp, KNIGHTCODE_THREAD_IDLE_MS: String(config.idleMs), KNIGHTCODE_SOAK_RUN: runId };
+const env = {
+  ...process.env,
+  HOME: home,
+  KNIGHTCODE_CODING_AGENT_DIR: agentDir,
+  TMPDIR: serverTmp,
+  KNIGHTCODE_THREAD_IDLE_MS: String(config.idleMs),
+  KNIGHTCODE_SOAK_RUN: runId,
+};
 for (const key of ["NODE_EXTRA_CA_CERTS", "NODE_OPTIONS", "KNIGHTCODE_APP_SERVER_TOKEN", "KNIGHTCODE_CODING_AGENT_SESSION_DIR"]) delete env[key];
 const nodeArgs = [...config.nodeFlags, ...(config.gc === "inspector" ? ["--inspect=127.0.0.1:0"] : [])];
 const transport = new SpawnedServerTransport({ command: process.execPath, args: [...nodeArgs, BIN, "app-server"], cwd: root, env, stderr: "pipe" });
@@ -144,7 +151,12 @@ function spool() {
   const names = readdirSync(serverTmp);
   const mine = names.filter((n) => n.startsWith(`knightcode-spool-${serverPid}-`));
   const files = mine.reduce((sum, dir) => sum + readdirSync(join(serverTmp, dir)).length, 0);
-  return { folders: mine.length, filesInFolders: files, otherSpoolFolders: names.filter((n) => n.startsWith("knightcode-spool-")).length - mine.length, otherEntries: names.length - names.filter((n) => n.startsWith("knightcode-spool-")).length };
+  return {
+    folders: mine.length,
+    filesInFolders: files,
+    otherSpoolFolders: names.filter((n) => n.startsWith("knightcode-spool-")).length - mine.length,
+    otherEntries: names.length - names.filter((n) => n.startsWith("knightcode-spool-")).length,
+  };
 }
 function processes() {
   const compact = ({ live, zombies }) => ({ live: live.length, zombies, ...(live.length > 0 ? { pids: live.slice(0, 10) } : {}) });
@@ -187,7 +199,13 @@ async function sample(threads, batch) {
     loadedThreads: last.loadedThreads,
     payloadFiles: last.payloadFiles,
     payloadMiB: mib(last.payloadBytes),
-    ...(batch ? { medianThreadMs: median(batch.map((t) => t.ms)), medianTurnMs: median(batch.map((t) => t.turnMs)), medianUnloadMs: median(batch.map((t) => t.unloadMs)) } : {}),
+    ...(batch
+      ? {
+          medianThreadMs: median(batch.map((t) => t.ms)),
+          medianTurnMs: median(batch.map((t) => t.turnMs)),
+          medianUnloadMs: median(batch.map((t) => t.unloadMs)),
+        }
+      : {}),
   };
   if (inspector) {
     await inspector.collectGarbage();
@@ -200,7 +218,9 @@ async function sample(threads, batch) {
   entry.spoolFolders = left.spool.folders;
   entry.spoolFiles = left.spool.filesInFolders;
   samples.push(entry);
-  log(`${threads} threads: heap ${entry.heapMiB} MiB${entry.heapAfterGcMiB === undefined ? "" : ` (${entry.heapAfterGcMiB} after GC)`}, rss ${entry.rssMiB} MiB, payload files ${entry.payloadFiles}, background processes ${entry.backgroundProcesses}`);
+  log(
+    `${threads} threads: heap ${entry.heapMiB} MiB${entry.heapAfterGcMiB === undefined ? "" : ` (${entry.heapAfterGcMiB} after GC)`}, rss ${entry.rssMiB} MiB, payload files ${entry.payloadFiles}, background processes ${entry.backgroundProcesses}`,
+  );
 }
 
 // --- one thread's day: start, one turn, unsubscribe, unload
@@ -307,7 +327,10 @@ function cleanup() {
   killEach(left);
   rmSync(root, { recursive: true, force: true });
 }
-for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+]) {
   process.on(signal, () => {
     cleanup();
     process.exit(code);
@@ -358,7 +381,10 @@ const result = {
   samples,
   trace,
   heapGrowth: growthBetween(samples[0], samples.at(-1)),
-  heapGrowthAfterFirstThread: growthBetween(samples.find((e) => e.threads === 1), samples.at(-1)),
+  heapGrowthAfterFirstThread: growthBetween(
+    samples.find((e) => e.threads === 1),
+    samples.at(-1),
+  ),
   server: {
     pid: serverPid,
     exit: serverExit,

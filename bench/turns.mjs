@@ -40,7 +40,13 @@ const pick = (r) => {
     rssPerThreadMiB: m.rss?.perThreadKB && +(m.rss.perThreadKB / 1024).toFixed(2),
   };
 };
-const summary = { bench: "turns", reps: Number(reps), knightcode: pick(ours), codex: pick(codex), raw: { knightcode: ours.median ?? ours, ...(codex ? { codex: codex.median ?? codex } : {}) } };
+const summary = {
+  bench: "turns",
+  reps: Number(reps),
+  knightcode: pick(ours),
+  codex: pick(codex),
+  raw: { knightcode: ours.median ?? ours, ...(codex ? { codex: codex.median ?? codex } : {}) },
+};
 const text = JSON.stringify(summary, null, 2);
 const out = flag("--out");
 if (out) writeFileSync(out, text + "\n");

@@ -29,7 +29,17 @@ const outdir = `${root}/packages/cli/dist/bundle`;
  * the bundle's folder, a bare import would find whatever version the root's
  * node_modules holds for another dependency (an older lru-cache).
  */
-const BUNDLED_PACKAGES = ["@knightcode/", "@mariozechner/pi-ai", "@mariozechner/pi-agent-core", "typebox", "partial-json", "diff", "lru-cache", "openai", "@anthropic-ai/sdk"];
+const BUNDLED_PACKAGES = [
+  "@knightcode/",
+  "@mariozechner/pi-ai",
+  "@mariozechner/pi-agent-core",
+  "typebox",
+  "partial-json",
+  "diff",
+  "lru-cache",
+  "openai",
+  "@anthropic-ai/sdk",
+];
 function bundled(specifier) {
   return specifier.startsWith("node:") || BUNDLED_PACKAGES.some((name) => specifier === name || specifier.startsWith(name.endsWith("/") ? name : `${name}/`));
 }

@@ -22,7 +22,10 @@ mkdirSync(join(home, "agent"), { recursive: true });
 writeFileSync(join(home, "agent", "models.json"), JSON.stringify(model.modelsJson()));
 model.enqueue(
   { reasoning: "Let me read the README first.", toolCalls: [{ id: "call_read", name: "read", arguments: { path: "README.md" } }] },
-  { text: "It is a demo project. I'll add a NOTES.md.", toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "Read the README.\n" } }] },
+  {
+    text: "It is a demo project. I'll add a NOTES.md.",
+    toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "Read the README.\n" } }],
+  },
   { text: ["The project ", "has a README ", "and now notes."] },
 );
 

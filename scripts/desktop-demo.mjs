@@ -30,7 +30,18 @@ const files = {
   "TODO.md": "- [ ] greet in more than one language\n- [ ] add tests\n",
 };
 for (const [path, text] of Object.entries(files)) writeFileSync(join(project, path), text);
-const git = (...args) => execFileSync("git", args, { cwd: project, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "Demo", GIT_AUTHOR_EMAIL: "demo@knightcode.invalid", GIT_COMMITTER_NAME: "Demo", GIT_COMMITTER_EMAIL: "demo@knightcode.invalid" } });
+const git = (...args) =>
+  execFileSync("git", args, {
+    cwd: project,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Demo",
+      GIT_AUTHOR_EMAIL: "demo@knightcode.invalid",
+      GIT_COMMITTER_NAME: "Demo",
+      GIT_COMMITTER_EMAIL: "demo@knightcode.invalid",
+    },
+  });
 git("init", "-q", "-b", "main");
 git("add", ".");
 git("commit", "-q", "-m", "Greeter: a first version");
@@ -73,7 +84,12 @@ function reply(request) {
   const asked = textOf(last.content);
   const named = Object.keys(files).find((path) => asked.includes(path) || asked.includes(path.split("/").pop()));
   if (named) {
-    return { ...base, text: pieces(`Let me look at ${named}.`), toolCalls: [{ id: `call_demo_${++calls}`, name: "read", arguments: { path: named } }], finishReason: "tool_calls" };
+    return {
+      ...base,
+      text: pieces(`Let me look at ${named}.`),
+      toolCalls: [{ id: `call_demo_${++calls}`, name: "read", arguments: { path: named } }],
+      finishReason: "tool_calls",
+    };
   }
   return {
     ...base,

@@ -110,7 +110,10 @@ export async function measureGiantTurn({ items = 20_000, runs = 7, perRound = 10
   writeFileSync(join(project, "a.txt"), "alpha\n");
   const model = await ScriptedModelServer.start();
   // A large context window: the bench measures the turn, not compaction.
-  writeFileSync(join(home, "agent", "models.json"), JSON.stringify(model.modelsJson({ models: [{ id: "scripted-model", contextWindow: 100_000_000, maxTokens: 16_384 }] })));
+  writeFileSync(
+    join(home, "agent", "models.json"),
+    JSON.stringify(model.modelsJson({ models: [{ id: "scripted-model", contextWindow: 100_000_000, maxTokens: 16_384 }] })),
+  );
   const server = await startServer(home, client);
   const { main, second, pid } = server;
   try {

@@ -41,11 +41,26 @@ export function preparePeer({ withCodex }) {
   return {
     /** Our server (this checkout's build, or `bin`) through the harness, in its own loopback-only namespace. */
     ours: (label, harnessArgs, bin = BIN) =>
-      run(label, "unshare", [
-        "-n", "bash", "-c", 'ip link set lo up && exec "$@"', "_",
-        process.execPath, "appserver-bench.mjs", "--profile", "profiles/knightcode.json",
-        "--set", `KNIGHTCODE_BIN=${bin}`, "--set", `NODE_BIN=${process.execPath}`,
-      ], harnessArgs),
+      run(
+        label,
+        "unshare",
+        [
+          "-n",
+          "bash",
+          "-c",
+          'ip link set lo up && exec "$@"',
+          "_",
+          process.execPath,
+          "appserver-bench.mjs",
+          "--profile",
+          "profiles/knightcode.json",
+          "--set",
+          `KNIGHTCODE_BIN=${bin}`,
+          "--set",
+          `NODE_BIN=${process.execPath}`,
+        ],
+        harnessArgs,
+      ),
     /** Codex through the harness's own wrapper. */
     codex: (label, harnessArgs) => run(label, "bash", ["run-codex-bench.sh"], harnessArgs),
   };

@@ -15,7 +15,10 @@ export function watchServerLog(stream) {
     log.levels[level[1]]++;
     if (level[1] === "warn" || level[1] === "error") {
       // Ids and numbers blanked, so 500 alike lines read as one.
-      const key = level[2].replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>").replace(/\d+/g, "N").slice(0, 200);
+      const key = level[2]
+        .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, "<id>")
+        .replace(/\d+/g, "N")
+        .slice(0, 200);
       log.problems.set(key, (log.problems.get(key) ?? 0) + 1);
     }
   };

@@ -27,7 +27,9 @@ export function statOf(pid) {
 }
 
 function allPids() {
-  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number);
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
 }
 
 function hasTag(pid, tag) {
@@ -60,7 +62,10 @@ export function recorded(file, tag) {
   } catch {
     pids = [];
   }
-  const stats = pids.filter((pid) => hasTag(pid, tag)).map(statOf).filter(Boolean);
+  const stats = pids
+    .filter((pid) => hasTag(pid, tag))
+    .map(statOf)
+    .filter(Boolean);
   return { written: pids.length, ...split(stats) };
 }
 

@@ -21,7 +21,14 @@ export function mulberry32(seed) {
 
 const WORDS = "the a function returns value file test error build import export const let await async module path line change fix".split(" ");
 export const PROJECTS = Array.from({ length: 12 }, (_, i) => `/home/dev/projects/app-${i}`);
-const usage = { input: 1200, output: 300, cacheRead: 800, cacheWrite: 0, totalTokens: 2300, cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 } };
+const usage = {
+  input: 1200,
+  output: 300,
+  cacheRead: 800,
+  cacheWrite: 0,
+  totalTokens: 2300,
+  cost: { input: 0.001, output: 0.002, cacheRead: 0, cacheWrite: 0, total: 0.003 },
+};
 
 /** A transcript of 2 to 6 turns with tool calls, as a thread of a few minutes' work looks. */
 export function transcript(random, id, createdAt, forkedFromId) {
@@ -46,15 +53,36 @@ export function transcript(random, id, createdAt, forkedFromId) {
   };
   add({ type: "model_change", provider: "local", modelId: "bench-model" });
   add({ type: "approval_mode", mode: "ask" });
-  const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: 1 });
+  const assistant = (content, stopReason) => ({
+    role: "assistant",
+    content,
+    api: "openai-completions",
+    provider: "local",
+    model: "bench-model",
+    usage,
+    stopReason,
+    timestamp: 1,
+  });
   const turns = 2 + Math.floor(random() * 5);
   for (let turn = 0; turn < turns; turn++) {
     const turnId = add({ type: "turn_start" });
     add({ type: "message", message: { role: "user", content: text(20, 600), timestamp: 1 } });
     for (let call = 0, calls = Math.floor(random() * 4); call < calls; call++) {
       const callId = `call_${turn}_${call}`;
-      add({ type: "message", message: assistant([{ type: "text", text: text(0, 200) }, { type: "toolCall", id: callId, name: "bash", arguments: { command: text(10, 80) } }], "toolUse") });
-      add({ type: "message", message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(50, 2500) }], isError: false, timestamp: 1 } });
+      add({
+        type: "message",
+        message: assistant(
+          [
+            { type: "text", text: text(0, 200) },
+            { type: "toolCall", id: callId, name: "bash", arguments: { command: text(10, 80) } },
+          ],
+          "toolUse",
+        ),
+      });
+      add({
+        type: "message",
+        message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: text(50, 2500) }], isError: false, timestamp: 1 },
+      });
     }
     add({ type: "message", message: assistant([{ type: "text", text: text(50, 1200) }], "stop") });
     add({ type: "turn_end", turnId, status: "completed" });
@@ -103,7 +131,16 @@ export function longTranscript(dir, turns, cwd = PROJECTS[0]) {
     return entryId;
   };
   const words = (count) => Array.from({ length: count }, () => WORDS[Math.floor(random() * WORDS.length)]).join(" ");
-  const assistant = (content, stopReason) => ({ role: "assistant", content, api: "openai-completions", provider: "local", model: "bench-model", usage, stopReason, timestamp: 1 });
+  const assistant = (content, stopReason) => ({
+    role: "assistant",
+    content,
+    api: "openai-completions",
+    provider: "local",
+    model: "bench-model",
+    usage,
+    stopReason,
+    timestamp: 1,
+  });
   add({ type: "model_change", provider: "local", modelId: "bench-model" });
   // Each turn_end carries the checkpoint KnightCode writes: the branch's state and usage so far.
   const totals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
@@ -115,7 +152,10 @@ export function longTranscript(dir, turns, cwd = PROJECTS[0]) {
     add({ type: "message", message: { role: "user", content: question, timestamp: 1 } });
     const callId = `call_${turn}`;
     add({ type: "message", message: assistant([{ type: "toolCall", id: callId, name: "bash", arguments: { command: words(6) } }], "toolUse") });
-    add({ type: "message", message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: words(150) }], isError: false, timestamp: 1 } });
+    add({
+      type: "message",
+      message: { role: "toolResult", toolCallId: callId, toolName: "bash", content: [{ type: "text", text: words(150) }], isError: false, timestamp: 1 },
+    });
     add({ type: "message", message: assistant([{ type: "text", text: words(60) }], "stop") });
     for (const key of ["input", "output", "cacheRead", "cacheWrite"]) totals[key] += 2 * usage[key];
     totals.cost += 2 * usage.cost.total;

@@ -43,7 +43,15 @@ function request(method, params) {
 }
 
 const withQuery = (value, query) =>
-  typeof value === "string" ? (value === "$QUERY" ? query : value) : Array.isArray(value) ? value.map((v) => withQuery(v, query)) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withQuery(v, query)])) : value;
+  typeof value === "string"
+    ? value === "$QUERY"
+      ? query
+      : value
+    : Array.isArray(value)
+      ? value.map((v) => withQuery(v, query))
+      : value && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withQuery(v, query)]))
+        : value;
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function search() {

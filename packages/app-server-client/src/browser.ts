@@ -1,7 +1,15 @@
 // What a web page needs: the client, reconnection, errors and the browser's
 // WebSocket transport. The spawn and Node WebSocket factories of
 // AppServerClient stay unused in a page.
-export { AppServerClient, type ClientOptions, type RequestOptions, type ServerRequestContext, type TurnInput, type TurnRun, type WaitOptions } from "./client.js";
+export {
+  AppServerClient,
+  type ClientOptions,
+  type RequestOptions,
+  type ServerRequestContext,
+  type TurnInput,
+  type TurnRun,
+  type WaitOptions,
+} from "./client.js";
 export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
 export { Listeners, type MessageTransport } from "@knightcode/app-server-protocol";

@@ -95,11 +95,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
     return result;
   }
 
-  request<M extends ClientRequestMethod>(
-    method: M,
-    params: ClientRequestParams<M>,
-    options: RequestOptions = {},
-  ): Promise<ClientRequestResult<M>> {
+  request<M extends ClientRequestMethod>(method: M, params: ClientRequestParams<M>, options: RequestOptions = {}): Promise<ClientRequestResult<M>> {
     if (this.isClosed) return Promise.reject(new ClientError("closed", `connection closed; ${method} not sent`));
     const id = this.nextId++;
     return new Promise<ClientRequestResult<M>>((resolve, reject) => {

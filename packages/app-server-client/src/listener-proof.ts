@@ -96,10 +96,7 @@ export function sameText(a: string, b: string): boolean {
   return difference === 0;
 }
 
-export type ProofStep =
-  | { kind: "send"; text: string }
-  | { kind: "authorized" }
-  | { kind: "refused"; message: string };
+export type ProofStep = { kind: "send"; text: string } | { kind: "authorized" } | { kind: "refused"; message: string };
 
 /**
  * The client's side of the handshake, one server message at a time: the
@@ -131,7 +128,10 @@ export class ClientProofHandshake {
       const expected = await hmac(this.token, proofInput("server", this.address, this.clientNonce, proof.nonce));
       if (!sameText(proof.proof, expected)) return this.refuse("did not prove that it holds this token");
       this.serverNonce = proof.nonce;
-      const answer: ClientProofMessage = { type: "client/proof", proof: await hmac(this.token, proofInput("client", this.address, this.clientNonce, proof.nonce)) };
+      const answer: ClientProofMessage = {
+        type: "client/proof",
+        proof: await hmac(this.token, proofInput("client", this.address, this.clientNonce, proof.nonce)),
+      };
       return { kind: "send", text: JSON.stringify(answer) };
     }
     if (message.type === "authorized") return { kind: "authorized" };
@@ -139,6 +139,9 @@ export class ClientProofHandshake {
   }
 
   private refuse(why: string): ProofStep {
-    return { kind: "refused", message: `the listener at ${this.address} ${why}: it is not the server this token belongs to (another server, or another user's listener on that address); the token was not sent` };
+    return {
+      kind: "refused",
+      message: `the listener at ${this.address} ${why}: it is not the server this token belongs to (another server, or another user's listener on that address); the token was not sent`,
+    };
   }
 }

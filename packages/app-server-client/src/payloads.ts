@@ -57,7 +57,10 @@ export async function readPayload(client: AppServerClient, ref: string | Payload
     if (maxBytes !== undefined && offset > maxBytes) throw tooLarge(id, maxBytes);
     if (answer.eof) break;
     if (chunk.length === 0 || answer.nextOffset !== offset) {
-      throw new PayloadReadError("inconsistent", `payload ${id}: a chunk of ${chunk.length} bytes ended at byte ${offset} but nextOffset is ${String(answer.nextOffset)}`);
+      throw new PayloadReadError(
+        "inconsistent",
+        `payload ${id}: a chunk of ${chunk.length} bytes ended at byte ${offset} but nextOffset is ${String(answer.nextOffset)}`,
+      );
     }
   }
   if (bytes !== undefined && offset !== bytes) throw new PayloadReadError("inconsistent", `payload ${id}: read ${offset} bytes, the reference says ${bytes}`);

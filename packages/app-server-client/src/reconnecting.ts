@@ -11,7 +11,16 @@ import type {
   ThreadUi,
 } from "@knightcode/app-server-protocol";
 import { Listeners } from "@knightcode/app-server-protocol";
-import { AppServerClient, type ClientOptions, type HandlerErrorContext, type RequestOptions, type ServerRequestContext, type TurnInput, type TurnRun, type WaitOptions } from "./client.js";
+import {
+  AppServerClient,
+  type ClientOptions,
+  type HandlerErrorContext,
+  type RequestOptions,
+  type ServerRequestContext,
+  type TurnInput,
+  type TurnRun,
+  type WaitOptions,
+} from "./client.js";
 import { ClientError } from "./errors.js";
 import type { WebSocketTransportOptions } from "./transports/websocket.js";
 
@@ -34,9 +43,7 @@ export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransp
 }
 
 /** One open thread after a reconnection: the `thread/resume` answer, or why it failed. */
-export type ResumedThread =
-  | { threadId: string; ok: true; result: ClientRequestResult<"thread/resume"> }
-  | { threadId: string; ok: false; error: Error };
+export type ResumedThread = { threadId: string; ok: true; result: ClientRequestResult<"thread/resume"> } | { threadId: string; ok: false; error: Error };
 
 type Installer = (client: AppServerClient) => () => void;
 
@@ -154,7 +161,11 @@ export class ReconnectingClient {
   }
 
   /** On the current connection: a reconnection ends the wait with a `closed` ClientError. */
-  async waitFor<M extends ServerNotificationMethod>(method: M, predicate?: (params: ServerNotificationParams<M>) => boolean, options?: WaitOptions): Promise<ServerNotificationParams<M>> {
+  async waitFor<M extends ServerNotificationMethod>(
+    method: M,
+    predicate?: (params: ServerNotificationParams<M>) => boolean,
+    options?: WaitOptions,
+  ): Promise<ServerNotificationParams<M>> {
     await this.ready;
     return this.current.waitFor(method, predicate, options);
   }

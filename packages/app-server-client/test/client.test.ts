@@ -104,7 +104,13 @@ test("a throwing server-request handler reaches onHandlerError and is still answ
   reply({ id: "s2", method: "item/toolCall/requestApproval", params });
   await flush();
   await flush();
-  assert.deepEqual(received.map((m) => [m.id, (m.error as { code: string }).code]), [["s1", "internal"], ["s2", "invalidParams"]]);
+  assert.deepEqual(
+    received.map((m) => [m.id, (m.error as { code: string }).code]),
+    [
+      ["s1", "internal"],
+      ["s2", "invalidParams"],
+    ],
+  );
   assert.equal(seen.length, 1);
   assert.ok(seen[0]!.error instanceof RangeError);
   assert.equal(seen[0]!.method, "item/toolCall/requestApproval");

@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AppServerClient, AppServerError, PayloadReadError, createMemoryTransportPair, readPayload, resolveItem, resolveTurn, type WireItem, type WireTurn } from "../src/index.js";
+import {
+  AppServerClient,
+  AppServerError,
+  PayloadReadError,
+  createMemoryTransportPair,
+  readPayload,
+  resolveItem,
+  resolveTurn,
+  type WireItem,
+  type WireTurn,
+} from "../src/index.js";
 
 type Answer = { data: string; eof: boolean; nextOffset?: number } | { error: { code: string; message: string; data?: unknown } };
 
@@ -56,7 +66,9 @@ test("a server error arrives as AppServerError with its data", async () => {
 });
 
 test("chunks that do not add up are refused, never looped on", async () => {
-  const skipping = peer({ p: "0123456789" }, 5, (_id, offset) => (offset === 0 ? { data: Buffer.from("01234").toString("base64"), eof: false, nextOffset: 7 } : undefined));
+  const skipping = peer({ p: "0123456789" }, 5, (_id, offset) =>
+    offset === 0 ? { data: Buffer.from("01234").toString("base64"), eof: false, nextOffset: 7 } : undefined,
+  );
   const skipped = await rejection(readPayload(skipping.client, "p"));
   assert.ok(skipped instanceof PayloadReadError && skipped.kind === "inconsistent");
   const stuck = peer({}, 5, () => ({ data: "", eof: false, nextOffset: 0 }));
@@ -81,9 +93,20 @@ test("resolveItem replaces inputRef, outputRef and whole-item references", async
   const input = { command: "ls -la" };
   const fullItem = { id: "t:1", type: "agentMessage", index: 1, text: "long answer" };
   const { client } = peer({ i: JSON.stringify(input), o: "the output", w: JSON.stringify(fullItem) });
-  const call = { id: "c", type: "toolCall", index: 0, name: "bash", status: "completed", inputRef: { id: "i", bytes: 20 }, outputRef: { id: "o", bytes: 10 } } as WireItem;
+  const call = {
+    id: "c",
+    type: "toolCall",
+    index: 0,
+    name: "bash",
+    status: "completed",
+    inputRef: { id: "i", bytes: 20 },
+    outputRef: { id: "o", bytes: 10 },
+  } as WireItem;
   assert.deepEqual(await resolveItem(client, call), { id: "c", type: "toolCall", index: 0, name: "bash", status: "completed", input, output: "the output" });
-  assert.deepEqual(await resolveItem(client, { id: "t:1", type: "agentMessage", index: 1, payloadRef: { id: "w", bytes: JSON.stringify(fullItem).length } } as WireItem), fullItem);
+  assert.deepEqual(
+    await resolveItem(client, { id: "t:1", type: "agentMessage", index: 1, payloadRef: { id: "w", bytes: JSON.stringify(fullItem).length } } as WireItem),
+    fullItem,
+  );
   const plain = { id: "t:0", type: "userMessage", index: 0, text: "hi" } as WireItem;
   assert.equal(await resolveItem(client, plain), plain);
 });
@@ -95,7 +118,13 @@ test("resolveTurn reads a referenced turn, then resolves its items", async () =>
   ];
   const stored = { id: "t", status: "completed", startedAt: 1, completedAt: 2, items };
   const { client } = peer({ t: JSON.stringify(stored), o: "out" });
-  const wire = { id: "t", status: "completed", startedAt: 1, completedAt: 2, payloadRef: { id: "t", bytes: Buffer.byteLength(JSON.stringify(stored)) } } as WireTurn;
+  const wire = {
+    id: "t",
+    status: "completed",
+    startedAt: 1,
+    completedAt: 2,
+    payloadRef: { id: "t", bytes: Buffer.byteLength(JSON.stringify(stored)) },
+  } as WireTurn;
   const resolved = await resolveTurn(client, wire);
   const call = { id: "c", type: "toolCall", index: 1, name: "bash", status: "completed", input: {}, output: "out" };
   assert.deepEqual(resolved, { ...stored, items: [items[0], call] });

@@ -17,9 +17,31 @@ type Check = (value: unknown, path: (string | number)[]) => SchemaIssue | undefi
 
 const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "$schema", "$id", "$defs", "errors", "result", "params"]);
 const KEYWORDS = new Set([
-  "$ref", "type", "const", "enum", "properties", "required", "additionalProperties", "patternProperties",
-  "items", "additionalItems", "minItems", "maxItems", "minLength", "maxLength", "pattern",
-  "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "anyOf", "oneOf", "allOf", "not", "minProperties", "maxProperties",
+  "$ref",
+  "type",
+  "const",
+  "enum",
+  "properties",
+  "required",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "additionalItems",
+  "minItems",
+  "maxItems",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "minProperties",
+  "maxProperties",
 ]);
 
 const MAX_NAME_IN_MESSAGE = 64;
@@ -48,20 +70,33 @@ function typeOf(value: unknown): string {
 
 function matchesType(value: unknown, type: string): boolean {
   switch (type) {
-    case "null": return value === null;
-    case "boolean": return typeof value === "boolean";
-    case "string": return typeof value === "string";
-    case "number": return typeof value === "number" && Number.isFinite(value);
-    case "integer": return typeof value === "number" && Number.isInteger(value);
-    case "array": return Array.isArray(value);
-    case "object": return value !== null && typeof value === "object" && !Array.isArray(value);
-    default: throw new Error(`unsupported schema type ${type}`);
+    case "null":
+      return value === null;
+    case "boolean":
+      return typeof value === "boolean";
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    default:
+      throw new Error(`unsupported schema type ${type}`);
   }
 }
 
 const ARTICLE: Record<string, string> = {
-  null: "null", boolean: "a boolean", string: "a string", number: "a number", integer: "an integer",
-  array: "an array", object: "an object",
+  null: "null",
+  boolean: "a boolean",
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  array: "an array",
+  object: "an object",
 };
 
 function codePointLength(text: string): number {
@@ -240,8 +275,12 @@ export class SchemaCompiler {
       ([pattern, sub]) => [new RegExp(pattern, "u"), this.compile(sub)] as const,
     );
     const hasObjectRules =
-      schema.properties !== undefined || schema.required !== undefined || schema.additionalProperties !== undefined ||
-      schema.patternProperties !== undefined || schema.minProperties !== undefined || schema.maxProperties !== undefined;
+      schema.properties !== undefined ||
+      schema.required !== undefined ||
+      schema.additionalProperties !== undefined ||
+      schema.patternProperties !== undefined ||
+      schema.minProperties !== undefined ||
+      schema.maxProperties !== undefined;
     if (!hasObjectRules) return [];
     const known = new Map(Object.entries(properties).map(([name, sub]) => [name, this.compile(sub)]));
     const additional = schema.additionalProperties === undefined ? undefined : this.compile(schema.additionalProperties as Schema);
@@ -309,9 +348,7 @@ export class SchemaCompiler {
 
   private union(branches: Schema[], exactlyOne: boolean): Check {
     const compiled = branches.map((b) => this.compile(b));
-    const literals = branches.every((b) => typeof b === "object" && "const" in b)
-      ? branches.map((b) => (b as { const: unknown }).const)
-      : undefined;
+    const literals = branches.every((b) => typeof b === "object" && "const" in b) ? branches.map((b) => (b as { const: unknown }).const) : undefined;
     return (value, path) => {
       const issues: SchemaIssue[] = [];
       let matches = 0;
@@ -348,6 +385,6 @@ function typeCheck(type: string | string[]): Check {
   const label = types.map((t) => ARTICLE[t] ?? t).join(" or ");
   return (value, path) => {
     if (types.some((t) => matchesType(value, t))) return undefined;
-    return issue(path, `must be ${label}, not ${typeOf(value) === "integer" ? "a number" : ARTICLE[typeOf(value)] ?? typeOf(value)}`);
+    return issue(path, `must be ${label}, not ${typeOf(value) === "integer" ? "a number" : (ARTICLE[typeOf(value)] ?? typeOf(value))}`);
   };
 }

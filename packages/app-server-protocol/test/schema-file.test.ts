@@ -58,7 +58,10 @@ test("every method is documented and lists only known error codes", () => {
   // The codes an error response may carry are exactly these, and an error object's code is one of them.
   const defs = (doc as unknown as { $defs: Record<string, { anyOf?: { const?: unknown }[]; properties?: Record<string, unknown> }> }).$defs;
   assert.ok(defs.ErrorCode?.anyOf, "$defs.ErrorCode is a union of its codes");
-  assert.deepEqual(defs.ErrorCode.anyOf.map((member) => member.const), [...ERROR_CODES]);
+  assert.deepEqual(
+    defs.ErrorCode.anyOf.map((member) => member.const),
+    [...ERROR_CODES],
+  );
   assert.deepEqual(defs.ErrorObject?.properties?.code, { $ref: "#/$defs/ErrorCode" });
 });
 

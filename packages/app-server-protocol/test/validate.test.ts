@@ -75,13 +75,15 @@ function makeRandom(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const scalar = (): unknown =>
-    pick([null, true, false, 0, -1, 1.5, 2 ** 53, "", "x", "😀", "a".repeat(300), "\u2028"]);
+  const scalar = (): unknown => pick([null, true, false, 0, -1, 1.5, 2 ** 53, "", "x", "😀", "a".repeat(300), "\u2028"]);
   const fromSchema = (schema: any, root: any, depth: number): unknown => {
     if (depth > 6 || schema === true || schema === undefined) return scalar();
     if (next() < 0.1) return scalar();
     if (schema.$ref) {
-      const target = schema.$ref.slice(2).split("/").reduce((node: any, part: string) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], root);
+      const target = schema.$ref
+        .slice(2)
+        .split("/")
+        .reduce((node: any, part: string) => node[part.replaceAll("~1", "/").replaceAll("~0", "~")], root);
       return fromSchema(target, root, depth + 1);
     }
     if (schema.anyOf) return fromSchema(pick(schema.anyOf), root, depth + 1);

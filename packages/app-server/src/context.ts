@@ -74,7 +74,10 @@ export class ServerContext {
     this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
     this.terminal = options.terminal ?? false;
     this.idleUnloadMs = options.idleUnloadMs ?? positiveInteger(this.env.KNIGHTCODE_THREAD_IDLE_MS) ?? 10 * 60_000;
-    scheduleStaleSpoolSweep({ onRemoved: (paths) => this.log.info(`removed stale payload spools: ${paths.join(", ")}`), onError: (message, error) => this.log.warn(message, error) });
+    scheduleStaleSpoolSweep({
+      onRemoved: (paths) => this.log.info(`removed stale payload spools: ${paths.join(", ")}`),
+      onError: (message, error) => this.log.warn(message, error),
+    });
   }
 
   /** The large-value spool, created on first use and removed on dispose. */
@@ -94,7 +97,9 @@ export class ServerContext {
   /** Registers cleanup for shutdown; runs at once when the context is already disposed. */
   onDispose(disposer: Disposer): void {
     if (this.disposed) {
-      void Promise.resolve().then(disposer).catch((error: unknown) => this.log.error("cleanup failed", error));
+      void Promise.resolve()
+        .then(disposer)
+        .catch((error: unknown) => this.log.error("cleanup failed", error));
       return;
     }
     this.disposers.push(disposer);

@@ -36,8 +36,10 @@ export const handlers = Object.fromEntries(Object.keys(methodTable).map((method)
 
 /** Loads the modules of methods a client is about to send, so that their first request does not wait for the file. */
 export async function loadHandlers(methods: readonly ClientRequestMethod[]): Promise<void> {
-  await Promise.all(methods.map((method) => {
-    const state = loaded.get(method);
-    return state ? load(method, state) : undefined;
-  }));
+  await Promise.all(
+    methods.map((method) => {
+      const state = loaded.get(method);
+      return state ? load(method, state) : undefined;
+    }),
+  );
 }

@@ -34,7 +34,16 @@ function transcript(calls: number): string {
     parentId = id;
     return id;
   };
-  const assistant = (content: unknown[], stopReason: string) => ({ role: "assistant", content, api: "openai-completions", provider: "p", model: "m", usage, stopReason, timestamp: 1 });
+  const assistant = (content: unknown[], stopReason: string) => ({
+    role: "assistant",
+    content,
+    api: "openai-completions",
+    provider: "p",
+    model: "m",
+    usage,
+    stopReason,
+    timestamp: 1,
+  });
   const small = (text: string) => {
     const start = add({ type: "turn_start" });
     add({ type: "message", message: { role: "user", content: text, timestamp: 1 } });
@@ -46,7 +55,17 @@ function transcript(calls: number): string {
   add({ type: "message", message: { role: "user", content: "read everything", timestamp: 1 } });
   for (let i = 0; i < calls; i++) {
     add({ type: "message", message: assistant([{ type: "toolCall", id: `call_${i}`, name: "read", arguments: { path: `f${i}.txt` } }], "toolUse") });
-    add({ type: "message", message: { role: "toolResult", toolCallId: `call_${i}`, toolName: "read", content: [{ type: "text", text: `contents of file ${i} `.repeat(4) }], isError: false, timestamp: 1 } });
+    add({
+      type: "message",
+      message: {
+        role: "toolResult",
+        toolCallId: `call_${i}`,
+        toolName: "read",
+        content: [{ type: "text", text: `contents of file ${i} `.repeat(4) }],
+        isError: false,
+        timestamp: 1,
+      },
+    });
   }
   add({ type: "message", message: assistant([{ type: "text", text: "done" }], "stop") });
   add({ type: "turn_end", turnId: start, status: "completed" });
@@ -57,7 +76,9 @@ function transcript(calls: number): string {
 
 /** The id of the turn_end entry of turn `turnId`. */
 function endOf(path: string, turnId: string): string {
-  const line = readFileSync(path, "utf8").split("\n").find((l) => l.includes('"type":"turn_end"') && l.includes(`"turnId":"${turnId}"`))!;
+  const line = readFileSync(path, "utf8")
+    .split("\n")
+    .find((l) => l.includes('"type":"turn_end"') && l.includes(`"turnId":"${turnId}"`))!;
   return (JSON.parse(line) as { id: string }).id;
 }
 
@@ -69,10 +90,17 @@ describe("spec: History, listings, and large values (a saved turn read past, not
     const big = whole.entries.filter((e) => e.type === "turn_start")[1]!.id;
     const skipped = await readBranchPage(path, { turns: 50, chunkSize: 4096, skipTurnBody: (turnId, endId) => (asked.push([turnId, endId]), turnId === big) });
     assert.equal(asked.length, 3, "asked once per turn end");
-    assert.deepEqual(skipped.entries.map((e) => [e.id, e.parentId, e.type]), whole.entries.map((e) => [e.id, e.parentId, e.type]));
+    assert.deepEqual(
+      skipped.entries.map((e) => [e.id, e.parentId, e.type]),
+      whole.entries.map((e) => [e.id, e.parentId, e.type]),
+    );
     const bodyless = skipped.entries.filter(isBodyless);
     assert.equal(bodyless.length, 1 + 300 * 2 + 1, "the big turn's body, and only it");
-    for (const entry of skipped.entries.filter((e) => !isBodyless(e))) assert.deepEqual(entry, whole.entries.find((e) => e.id === entry.id));
+    for (const entry of skipped.entries.filter((e) => !isBodyless(e)))
+      assert.deepEqual(
+        entry,
+        whole.entries.find((e) => e.id === entry.id),
+      );
     assert.deepEqual(skipped.next, whole.next);
     assert.deepEqual([...skipped.turnStarts], [...whole.turnStarts]);
   });

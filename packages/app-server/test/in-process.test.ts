@@ -128,10 +128,13 @@ describe("server requests", () => {
     const { client, connection, cancelled } = connectPlain(server);
     await client.initialize({ clientInfo: { name: "t" } });
     const seen: unknown[] = [];
-    client.onRequest("test/ask" as never, ((params: { n: number }) => {
-      seen.push(params);
-      return { doubled: params.n * 2 };
-    }) as never);
+    client.onRequest(
+      "test/ask" as never,
+      ((params: { n: number }) => {
+        seen.push(params);
+        return { doubled: params.n * 2 };
+      }) as never,
+    );
     // Client ids 1.. and server ids s1.. never collide, whatever the client picks.
     const ask = connection.request as unknown as (m: string, p: unknown, o?: { signal?: AbortSignal }) => Promise<unknown>;
     assert.deepEqual(await ask.call(connection, "test/ask", { n: 2 }), { doubled: 4 });

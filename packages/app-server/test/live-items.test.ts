@@ -103,7 +103,12 @@ describe("spec: Threads and turns (a running turn's snapshot)", () => {
     items.handle(toolStart("a"));
     const message = { role: "assistant", content: [{ type: "text", text: "par" }], stopReason: "error", timestamp: 3 };
     items.handle({ type: "message_start", turnId: TURN, message } as SessionEvent);
-    items.handle({ type: "message_update", turnId: TURN, message, event: { type: "text_delta", contentIndex: 0, delta: "par", partial: message } } as unknown as SessionEvent);
+    items.handle({
+      type: "message_update",
+      turnId: TURN,
+      message,
+      event: { type: "text_delta", contentIndex: 0, delta: "par", partial: message },
+    } as unknown as SessionEvent);
     assert.equal(items.snapshot().length, 2);
     items.handle({ type: "message_end", turnId: TURN, message, entryId: "e", entryTimestamp: 4 } as SessionEvent);
     items.handle(toolStart("b"));

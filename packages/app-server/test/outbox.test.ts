@@ -18,7 +18,11 @@ function slowClient() {
   const child = spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
   child.stdin.on("error", () => undefined);
   const received: { method?: string; params?: Record<string, unknown> }[] = [];
-  const framer = new LineFramer({ maxLineBytes: 64 * 1024 * 1024, onLine: (line) => received.push(JSON.parse(line.toString("utf8"))), onOversized: () => undefined });
+  const framer = new LineFramer({
+    maxLineBytes: 64 * 1024 * 1024,
+    onLine: (line) => received.push(JSON.parse(line.toString("utf8"))),
+    onOversized: () => undefined,
+  });
   child.stdout.on("data", (chunk: Buffer) => framer.push(chunk));
   child.stdout.pause();
   const input = new PassThrough();
@@ -31,7 +35,12 @@ function slowClient() {
 
 const summary = (m: { method?: string; params?: Record<string, unknown> }) => {
   const p = m.params ?? {};
-  const detail = p.delta ?? (p.status as { type?: string } | undefined)?.type ?? (p.followUp as { id: string }[] | undefined)?.map((f) => f.id).join("+") ?? (p.item as { id?: string } | undefined)?.id ?? "";
+  const detail =
+    p.delta ??
+    (p.status as { type?: string } | undefined)?.type ??
+    (p.followUp as { id: string }[] | undefined)?.map((f) => f.id).join("+") ??
+    (p.item as { id?: string } | undefined)?.id ??
+    "";
   return `${m.method}:${p.threadId ?? ""}:${detail}`;
 };
 
@@ -57,23 +66,22 @@ test("a client that falls behind gets each thread's newest state before that thr
     connection.notify("item/completed", { threadId: "t1", turnId: "u1", item: { id: "i1", type: "agentMessage", text: "abc" } });
 
     client.read();
-    await waitUntil("the other thread's queue, once caught up", () => client.received.some((m) => m.method === "turn/queue/updated" && m.params?.threadId === "t2"));
+    await waitUntil("the other thread's queue, once caught up", () =>
+      client.received.some((m) => m.method === "turn/queue/updated" && m.params?.threadId === "t2"),
+    );
     delta("i2", "d");
     await waitUntil("the last delta", () => client.received.some((m) => m.params?.delta === "d"));
-    assert.deepEqual(
-      client.received.filter((m) => m.method !== "error").map(summary),
-      [
-        "item/agentMessage/delta:t1:a",
-        // Behind: t1's newest status and queue (A replaced by B) go out just before t1's turn/started; t2's waits.
-        "thread/status/changed:t1:active",
-        "turn/queue/updated:t1:B",
-        "turn/started:t1:",
-        // The deltas after the first one it was behind on are skipped; item/completed has the whole text.
-        "item/completed:t1:i1",
-        "turn/queue/updated:t2:C",
-        "item/agentMessage/delta:t1:d",
-      ],
-    );
+    assert.deepEqual(client.received.filter((m) => m.method !== "error").map(summary), [
+      "item/agentMessage/delta:t1:a",
+      // Behind: t1's newest status and queue (A replaced by B) go out just before t1's turn/started; t2's waits.
+      "thread/status/changed:t1:active",
+      "turn/queue/updated:t1:B",
+      "turn/started:t1:",
+      // The deltas after the first one it was behind on are skipped; item/completed has the whole text.
+      "item/completed:t1:i1",
+      "turn/queue/updated:t2:C",
+      "item/agentMessage/delta:t1:d",
+    ]);
   } finally {
     client.child.kill("SIGKILL");
   }

@@ -22,9 +22,7 @@ after(async () => {
 });
 
 function methodsOf(threadId: string): string[] {
-  return app.client.notifications
-    .filter((n) => (n.params as { threadId?: string }).threadId === threadId)
-    .map((n) => n.method);
+  return app.client.notifications.filter((n) => (n.params as { threadId?: string }).threadId === threadId).map((n) => n.method);
 }
 
 describe("relocating a thread", () => {

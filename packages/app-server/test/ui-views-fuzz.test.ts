@@ -43,7 +43,11 @@ describe("spec: Dialogs and extension UI (views), fuzzed", () => {
       const json = JSON.stringify(tree);
       const checked = checkView(tree, maxBytes);
       const expected = json !== undefined && isValidViewJson(json, maxBytes);
-      assert.equal(checked.ok, expected, `seed ${seed}, tree ${i}: validator says ${checked.ok ? "valid" : (checked as { reason: string }).reason}, checker ${expected}: ${json?.slice(0, 300)}`);
+      assert.equal(
+        checked.ok,
+        expected,
+        `seed ${seed}, tree ${i}: validator says ${checked.ok ? "valid" : (checked as { reason: string }).reason}, checker ${expected}: ${json?.slice(0, 300)}`,
+      );
       if (checked.ok) {
         accepted++;
         assertSendable(checked.view, maxBytes, `seed ${seed}, tree ${i}`);
@@ -93,7 +97,16 @@ describe("spec: Dialogs and extension UI (views), fuzzed", () => {
     };
     assert.match(reasons({ type: "iframe", src: "x" }), /unknown type "iframe"/);
     assert.match(reasons({ type: "button", label: "Go" }), /has no id/);
-    assert.match(reasons({ type: "stack", children: [{ type: "button", id: "a", label: "1" }, { type: "button", id: "a", label: "2" }] }), /repeats the control id "a"/);
+    assert.match(
+      reasons({
+        type: "stack",
+        children: [
+          { type: "button", id: "a", label: "1" },
+          { type: "button", id: "a", label: "2" },
+        ],
+      }),
+      /repeats the control id "a"/,
+    );
     assert.match(reasons({ type: "text", text: 5 }), /must be a string, not a number/);
     assert.match(reasons({ type: "toggle", id: "t", label: "T", value: "yes" }), /must be a boolean/);
     assert.match(reasons({ type: "select", id: "s", options: ["a"], value: "b" }), /not one of its options/);
@@ -123,8 +136,22 @@ describe("spec: Dialogs and extension UI (views), fuzzed", () => {
     revoked.revoke();
     assert.equal(reasons(revoked.proxy), "the view could not be read");
     // Something thrown that is itself hostile is not looked at.
-    const nasty = new Proxy({}, { getPrototypeOf: () => { throw new Error("again"); } });
-    const trap = new Proxy({ type: "text", text: "a" }, { ownKeys: () => { throw nasty; } });
+    const nasty = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          throw new Error("again");
+        },
+      },
+    );
+    const trap = new Proxy(
+      { type: "text", text: "a" },
+      {
+        ownKeys: () => {
+          throw nasty;
+        },
+      },
+    );
     assert.equal(reasons(trap), "the view could not be read");
     assert.match(reasons(Object.freeze(new Date(0))), /not a plain object/);
     assert.match(reasons("text"), /not an object/);

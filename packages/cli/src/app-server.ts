@@ -3,7 +3,6 @@ import type { AppServerArgs } from "./args.js";
 import { resolveListenToken, TOKEN_ENV } from "./listen-token.js";
 import { startServer } from "./serve.js";
 
-
 /** `knightcode app-server`: the stdio connection, optional WebSocket listener, signals and the exit. */
 export async function runAppServer(args: AppServerArgs, output: ProtocolOutput): Promise<void> {
   const env = process.env;

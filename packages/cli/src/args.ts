@@ -150,7 +150,8 @@ function parseDesktop(rest: readonly string[]): Command {
   if ("error" in parsed) return { kind: "usage-error", message: parsed.error };
   const values = parsed.values;
   const port = values.port ?? "0";
-  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) return { kind: "usage-error", message: `--port takes a number from 0 to 65535, not ${JSON.stringify(port)}` };
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535)
+    return { kind: "usage-error", message: `--port takes a number from 0 to 65535, not ${JSON.stringify(port)}` };
   const args: DesktopArgs = {
     extensions: values.extension ?? [],
     port: Number(port),

@@ -79,7 +79,10 @@ describe("argument parsing", () => {
       kind: "app-server",
       args: { extensions: [], allowOrigins: [], listen: "ws://127.0.0.1:0", listenReadyFile: "/run/kc.json" },
     });
-    assert.deepEqual(parseCommand(["app-server", "--listen-ready-file", "/run/kc.json"]), { kind: "usage-error", message: "--listen-ready-file needs --listen" });
+    assert.deepEqual(parseCommand(["app-server", "--listen-ready-file", "/run/kc.json"]), {
+      kind: "usage-error",
+      message: "--listen-ready-file needs --listen",
+    });
   });
 
   test("an empty value is an error, not a silent default", () => {

@@ -8,7 +8,20 @@ describe("knightcode desktop: its command line", () => {
   });
 
   test("every option, in both spellings", () => {
-    const command = parseCommand(["desktop", "--port", "8765", "--no-open", "-e", "a.ts", "--extension=b.ts", "--session-dir", "/s", "--listen-token-file=/t", "--ready-file", "/r"]);
+    const command = parseCommand([
+      "desktop",
+      "--port",
+      "8765",
+      "--no-open",
+      "-e",
+      "a.ts",
+      "--extension=b.ts",
+      "--session-dir",
+      "/s",
+      "--listen-token-file=/t",
+      "--ready-file",
+      "/r",
+    ]);
     assert.deepEqual(command, {
       kind: "desktop",
       args: { extensions: ["a.ts", "b.ts"], port: 8765, open: false, sessionDir: "/s", listenTokenFile: "/t", readyFile: "/r" },

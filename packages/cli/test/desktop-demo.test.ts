@@ -33,7 +33,10 @@ test("npm run desktop:demo: the scripted model reads a file when asked, real pro
     await client.initialize({ clientInfo: { name: "desktop-demo-test", version: "0" } });
     const { models } = await client.request("model/list", {});
     assert.ok(models.some((m) => m.provider === "demo" && m.id === "demo-model" && m.available));
-    assert.ok(models.some((m) => m.provider === "openai" && m.available), "a provider whose key is in the environment keeps its models");
+    assert.ok(
+      models.some((m) => m.provider === "openai" && m.available),
+      "a provider whose key is in the environment keeps its models",
+    );
 
     const { thread } = await client.request("thread/start", { cwd: project });
     const items: { type: string; name?: string; status?: string; text?: string }[] = [];
@@ -41,7 +44,10 @@ test("npm run desktop:demo: the scripted model reads a file when asked, real pro
     const completed = new Promise((resolve) => client.onNotification("turn/completed", resolve));
     await client.request("turn/start", { threadId: thread.id, text: "What is in README.md?" });
     await completed;
-    assert.ok(items.some((i) => i.type === "toolCall" && i.name === "read" && i.status === "completed"), JSON.stringify(items));
+    assert.ok(
+      items.some((i) => i.type === "toolCall" && i.name === "read" && i.status === "completed"),
+      JSON.stringify(items),
+    );
     assert.match(items.at(-1)?.text ?? "", /I read it: .*"# Greeter"/);
     await client.close();
 

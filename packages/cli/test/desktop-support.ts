@@ -48,7 +48,7 @@ export class DesktopProcess {
 
   /** The one line printed on stdout: the page URL with the token in its fragment. */
   async url(): Promise<URL> {
-    const line = await waitUntil("the desktop URL on stdout", () => this.exit === undefined ? this.stdout.match(/^(.*)\n/)?.[1] : `exited: ${this.stderr}`);
+    const line = await waitUntil("the desktop URL on stdout", () => (this.exit === undefined ? this.stdout.match(/^(.*)\n/)?.[1] : `exited: ${this.stderr}`));
     return new URL(line);
   }
 

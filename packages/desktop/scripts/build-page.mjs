@@ -19,8 +19,20 @@ const LIMIT = 250 * 1024;
  * missing from the list fails the build, never the page.
  */
 const NODE_ONLY_NAMES = [
-  "spawn", "readFile", "existsSync", "lstatSync", "realpathSync", "openSync", "fstatSync", "readSync", "closeSync", "constants",
-  "dirname", "basename", "join", "isAbsolute",
+  "spawn",
+  "readFile",
+  "existsSync",
+  "lstatSync",
+  "realpathSync",
+  "openSync",
+  "fstatSync",
+  "readSync",
+  "closeSync",
+  "constants",
+  "dirname",
+  "basename",
+  "join",
+  "isAbsolute",
 ];
 const nodeOnly = {
   name: "node-only-stubs",

@@ -36,7 +36,9 @@ async function start(): Promise<void> {
       <div class="empty-state" role="alert">
         <h1>KnightCode</h1>
         <p>Cannot connect: {error instanceof Error ? error.message : String(error)}</p>
-        <p>Open the address <code>knightcode desktop</code> printed when it started.</p>
+        <p>
+          Open the address <code>knightcode desktop</code> printed when it started.
+        </p>
       </div>,
       root,
     );

@@ -24,8 +24,18 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
   useShortcut("mod+shift+d", () => togglePanel("diff"));
   useShortcut("mod+shift+g", () => togglePanel("git"));
 
-  if (error) return <div class="thread-screen empty-state" role="alert">Could not open this thread: {error}</div>;
-  if (!state) return <div class="thread-screen empty-state" aria-busy="true">Loading…</div>;
+  if (error)
+    return (
+      <div class="thread-screen empty-state" role="alert">
+        Could not open this thread: {error}
+      </div>
+    );
+  if (!state)
+    return (
+      <div class="thread-screen empty-state" aria-busy="true">
+        Loading…
+      </div>
+    );
   const { thread, ui } = state;
   const title = ui.title ?? thread.name;
   const side = panel.value;

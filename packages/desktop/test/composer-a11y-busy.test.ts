@@ -32,11 +32,14 @@ describe("the composer: accessibility while a turn runs", { skip: NO_BROWSER }, 
         await box.press("Enter");
         await page.locator("[data-queue-kind='followUp']").waitFor();
         await box.focus();
-        await page.evaluate(({ png }) => {
-          const data = new DataTransfer();
-          data.items.add(new File([Uint8Array.from(atob(png), (c) => c.charCodeAt(0))], "dot.png", { type: "image/png" }));
-          document.activeElement!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
-        }, { png: PNG_1x1 });
+        await page.evaluate(
+          ({ png }) => {
+            const data = new DataTransfer();
+            data.items.add(new File([Uint8Array.from(atob(png), (c) => c.charCodeAt(0))], "dot.png", { type: "image/png" }));
+            document.activeElement!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+          },
+          { png: PNG_1x1 },
+        );
         await page.getByRole("img", { name: "dot.png" }).waitFor();
         await box.fill("a draft while it works");
         const violations = await screenAndAudit(page, `composer-busy-${scheme}`);

@@ -50,7 +50,11 @@ describe("the composer: images, @ files and / commands", { skip: NO_BROWSER }, (
       const before = f.model.requests.length;
       await box.fill("what is in this picture?");
       await box.press("Enter");
-      const request = await waitUntil("the image to reach the model", () => f.model.requests.slice(before).find((r) => sent(r).includes("what is in this picture?")), WAIT_MS);
+      const request = await waitUntil(
+        "the image to reach the model",
+        () => f.model.requests.slice(before).find((r) => sent(r).includes("what is in this picture?")),
+        WAIT_MS,
+      );
       assert.ok(sent(request).includes(PNG_1x1.slice(0, 40)), "the model request carries the image's bytes");
       await page.getByRole("list", { name: "Images to send" }).waitFor({ state: "detached" });
     } finally {

@@ -21,7 +21,10 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
       await until("the thinking picker to be enabled", () => thinking.isEnabled());
       await thinking.selectOption("high");
       await page.getByLabel("Approvals", { exact: true }).selectOption("ask");
-      await until("the page to reflect the settings", async () => (await thinking.inputValue()) === "high" && (await page.getByLabel("Approvals", { exact: true }).inputValue()) === "ask");
+      await until(
+        "the page to reflect the settings",
+        async () => (await thinking.inputValue()) === "high" && (await page.getByLabel("Approvals", { exact: true }).inputValue()) === "ask",
+      );
       const client = await f.server.client();
       const { thread } = await client.request("thread/resume", { threadId });
       assert.deepEqual(thread.model, { provider: "scripted", id: "scripted-reasoner" });

@@ -49,7 +49,10 @@ export class ComposerFixture {
     this.server = await DesktopServer.start({ model: this.model });
     this.home = this.server.home;
     mkdirSync(join(this.server.agentDir, "prompts"), { recursive: true });
-    writeFileSync(join(this.server.agentDir, "prompts", "review-changes.md"), "---\ndescription: Review the working tree's changes\n---\nReview the changes $@\n");
+    writeFileSync(
+      join(this.server.agentDir, "prompts", "review-changes.md"),
+      "---\ndescription: Review the working tree's changes\n---\nReview the changes $@\n",
+    );
     this.project = this.server.project({ "README.md": "# p\n", "src/needle-file.ts": "export const needle = 1;\n" });
     this.browser = await launchBrowser();
   }

@@ -31,7 +31,10 @@ describe("a conversation in the page", { skip: NO_BROWSER }, () => {
   async function startThreadFromSidebar(project: string) {
     const opened = await openPage(browser, server);
     const { page } = opened;
-    await page.getByRole("button", { name: /^New thread/ }).first().click();
+    await page
+      .getByRole("button", { name: /^New thread/ })
+      .first()
+      .click();
     const dialog = page.getByRole("dialog", { name: "New thread" });
     await dialog.getByLabel("Project folder").fill(project);
     await dialog.getByRole("button", { name: "Start thread" }).click();
@@ -45,7 +48,10 @@ describe("a conversation in the page", { skip: NO_BROWSER }, () => {
     const { page } = opened;
     try {
       model.enqueue(
-        { reasoning: "I will write the notes.", toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "Read the README.\n" } }] },
+        {
+          reasoning: "I will write the notes.",
+          toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "Read the README.\n" } }],
+        },
         { text: ["Wrote ", "**NOTES.md**", " for you."] },
       );
       const box = page.getByLabel("Message", { exact: true });

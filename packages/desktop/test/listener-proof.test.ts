@@ -69,8 +69,15 @@ describe("the launcher and the page check who listens before the token goes anyw
       await page.goto(launcher);
       await page.getByText("is not your KnightCode server").waitFor({ timeout: WAIT_MS });
       assert.ok(page.url().startsWith("file://"), "the launcher stayed where it was");
-      assert.ok(impostor.records.some((record) => record.kind === "upgrade"), "the launcher asked the listener for its proof");
-      assert.deepEqual(impostor.records.filter((record) => record.kind === "http"), [], "the browser never loaded their page");
+      assert.ok(
+        impostor.records.some((record) => record.kind === "upgrade"),
+        "the launcher asked the listener for its proof",
+      );
+      assert.deepEqual(
+        impostor.records.filter((record) => record.kind === "http"),
+        [],
+        "the browser never loaded their page",
+      );
       assert.ok(!leaked(impostor, server.token));
     } finally {
       await context.close();
@@ -95,12 +102,20 @@ describe("the launcher and the page check who listens before the token goes anyw
       assert.ok(!leaked(taken, server.token), "the token reached the impostor");
       await page.getByRole("alert").filter({ hasText: "does not hold this page's token" }).waitFor({ timeout: WAIT_MS });
       assert.ok(!leaked(taken, server.token), "the token reached the impostor");
-      assert.deepEqual(impostor.records.filter((record) => record.kind === "message"), [], "nothing was sent over the socket");
+      assert.deepEqual(
+        impostor.records.filter((record) => record.kind === "message"),
+        [],
+        "nothing was sent over the socket",
+      );
       assert.equal(await page.evaluate(() => sessionStorage.getItem("knightcode.token")), null);
 
       // What remains: a reload runs the impostor's page in the page's origin. It finds nothing to take.
       await page.reload();
-      const stolen = await waitUntil("the impostor's page to report what the tab kept", () => impostor!.records.find((record) => record.kind === "http" && record.url.startsWith("/steal")), WAIT_MS);
+      const stolen = await waitUntil(
+        "the impostor's page to report what the tab kept",
+        () => impostor!.records.find((record) => record.kind === "http" && record.url.startsWith("/steal")),
+        WAIT_MS,
+      );
       assert.equal(stolen.kind === "http" ? stolen.url : "", "/steal?null");
     } finally {
       await opened.close();

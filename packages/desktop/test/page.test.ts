@@ -66,7 +66,11 @@ describe("the page", { skip: NO_BROWSER }, () => {
     }
   });
 
-  for (const [name, viewport] of [["desktop", DESKTOP], ["narrow", NARROW], ["zoomed", ZOOMED]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["narrow", NARROW],
+    ["zoomed", ZOOMED],
+  ] as const) {
     test(`the empty screen passes the accessibility audit (${name})`, async () => {
       const opened = await openPage(browser, server, viewport);
       try {

@@ -45,13 +45,10 @@ describe("a server restart mid-thread", { skip: NO_BROWSER }, () => {
       await page.getByRole("heading", { name: "before the restart" }).waitFor();
       await page.locator(`section.transcript[data-thread="${thread.id}"]`).waitFor();
       // The thread was resumed on the new server: the page holds a fresh load with the turn from before.
-      await page.waitForFunction(
-        (before) => {
-          const layout = document.querySelector(".thread-layout");
-          return layout?.getAttribute("data-generation") !== before && layout?.getAttribute("data-turns") === "1";
-        },
-        generationBefore,
-      );
+      await page.waitForFunction((before) => {
+        const layout = document.querySelector(".thread-layout");
+        return layout?.getAttribute("data-generation") !== before && layout?.getAttribute("data-turns") === "1";
+      }, generationBefore);
       await page.locator(`nav.sidebar[data-loaded='true'] [data-thread-id="${thread.id}"]`).waitFor();
       assert.equal(await page.locator(".toast-error").count(), 0, "the outage raised no error toast");
 

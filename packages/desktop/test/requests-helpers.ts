@@ -16,7 +16,11 @@ const METHODS: ServerRequestMethod[] = ["item/toolCall/requestApproval", "item/t
  * turn first; the page's composer belongs to another part.) Returns what
  * the first connection was asked, so a test can compare the card with it.
  */
-export async function askThroughPage(server: DesktopServer, threadId: string, text = "go"): Promise<{ method: ServerRequestMethod; params: ServerRequestParams<ServerRequestMethod> }> {
+export async function askThroughPage(
+  server: DesktopServer,
+  threadId: string,
+  text = "go",
+): Promise<{ method: ServerRequestMethod; params: ServerRequestParams<ServerRequestMethod> }> {
   const starter = await server.client();
   let asked: { method: ServerRequestMethod; params: ServerRequestParams<ServerRequestMethod> } | undefined;
   for (const method of METHODS) {

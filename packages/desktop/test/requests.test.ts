@@ -99,7 +99,13 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await card.getByText("approved.txt").waitFor();
       await card.locator(".diff-add", { hasText: "+world" }).waitFor();
       // It took the keyboard: the user was not typing anywhere.
-      assert.equal(await card.locator("[data-decision]").first().evaluate((b) => b === document.activeElement), true);
+      assert.equal(
+        await card
+          .locator("[data-decision]")
+          .first()
+          .evaluate((b) => b === document.activeElement),
+        true,
+      );
       await audit(page, "request-approval");
       await card.getByRole("button", { name: "Allow once" }).click();
       await waitUntil("the file to be written", () => existsSync(join(project, "approved.txt")), WAIT_MS);

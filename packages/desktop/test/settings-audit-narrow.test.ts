@@ -10,7 +10,13 @@ describe("the settings screens pass the accessibility audit (narrow)", { skip: N
 
   test("every tab at narrow width: screenshot and axe-core with zero violations", async () => {
     const { violations, consoleErrors } = await auditEveryTab(f, NARROW, "narrow");
-    assert.deepEqual(violations, {}, Object.entries(violations).map(([tab, v]) => `${tab}:\n${describeViolations(v)}`).join("\n"));
+    assert.deepEqual(
+      violations,
+      {},
+      Object.entries(violations)
+        .map(([tab, v]) => `${tab}:\n${describeViolations(v)}`)
+        .join("\n"),
+    );
     assert.deepEqual(consoleErrors, []);
   });
 });

@@ -10,7 +10,13 @@ describe("the settings screens pass the accessibility audit (desktop)", { skip: 
 
   test("every tab at desktop width: screenshot and axe-core with zero violations", async () => {
     const { violations, consoleErrors } = await auditEveryTab(f, DESKTOP, "desktop");
-    assert.deepEqual(violations, {}, Object.entries(violations).map(([tab, v]) => `${tab}:\n${describeViolations(v)}`).join("\n"));
+    assert.deepEqual(
+      violations,
+      {},
+      Object.entries(violations)
+        .map(([tab, v]) => `${tab}:\n${describeViolations(v)}`)
+        .join("\n"),
+    );
     assert.deepEqual(consoleErrors, []);
   });
 

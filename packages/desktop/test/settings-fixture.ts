@@ -33,7 +33,10 @@ export function settingsFixture(): SettingsFixture {
     mkdirSync(join(agent, "skills", "review"), { recursive: true });
     writeFileSync(join(agent, "skills", "review", "SKILL.md"), skill("review"));
     // One working entry and one the server skips with a warning (its name breaks the naming rule).
-    writeFileSync(join(agent, "mcp.json"), JSON.stringify({ mcpServers: { local: { command: "node", args: ["mcp-server.js"] }, "bad name!": { command: "x" } } }));
+    writeFileSync(
+      join(agent, "mcp.json"),
+      JSON.stringify({ mcpServers: { local: { command: "node", args: ["mcp-server.js"] }, "bad name!": { command: "x" } } }),
+    );
     fixture.server = server;
     fixture.project = server.project({
       ".knightcode/settings.json": JSON.stringify({ compaction: { keepRecentTokens: 1234 } }),
@@ -78,7 +81,11 @@ export function leafKeys(value: unknown, prefix = ""): string[] {
  * Opens the screen on a project, then shows every tab in turn: each one is
  * screenshotted and audited (axe-core, WCAG 2.1 A/AA) once its answers arrived.
  */
-export async function auditEveryTab(f: SettingsFixture, viewport: Viewport, name: string): Promise<{ violations: Record<string, AxeViolation[]>; consoleErrors: string[] }> {
+export async function auditEveryTab(
+  f: SettingsFixture,
+  viewport: Viewport,
+  name: string,
+): Promise<{ violations: Record<string, AxeViolation[]>; consoleErrors: string[] }> {
   const opened = await f.open("general", viewport);
   try {
     const page = opened.page;

@@ -12,15 +12,24 @@ describe("the settings screens: tools, resources, trust, keys", { skip: NO_BROWS
       const page = opened.page;
       const listed = await f.client.request("tool/list", {});
       await page.locator("[data-tool]").first().waitFor();
-      assert.deepEqual(await attributes(page, "[data-tool]", "data-tool"), listed.tools.map((t) => t.name));
-      assert.deepEqual(await attributes(page, '[data-tool][data-offered="true"]', "data-tool"), listed.tools.filter((t) => listed.defaultTools.includes(t.name)).map((t) => t.name));
+      assert.deepEqual(
+        await attributes(page, "[data-tool]", "data-tool"),
+        listed.tools.map((t) => t.name),
+      );
+      assert.deepEqual(
+        await attributes(page, '[data-tool][data-offered="true"]', "data-tool"),
+        listed.tools.filter((t) => listed.defaultTools.includes(t.name)).map((t) => t.name),
+      );
       assert.ok(listed.defaultTools.includes("bash"));
       await page.getByRole("switch", { name: "bash", exact: true }).click();
       await page.locator('[data-tool="bash"][data-offered="false"]').waitFor();
       const after = await f.client.request("tool/list", {});
       assert.ok(!after.defaultTools.includes("bash"), after.defaultTools.join(","));
       const settings = await f.client.request("tool/settings/read", {});
-      assert.deepEqual(await attributes(page, "[data-tool-setting]", "data-tool-setting"), settings.tools.map((t) => t.name));
+      assert.deepEqual(
+        await attributes(page, "[data-tool-setting]", "data-tool-setting"),
+        settings.tools.map((t) => t.name),
+      );
     } finally {
       await opened.close();
     }
@@ -83,5 +92,4 @@ describe("the settings screens: tools, resources, trust, keys", { skip: NO_BROWS
       await opened.close();
     }
   });
-
 });

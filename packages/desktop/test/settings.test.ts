@@ -4,7 +4,7 @@ import { NO_BROWSER } from "./support/desktop.js";
 
 /** How many models the Models tab draws at a time (MODELS_PAGE in models.tsx). */
 const MODELS_PAGE = 50;
-import { attributes, leafKeys, settingsFixture, } from "./settings-fixture.js";
+import { attributes, leafKeys, settingsFixture } from "./settings-fixture.js";
 
 describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () => {
   const f = settingsFixture();
@@ -70,7 +70,10 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(all.models.slice(0, MODELS_PAGE)));
       if (all.models.length > MODELS_PAGE) {
         await page.getByRole("button", { name: /^Show \d+ more$/ }).click();
-        await page.locator("[data-model]").nth(Math.min(2 * MODELS_PAGE, all.models.length) - 1).waitFor();
+        await page
+          .locator("[data-model]")
+          .nth(Math.min(2 * MODELS_PAGE, all.models.length) - 1)
+          .waitFor();
         assert.deepEqual(await attributes(page, "[data-model]", "data-model"), names(all.models.slice(0, 2 * MODELS_PAGE)));
       }
       await page.getByLabel("Show").selectOption("available");
@@ -98,7 +101,10 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       const page = opened.page;
       const listed = await f.client.request("mcp/list", {});
       await page.locator("[data-mcp]").first().waitFor();
-      assert.deepEqual(await attributes(page, "[data-mcp]", "data-mcp"), listed.servers.map((s) => s.name));
+      assert.deepEqual(
+        await attributes(page, "[data-mcp]", "data-mcp"),
+        listed.servers.map((s) => s.name),
+      );
       assert.ok(listed.errors.length > 0);
       for (const warning of listed.errors) await page.getByText(warning.message).first().waitFor();
       await page.getByRole("switch", { name: "Enable local" }).click();

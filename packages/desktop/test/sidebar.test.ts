@@ -138,7 +138,10 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       await page.getByRole("button", { name: "Threads", exact: true }).click();
       await row(page, threadId).waitFor();
       const active = await client.request("thread/list", { limit: 100 });
-      assert.ok(active.threads.some((t) => t.id === threadId), "the server lists it among the active threads again");
+      assert.ok(
+        active.threads.some((t) => t.id === threadId),
+        "the server lists it among the active threads again",
+      );
 
       await row(page, threadId).getByRole("button", { name: "Archive gamma task 09" }).click();
       await confirm(page, "Archive");

@@ -21,7 +21,10 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     // Retries after a cut stream come at once, not after the default back-off.
     home = mkdtempSync(join(tmpdir(), "kc-transcript-"));
     mkdirSync(join(home, ".knightcode", "agent"), { recursive: true });
-    writeFileSync(join(home, ".knightcode", "agent", "settings.json"), JSON.stringify({ retry: { provider: { baseDelayMs: 1, maxRetryDelayMs: 5, maxRetries: 2 } } }));
+    writeFileSync(
+      join(home, ".knightcode", "agent", "settings.json"),
+      JSON.stringify({ retry: { provider: { baseDelayMs: 1, maxRetryDelayMs: 5, maxRetries: 2 } } }),
+    );
     server = await DesktopServer.start({ model, home });
     browser = await launchBrowser();
   });
@@ -135,7 +138,11 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       // More than the 16 KiB a field may carry inline: the whole output came back, not a preview.
       assert.ok(text!.length > 16 * 1024, `${text!.length} characters`);
       // Shown scrolled to its end: the tail is what the reader sees.
-      await waitUntil("the output scrolled to its end", () => full.evaluate((p) => p.scrollTop > 0 && p.scrollTop + p.clientHeight >= p.scrollHeight - 2), WAIT_MS);
+      await waitUntil(
+        "the output scrolled to its end",
+        () => full.evaluate((p) => p.scrollTop > 0 && p.scrollTop + p.clientHeight >= p.scrollHeight - 2),
+        WAIT_MS,
+      );
     } finally {
       await opened.close();
     }
@@ -156,7 +163,11 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       await turnEl(page, ids.at(-1)!).waitFor();
       assert.equal(await turnEl(page, ids[0]!).count(), 0, "the oldest page waits");
       // Pinned to the bottom: the newest turn is in view.
-      await waitUntil("the newest turn in view", () => turnEl(page, ids.at(-1)!).evaluate((t) => t.getBoundingClientRect().bottom <= window.innerHeight + 1), WAIT_MS);
+      await waitUntil(
+        "the newest turn in view",
+        () => turnEl(page, ids.at(-1)!).evaluate((t) => t.getBoundingClientRect().bottom <= window.innerHeight + 1),
+        WAIT_MS,
+      );
       const scroller = page.locator(".transcript-scroll");
       const firstShown = await page.locator("[data-turn-id]").first().getAttribute("data-turn-id");
       await scroller.evaluate((s) => s.scrollTo({ top: 0 }));
@@ -185,7 +196,11 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       const answer = page.locator(`[data-turn-id="${run.turnId}"] [data-item-type='agentMessage']`);
       await answer.getByText("line 140", { exact: true }).waitFor();
       // Following: the newest line is in view without anyone scrolling.
-      await waitUntil("the view at the bottom", () => scroller.evaluate((s) => s.scrollHeight > s.clientHeight && s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
+      await waitUntil(
+        "the view at the bottom",
+        () => scroller.evaluate((s) => s.scrollHeight > s.clientHeight && s.scrollHeight - s.scrollTop - s.clientHeight < 2),
+        WAIT_MS,
+      );
       await page.locator(".turn-status.working[role='status']", { hasText: "Working…" }).waitFor();
       await scroller.evaluate((s) => s.scrollTo({ top: 100 }));
       const jump = page.getByRole("button", { name: "Jump to latest" });
@@ -246,7 +261,9 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       model.enqueue({ status: 401, body: { error: { message: "Invalid API key for this test" } } });
       const failed = await runTurn(threadId, "again");
       assert.equal(failed.status, "failed");
-      await turnEl(page, failed.id).locator("[role='alert']", { hasText: /Failed: .*Invalid API key for this test/ }).waitFor();
+      await turnEl(page, failed.id)
+        .locator("[role='alert']", { hasText: /Failed: .*Invalid API key for this test/ })
+        .waitFor();
     } finally {
       await opened.close();
     }
@@ -271,7 +288,10 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       await opened.page.locator("img.thumb").waitFor();
       for (const scheme of ["light", "dark"] as const) {
         await opened.page.emulateMedia({ colorScheme: scheme });
-        for (const [name, viewport] of [["desktop", DESKTOP], ["narrow", NARROW]] as const) {
+        for (const [name, viewport] of [
+          ["desktop", DESKTOP],
+          ["narrow", NARROW],
+        ] as const) {
           await opened.page.setViewportSize(viewport);
           const violations = await screenAndAudit(opened.page, `transcript-${scheme}-${name}`);
           assert.deepEqual(violations, [], describeViolations(violations));

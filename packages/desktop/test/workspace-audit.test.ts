@@ -14,7 +14,10 @@ describe("the workspace panel's accessibility", { skip: NO_BROWSER }, () => {
     await fx?.dispose();
   });
 
-  for (const [name, viewport] of [["desktop", DESKTOP], ["narrow", NARROW]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", DESKTOP],
+    ["narrow", NARROW],
+  ] as const) {
     test(`the diff view (with a pending comment) and the git view have no axe violations at ${name} width`, async () => {
       const root = fx.repo({ "a.txt": lines(20), "bin.dat": "\0\u0001binary" });
       writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }), "new.txt": "fresh\n", "bin.dat": "\0\u0002binary" });
@@ -24,7 +27,10 @@ describe("the workspace panel's accessibility", { skip: NO_BROWSER }, () => {
         const page = opened.page;
         const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
         await hunks.nth(1).waitFor();
-        await hunks.first().getByRole("button", { name: /^Comment on hunk/ }).click();
+        await hunks
+          .first()
+          .getByRole("button", { name: /^Comment on hunk/ })
+          .click();
         const form = page.getByRole("form", { name: "Review comment" });
         await form.getByLabel("Comment").fill("A pending comment.");
         await form.getByRole("button", { name: "Add comment" }).click();

@@ -47,13 +47,17 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await confirm.getByRole("button", { name: "Yes" }).click();
       await confirm.waitFor({ state: "detached" });
       const head = git(root, "rev-parse", "HEAD").trim();
-      await waitUntil("the remote's main at our HEAD", () => {
-        try {
-          return git(remote, "rev-parse", "refs/heads/main").trim() === head;
-        } catch {
-          return false;
-        }
-      }, WAIT_MS);
+      await waitUntil(
+        "the remote's main at our HEAD",
+        () => {
+          try {
+            return git(remote, "rev-parse", "refs/heads/main").trim() === head;
+          } catch {
+            return false;
+          }
+        },
+        WAIT_MS,
+      );
       await page.getByText("origin/main · 0 ahead, 0 behind").waitFor();
       await page.getByText("Create a pull request").click();
       await page.getByRole("button", { name: "Create pull request" }).click();

@@ -76,7 +76,11 @@ describe("the workspace panel's other scopes", { skip: NO_BROWSER }, () => {
     const opened = await fx.openPanel(thread.id, "Changes");
     try {
       const page = opened.page;
-      await page.locator('[data-path="a.txt"] .ws-hunk').first().getByRole("button", { name: /^Revert hunk/ }).click();
+      await page
+        .locator('[data-path="a.txt"] .ws-hunk')
+        .first()
+        .getByRole("button", { name: /^Revert hunk/ })
+        .click();
       await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
       await page.getByRole("alert").filter({ hasText: "A turn is running in this checkout" }).waitFor();
       assert.equal(fileText(root, "a.txt"), lines(20, { 9: "line nine" }));

@@ -27,7 +27,10 @@ describe("the workspace panel's worktrees", { skip: NO_BROWSER }, () => {
       await page.locator(".thread-place", { hasText: worktree }).waitFor();
       await page.getByRole("button", { name: "Hand off to local" }).click();
       await waitUntil("the change in the checkout", () => fileText(root, "a.txt") === lines(20, { 3: "line three, from the worktree" }), WAIT_MS);
-      await page.locator(".thread-place").filter({ hasText: new RegExp(`^${escapeRegExp(root)}$`) }).waitFor();
+      await page
+        .locator(".thread-place")
+        .filter({ hasText: new RegExp(`^${escapeRegExp(root)}$`) })
+        .waitFor();
       await page.getByRole("button", { name: "Hand off to worktree" }).waitFor();
       assert.match(git(root, "symbolic-ref", "--short", "HEAD"), /^knightcode\//);
     } finally {

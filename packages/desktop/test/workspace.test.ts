@@ -22,7 +22,10 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
       const page = opened.page;
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
       await hunks.nth(1).waitFor();
-      await hunks.first().getByRole("button", { name: /^Revert hunk/ }).click();
+      await hunks
+        .first()
+        .getByRole("button", { name: /^Revert hunk/ })
+        .click();
       await page.getByRole("dialog").getByRole("button", { name: "Revert" }).click();
       await waitUntil("the first hunk reverted on disk", () => fileText(root, "a.txt") === lines(20, { 18: "line eighteen" }), WAIT_MS);
       await hunks.nth(1).waitFor({ state: "detached" });
@@ -44,7 +47,10 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
       await page.getByLabel("Show").selectOption("unstaged");
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
       await hunks.nth(1).waitFor();
-      await hunks.first().getByRole("button", { name: /^Stage hunk/ }).click();
+      await hunks
+        .first()
+        .getByRole("button", { name: /^Stage hunk/ })
+        .click();
       await waitUntil("the first hunk staged", () => /\+line two/.test(git(root, "diff", "--cached")), WAIT_MS);
       assert.doesNotMatch(git(root, "diff", "--cached"), /line eighteen/);
       await hunks.nth(1).waitFor({ state: "detached" });
@@ -52,7 +58,10 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
       await page.getByLabel("Show").selectOption("staged");
       await hunks.first().getByText("line two").waitFor();
       assert.equal(await hunks.count(), 1);
-      await hunks.first().getByRole("button", { name: /^Unstage hunk/ }).click();
+      await hunks
+        .first()
+        .getByRole("button", { name: /^Unstage hunk/ })
+        .click();
       await waitUntil("the index back to HEAD", () => git(root, "diff", "--cached") === "", WAIT_MS);
       assert.equal(fileText(root, "a.txt"), lines(20, { 2: "line two", 18: "line eighteen" }), "the working tree keeps both changes");
     } finally {

@@ -6,18 +6,25 @@ const Line = Type.Integer({ minimum: 0 });
 
 export const DiffScope = Type.Union(
   [Type.Literal("uncommitted"), Type.Literal("unstaged"), Type.Literal("staged"), Type.Literal("committed"), Type.Literal("branch"), Type.Literal("lastTurn")],
-  { $id: "DiffScope", description: "Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's." },
+  {
+    $id: "DiffScope",
+    description:
+      "Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's.",
+  },
 );
 export type DiffScope = Static<typeof DiffScope>;
 
 export const DiffHunk = Type.Object(
   {
-    id: Type.String({ description: "A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action)." }),
+    id: Type.String({
+      description:
+        "A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action).",
+    }),
     oldStart: Line,
     oldLines: Line,
     newStart: Line,
     newLines: Line,
-    lines: Type.Array(Type.String(), { description: "Each line with its \" \", \"+\", \"-\" or \"\\\" prefix and without its newline (a CR stays)." }),
+    lines: Type.Array(Type.String(), { description: 'Each line with its " ", "+", "-" or "\\" prefix and without its newline (a CR stays).' }),
   },
   { ...Closed, $id: "DiffHunk" },
 );

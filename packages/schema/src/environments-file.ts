@@ -26,7 +26,10 @@ export const EnvironmentEntry = Type.Object(
     name: {
       ...name,
       problem: "must be a non-empty string",
-      problems: { maxLength: `is longer than ${(name as { maxLength?: number }).maxLength} characters`, pattern: "{value} may not hold control characters or start or end with whitespace" },
+      problems: {
+        maxLength: `is longer than ${(name as { maxLength?: number }).maxLength} characters`,
+        pattern: "{value} may not hold control characters or start or end with whitespace",
+      },
     },
     setup: Scripts,
     cleanup: Type.Optional(Scripts),

@@ -4,9 +4,12 @@ import { Closed } from "./common.js";
 
 export const BranchName = Type.String({ minLength: 1, maxLength: 255, description: "A local branch's short name, such as feature/login." });
 
-export const Operation = Type.Union([Type.Literal("merge"), Type.Literal("rebase"), Type.Literal("cherryPick"), Type.Literal("revert"), Type.Literal("bisect")], {
-  description: "An operation git stopped in the middle of: the user continues or aborts it.",
-});
+export const Operation = Type.Union(
+  [Type.Literal("merge"), Type.Literal("rebase"), Type.Literal("cherryPick"), Type.Literal("revert"), Type.Literal("bisect")],
+  {
+    description: "An operation git stopped in the middle of: the user continues or aborts it.",
+  },
+);
 
 export const GitStatus = Type.Object(
   {

@@ -12,11 +12,13 @@ const HEADER_NAME = "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$";
 
 /** A string of at most `max` characters without a NUL, each rule with its words, and any further rules after them. */
 function text(max = MAX_TEXT, ...more: TSchema[]) {
-  return Type.Unsafe<string>(Type.Intersect([
-    Type.String({ maxLength: max, problem: "must be a string", problems: { maxLength: `is longer than ${max} characters` } }),
-    Type.String({ pattern: "^[^\\u0000]*$", problem: "contains a NUL character" }),
-    ...more,
-  ]));
+  return Type.Unsafe<string>(
+    Type.Intersect([
+      Type.String({ maxLength: max, problem: "must be a string", problems: { maxLength: `is longer than ${max} characters` } }),
+      Type.String({ pattern: "^[^\\u0000]*$", problem: "contains a NUL character" }),
+      ...more,
+    ]),
+  );
 }
 const notEmpty = Type.String({ pattern: "\\S", problem: "must not be empty" });
 
@@ -69,7 +71,11 @@ export const McpProjectHttpEntry = Type.Object(
 );
 
 /** A project entry naming a global server with neither `command` nor `url`. */
-export const McpOverrideEntry = Type.Object(common, { additionalProperties: false, problem: "a server entry must be an object", unknownKey: "unknown field {shortKey}" });
+export const McpOverrideEntry = Type.Object(common, {
+  additionalProperties: false,
+  problem: "a server entry must be an object",
+  unknownKey: "unknown field {shortKey}",
+});
 export type McpOverrideEntry = Static<typeof McpOverrideEntry>;
 
 /** The file around the entries; each entry is checked on its own, so one bad entry is skipped alone. */

@@ -3,7 +3,12 @@
 import { type Static, Type } from "typebox";
 
 export const MODEL_APIS = [
-  "openai-completions", "openai-responses", "anthropic-messages", "google-generative-ai", "mistral-conversations", "azure-openai-responses",
+  "openai-completions",
+  "openai-responses",
+  "anthropic-messages",
+  "google-generative-ai",
+  "mistral-conversations",
+  "azure-openai-responses",
 ] as const;
 
 const positive = (defaultValue: number) => Type.Optional(Type.Integer({ exclusiveMinimum: 0, default: defaultValue, problem: "must be a positive integer" }));
@@ -16,7 +21,12 @@ export const ModelsFileShape = Type.Object({ providers: Type.Record(Type.String(
 export const CustomProviderEntry = Type.Object(
   {
     baseUrl: Type.String({ pattern: "^https?://", problem: "must be an http(s) URL" }),
-    api: Type.Optional(Type.Union(MODEL_APIS.map((api) => Type.Literal(api)), { default: "openai-completions", problem: `must be one of ${MODEL_APIS.join(", ")}` })),
+    api: Type.Optional(
+      Type.Union(
+        MODEL_APIS.map((api) => Type.Literal(api)),
+        { default: "openai-completions", problem: `must be one of ${MODEL_APIS.join(", ")}` },
+      ),
+    ),
     apiKey: Type.Optional(Type.String({ problem: "must be a string", description: "The key, or the name of the environment variable holding it." })),
     headers: Type.Optional(Type.Record(Type.String(), Type.String(), { problem: "must map names to strings" })),
     models: Type.Array(Type.Unknown(), { problem: "must be an array" }),
@@ -37,7 +47,9 @@ export const CustomModelEntry = Type.Object(
         { problem: "must be an object of non-negative prices per million tokens", description: "Dollars per million tokens; a missing price is 0." },
       ),
     ),
-    input: Type.Optional(Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]), { default: ["text"], problem: 'must list "text" and optionally "image"' })),
+    input: Type.Optional(
+      Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")]), { default: ["text"], problem: 'must list "text" and optionally "image"' }),
+    ),
     reasoning: Type.Optional(Type.Boolean({ problem: "must be a boolean" })),
     compat: Type.Optional(Type.Unknown({ description: "pi-ai's compatibility switches, passed on when an object." })),
   },

@@ -19,7 +19,8 @@ const nullableText = (description: string) => Type.Union([Type.String({ minLengt
 const bool = (description: string, defaultValue: boolean) => Type.Boolean({ description, default: defaultValue });
 /** A safe integer: beyond 2^53 a count stops being exact. */
 const count = (description: string, defaultValue: number) => Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description, default: defaultValue });
-const oneOf = <T extends TSchema[]>(choices: { anyOf: T }, description: string, defaultValue: string) => Type.Union(choices.anyOf, { description, default: defaultValue });
+const oneOf = <T extends TSchema[]>(choices: { anyOf: T }, description: string, defaultValue: string) =>
+  Type.Union(choices.anyOf, { description, default: defaultValue });
 
 /** `name`, `+name` or `-name`, where the name has no whitespace. */
 const ToolPattern = Type.String({ pattern: "^[+-]?[^\\s+-]\\S*$" });
@@ -37,9 +38,19 @@ const BranchPrefix = (description: string, defaultValue: string) =>
   });
 
 const toolPatterns = (description: string) =>
-  Type.Array(ToolPattern, { description, default: [], title: "array of tool patterns", expected: 'an array of tool names, each optionally prefixed with "+" or "-"' });
+  Type.Array(ToolPattern, {
+    description,
+    default: [],
+    title: "array of tool patterns",
+    expected: 'an array of tool names, each optionally prefixed with "+" or "-"',
+  });
 const pathPatterns = (description: string) =>
-  Type.Array(PathPattern, { description, default: [], title: "array of path patterns", expected: 'an array of paths, each optionally prefixed with "+" or "-"' });
+  Type.Array(PathPattern, {
+    description,
+    default: [],
+    title: "array of path patterns",
+    expected: 'an array of paths, each optionally prefixed with "+" or "-"',
+  });
 const ENV_NAMES_WORDS = { title: "array of environment variable names", expected: "an array of environment variable names" } as const;
 export const EnvNames = Type.Array(EnvName, ENV_NAMES_WORDS);
 
@@ -47,11 +58,17 @@ export const SANDBOX_MODES = ["workspace", "off"] as const;
 const SandboxMode = Type.Union(SANDBOX_MODES.map((mode) => Type.Literal(mode)));
 
 export const Settings = Type.Object({
-  sessionDir: nullableText("Folder for session files when neither `--session-dir` nor `KNIGHTCODE_CODING_AGENT_SESSION_DIR` is given. `null` keeps one folder per project under `<agentDir>/sessions/`. Only the global value counts: a project cannot move where sessions are kept."),
+  sessionDir: nullableText(
+    "Folder for session files when neither `--session-dir` nor `KNIGHTCODE_CODING_AGENT_SESSION_DIR` is given. `null` keeps one folder per project under `<agentDir>/sessions/`. Only the global value counts: a project cannot move where sessions are kept.",
+  ),
   defaultProvider: nullableText("Provider of the model a new thread starts with. `null` lets KnightCode pick the first usable model."),
   defaultModel: nullableText("Model id a new thread starts with, looked up in `defaultProvider`."),
   defaultThinkingLevel: oneOf(ThinkingLevel, "Reasoning effort of a new thread whose model can reason.", "medium"),
-  defaultApprovalMode: oneOf(ApprovalMode, "Approval mode of a new thread: ask before edits and commands, accept file edits without asking, or run everything without asking.", "ask"),
+  defaultApprovalMode: oneOf(
+    ApprovalMode,
+    "Approval mode of a new thread: ask before edits and commands, accept file edits without asking, or run everything without asking.",
+    "ask",
+  ),
   theme: text("Name of the theme clients should use.", "dark"),
   retry: Type.Object({
     provider: Type.Object({
@@ -67,9 +84,14 @@ export const Settings = Type.Object({
     reserveTokens: count("Tokens kept free in the context window for the model's reply; compaction starts when less than this remains.", 16384),
     keepRecentTokens: count("About how many tokens of the latest history compaction keeps word for word.", 20000),
   }),
-  defaultTools: toolPatterns("Tools a new thread registers. Plain names choose the set outright; `\"+name\"` adds a tool to it and `\"-name\"` removes one. With no plain name, the set starts from the built-in `read`, `bash`, `edit`, `write`."),
+  defaultTools: toolPatterns(
+    'Tools a new thread registers. Plain names choose the set outright; `"+name"` adds a tool to it and `"-name"` removes one. With no plain name, the set starts from the built-in `read`, `bash`, `edit`, `write`.',
+  ),
   extensions: pathPatterns("Extension files or folders to load, besides those found in the usual places."),
-  extensionHookTimeoutMs: count("How long one extension event handler may run, in milliseconds. A handler still running then is abandoned with a warning and the turn goes on; a `tool_call` handler's call is blocked (see [extensions](extensions.md#time-limits-and-failures)).", 30000),
+  extensionHookTimeoutMs: count(
+    "How long one extension event handler may run, in milliseconds. A handler still running then is abandoned with a warning and the turn goes on; a `tool_call` handler's call is blocked (see [extensions](extensions.md#time-limits-and-failures)).",
+    30000,
+  ),
   skills: pathPatterns("Skill files or folders to load."),
   prompts: pathPatterns("Prompt template files or folders to load."),
   themes: pathPatterns("Theme files or folders to load."),
@@ -78,15 +100,33 @@ export const Settings = Type.Object({
     keep: count("How many managed worktrees are kept; past that, the least recently used are deleted after a snapshot.", 15),
     branchPrefix: BranchPrefix("Start of the branch name a handoff creates when the worktree has no branch of its own.", "knightcode/"),
   }),
-  interruptGraceMs: count("After a turn is stopped (an interrupt, an unload, a fault), how long a tool or extension hook that ignores the stop may hold it. Then the turn ends without it, its call is saved as failed, and the next turn runs on a fresh agent. See [faults](faults.md).", 5000),
+  interruptGraceMs: count(
+    "After a turn is stopped (an interrupt, an unload, a fault), how long a tool or extension hook that ignores the stop may hold it. Then the turn ends without it, its call is saved as failed, and the next turn runs on a fresh agent. See [faults](faults.md).",
+    5000,
+  ),
   shellPath: nullableText("Shell the `bash` tool runs commands with. `null` lets the tool find bash itself."),
   sandbox: Type.Object({
-    mode: Type.Union(SandboxMode.anyOf, { description: "How the commands a thread starts for the model run outside `fullAccess`: `\"workspace\"` in the OS sandbox (writes only in the thread's folder and a private temporary folder, the agent folder hidden, no network), `\"off\"` without it, under the approval rules alone. Global settings only: a project's value is ignored, with a warning. See [the sandbox](sandbox.md).", default: "workspace" }),
-    network: bool("Whether sandboxed commands may use the network. Without it, a command asks for the network (`bash` with `network: true`) through an approval. Global settings only.", false),
-    required: bool("When the sandbox cannot run on this machine: `false` runs sandboxed commands under the approval rules alone, with a warning when a thread loads; `true` refuses them. Global settings only.", false),
+    mode: Type.Union(SandboxMode.anyOf, {
+      description:
+        'How the commands a thread starts for the model run outside `fullAccess`: `"workspace"` in the OS sandbox (writes only in the thread\'s folder and a private temporary folder, the agent folder hidden, no network), `"off"` without it, under the approval rules alone. Global settings only: a project\'s value is ignored, with a warning. See [the sandbox](sandbox.md).',
+      default: "workspace",
+    }),
+    network: bool(
+      "Whether sandboxed commands may use the network. Without it, a command asks for the network (`bash` with `network: true`) through an approval. Global settings only.",
+      false,
+    ),
+    required: bool(
+      "When the sandbox cannot run on this machine: `false` runs sandboxed commands under the approval rules alone, with a warning when a thread loads; `true` refuses them. Global settings only.",
+      false,
+    ),
   }),
   shellEnv: Type.Object({
-    passThrough: Type.Array(EnvName, { ...ENV_NAMES_WORDS, description: "Variables that programs a thread starts (`bash` commands, `rg` and `fd`, extensions' `exec`) receive although KnightCode withholds them: provider keys and the server's token (see [the environment of child processes](#the-environment-of-child-processes)). Only the global value counts.", default: [] }),
+    passThrough: Type.Array(EnvName, {
+      ...ENV_NAMES_WORDS,
+      description:
+        "Variables that programs a thread starts (`bash` commands, `rg` and `fd`, extensions' `exec`) receive although KnightCode withholds them: provider keys and the server's token (see [the environment of child processes](#the-environment-of-child-processes)). Only the global value counts.",
+      default: [],
+    }),
   }),
 });
 

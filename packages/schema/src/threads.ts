@@ -14,7 +14,10 @@ export const ApprovalMode = Type.Union([Type.Literal("ask"), Type.Literal("autoE
 });
 export type ApprovalMode = Static<typeof ApprovalMode>;
 
-export const ModelRef = Type.Object({ provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) }, { ...Closed, $id: "ModelRef", description: "A model by provider and id, as model/list shows them." });
+export const ModelRef = Type.Object(
+  { provider: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) },
+  { ...Closed, $id: "ModelRef", description: "A model by provider and id, as model/list shows them." },
+);
 export type ModelRef = Static<typeof ModelRef>;
 
 export const TurnError = Type.Object(
@@ -64,7 +67,12 @@ export const ModelSummary = Type.Object(
     maxTokens: Type.Integer({ minimum: 0 }),
     input: Type.Array(Type.Union([Type.Literal("text"), Type.Literal("image")])),
     cost: Type.Object(
-      { input: Type.Number({ minimum: 0 }), output: Type.Number({ minimum: 0 }), cacheRead: Type.Number({ minimum: 0 }), cacheWrite: Type.Number({ minimum: 0 }) },
+      {
+        input: Type.Number({ minimum: 0 }),
+        output: Type.Number({ minimum: 0 }),
+        cacheRead: Type.Number({ minimum: 0 }),
+        cacheWrite: Type.Number({ minimum: 0 }),
+      },
       { ...Closed, description: "Dollars per million tokens." },
     ),
     available: Type.Boolean({ description: "A credential for the provider is present." }),

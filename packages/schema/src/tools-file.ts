@@ -30,7 +30,11 @@ export const ClassifierGateEntry = Type.Object({
   enabled: Type.Literal(true),
   model: ModelRef,
   instructions: Type.Optional(
-    Type.String({ maxLength: MAX_CLASSIFIER_INSTRUCTIONS, problem: "must be text", problems: { maxLength: `is longer than ${MAX_CLASSIFIER_INSTRUCTIONS} characters` } }),
+    Type.String({
+      maxLength: MAX_CLASSIFIER_INSTRUCTIONS,
+      problem: "must be text",
+      problems: { maxLength: `is longer than ${MAX_CLASSIFIER_INSTRUCTIONS} characters` },
+    }),
   ),
   timeoutMs: Type.Optional(
     Type.Integer({

@@ -14,7 +14,8 @@ export const ToolSettingsEntry = Type.Object(
     name: Type.String({ description: "`websearch`, or `classifiers.gate` for the classifier gate." }),
     enabled: Type.Boolean({ description: "What tools.json sets, else the default (off for both)." }),
     settings: Type.Record(Type.String(), Type.String(), {
-      description: "The entry's settings as text. The value of a key ending in `Key` is masked: `••••` and its last four characters, or `••••` alone for a secret of four characters or fewer.",
+      description:
+        "The entry's settings as text. The value of a key ending in `Key` is masked: `••••` and its last four characters, or `••••` alone for a secret of four characters or fewer.",
     }),
   },
   { ...Closed, $id: "ToolSettingsEntry" },

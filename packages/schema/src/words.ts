@@ -35,7 +35,11 @@ export function expected(schema: TSchema): string {
   if (inner !== undefined) return `${expected(inner as TSchema)} or null`;
   const values = literals(node);
   if (values !== undefined) return `one of ${values.map((value) => JSON.stringify(value)).join(", ")}`;
-  const words = describeType(node, { string: (n) => ((n.minLength ?? 0) > 0 ? "a non-empty string" : "a string"), boolean: "true or false", count: "an integer >= 0" });
+  const words = describeType(node, {
+    string: (n) => ((n.minLength ?? 0) > 0 ? "a non-empty string" : "a string"),
+    boolean: "true or false",
+    count: "an integer >= 0",
+  });
   if (words === undefined) throw new Error(`no words for the schema ${JSON.stringify(schema)}`);
   return words;
 }

@@ -5,9 +5,17 @@ import { checker } from "../src/problems.js";
 
 const Entry = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 4, pattern: "^[a-z]*$", problem: "must be a non-empty string", problems: { maxLength: "is too long", pattern: "{value} is not lower case" } }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 4,
+      pattern: "^[a-z]*$",
+      problem: "must be a non-empty string",
+      problems: { maxLength: "is too long", pattern: "{value} is not lower case" },
+    }),
     size: Type.Optional(Type.Integer({ minimum: 1, problem: "must be a positive integer" })),
-    tags: Type.Optional(Type.Array(Type.String({ problem: "must be text" }), { maxItems: 2, problem: "must be a list", problems: { maxItems: "holds {length} tags" } })),
+    tags: Type.Optional(
+      Type.Array(Type.String({ problem: "must be text" }), { maxItems: 2, problem: "must be a list", problems: { maxItems: "holds {length} tags" } }),
+    ),
     version: Type.Optional(Type.Literal(1, { ofParent: true, problem: "has version {value}" })),
     text: Type.Optional(Type.Intersect([Type.String({ problem: "must be a string" }), Type.String({ pattern: "\\S", problem: "must not be blank" })])),
   },

@@ -49,7 +49,20 @@ export function armTraps(repo: string, marks: string): void {
 
 /** `git status --porcelain` without running the repository's hooks or the traps' filters. */
 export function gitStatus(cwd: string): string {
-  return git(cwd, "-c", "core.hooksPath=/dev/null", "-c", "filter.mark.clean=", "-c", "filter.mark.smudge=", "-c", "filter.mark.required=false", "status", "--porcelain=v1", "-uall");
+  return git(
+    cwd,
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "filter.mark.clean=",
+    "-c",
+    "filter.mark.smudge=",
+    "-c",
+    "filter.mark.required=false",
+    "status",
+    "--porcelain=v1",
+    "-uall",
+  );
 }
 
 /** Every file below `root` except git's own, as its executable bit and its bytes (base64). */

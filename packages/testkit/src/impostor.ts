@@ -113,7 +113,12 @@ export class Impostor {
   }
 
   static async start(options: ImpostorOptions): Promise<Impostor> {
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", IMPOSTOR_PORT: String(options.port), IMPOSTOR_MODE: options.mode, IMPOSTOR_RELAY_TO: String(options.relayTo ?? 0) };
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      IMPOSTOR_PORT: String(options.port),
+      IMPOSTOR_MODE: options.mode,
+      IMPOSTOR_RELAY_TO: String(options.relayTo ?? 0),
+    };
     const child = options.user
       ? options.user.node(SCRIPT, { env })
       : spawn(process.execPath, ["--input-type=module", "-e", SCRIPT], { env, stdio: ["ignore", "pipe", "pipe"] });

@@ -22,7 +22,11 @@ export interface OtherUser {
 function unusedUid(): number {
   let taken = new Set<number>();
   try {
-    taken = new Set(readFileSync("/etc/passwd", "utf8").split("\n").map((line) => Number(line.split(":")[2])));
+    taken = new Set(
+      readFileSync("/etc/passwd", "utf8")
+        .split("\n")
+        .map((line) => Number(line.split(":")[2])),
+    );
   } catch {
     // No passwd file: every uid is free.
   }
@@ -33,7 +37,11 @@ function unusedUid(): number {
 
 /** Why a test cannot act as another user here, for node:test's `skip`; false when it can. */
 export const NO_OTHER_USER: string | false =
-  process.platform === "win32" ? "Windows has no uids" : process.getuid?.() !== 0 ? "acting as another local user needs root (CI and the dev container run as root)" : false;
+  process.platform === "win32"
+    ? "Windows has no uids"
+    : process.getuid?.() !== 0
+      ? "acting as another local user needs root (CI and the dev container run as root)"
+      : false;
 
 let cached: OtherUser | undefined;
 

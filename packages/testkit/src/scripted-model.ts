@@ -135,7 +135,9 @@ export class ScriptedModelServer {
    * `reasoning` models get thinking levels; the context window is small
    * enough for overflow tests to reach.
    */
-  modelsJson(options: { provider?: string; models?: { id: string; reasoning?: boolean; contextWindow?: number; maxTokens?: number; input?: string[] }[] } = {}): object {
+  modelsJson(
+    options: { provider?: string; models?: { id: string; reasoning?: boolean; contextWindow?: number; maxTokens?: number; input?: string[] }[] } = {},
+  ): object {
     const models = options.models ?? [{ id: "scripted-model" }, { id: "scripted-reasoner", reasoning: true }];
     return {
       providers: {

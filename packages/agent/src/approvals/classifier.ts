@@ -65,7 +65,15 @@ export function boundedInput(args: unknown): string {
 export function classifierMessage(call: CallToClassify): string {
   const marker = `call-${randomBytes(6).toString("hex")}`;
   const agentFolder = call.agentDir === undefined ? [] : [`Agent folder: ${call.agentDir}`];
-  return [`Working folder: ${call.cwd}`, ...agentFolder, `Tool: ${call.toolName}`, "Input (JSON):", `<${marker}>`, boundedInput(call.args), `</${marker}>`].join("\n");
+  return [
+    `Working folder: ${call.cwd}`,
+    ...agentFolder,
+    `Tool: ${call.toolName}`,
+    "Input (JSON):",
+    `<${marker}>`,
+    boundedInput(call.args),
+    `</${marker}>`,
+  ].join("\n");
 }
 
 function oneLine(text: string, max = MAX_REASON): string {

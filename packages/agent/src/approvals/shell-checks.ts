@@ -38,8 +38,7 @@ const SCP_LIKE = /^[^/:-][^/:]*:/;
 const ANY_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 /** Another scheme runs the remote helper `git-remote-<scheme>`, whatever program that is. */
-const isNetworkRemote = (text: string): boolean =>
-  ANY_URL.test(text) ? NETWORK_URL.test(text) : SCP_LIKE.test(text) && !/^file:/i.test(text);
+const isNetworkRemote = (text: string): boolean => (ANY_URL.test(text) ? NETWORK_URL.test(text) : SCP_LIKE.test(text) && !/^file:/i.test(text));
 
 /**
  * `git remote add <name> <url>` and `set-url <name> <url> [<old>]`: every

@@ -107,8 +107,7 @@ function refuseOption(rule: OptionRule, text: string): string | undefined {
       if (text.startsWith("--")) {
         // pflag (kubectl, docker) reads `--log_file` as `--log-file`; refusing both spellings costs nothing elsewhere.
         const name = optionName(text.slice(2)).replaceAll("_", "-");
-        const hit =
-          rule.long.some((denied) => (rule.abbreviations ? denied.startsWith(name) : denied === name)) || (rule.exact ?? []).includes(name);
+        const hit = rule.long.some((denied) => (rule.abbreviations ? denied.startsWith(name) : denied === name)) || (rule.exact ?? []).includes(name);
         return hit ? RISKY : undefined;
       }
       const letters = text.slice(1);

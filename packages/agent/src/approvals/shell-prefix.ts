@@ -72,8 +72,7 @@ export function prefixFromWords(words: readonly ShellWord[]): ShellPrefixAnalysi
   return withoutRule(recognize(words));
 }
 
-const withoutRule = (recognized: Recognized | Refusal): ShellPrefixAnalysis =>
-  recognized.prefix === undefined ? recognized : { prefix: recognized.prefix };
+const withoutRule = (recognized: Recognized | Refusal): ShellPrefixAnalysis => (recognized.prefix === undefined ? recognized : { prefix: recognized.prefix });
 
 function recognize(words: readonly ShellWord[]): Recognized | Refusal {
   const first = words[0];

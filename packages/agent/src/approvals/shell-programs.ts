@@ -96,9 +96,26 @@ const GIT: CommandNode = {
 // reach whatever tool the script runs (`npm test -- --config=x.js` reaches jest).
 const PACKAGE_MANAGER_OPTIONS = allow(
   [
-    "--silent", "-s", "--if-present", "--workspaces", "--ws", "--include-workspace-root", "--no-audit",
-    "--no-fund", "--prefer-offline", "--ignore-scripts", "--legacy-peer-deps", "--json", "--long", "--all",
-    "--frozen-lockfile", "--immutable", "--recursive", "-r", "--omit=dev", "--include=dev",
+    "--silent",
+    "-s",
+    "--if-present",
+    "--workspaces",
+    "--ws",
+    "--include-workspace-root",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    "--ignore-scripts",
+    "--legacy-peer-deps",
+    "--json",
+    "--long",
+    "--all",
+    "--frozen-lockfile",
+    "--immutable",
+    "--recursive",
+    "-r",
+    "--omit=dev",
+    "--include=dev",
   ],
   [/^--(workspace|filter)=[A-Za-z0-9@._/-]+$/],
 );
@@ -159,8 +176,27 @@ const CARGO: CommandNode = {
 const GO_ARGS = anyArgs(
   denySingleDash(
     [
-      "exec", "toolexec", "vettool", "overlay", "modfile", "C", "ldflags", "gcflags", "asmflags", "gccgoflags", "compiler", "args", "o",
-      "pkgdir", "coverprofile", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "trace", "outputdir",
+      "exec",
+      "toolexec",
+      "vettool",
+      "overlay",
+      "modfile",
+      "C",
+      "ldflags",
+      "gcflags",
+      "asmflags",
+      "gccgoflags",
+      "compiler",
+      "args",
+      "o",
+      "pkgdir",
+      "coverprofile",
+      "cpuprofile",
+      "memprofile",
+      "blockprofile",
+      "mutexprofile",
+      "trace",
+      "outputdir",
     ],
     { prefixes: ["test."] },
   ),
@@ -188,9 +224,26 @@ const MAKE: CommandNode = { args: MAKE_ARGS, named: leaf(MAKE_ARGS) };
 const JEST = leaf(
   anyArgs(
     allow([
-      "--ci", "--coverage", "--runInBand", "-i", "--verbose", "--silent", "--bail", "--passWithNoTests", "-u",
-      "--updateSnapshot", "--detectOpenHandles", "--forceExit", "--listTests", "-t", "--testNamePattern", "--json",
-      "--no-cache", "--onlyChanged", "-o", "--watchAll=false",
+      "--ci",
+      "--coverage",
+      "--runInBand",
+      "-i",
+      "--verbose",
+      "--silent",
+      "--bail",
+      "--passWithNoTests",
+      "-u",
+      "--updateSnapshot",
+      "--detectOpenHandles",
+      "--forceExit",
+      "--listTests",
+      "-t",
+      "--testNamePattern",
+      "--json",
+      "--no-cache",
+      "--onlyChanged",
+      "-o",
+      "--watchAll=false",
     ]),
   ),
 );
@@ -204,10 +257,22 @@ const VITEST: CommandNode = {
 };
 const ESLINT = leaf(
   anyArgs(
-    allow([
-      "--fix", "--fix-dry-run", "--cache", "--quiet", "--max-warnings", "--no-error-on-unmatched-pattern",
-      "--report-unused-disable-directives", "--color", "--no-color", "--format=json", "--format=stylish",
-    ], [/^--max-warnings=[0-9]+$/]),
+    allow(
+      [
+        "--fix",
+        "--fix-dry-run",
+        "--cache",
+        "--quiet",
+        "--max-warnings",
+        "--no-error-on-unmatched-pattern",
+        "--report-unused-disable-directives",
+        "--color",
+        "--no-color",
+        "--format=json",
+        "--format=stylish",
+      ],
+      [/^--max-warnings=[0-9]+$/],
+    ),
     { check: staysInFolder },
   ),
 );
@@ -219,8 +284,23 @@ const PYTEST = leaf(
   anyArgs(
     deny(
       [
-        "config-file", "inifile", "override-ini", "rootdir", "confcutdir", "pyargs", "pdbcls", "basetemp", "junitxml", "junit-xml",
-        "log-file", "debug", "report-log", "resultlog", "result-log", "html", "cov-report",
+        "config-file",
+        "inifile",
+        "override-ini",
+        "rootdir",
+        "confcutdir",
+        "pyargs",
+        "pdbcls",
+        "basetemp",
+        "junitxml",
+        "junit-xml",
+        "log-file",
+        "debug",
+        "report-log",
+        "resultlog",
+        "result-log",
+        "html",
+        "cov-report",
       ],
       "pco",
     ),
@@ -253,18 +333,36 @@ const DOCKER: CommandNode = {
   },
 };
 const KUBECTL_ARGS = anyArgs(
-  deny([
-    "kubeconfig", "as", "as-group", "as-uid", "token", "server", "user", "username", "password", "cluster", "context",
-    "certificate-authority", "client-certificate", "client-key", "insecure-skip-tls-verify",
-    // Files written wherever they say: klog's logs, the discovery cache, profiles.
-    "log-file", "log-dir", "cache-dir", "profile", "profile-output",
-  ], "s"),
+  deny(
+    [
+      "kubeconfig",
+      "as",
+      "as-group",
+      "as-uid",
+      "token",
+      "server",
+      "user",
+      "username",
+      "password",
+      "cluster",
+      "context",
+      "certificate-authority",
+      "client-certificate",
+      "client-key",
+      "insecure-skip-tls-verify",
+      // Files written wherever they say: klog's logs, the discovery cache, profiles.
+      "log-file",
+      "log-dir",
+      "cache-dir",
+      "profile",
+      "profile-output",
+    ],
+    "s",
+  ),
   { readsOnly: true },
 );
 const KUBECTL: CommandNode = {
-  subcommands: Object.fromEntries(
-    ["get", "describe", "logs", "explain", "version", "api-resources", "top"].map((sub) => [sub, leaf(KUBECTL_ARGS)]),
-  ),
+  subcommands: Object.fromEntries(["get", "describe", "logs", "explain", "version", "api-resources", "top"].map((sub) => [sub, leaf(KUBECTL_ARGS)])),
 };
 
 // gh: --web (-w) opens a browser, another program, on whatever the command names.

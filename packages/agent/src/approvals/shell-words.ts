@@ -120,9 +120,7 @@ function describeSpecial(ch: string): string | undefined {
   const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
   if (code < 0x20 || code === 0x7f) return `the control character ${hex}`;
   if (code > 0x7f) {
-    return VISIBLE_NON_ASCII.test(ch)
-      ? `the non-ASCII character ${hex} outside quotes`
-      : `the invisible or spacing character ${hex}`;
+    return VISIBLE_NON_ASCII.test(ch) ? `the non-ASCII character ${hex} outside quotes` : `the invisible or spacing character ${hex}`;
   }
   return undefined;
 }

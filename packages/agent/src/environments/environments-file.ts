@@ -95,7 +95,9 @@ function canonical(environments: readonly Environment[]): Environment[] {
     for (const platform of SCRIPT_PLATFORMS) if (s[platform] !== undefined) out[platform] = s[platform];
     return out;
   };
-  return environments.map((e) => (e.cleanup === undefined ? { name: e.name, setup: scripts(e.setup) } : { name: e.name, setup: scripts(e.setup), cleanup: scripts(e.cleanup) }));
+  return environments.map((e) =>
+    e.cleanup === undefined ? { name: e.name, setup: scripts(e.setup) } : { name: e.name, setup: scripts(e.setup), cleanup: scripts(e.cleanup) },
+  );
 }
 
 export interface EnvironmentsRead {

@@ -127,7 +127,10 @@ export class ExtensionHost {
     });
     try {
       const services = instance.spec.builtin ? servicesFor(instance, this.deps) : undefined;
-      await Promise.race([Promise.resolve(services ? factory(apiFor(instance, this.deps), services) : (factory as ExtensionFactory)(apiFor(instance, this.deps))), timeout]);
+      await Promise.race([
+        Promise.resolve(services ? factory(apiFor(instance, this.deps), services) : (factory as ExtensionFactory)(apiFor(instance, this.deps))),
+        timeout,
+      ]);
     } finally {
       clearTimeout(timer);
     }

@@ -72,7 +72,14 @@ export function apiFor(instance: Instance, deps: ExtensionHostDeps): ExtensionAP
     async exec(command, args = [], options = {}) {
       const env = deps.childEnv?.() ?? childEnvironment(deps.env ?? process.env);
       const sandbox = await deps.sandbox?.forCommand({});
-      return execProgram(command, args, { cwd: options.cwd ?? deps.cwd, timeout: options.timeout, signal: options.signal, env, processes: deps.processes, ...(sandbox ? { sandbox } : {}) });
+      return execProgram(command, args, {
+        cwd: options.cwd ?? deps.cwd,
+        timeout: options.timeout,
+        signal: options.signal,
+        env,
+        processes: deps.processes,
+        ...(sandbox ? { sandbox } : {}),
+      });
     },
   };
 }

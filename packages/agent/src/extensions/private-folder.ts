@@ -57,7 +57,9 @@ async function makePrivate(path: string, uid: number, warn: (message: string) =>
     await rename(path, aside);
     await mkdir(path, { mode: 0o700 });
   } catch (error) {
-    warn(`the extension compile cache ${path} is not safe to use (${why}) and cannot be replaced (${(error as Error).message}); extensions are compiled without a disk cache`);
+    warn(
+      `the extension compile cache ${path} is not safe to use (${why}) and cannot be replaced (${(error as Error).message}); extensions are compiled without a disk cache`,
+    );
     return false;
   }
   const again = unsafeBecause(await lstat(path), uid);

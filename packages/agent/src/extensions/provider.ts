@@ -13,7 +13,8 @@ export function providerFromDefinition(name: string, definition: ProviderDefinit
     throw new Error(`provider ${name} needs an http(s) baseUrl`);
   }
   if (!Array.isArray(definition.models) || definition.models.length === 0) throw new Error(`provider ${name} lists no models`);
-  if (definition.streamSimple !== undefined && typeof definition.streamSimple !== "function") throw new Error(`provider ${name} has a streamSimple that is not a function`);
+  if (definition.streamSimple !== undefined && typeof definition.streamSimple !== "function")
+    throw new Error(`provider ${name} has a streamSimple that is not a function`);
   const api = (definition.api ?? "openai-completions") as Api;
   const baseUrl = definition.baseUrl.replace(/\/+$/, "");
   const rawKey = definition.apiKey;

@@ -74,10 +74,7 @@ export interface ExtensionToolContext extends ExtensionContext {
   runTool(name: string, params: unknown, signal?: AbortSignal): Promise<{ content: (TextContent | ImageContent)[]; details?: unknown; isError: boolean }>;
 }
 
-export type InputResult =
-  | { action: "continue" }
-  | { action: "transform"; text: string; images?: ImageContent[] }
-  | { action: "handled" };
+export type InputResult = { action: "continue" } | { action: "transform"; text: string; images?: ImageContent[] } | { action: "handled" };
 
 export interface ExtensionEvents {
   session_start: { reason: "startup" | "reload" | "resume" | "fork" };

@@ -1,7 +1,14 @@
 import { resolve } from "node:path";
 import { isPlainObject } from "../settings/keys.js";
 import type { McpExposure } from "@knightcode/schema/mcp";
-import { MAX_SERVER_NAME, McpHttpEntry, McpOverrideEntry, McpProjectHttpEntry, McpStdioEntry, SERVER_NAME_PATTERN as SERVER_NAME } from "@knightcode/schema/mcp-file";
+import {
+  MAX_SERVER_NAME,
+  McpHttpEntry,
+  McpOverrideEntry,
+  McpProjectHttpEntry,
+  McpStdioEntry,
+  SERVER_NAME_PATTERN as SERVER_NAME,
+} from "@knightcode/schema/mcp-file";
 import { checker } from "@knightcode/schema/problems";
 
 /**
@@ -56,7 +63,8 @@ export type EntryCheck<T> = { ok: true; entry: T } | { ok: false; message: strin
  */
 function kindProblem(value: Record<string, unknown>): string | undefined {
   const stdio = Object.hasOwn(value, "command");
-  if (stdio === Object.hasOwn(value, "url")) return stdio ? "an entry has either command or url, not both" : "an entry needs command (a program to start) or url (an http server)";
+  if (stdio === Object.hasOwn(value, "url"))
+    return stdio ? "an entry has either command or url, not both" : "an entry needs command (a program to start) or url (an http server)";
   const allowed = stdio ? STDIO_KEYS : HTTP_KEYS;
   for (const key of Object.keys(value)) {
     if (allowed.has(key) || COMMON_KEYS.has(key)) continue;
@@ -79,7 +87,11 @@ function urlProblem(url: string): string | undefined {
 
 /** The entry's known fields in the schema's order, so a written entry always reads the same way. */
 function inOrder<T>(schema: { properties: object }, value: Record<string, unknown>): T {
-  return Object.fromEntries(Object.keys(schema.properties).filter((key) => Object.hasOwn(value, key)).map((key) => [key, value[key]])) as T;
+  return Object.fromEntries(
+    Object.keys(schema.properties)
+      .filter((key) => Object.hasOwn(value, key))
+      .map((key) => [key, value[key]]),
+  ) as T;
 }
 
 /**

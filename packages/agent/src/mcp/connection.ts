@@ -51,7 +51,11 @@ export interface McpConnection {
 
 const MAX_TOOLS = 1000;
 
-type Sdk = [typeof import("@modelcontextprotocol/sdk/client/index.js"), typeof import("@modelcontextprotocol/sdk/shared/stdio.js"), typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")];
+type Sdk = [
+  typeof import("@modelcontextprotocol/sdk/client/index.js"),
+  typeof import("@modelcontextprotocol/sdk/shared/stdio.js"),
+  typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+];
 let sdk: Promise<Sdk> | undefined;
 
 /** The SDK loads with the first connection: a thread without MCP servers never reads it. */
@@ -151,7 +155,11 @@ export async function connectMcpServer(options: ConnectOptions): Promise<McpConn
       tools,
       pid: transport instanceof RunnerStdioTransport ? transport.pid : undefined,
       call: (tool, args, callSignal, timeoutMs) =>
-        client.callTool({ name: tool, arguments: args }, undefined, { ...(callSignal ? { signal: callSignal } : {}), timeout: timeoutMs, resetTimeoutOnProgress: true }) as Promise<McpCallResult>,
+        client.callTool({ name: tool, arguments: args }, undefined, {
+          ...(callSignal ? { signal: callSignal } : {}),
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+        }) as Promise<McpCallResult>,
       close,
     };
   } catch (error) {

@@ -42,7 +42,8 @@ export function mcpExtension(options: McpExtensionOptions): ExtensionSpec {
       });
       services.onDispose(() => servers.close());
       api.on("session_start", () => {
-        for (const warning of listing.warnings) services.warn({ message: warning.message, source: "extension", ...(warning.path ? { path: warning.path } : {}) });
+        for (const warning of listing.warnings)
+          services.warn({ message: warning.message, source: "extension", ...(warning.path ? { path: warning.path } : {}) });
         servers.start();
       });
       api.on("before_agent_start", (_event, ctx) => servers.ready(ctx.signal));

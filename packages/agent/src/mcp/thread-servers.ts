@@ -120,7 +120,12 @@ export class ThreadServers {
   /** One line per server: how it is reached and how it is doing, for `/mcp`. */
   summary(): string[] {
     return this.states.map(({ info, status, error, toolNames }) => {
-      const what = status === "connected" ? `connected, ${toolNames.length} tool${toolNames.length === 1 ? "" : "s"}` : status === "failed" ? `failed: ${error ?? "unknown"}` : status;
+      const what =
+        status === "connected"
+          ? `connected, ${toolNames.length} tool${toolNames.length === 1 ? "" : "s"}`
+          : status === "failed"
+            ? `failed: ${error ?? "unknown"}`
+            : status;
       return `${info.name} (${info.transport} ${info.target}, ${info.exposure}): ${what}`;
     });
   }
@@ -163,17 +168,26 @@ export class ThreadServers {
     state.status = "failed";
     state.error = "its connection closed";
     state.connection = undefined;
-    this.options.services.warn({ message: `MCP server ${state.info.name} stopped: its connection closed; its tools fail until the thread loads again`, source: "extension", path: state.info.override ?? state.info.source });
+    this.options.services.warn({
+      message: `MCP server ${state.info.name} stopped: its connection closed; its tools fail until the thread loads again`,
+      source: "extension",
+      path: state.info.override ?? state.info.source,
+    });
   }
 
   private register(state: ServerState, tools: McpToolInfo[]): void {
-    const definitions = state.info.exposure === "proxy" ? (tools.length > 0 ? [this.proxyTool(state, tools)] : []) : tools.map((tool) => this.directTool(state, tool));
+    const definitions =
+      state.info.exposure === "proxy" ? (tools.length > 0 ? [this.proxyTool(state, tools)] : []) : tools.map((tool) => this.directTool(state, tool));
     for (const definition of definitions) {
       try {
         this.options.api.registerTool(definition);
         state.toolNames.push(definition.name);
       } catch (error) {
-        this.options.services.warn({ message: `MCP server ${state.info.name}: tool ${definition.name} was not registered: ${describe(error)}`, source: "extension", path: state.info.source });
+        this.options.services.warn({
+          message: `MCP server ${state.info.name}: tool ${definition.name} was not registered: ${describe(error)}`,
+          source: "extension",
+          path: state.info.source,
+        });
       }
     }
   }

@@ -68,7 +68,10 @@ function bound(blocks: (TextContent | ImageContent)[]): { blocks: (TextContent |
       continue;
     }
     // Cut on a character boundary: decoding a cut UTF-8 prefix drops a partial last character.
-    const cut = Buffer.from(block.text).subarray(0, left).toString("utf8").replace(/\uFFFD$/, "");
+    const cut = Buffer.from(block.text)
+      .subarray(0, left)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
     out.push({ type: "text", text: `${cut}\n[output cut at ${formatBytes(MAX_OUTPUT_BYTES)}: ${formatBytes(bytes - left)} more]` });
     left = 0;
     truncated = true;

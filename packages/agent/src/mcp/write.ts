@@ -78,7 +78,11 @@ async function editMcpFile<T>(path: string, scope: McpScope, edit: (servers: Set
       if (current.corrupt) {
         const first = current.warnings[0];
         const where = first?.line === undefined ? "" : ` at line ${first.line}, column ${first.column}`;
-        throw new McpConfigError("corrupt", `${path} is not a valid mcp.json (${first?.message ?? "unreadable"}${where}); fix or remove it by hand, it is never overwritten`, { path });
+        throw new McpConfigError(
+          "corrupt",
+          `${path} is not a valid mcp.json (${first?.message ?? "unreadable"}${where}); fix or remove it by hand, it is never overwritten`,
+          { path },
+        );
       }
       const doc: SettingsObject = current.doc ?? {};
       const before: unknown = JSON.parse(JSON.stringify(doc));
@@ -133,12 +137,20 @@ export interface McpServerChange {
  * the trusted project's file when it overrides the server, else in the file
  * that defines it.
  */
-export async function updateMcpServer(options: { agentDir: string; cwd?: string; trust: TrustInput }, name: string, change: McpServerChange): Promise<{ path: string }> {
+export async function updateMcpServer(
+  options: { agentDir: string; cwd?: string; trust: TrustInput },
+  name: string,
+  change: McpServerChange,
+): Promise<{ path: string }> {
   requireName(name);
   if (change.enabled === undefined && change.exposure === undefined) throw new McpConfigError("invalid", "give enabled or exposure to change");
   const listing = listMcpServers(options);
   const server = listing.servers.find((s) => s.name === name);
-  if (!server) throw new McpConfigError("unknownServer", `no MCP server named ${name} in ${listing.paths.project ? `${listing.paths.global} or a trusted ${listing.paths.project}` : listing.paths.global}`);
+  if (!server)
+    throw new McpConfigError(
+      "unknownServer",
+      `no MCP server named ${name} in ${listing.paths.project ? `${listing.paths.global} or a trusted ${listing.paths.project}` : listing.paths.global}`,
+    );
   const inProject = server.override !== undefined || server.scope === "project";
   const path = inProject ? targetPath({ ...options, scope: "project" }) : globalMcpPath(options.agentDir);
   await editMcpFile(path, inProject ? "project" : "global", (servers) => {

@@ -85,7 +85,8 @@ export class AuthStore {
       parsed = JSON.parse(text);
     } catch {
       const where = parseJsonText(text);
-      const position = !where.ok && where.error.line !== undefined && where.error.column !== undefined ? { line: where.error.line, column: where.error.column } : undefined;
+      const position =
+        !where.ok && where.error.line !== undefined && where.error.column !== undefined ? { line: where.error.line, column: where.error.column } : undefined;
       const at = position ? ` (line ${position.line}, column ${position.column})` : "";
       throw new AuthFileError("corrupt", `${this.path} is not valid JSON${at}`, this.path, position);
     }

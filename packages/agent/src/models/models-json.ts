@@ -50,7 +50,7 @@ const modelEntry = checker(CustomModelEntry);
 
 function parseModel(raw: unknown, provider: Omit<CustomProvider, "models">, where: string, warn: (message: string) => void): Model<Api> | undefined {
   const read = modelEntry.read(raw, where);
-  if (!read.ok) return warn(read.problem), undefined;
+  if (!read.ok) return (warn(read.problem), undefined);
   const model = read.value;
   const price = model.cost ?? {};
   return {
@@ -72,7 +72,7 @@ function parseModel(raw: unknown, provider: Omit<CustomProvider, "models">, wher
 function parseProvider(name: string, raw: unknown, env: NodeJS.ProcessEnv, warn: (message: string) => void): CustomProvider | undefined {
   const where = `providers.${name}`;
   const read = providerEntry.read(raw, where);
-  if (!read.ok) return warn(read.problem), undefined;
+  if (!read.ok) return (warn(read.problem), undefined);
   const entry = read.value;
   const configuredKey = entry.apiKey;
   const provider: Omit<CustomProvider, "models"> = {

@@ -16,11 +16,7 @@ export interface OneShotRequest {
 }
 
 /** How a one-shot request ended: its reply's text, or why there is none. */
-export type OneShotOutcome =
-  | { kind: "answered"; text: string }
-  | { kind: "timedOut" }
-  | { kind: "cancelled" }
-  | { kind: "failed"; message: string };
+export type OneShotOutcome = { kind: "answered"; text: string } | { kind: "timedOut" } | { kind: "cancelled" } | { kind: "failed"; message: string };
 
 /**
  * One request to a model outside any conversation (the classifier gate, a

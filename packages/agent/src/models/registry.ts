@@ -155,7 +155,8 @@ export class ModelRegistry {
     const ai = await this.load();
     const envKey = new Map<string, boolean>();
     const note = (name: string, fromEnv: boolean) => envKey.set(name, (envKey.get(name) ?? false) || fromEnv);
-    for (const provider of [...this.extensions.map((e) => e.provider), ...this.custom]) note(provider.name, provider.apiKeyEnv !== undefined && provider.apiKey !== undefined);
+    for (const provider of [...this.extensions.map((e) => e.provider), ...this.custom])
+      note(provider.name, provider.apiKeyEnv !== undefined && provider.apiKey !== undefined);
     for (const name of ai.getProviders()) note(name, false);
     return [...envKey].map(([name, fromEnv]) => ({ name, envKey: fromEnv || ai.getEnvApiKey(name) !== undefined }));
   }
@@ -195,7 +196,10 @@ export class ModelRegistry {
     const auth = this.auth.readAll();
     if (auth.problem) warnings.push({ ...auth.problem, message: `${auth.problem.message}; its credentials are not used until it is fixed` });
     for (const name of auth.ignored) {
-      warnings.push({ path: this.auth.path, message: `auth.json: the entry for "${name}" is not a credential ({"type": "api_key", "key": ...} or an OAuth login); ignored` });
+      warnings.push({
+        path: this.auth.path,
+        message: `auth.json: the entry for "${name}" is not a credential ({"type": "api_key", "key": ...} or an OAuth login); ignored`,
+      });
     }
     for (const provider of this.custom) {
       if (provider.apiKey !== undefined || auth.credentials[provider.name] !== undefined || ai?.getEnvApiKey(provider.name) !== undefined) continue;
@@ -205,7 +209,9 @@ export class ModelRegistry {
       const key = `${warning.path}\u0000${warning.line ?? ""}\u0000${warning.column ?? ""}\u0000${warning.message}`;
       if (this.logged.has(key)) continue;
       this.logged.add(key);
-      this.options.log?.(warning.line !== undefined ? `${warning.message} (${warning.path}:${warning.line}:${warning.column ?? 1})` : `${warning.message} (${warning.path})`);
+      this.options.log?.(
+        warning.line !== undefined ? `${warning.message} (${warning.path}:${warning.line}:${warning.column ?? 1})` : `${warning.message} (${warning.path})`,
+      );
     }
     return warnings;
   }
@@ -266,7 +272,8 @@ export class ModelRegistry {
     const oauth = await import("@mariozechner/pi-ai/oauth");
     const result = await oauth.getOAuthApiKey(provider as never, { [provider]: credential as never });
     if (!result) return undefined;
-    if ((result.newCredentials as { access?: string }).access !== credential.access) await this.auth.set(provider, { type: "oauth", ...(result.newCredentials as object) } as OAuthCredential);
+    if ((result.newCredentials as { access?: string }).access !== credential.access)
+      await this.auth.set(provider, { type: "oauth", ...(result.newCredentials as object) } as OAuthCredential);
     return result.apiKey;
   }
 
@@ -303,7 +310,6 @@ export class ModelRegistry {
     return [...this.distinctModels(ai)].filter(({ available }) => available);
   }
 
-
   /** Throws noCredentials when the model's provider has no key. */
   async requireCredentials(model: Model<Api>): Promise<string> {
     const key = await this.apiKey(model.provider);
@@ -323,8 +329,13 @@ function whyUnavailable(provider: string, source: ModelSource, authProblem?: str
       message: `provider "${provider}" has no "apiKey": set it to the name of an environment variable holding the key, or to any placeholder such as "none" for a local server that takes no key`,
     };
   }
-  if (source === "extension") return { kind: "noCredentials", message: `no key for "${provider}": the extension registering it gave none; add a "${provider}" entry to auth.json` };
+  if (source === "extension")
+    return { kind: "noCredentials", message: `no key for "${provider}": the extension registering it gave none; add a "${provider}" entry to auth.json` };
   const variable = keyEnvHint(provider);
-  if (variable === undefined) return { kind: "noCredentials", message: `not signed in to "${provider}": sign in with account/login/start (its tokens go to auth.json)` };
-  return { kind: "noCredentials", message: `no key for "${provider}": set ${variable} in the server's environment, or store one in auth.json (account/login/start)` };
+  if (variable === undefined)
+    return { kind: "noCredentials", message: `not signed in to "${provider}": sign in with account/login/start (its tokens go to auth.json)` };
+  return {
+    kind: "noCredentials",
+    message: `no key for "${provider}": set ${variable} in the server's environment, or store one in auth.json (account/login/start)`,
+  };
 }

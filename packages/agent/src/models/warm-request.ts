@@ -8,7 +8,13 @@ const WARM_UP_TIMEOUT_MS = 5_000;
 const sse = (events: Array<Record<string, unknown>>, named = true) =>
   events.map((event) => `${named ? `event: ${String(event.type)}\n` : ""}data: ${JSON.stringify(event)}\n\n`).join("");
 
-const responsesMessage = { id: "msg_warm", type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: "ok", annotations: [] }] };
+const responsesMessage = {
+  id: "msg_warm",
+  type: "message",
+  status: "completed",
+  role: "assistant",
+  content: [{ type: "output_text", text: "ok", annotations: [] }],
+};
 const responsesBase = { id: "resp_warm", object: "response", created_at: 0, model: "warm-up", output: [] };
 
 /** A one-word reply in each wire format a canned answer is kept for; other APIs warm `fetch` alone. */
@@ -16,7 +22,14 @@ const CANNED: Partial<Record<Api, string>> = {
   "openai-responses": sse([
     { type: "response.created", sequence_number: 0, response: { ...responsesBase, status: "in_progress" } },
     { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { ...responsesMessage, status: "in_progress", content: [] } },
-    { type: "response.content_part.added", sequence_number: 2, item_id: "msg_warm", output_index: 0, content_index: 0, part: { type: "output_text", text: "", annotations: [] } },
+    {
+      type: "response.content_part.added",
+      sequence_number: 2,
+      item_id: "msg_warm",
+      output_index: 0,
+      content_index: 0,
+      part: { type: "output_text", text: "", annotations: [] },
+    },
     { type: "response.output_text.delta", sequence_number: 3, item_id: "msg_warm", output_index: 0, content_index: 0, delta: "ok" },
     { type: "response.output_text.done", sequence_number: 4, item_id: "msg_warm", output_index: 0, content_index: 0, text: "ok" },
     { type: "response.content_part.done", sequence_number: 5, item_id: "msg_warm", output_index: 0, content_index: 0, part: responsesMessage.content[0] },
@@ -30,13 +43,38 @@ const CANNED: Partial<Record<Api, string>> = {
   "openai-completions":
     sse(
       [
-        { id: "warm", object: "chat.completion.chunk", created: 0, model: "warm-up", choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: null }] },
-        { id: "warm", object: "chat.completion.chunk", created: 0, model: "warm-up", choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+        {
+          id: "warm",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "warm-up",
+          choices: [{ index: 0, delta: { role: "assistant", content: "ok" }, finish_reason: null }],
+        },
+        {
+          id: "warm",
+          object: "chat.completion.chunk",
+          created: 0,
+          model: "warm-up",
+          choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        },
       ],
       false,
     ) + "data: [DONE]\n\n",
   "anthropic-messages": sse([
-    { type: "message_start", message: { id: "msg_warm", type: "message", role: "assistant", model: "warm-up", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } },
+    {
+      type: "message_start",
+      message: {
+        id: "msg_warm",
+        type: "message",
+        role: "assistant",
+        model: "warm-up",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    },
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok" } },
     { type: "content_block_stop", index: 0 },

@@ -57,9 +57,7 @@ const CODE_FILE = /\.(ts|mts|cts|js|mjs|cjs|tsx|jsx)$/;
  */
 export function codePathOf(target: string, options: CodePathOptions): CodePath | undefined {
   const real = realTarget(target);
-  return settingsCodePaths(options, trustedProjectsAbove(real, options)).find((code) =>
-    code.folder ? isWithin(code.path, real) : code.path === real,
-  );
+  return settingsCodePaths(options, trustedProjectsAbove(real, options)).find((code) => (code.folder ? isWithin(code.path, real) : code.path === real));
 }
 
 /** The thread's folder and each folder above `target` that has project settings, when trusted. */
@@ -128,7 +126,9 @@ function readQuietly(file: string): SettingsObject | undefined {
 function followImports(roots: readonly CodePath[], loaded: readonly string[]): CodePath[] {
   const out: CodePath[] = [];
   const seen = new Set(roots.map((root) => `${root.folder}:${root.path}`));
-  const queue = [...roots.filter((root) => !root.folder).map((root) => root.path), ...loaded.map((path) => realTarget(path))].filter((path) => CODE_FILE.test(path));
+  const queue = [...roots.filter((root) => !root.folder).map((root) => root.path), ...loaded.map((path) => realTarget(path))].filter((path) =>
+    CODE_FILE.test(path),
+  );
   const queued = new Set(queue);
   const real = realResolver();
   const tried = new Set<string>();

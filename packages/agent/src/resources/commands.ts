@@ -53,7 +53,9 @@ export function expandSlashInput(text: string, resources: readonly Resource[]): 
   const resource = usable(resources, isSkill ? "skills" : "prompts").find((r) => r.name === name);
   if (!resource) return undefined;
   try {
-    const message = isSkill ? skillCommandMessage(loadSkill(resource.path), input.args) : expandPromptTemplate(loadPromptTemplate(resource.path).body, input.args);
+    const message = isSkill
+      ? skillCommandMessage(loadSkill(resource.path), input.args)
+      : expandPromptTemplate(loadPromptTemplate(resource.path).body, input.args);
     return { kind: isSkill ? "skill" : "prompt", name, resource, message };
   } catch (error) {
     throw new ResourceError("unreadable", `cannot read ${resource.path}: ${(error as Error).message}`, resource.path);

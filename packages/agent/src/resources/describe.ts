@@ -32,7 +32,11 @@ export function describeResources(candidates: readonly Candidate[], warnings: Re
         if (header.description) resource.description = header.description;
         if (resource.enabled) for (const message of header.problems) warnings.push({ message, source: "settings", path: resource.path });
         if (resource.enabled && !isValidCommandName(resource.name)) {
-          warnings.push({ message: `prompt template "${resource.name}" cannot be typed as a command (spaces or over 64 characters); rename the file`, source: "settings", path: resource.path });
+          warnings.push({
+            message: `prompt template "${resource.name}" cannot be typed as a command (spaces or over 64 characters); rename the file`,
+            source: "settings",
+            path: resource.path,
+          });
         }
       }
     } catch (error) {

@@ -132,7 +132,10 @@ function collectPackageEntries(ctx: Context, input: ScopeInput): void {
     const entry = normalizePackageEntry(raw, index, file, ctx.warnings);
     if (!entry) return;
     if (isRemoteSource(entry.source)) {
-      ctx.warnings.push({ message: `package "${entry.source}" in ${file} is not a local folder; KnightCode installs nothing, so it is skipped`, source: "settings" });
+      ctx.warnings.push({
+        message: `package "${entry.source}" in ${file} is not a local folder; KnightCode installs nothing, so it is skipped`,
+        source: "settings",
+      });
       return;
     }
     const root = resolveEntryPath(entry.source, input.base, ctx.home);
@@ -175,7 +178,11 @@ function dropBuiltins(ctx: Context, candidates: Candidate[], builtinNames: reado
   return candidates.filter(({ resource }) => {
     if (resource.type !== "extensions" || !builtins.has(resource.name)) return true;
     if (resource.origin !== "cli") {
-      ctx.warnings.push({ message: `extension ${resource.path} has the name of the built-in extension "${resource.name}" and is not loaded; rename it`, source: "extension", path: resource.path });
+      ctx.warnings.push({
+        message: `extension ${resource.path} has the name of the built-in extension "${resource.name}" and is not loaded; rename it`,
+        source: "extension",
+        path: resource.path,
+      });
     }
     return false;
   });

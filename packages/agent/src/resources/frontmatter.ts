@@ -28,7 +28,10 @@ export function parseFrontmatter(text: string): Frontmatter {
   const end = lines.findIndex((line, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(line));
   if (end === -1) return { attributes: {}, values: {}, body: source, problems: ["frontmatter starts with --- but is never closed"] };
   const { attributes, values, problems } = parseHeader(lines.slice(1, end));
-  const body = lines.slice(end + 1).join("\n").replace(/^\n+/, "");
+  const body = lines
+    .slice(end + 1)
+    .join("\n")
+    .replace(/^\n+/, "");
   return { attributes, values, body, problems };
 }
 

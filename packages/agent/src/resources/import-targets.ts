@@ -126,7 +126,11 @@ function subpathImportTargets(specifier: string, importer: string): ImportTarget
           collectStrings(value, leaves);
           for (const leaf of leaves) {
             const target = leaf.replaceAll("*", rest);
-            out.push(...(target.startsWith("./") ? fileCandidates(resolve(folder, target)).map((path) => ({ path, folder: false })) : importTargets(target, join(folder, "package.json"))));
+            out.push(
+              ...(target.startsWith("./")
+                ? fileCandidates(resolve(folder, target)).map((path) => ({ path, folder: false }))
+                : importTargets(target, join(folder, "package.json"))),
+            );
           }
         }
       }

@@ -25,7 +25,8 @@ export function stringEntries(value: unknown, label: string, file: string, warni
   const out: string[] = [];
   for (const entry of value) {
     if (typeof entry === "string" && entry.trim() !== "") out.push(entry.trim());
-    else warnings.push({ message: `"${label}" in ${file} has an entry that is not a path or pattern: ${JSON.stringify(entry)}`, source: "settings", path: file });
+    else
+      warnings.push({ message: `"${label}" in ${file} has an entry that is not a path or pattern: ${JSON.stringify(entry)}`, source: "settings", path: file });
   }
   return out;
 }
@@ -57,7 +58,11 @@ export interface NormalizedPackageEntry {
 export function normalizePackageEntry(entry: unknown, index: number, file: string, warnings: ResourceWarning[]): NormalizedPackageEntry | undefined {
   if (typeof entry === "string" && entry.trim() !== "") return { source: entry.trim(), filters: {}, index };
   if (typeof entry !== "object" || entry === null || Array.isArray(entry) || typeof (entry as PackageEntry).source !== "string") {
-    warnings.push({ message: `"packages" in ${file} has an entry that is neither a path nor {source, ...}: ${JSON.stringify(entry)}`, source: "settings", path: file });
+    warnings.push({
+      message: `"packages" in ${file} has an entry that is neither a path nor {source, ...}: ${JSON.stringify(entry)}`,
+      source: "settings",
+      path: file,
+    });
     return undefined;
   }
   const object = entry as PackageEntry;

@@ -44,7 +44,15 @@ export async function runCompaction(options: {
     const apiKey = await session.registry.requireCredentials(model);
     const { ai } = session.engineOrThrow();
     let billed: unknown;
-    const summary = await summarize({ ai, model, own: session.registry.streamFor(model), apiKey, messages: plan.toSummarize, signal, onReply: (reply) => (billed = reply.usage) });
+    const summary = await summarize({
+      ai,
+      model,
+      own: session.registry.streamFor(model),
+      apiKey,
+      messages: plan.toSummarize,
+      signal,
+      onReply: (reply) => (billed = reply.usage),
+    });
     const entry = session.appendSafely({
       type: "compaction",
       summary,

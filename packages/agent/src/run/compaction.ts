@@ -147,7 +147,13 @@ export async function summarize(options: {
     model,
     {
       systemPrompt: SUMMARY_SYSTEM_PROMPT,
-      messages: [{ role: "user", content: [{ type: "text", text: `<conversation>\n${transcript}\n</conversation>\n\nSummarize it as instructed.` }], timestamp: Date.now() }],
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: `<conversation>\n${transcript}\n</conversation>\n\nSummarize it as instructed.` }],
+          timestamp: Date.now(),
+        },
+      ],
     },
     { apiKey: options.apiKey, signal: options.signal, maxTokens: Math.min(8_192, model.maxTokens), maxRetries: 0 },
   ).result();

@@ -6,10 +6,19 @@ export type ErrorKind = TurnError["kind"];
 export type { TurnError };
 
 const RULES: [ErrorKind, RegExp][] = [
-  ["contextOverflow", /context(?:[ _]length| window| size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? (?:the )?(?:model'?s? )?(?:maximum|context)|token limit|reduce the length/i],
-  ["auth", /^(?:401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?api[ _-]?key|incorrect api key|authenticat|permission denied|no credentials|not logged in|signed out|expired token|invalid x-api-key/i],
+  [
+    "contextOverflow",
+    /context(?:[ _]length| window| size)|maximum context|too many tokens|prompt is too long|input is too long|exceeds? (?:the )?(?:model'?s? )?(?:maximum|context)|token limit|reduce the length/i,
+  ],
+  [
+    "auth",
+    /^(?:401|403)\b|unauthori[sz]ed|forbidden|invalid[ _-]?api[ _-]?key|incorrect api key|authenticat|permission denied|no credentials|not logged in|signed out|expired token|invalid x-api-key/i,
+  ],
   ["rateLimit", /^429\b|rate[ _-]?limit|too many requests|quota|resource[ _-]exhausted|usage limit/i],
-  ["network", /connection error|econnrefused|econnreset|etimedout|enotfound|eai_again|epipe|socket hang up|fetch failed|network|timed? ?out|stream stalled|terminated|premature close|other side closed/i],
+  [
+    "network",
+    /connection error|econnrefused|econnreset|etimedout|enotfound|eai_again|epipe|socket hang up|fetch failed|network|timed? ?out|stream stalled|terminated|premature close|other side closed/i,
+  ],
   ["provider", /^5\d\d\b|internal server error|bad gateway|service unavailable|gateway timeout|overloaded|server error|upstream/i],
 ];
 

@@ -26,8 +26,7 @@ declare module "@mariozechner/pi-agent-core" {
   }
 }
 
-export const SUMMARY_PREFIX =
-  "The earlier part of this conversation was compacted. This summary of it was written for you to carry on the work:\n\n";
+export const SUMMARY_PREFIX = "The earlier part of this conversation was compacted. This summary of it was written for you to carry on the work:\n\n";
 
 /** What the model sees of our context: our own messages become user messages. */
 export function toLlmMessages(messages: AgentMessage[]): Message[] {

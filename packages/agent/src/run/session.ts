@@ -182,7 +182,11 @@ export class AgentSession {
    */
   async prepare(): Promise<Agent> {
     const model = await this.resolveModel();
-    if (!model) throw new ModelError("noModel", "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json, then choose a model");
+    if (!model)
+      throw new ModelError(
+        "noModel",
+        "no model is usable: add an API key (auth.json or an environment variable) or a provider in models.json, then choose a model",
+      );
     await this.registry.requireCredentials(model);
     this.engine ??= await loadEngine();
     // The model's context is the branch: a thread opened from its newest checkpoint reads it now.
@@ -221,7 +225,13 @@ export class AgentSession {
   private recordMessage(turnId: string, message: AgentMessage): void {
     const entry =
       message.role === "custom"
-        ? this.appendSafely({ type: "custom_message", customType: message.customType, content: message.content, display: message.display, ...(message.details === undefined ? {} : { details: message.details }) })
+        ? this.appendSafely({
+            type: "custom_message",
+            customType: message.customType,
+            content: message.content,
+            display: message.display,
+            ...(message.details === undefined ? {} : { details: message.details }),
+          })
         : this.appendSafely({ type: "message", message });
     this.steers.delivered(message);
     this.emit({ type: "message_end", turnId, message, entryId: entry?.id ?? "", entryTimestamp: entry?.timestamp ?? Date.now() });

@@ -20,8 +20,7 @@ function readContextFile(dir: string): ContextFile | undefined {
       const raw = readRegularFileSync(path, MAX_CONTEXT_FILE_BYTES);
       const truncated = raw.length > MAX_CONTEXT_FILE_BYTES;
       return { path, content: raw.subarray(0, MAX_CONTEXT_FILE_BYTES).toString("utf8"), truncated };
-    } catch {
-    }
+    } catch {}
   }
   return undefined;
 }

@@ -71,7 +71,14 @@ export function loadSettingsFile(scope: SettingsScope, path: string): ScopeRead 
     const warning: Warning = { message: `${path} must hold a JSON object; its settings are ignored until it is fixed`, source: "settings", path };
     return corrupt(scope, path, file.version, warning);
   }
-  return { scope, path, version: file.version, state: "loaded", settings: (file.value ?? {}) as SettingsObject, ...(file.text === undefined ? {} : { text: file.text }) };
+  return {
+    scope,
+    path,
+    version: file.version,
+    state: "loaded",
+    settings: (file.value ?? {}) as SettingsObject,
+    ...(file.text === undefined ? {} : { text: file.text }),
+  };
 }
 
 /** One scope's settings as the engine uses them: legacy keys moved in memory. */

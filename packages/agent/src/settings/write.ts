@@ -109,16 +109,22 @@ async function editSettingsFile(target: SettingsTarget, edit: (doc: SettingsObje
 export async function writeSetting(options: WriteSettingOptions): Promise<{ version: string }> {
   const segments = parseKey(options.key);
   validateWrite(segments, options.value);
-  return editSettingsFile(options, (doc) => {
-    if (options.value === null) {
-      deletePath(doc, segments);
-      return;
-    }
-    const { blockedAt } = setPath(doc, segments, cloneJson(options.value));
-    if (blockedAt !== undefined) {
-      throw new SettingsError("invalidKey", `cannot set ${options.key}: ${blockedAt} holds a value that is not an object; delete it first`, { key: options.key });
-    }
-  }, options);
+  return editSettingsFile(
+    options,
+    (doc) => {
+      if (options.value === null) {
+        deletePath(doc, segments);
+        return;
+      }
+      const { blockedAt } = setPath(doc, segments, cloneJson(options.value));
+      if (blockedAt !== undefined) {
+        throw new SettingsError("invalidKey", `cannot set ${options.key}: ${blockedAt} holds a value that is not an object; delete it first`, {
+          key: options.key,
+        });
+      }
+    },
+    options,
+  );
 }
 
 /**
@@ -129,10 +135,18 @@ export async function writeSetting(options: WriteSettingOptions): Promise<{ vers
  * yet, `mutate` first runs on a trial copy, so it should only edit what it
  * is given.
  */
-export async function updateSettings(target: SettingsTarget, mutate: (settings: SettingsObject) => void, options: EditOptions = {}): Promise<{ version: string }> {
-  return editSettingsFile(target, (doc) => {
-    const before = cloneJson(doc);
-    mutate(doc);
-    validateChanges(before, doc);
-  }, options);
+export async function updateSettings(
+  target: SettingsTarget,
+  mutate: (settings: SettingsObject) => void,
+  options: EditOptions = {},
+): Promise<{ version: string }> {
+  return editSettingsFile(
+    target,
+    (doc) => {
+      const before = cloneJson(doc);
+      mutate(doc);
+      validateChanges(before, doc);
+    },
+    options,
+  );
 }

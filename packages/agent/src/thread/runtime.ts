@@ -191,7 +191,10 @@ export class ThreadRuntime {
     if (known) return file.warnings;
     const reason = `${file.path}: the classifier gate's model ${provider}/${id} is not a known model`;
     this.gateSetting = { state: "broken", reason };
-    return [...file.warnings, { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path: file.path }];
+    return [
+      ...file.warnings,
+      { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path: file.path },
+    ];
   }
 
   /** What is wrong with models.json and auth.json, read after the extensions registered their providers. */
@@ -214,7 +217,12 @@ export class ThreadRuntime {
     if (gate.state === "off") return undefined;
     if (gate.state === "broken") return { verdict: "unjudged", reason: gate.reason };
     const { environment: env, cwd } = this.options;
-    return classifyToolCall({ registry: env.registry, config: gate.config, call: { toolName: call.toolName, args: call.args, cwd, agentDir: env.agentDir }, ...(signal ? { signal } : {}) });
+    return classifyToolCall({
+      registry: env.registry,
+      config: gate.config,
+      call: { toolName: call.toolName, args: call.args, cwd, agentDir: env.agentDir },
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** Recomputes the tool set and the system prompt from settings, extensions and skills. */

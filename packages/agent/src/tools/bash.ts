@@ -22,7 +22,8 @@ const bashParameters = Type.Object({
   timeout: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "Seconds after which the command is killed (default: no limit)." })),
   network: Type.Optional(
     Type.Boolean({
-      description: "Set to true only when the command needs the network (downloads, package installs, remote git). Where commands run in a sandbox without network, the user is asked to allow it first; elsewhere it changes nothing.",
+      description:
+        "Set to true only when the command needs the network (downloads, package installs, remote git). Where commands run in a sandbox without network, the user is asked to allow it first; elsewhere it changes nothing.",
     }),
   ),
 });
@@ -154,7 +155,9 @@ function sandboxHint(sandbox: SandboxLaunch, text: string): string {
     hints.push("It ran in the sandbox without network access. If it needs the network, run it again with network: true; the user is asked first.");
   }
   if (/read-only file system|EROFS/i.test(text)) {
-    hints.push(`It ran in the sandbox, where only the working folder and $TMPDIR (${sandbox.policy.tmp}) are writable; /tmp, the home folder and the rest are read-only.`);
+    hints.push(
+      `It ran in the sandbox, where only the working folder and $TMPDIR (${sandbox.policy.tmp}) are writable; /tmp, the home folder and the rest are read-only.`,
+    );
   }
   return hints.map((hint) => `\n[${hint}]`).join("");
 }

@@ -78,7 +78,11 @@ export class CredentialFiles {
   refuse(path: string, shown: string): void {
     const kind = this.kindOf(path);
     if (kind === "credential") throw protectedPathError(shown);
-    if (kind === "serverSecret") throw new ToolError("protectedPath", `${shown} holds the app server's WebSocket token. The read-only tools refuse it, so that the token is not sent to the model provider.`);
+    if (kind === "serverSecret")
+      throw new ToolError(
+        "protectedPath",
+        `${shown} holds the app server's WebSocket token. The read-only tools refuse it, so that the token is not sent to the model provider.`,
+      );
     if (kind === "process") {
       throw new ToolError(
         "protectedPath",
@@ -115,4 +119,3 @@ function statOrUndefined(path: string): Stats | undefined {
     return undefined;
   }
 }
-

@@ -14,7 +14,8 @@ const MAX_LIMIT = 5000;
 
 const findParameters = Type.Object({
   pattern: Type.String({
-    description: "Glob for the paths to find: '*.ts' matches file names at any depth; a pattern with '/' such as 'src/**/*.test.ts' matches paths below the search directory.",
+    description:
+      "Glob for the paths to find: '*.ts' matches file names at any depth; a pattern with '/' such as 'src/**/*.test.ts' matches paths below the search directory.",
   }),
   path: Type.Optional(Type.String({ description: "Directory to search (default: the working directory)." })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Most results to return (default ${DEFAULT_LIMIT}).` })),

@@ -124,4 +124,3 @@ function deletionsFirst(ops: Op[]): Op[] {
   }
   return out;
 }
-

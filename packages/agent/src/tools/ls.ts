@@ -64,7 +64,11 @@ async function entryNames(dir: string): Promise<string[]> {
   const names = await Promise.all(
     entries.map(async (entry) => {
       let isDir = entry.isDirectory();
-      if (entry.isSymbolicLink()) isDir = await stat(join(dir, entry.name)).then((info) => info.isDirectory(), () => false);
+      if (entry.isSymbolicLink())
+        isDir = await stat(join(dir, entry.name)).then(
+          (info) => info.isDirectory(),
+          () => false,
+        );
       return isDir ? `${entry.name}/` : entry.name;
     }),
   );

@@ -91,7 +91,8 @@ const modelRef: ManagedKey = {
 const milliseconds: ManagedKey = {
   store(value) {
     const ms = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
-    if (!(ms >= 1 && ms <= MAX_CLASSIFIER_TIMEOUT_MS)) throw new Error(`must be a whole number of milliseconds from 1 to ${MAX_CLASSIFIER_TIMEOUT_MS}, written as digits`);
+    if (!(ms >= 1 && ms <= MAX_CLASSIFIER_TIMEOUT_MS))
+      throw new Error(`must be a whole number of milliseconds from 1 to ${MAX_CLASSIFIER_TIMEOUT_MS}, written as digits`);
     return ms;
   },
   show: (stored) => (typeof stored === "number" && Number.isInteger(stored) ? String(stored) : undefined),

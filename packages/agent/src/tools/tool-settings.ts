@@ -69,7 +69,9 @@ function loadDocument(path: string): { doc: SettingsObject; text?: string } {
   }
   if (file.value === undefined) return { doc: {} };
   if (!isPlainObject(file.value)) throw corrupt("must hold a JSON object");
-  for (const { path: [section, name] } of MANAGED_ENTRIES) {
+  for (const {
+    path: [section, name],
+  } of MANAGED_ENTRIES) {
     const holder = file.value[section];
     if (holder === undefined) continue;
     if (!isPlainObject(holder)) throw corrupt(`holds a ${section} that is not an object`);
@@ -145,7 +147,10 @@ export async function writeToolSetting(options: WriteToolSettingOptions): Promis
   const entry = managedEntry(options.name);
   if (!entry) {
     const names = MANAGED_ENTRIES.map((e) => e.name).join(" and ");
-    throw new ToolSettingsError("unknownTool", `${JSON.stringify(options.name)} is not managed in tools.json (it manages ${names}); built-in tools are chosen with the defaultTools setting`);
+    throw new ToolSettingsError(
+      "unknownTool",
+      `${JSON.stringify(options.name)} is not managed in tools.json (it manages ${names}); built-in tools are chosen with the defaultTools setting`,
+    );
   }
   checkKey(entry, options.key);
   const value = storedValue(entry, options.key, options.value);

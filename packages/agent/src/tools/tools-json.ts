@@ -64,7 +64,12 @@ export function toolsFilePath(agentDir: string): string {
 export function readToolsFile(agentDir: string): ToolsFile {
   const path = toolsFilePath(agentDir);
   const broken = (version: string, message: string, where: { line?: number; column?: number } = {}): ToolsFile => {
-    const warning: Warning = { message: `${path} ${message}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path, ...where };
+    const warning: Warning = {
+      message: `${path} ${message}; until it is fixed, the classifier gate asks you about every call it would judge`,
+      source: "settings",
+      path,
+      ...where,
+    };
     return { path, exists: true, version, gate: { state: "broken", reason: `${path} ${message}` }, warnings: [warning] };
   };
   let file;
@@ -91,7 +96,11 @@ export function readToolsFile(agentDir: string): ToolsFile {
  * defaults, with a warning: a tool that is off by default stays off.
  */
 function checkToolsSection(tools: unknown, path: string): Warning[] {
-  const warn = (what: string): Warning => ({ message: `${path}: ${what}; until it is fixed, the tools it configures keep their defaults`, source: "settings", path });
+  const warn = (what: string): Warning => ({
+    message: `${path}: ${what}; until it is fixed, the tools it configures keep their defaults`,
+    source: "settings",
+    path,
+  });
   if (tools === undefined) return [];
   const section = toolsSection.read(tools, "tools");
   if (!section.ok) return [warn(section.problem)];
@@ -129,7 +138,11 @@ export function toolEnabled(file: ToolsFile, name: string, defaultEnabled: boole
 export function parseClassifierGate(classifiers: unknown, path: string): { gate: ClassifierGateSetting; warnings: Warning[] } {
   const broken = (what: string) => {
     const reason = `${path}: ${what}`;
-    const warning: Warning = { message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`, source: "settings", path };
+    const warning: Warning = {
+      message: `${reason}; until it is fixed, the classifier gate asks you about every call it would judge`,
+      source: "settings",
+      path,
+    };
     return { gate: { state: "broken" as const, reason }, warnings: [warning] };
   };
   if (classifiers === undefined) return { gate: { state: "off" }, warnings: [] };

@@ -58,7 +58,10 @@ function settingOf(entry: Record<string, unknown> | undefined, key: string): str
 function searchConfig(agentDir: string): SearchConfig {
   const file = readToolsFile(agentDir);
   if (file.exists && file.value === undefined && file.gate.state === "broken") {
-    throw new ToolError("notAvailable", `websearch cannot read its settings: ${file.path} is not a valid tools.json; fix it or set the settings again with tool/settings/write.`);
+    throw new ToolError(
+      "notAvailable",
+      `websearch cannot read its settings: ${file.path} is not a valid tools.json; fix it or set the settings again with tool/settings/write.`,
+    );
   }
   const entry = toolEntry(file, WEBSEARCH.name);
   const named = settingOf(entry, "provider") ?? "brave";
@@ -95,7 +98,10 @@ function plain(text: unknown): string {
   if (typeof text !== "string") return "";
   const stripped = text
     .replace(/<[^>]*>/g, "")
-    .replace(/&(amp|lt|gt|quot|#39|apos|nbsp);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " })[name] ?? "")
+    .replace(
+      /&(amp|lt|gt|quot|#39|apos|nbsp);/g,
+      (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", apos: "'", nbsp: " " })[name] ?? "",
+    )
     .replace(/\s+/g, " ")
     .trim();
   return stripped.length > MAX_SNIPPET_CHARS ? `${sliceChars(stripped, MAX_SNIPPET_CHARS)}…` : stripped;
@@ -200,7 +206,10 @@ export function createWebSearchTool(options: WebSearchOptions): AgentTool<typeof
       const config = searchConfig(options.agentDir);
       const count = params.count ?? DEFAULT_COUNT;
       const results = await search(config, params.query, count, signal);
-      return { content: [{ type: "text", text: scrub(format(params.query, results), config.key) }], details: { provider: config.provider, count: results.length } };
+      return {
+        content: [{ type: "text", text: scrub(format(params.query, results), config.key) }],
+        details: { provider: config.provider, count: results.length },
+      };
     },
   };
 }

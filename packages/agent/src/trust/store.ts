@@ -83,7 +83,8 @@ function realDirectory(cwd: string): string {
     isDirectory = statSync(cwd).isDirectory();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw new TrustError("io", `cannot inspect ${cwd}: ${(error as Error).message}`, { path: cwd }, { cause: error });
+    if (code !== "ENOENT" && code !== "ENOTDIR")
+      throw new TrustError("io", `cannot inspect ${cwd}: ${(error as Error).message}`, { path: cwd }, { cause: error });
     isDirectory = false;
   }
   if (!isDirectory) throw new TrustError("notADirectory", `${cwd} is not an existing directory`, { path: cwd });

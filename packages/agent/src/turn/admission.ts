@@ -68,19 +68,22 @@ function launch(context: AdmissionContext, run: Run, input: TurnInput): Promise<
   return new Promise<string>((resolve, reject) => {
     run.started = resolve;
     run.tracksFiles = input.compactOnly !== true;
-    context.engine().session.runTurn(input, run.turn).then(
-      () => context.settle(run),
-      (error: unknown) => {
-        if (run.turn.id === undefined) {
-          // Nothing was written: what the turn carried from extensions waits for the next one.
-          if (input.preamble) context.inbox.putBack(input.preamble);
-          reject(context.errors.startFailed(error));
-        } else {
-          context.log?.error("a turn failed outside its run", error);
-        }
-        context.settle(run, error);
-      },
-    );
+    context
+      .engine()
+      .session.runTurn(input, run.turn)
+      .then(
+        () => context.settle(run),
+        (error: unknown) => {
+          if (run.turn.id === undefined) {
+            // Nothing was written: what the turn carried from extensions waits for the next one.
+            if (input.preamble) context.inbox.putBack(input.preamble);
+            reject(context.errors.startFailed(error));
+          } else {
+            context.log?.error("a turn failed outside its run", error);
+          }
+          context.settle(run, error);
+        },
+      );
   });
 }
 

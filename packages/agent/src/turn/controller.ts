@@ -20,7 +20,6 @@ export interface TurnControllerOptions {
   log?: TurnLog;
 }
 
-
 /**
  * The one owner of a thread's running turn. Its phase says whether the
  * thread is idle, running a turn (from admission through the input hooks,

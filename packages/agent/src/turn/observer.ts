@@ -32,5 +32,10 @@ export interface QueueState {
   followUp: QueuedView[];
 }
 
-export const SILENT_OBSERVER: TurnObserver = { started: () => undefined, completed: () => undefined, queueChanged: () => undefined, activityChanged: () => undefined, dropped: () => undefined };
-
+export const SILENT_OBSERVER: TurnObserver = {
+  started: () => undefined,
+  completed: () => undefined,
+  queueChanged: () => undefined,
+  activityChanged: () => undefined,
+  dropped: () => undefined,
+};

@@ -19,8 +19,7 @@ export type StartOutcome =
 /** What user input becomes before it joins a turn: a command or an input hook may handle it. */
 export type InputOutcome =
   /** `threadId`: a command replaced the thread with this one. */
-  | { action: "handled"; threadId?: string }
-  | { action: "continue"; text: string; images: ImageContent[] };
+  { action: "handled"; threadId?: string } | { action: "continue"; text: string; images: ImageContent[] };
 
 export type InputSource = "user" | "queue" | "extension";
 

@@ -15,14 +15,23 @@ after(() => env.close());
 const config: ClassifierGateConfig = { model: { provider: "scripted", id: "scripted-classifier" }, timeoutMs: 10_000 };
 const call = (args: unknown = { command: "git push --force origin main" }): CallToClassify => ({ toolName: "bash", args, cwd: env.cwd });
 const classify = (options: { config?: ClassifierGateConfig; args?: unknown; signal?: AbortSignal } = {}) =>
-  classifyToolCall({ registry: env.registry, config: options.config ?? config, call: call(options.args), ...(options.signal ? { signal: options.signal } : {}) });
+  classifyToolCall({
+    registry: env.registry,
+    config: options.config ?? config,
+    call: call(options.args),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 
 /** The last request the scripted server got: its system prompt and user text. */
 function lastPrompt(): { model: string; system: string; user: string } {
   const body = env.model.requests.at(-1)!.body;
   const messages = body.messages as { role: string; content: string | { type: string; text: string }[] }[];
   const text = (content: string | { text: string }[]) => (typeof content === "string" ? content : content.map((part) => part.text).join(""));
-  return { model: String(body.model), system: text(messages.find((m) => m.role === "system")!.content), user: text(messages.find((m) => m.role === "user")!.content) };
+  return {
+    model: String(body.model),
+    system: text(messages.find((m) => m.role === "system")!.content),
+    user: text(messages.find((m) => m.role === "user")!.content),
+  };
 }
 
 describe("the classifier's verdict", () => {

@@ -49,8 +49,7 @@ before(() => {
   inFolder = {
     cwd: folder,
     // A stand-in for the gate's control places: `.git/` for a write.
-    protectedReason: (real, access) =>
-      secretPlaceReason(places, real) ?? (access === "write" && real.includes("/.git/") ? "a control place" : undefined),
+    protectedReason: (real, access) => secretPlaceReason(places, real) ?? (access === "write" && real.includes("/.git/") ? "a control place" : undefined),
   };
 });
 after(() => rmSync(root, { recursive: true, force: true }));

@@ -32,7 +32,7 @@ test("spec example: a git status grant covers git status --short, not git reset 
     "git status; rm -rf x",
     "git 'status'",
     "git \\status",
-    "\"git\" status",
+    '"git" status',
     "git -c core.pager=evil status",
     "git statusx",
     "git status && git reset --hard",

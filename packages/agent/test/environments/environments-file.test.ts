@@ -30,7 +30,10 @@ describe("environments.json", () => {
   test("the rules: a list of at most 50, unique names, known keys, non-empty scripts within the byte limit", () => {
     const ok = (name: string) => ({ name, setup: { default: "true" } });
     assert.equal(environmentsProblem([]), undefined);
-    assert.equal(environmentsProblem([ok("a"), { name: "b", setup: { default: "x", linux: "y", darwin: "z", win32: "w" }, cleanup: { default: "c" } }]), undefined);
+    assert.equal(
+      environmentsProblem([ok("a"), { name: "b", setup: { default: "x", linux: "y", darwin: "z", win32: "w" }, cleanup: { default: "c" } }]),
+      undefined,
+    );
     assert.equal(environmentsProblem([{ name: "max", setup: { default: "é".repeat(MAX_SCRIPT_BYTES / 2) } }]), undefined);
     const problems: [unknown, RegExp][] = [
       [{}, /must be a list/],
@@ -65,7 +68,10 @@ describe("environments.json", () => {
     writeFileSync(environmentsPath(cwd), "  \n");
     assert.deepEqual(readEnvironments(cwd).environments, []);
     writeFileSync(environmentsPath(cwd), '{\n  "environments": [\n');
-    assert.throws(() => readEnvironments(cwd), (error: unknown) => error instanceof EnvironmentsError && error.code === "corrupt" && /line \d+, column \d+/.test(error.message));
+    assert.throws(
+      () => readEnvironments(cwd),
+      (error: unknown) => error instanceof EnvironmentsError && error.code === "corrupt" && /line \d+, column \d+/.test(error.message),
+    );
   });
 
   test("a save needs an explicit trust decision, replaces the list, and never overwrites a broken file", async () => {
@@ -75,7 +81,10 @@ describe("environments.json", () => {
     await rejectsWith(saveEnvironments({ cwd, environments: [node, node], trust: true }), "invalid");
     assert.equal(existsSync(join(cwd, ".knightcode")), false);
     await saveEnvironments({ cwd, environments: [node], trust: true });
-    assert.equal(readFileSync(environmentsPath(cwd), "utf8"), '{\n  "environments": [\n    {\n      "name": "node",\n      "setup": {\n        "default": "npm ci"\n      }\n    }\n  ]\n}\n');
+    assert.equal(
+      readFileSync(environmentsPath(cwd), "utf8"),
+      '{\n  "environments": [\n    {\n      "name": "node",\n      "setup": {\n        "default": "npm ci"\n      }\n    }\n  ]\n}\n',
+    );
     writeFileSync(environmentsPath(cwd), "[oops");
     await rejectsWith(saveEnvironments({ cwd, environments: [], trust: true }), "corrupt");
     assert.equal(readFileSync(environmentsPath(cwd), "utf8"), "[oops");

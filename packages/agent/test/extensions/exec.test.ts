@@ -12,7 +12,12 @@ test("output is decoded once from its bytes: a character the cap cut in two is l
   const text = Buffer.from("é€😀 done", "utf8");
   assert.equal(decodeCapped(text, false), "é€😀 done");
   // Cut inside the two-, three- and four-byte characters.
-  for (const [cut, whole] of [[1, ""], [4, "é"], [7, "é€"]] as const) assert.equal(decodeCapped(text.subarray(0, cut), true), whole);
+  for (const [cut, whole] of [
+    [1, ""],
+    [4, "é"],
+    [7, "é€"],
+  ] as const)
+    assert.equal(decodeCapped(text.subarray(0, cut), true), whole);
 });
 
 test("a character written in pieces reaches the caller whole, on stdout and stderr", async (t) => {

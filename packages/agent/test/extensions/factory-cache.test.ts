@@ -95,10 +95,20 @@ describe("sharing between threads", () => {
       let count = 0;
       export default function (kc) { count++; kc.registerCommand("count", { description: word + ":" + count }); }`,
     );
-    writeFileSync(join(folder, "entry.js"), `let count = 0;\nexport default function (kc) { count++; kc.registerCommand("count", { description: "js:" + count }); }`);
-    writeFileSync(join(folder, "entry.cjs"), `let count = 0;\nmodule.exports = function (kc) { count++; kc.registerCommand("count", { description: "cjs:" + count }); };`);
+    writeFileSync(
+      join(folder, "entry.js"),
+      `let count = 0;\nexport default function (kc) { count++; kc.registerCommand("count", { description: "js:" + count }); }`,
+    );
+    writeFileSync(
+      join(folder, "entry.cjs"),
+      `let count = 0;\nmodule.exports = function (kc) { count++; kc.registerCommand("count", { description: "cjs:" + count }); };`,
+    );
     const cache = new ExtensionFactoryCache();
-    for (const [file, label] of [["entry.mjs", "hello"], ["entry.js", "js"], ["entry.cjs", "cjs"]] as const) {
+    for (const [file, label] of [
+      ["entry.mjs", "hello"],
+      ["entry.js", "js"],
+      ["entry.cjs", "cjs"],
+    ] as const) {
       for (let thread = 0; thread < 2; thread++) {
         const lease = await cache.lease(join(folder, file));
         assert.deepEqual(await describeFactory(lease.factory), [`count=${label}:1`], `${file}, lease ${thread + 1}`);
@@ -120,7 +130,10 @@ describe("sharing between threads", () => {
   test("a folder path loads its index file; TypeBox comes from our installation", async () => {
     const folder = join(dir, `folder${n++}`);
     mkdirSync(folder);
-    writeFileSync(join(folder, "index.ts"), `import { Type } from "typebox";\nexport default (kc: any) => kc.registerCommand("kind", { description: Type.String().type });`);
+    writeFileSync(
+      join(folder, "index.ts"),
+      `import { Type } from "typebox";\nexport default (kc: any) => kc.registerCommand("kind", { description: Type.String().type });`,
+    );
     const cache = new ExtensionFactoryCache();
     const lease = await cache.lease(folder);
     assert.equal(lease.filename, join(folder, "index.ts"));
@@ -261,7 +274,10 @@ describe("failures", () => {
     const cache = new ExtensionFactoryCache();
     const { host } = makeHost(cache);
     const warnings = await host.load([{ path: missing }, { path: throws }, { path: factoryThrows }, { path: good }]);
-    assert.deepEqual(warnings.map((w) => w.path), [missing, throws, factoryThrows]);
+    assert.deepEqual(
+      warnings.map((w) => w.path),
+      [missing, throws, factoryThrows],
+    );
     assert.ok(warnings.every((w) => w.source === "extension"));
     assert.match(warnings[1]!.message, /module exploded/);
     assert.match(warnings[2]!.message, /factory exploded/);

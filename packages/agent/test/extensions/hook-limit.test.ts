@@ -32,7 +32,15 @@ describe("the time limit of one handler", () => {
     const clock = new ManualClock();
     assert.deepEqual(await runHandler(() => 42, { limitMs: 100, clock }), { kind: "returned", value: 42 });
     const error = new Error("sync boom");
-    assert.deepEqual(await runHandler(() => { throw error; }, { limitMs: 100, clock }), { kind: "threw", error });
+    assert.deepEqual(
+      await runHandler(
+        () => {
+          throw error;
+        },
+        { limitMs: 100, clock },
+      ),
+      { kind: "threw", error },
+    );
     assert.equal(clock.timers.size, 0);
   });
 
@@ -40,7 +48,10 @@ describe("the time limit of one handler", () => {
     const clock = new ManualClock();
     const handler = deferred<string>();
     const running = runHandler(() => handler.promise, { limitMs: 100, clock });
-    assert.deepEqual([...clock.timers].map((t) => t.ms), [100]);
+    assert.deepEqual(
+      [...clock.timers].map((t) => t.ms),
+      [100],
+    );
     handler.resolve("done");
     assert.deepEqual(await running, { kind: "returned", value: "done" });
     assert.equal(clock.timers.size, 0);

@@ -101,7 +101,10 @@ describe("loading", () => {
     writeFileSync(index, `export default (kc: any) => kc.registerCommand("folder", { handler: () => {} });`);
     const { host } = makeHost();
     assert.deepEqual(await host.load([{ path: js }, { path: index }]), []);
-    assert.deepEqual(host.commands().map((c) => c.name), ["folder", "hi"]);
+    assert.deepEqual(
+      host.commands().map((c) => c.name),
+      ["folder", "hi"],
+    );
   });
 
   test("a throw at load, a missing default export and a hanging factory are warnings; the rest loads", async () => {
@@ -112,12 +115,18 @@ describe("loading", () => {
     const good = extension(`export default (kc: any) => kc.registerCommand("good", { handler: () => {} });`);
     const { host } = makeHost({ loadTimeoutMs: 200 });
     const warnings = await host.load([{ path: throws }, { path: noDefault }, { path: syntax }, { path: hangs }, { path: good }]);
-    assert.deepEqual(warnings.map((w) => w.path), [throws, noDefault, syntax, hangs]);
+    assert.deepEqual(
+      warnings.map((w) => w.path),
+      [throws, noDefault, syntax, hangs],
+    );
     assert.match(warnings[0]!.message, /boom at load/);
     assert.match(warnings[1]!.message, /no default export/);
     assert.match(warnings[3]!.message, /within 200 ms/);
     assert.ok(warnings.every((w) => w.source === "extension"));
-    assert.deepEqual(host.commands().map((c) => c.name), ["good"]);
+    assert.deepEqual(
+      host.commands().map((c) => c.name),
+      ["good"],
+    );
   });
 
   test("each thread gets its own instance of an extension", async () => {
@@ -246,7 +255,8 @@ describe("events", () => {
 describe("the time limit and failing handlers", () => {
   /** Two tools that leave a mark when they run, and a tool_call check that throws for one and never answers for the other. */
   function gatedTools(marks: string) {
-    return extension(`
+    return extension(
+      `
       import { appendFileSync } from "node:fs";
       export default function (kc: any) {
         for (const name of ["checked_throw", "checked_hang"]) {
@@ -258,7 +268,9 @@ describe("the time limit and failing handlers", () => {
           return new Promise(() => {});
         });
       }
-    `, "gate.ts");
+    `,
+      "gate.ts",
+    );
   }
 
   test("a tool_call handler that throws or runs past the limit blocks its call; the model reads why", async () => {
@@ -267,7 +279,15 @@ describe("the time limit and failing handlers", () => {
     const { host, warnings } = makeHost({ hookTimeoutMs: () => 100 });
     await host.load([{ path }]);
     const { session, events } = await sessionWith(host);
-    env.model.enqueue({ toolCalls: [{ name: "checked_throw", arguments: {} }, { name: "checked_hang", arguments: {} }] }, { text: "understood" });
+    env.model.enqueue(
+      {
+        toolCalls: [
+          { name: "checked_throw", arguments: {} },
+          { name: "checked_hang", arguments: {} },
+        ],
+      },
+      { text: "understood" },
+    );
     const before = env.model.requests.length;
     assert.equal((await session.runTurn({ text: "run both" })).status, "completed");
     const { existsSync } = await import("node:fs");
@@ -298,8 +318,14 @@ describe("the time limit and failing handlers", () => {
     const { session } = await sessionWith(host);
     env.model.enqueue({ text: "hello" });
     assert.equal((await session.runTurn({ text: "hi" })).status, "completed");
-    assert.deepEqual(entries, [{ customType: "seen", data: "user" }, { customType: "seen", data: "assistant" }]);
-    assert.deepEqual(warnings.map((w) => w.message), Array(2).fill("message_end handler of stuck did not finish within 50 ms; it was abandoned"));
+    assert.deepEqual(entries, [
+      { customType: "seen", data: "user" },
+      { customType: "seen", data: "assistant" },
+    ]);
+    assert.deepEqual(
+      warnings.map((w) => w.message),
+      Array(2).fill("message_end handler of stuck did not finish within 50 ms; it was abandoned"),
+    );
   });
 
   test("the limit is read at each event, so a settings change applies to the next one", async () => {
@@ -310,7 +336,10 @@ describe("the time limit and failing handlers", () => {
     await host.emit("turn_start", { turnIndex: 0 });
     limit = 40;
     await host.emit("turn_start", { turnIndex: 1 });
-    assert.deepEqual(warnings.map((w) => w.message.match(/within (\d+) ms/)?.[1]), ["20", "40"]);
+    assert.deepEqual(
+      warnings.map((w) => w.message.match(/within (\d+) ms/)?.[1]),
+      ["20", "40"],
+    );
   });
 
   test("handlers that finish in time count, and no timer of the limit outlives its handler", async () => {

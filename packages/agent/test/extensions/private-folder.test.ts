@@ -86,7 +86,11 @@ describe("the compile cache's private folder", { skip: UNIX }, () => {
       assert.equal(warnings.length, 1);
       assert.match(warnings[0]!, why);
       assert.match(warnings[0]!, /extension compile cache/);
-      assert.deepEqual(readdirSync(join(cache, "..")).filter((entry) => entry.includes("untrusted")), [], "what was set aside is removed");
+      assert.deepEqual(
+        readdirSync(join(cache, "..")).filter((entry) => entry.includes("untrusted")),
+        [],
+        "what was set aside is removed",
+      );
     });
   }
 

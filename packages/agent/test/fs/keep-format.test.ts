@@ -32,7 +32,9 @@ describe("a write keeps the user's formatting", () => {
   test("settings.json: config/write of one key", async () => {
     const agentDir = folder();
     const text = '{\n   "theme":    "light",\n   "myExtension": {"a": [1,2]},\n   "retry": { "provider": { "maxRetries": 3 } }\n}';
-    const written = await afterWrite(join(agentDir, "settings.json"), text, () => writeSetting({ agentDir, scope: "global", key: "retry.provider.maxRetries", value: 5 }));
+    const written = await afterWrite(join(agentDir, "settings.json"), text, () =>
+      writeSetting({ agentDir, scope: "global", key: "retry.provider.maxRetries", value: 5 }),
+    );
     assert.equal(written, text.replace('"maxRetries": 3', '"maxRetries": 5'));
   });
 
@@ -45,7 +47,8 @@ describe("a write keeps the user's formatting", () => {
 
   test("mcp.json: mcp/update of one server's enabled", async () => {
     const agentDir = folder();
-    const text = '{ "note": "mine",\n    "mcpServers": {\n        "docs": { "command": "docs-server", "enabled": true },\n        "other": {"url": "https://x.test/"}\n    }\n}\n';
+    const text =
+      '{ "note": "mine",\n    "mcpServers": {\n        "docs": { "command": "docs-server", "enabled": true },\n        "other": {"url": "https://x.test/"}\n    }\n}\n';
     const written = await afterWrite(join(agentDir, "mcp.json"), text, () => updateMcpServer({ agentDir, trust: null }, "docs", { enabled: false }));
     assert.equal(written, text.replace('"enabled": true', '"enabled": false'));
   });

@@ -48,7 +48,10 @@ describe("mcp entries", () => {
 
   test("a target shows the command line, or the URL without password and query values", () => {
     assert.equal(serverTarget(entry({ command: "npx", args: ["-y", "pkg@1", "two words", 'q"uote'] })), 'npx -y pkg@1 "two words" "q\\"uote"');
-    assert.equal(serverTarget(entry({ url: "https://me:secret@x.test:8443/a/b?key=s1&key=s2&plain=p#frag" })), "https://me:***@x.test:8443/a/b?key=***&plain=***");
+    assert.equal(
+      serverTarget(entry({ url: "https://me:secret@x.test:8443/a/b?key=s1&key=s2&plain=p#frag" })),
+      "https://me:***@x.test:8443/a/b?key=***&plain=***",
+    );
     assert.equal(serverTarget(entry({ url: "http://127.0.0.1/mcp" })), "http://127.0.0.1/mcp");
   });
 });
@@ -87,7 +90,13 @@ describe("mcp results", () => {
       { type: "text", text: "[audio content left out]" },
     ]);
     assert.equal(result.isError, false);
-    const long = convertCallResult({ content: [{ type: "text", text: "é".repeat(40_000) }, { type: "text", text: "dropped" }], isError: true });
+    const long = convertCallResult({
+      content: [
+        { type: "text", text: "é".repeat(40_000) },
+        { type: "text", text: "dropped" },
+      ],
+      isError: true,
+    });
     assert.equal(long.isError, true);
     assert.equal(long.truncated, true);
     assert.equal(long.content.length, 1);

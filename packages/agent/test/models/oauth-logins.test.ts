@@ -48,11 +48,15 @@ describe("OAuthLogins", () => {
     let finish!: () => void;
     const browser = new Promise<void>((resolve) => (finish = resolve));
     registerOAuthProvider(
-      provider("test-callback", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/authorize?x=1", instructions: "or paste the code here" });
-        await browser;
-        return { refresh: "r-1", access: "a-1", expires: 1 };
-      }, true),
+      provider(
+        "test-callback",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/authorize?x=1", instructions: "or paste the code here" });
+          await browser;
+          return { refresh: "r-1", access: "a-1", expires: 1 };
+        },
+        true,
+      ),
     );
     try {
       const { ends, logins, path } = setUp();
@@ -96,11 +100,15 @@ describe("OAuthLogins", () => {
 
   test("a prompt for a pasted code fails the login with our words; before the URL it fails the start", async () => {
     registerOAuthProvider(
-      provider("test-paste-late", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/late" });
-        const code = await callbacks.onPrompt({ message: "Paste the code" });
-        return { refresh: code, access: code, expires: 1 };
-      }, true),
+      provider(
+        "test-paste-late",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/late" });
+          const code = await callbacks.onPrompt({ message: "Paste the code" });
+          return { refresh: code, access: code, expires: 1 };
+        },
+        true,
+      ),
     );
     registerOAuthProvider(
       provider("test-paste-early", async (callbacks) => {
@@ -115,7 +123,10 @@ describe("OAuthLogins", () => {
       assert.equal(ends[0]!.loginId, started.loginId);
       assert.equal(ends[0]!.outcome, "failed");
       assert.match(ends[0]!.message!, /asked for a code to be pasted, which the app server cannot pass on/);
-      await assert.rejects(logins.start("test-paste-early"), (error: Error & { code?: string }) => error.code === "failed" && /cannot pass on/.test(error.message));
+      await assert.rejects(
+        logins.start("test-paste-early"),
+        (error: Error & { code?: string }) => error.code === "failed" && /cannot pass on/.test(error.message),
+      );
       assert.equal(ends.length, 1, "a login that never showed a URL is answered, not announced");
       assert.throws(() => readFileSync(path), /ENOENT/);
     } finally {
@@ -126,11 +137,15 @@ describe("OAuthLogins", () => {
 
   test("a provider's failure is never quoted: its words can carry tokens", async () => {
     registerOAuthProvider(
-      provider("test-leaky", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/leaky" });
-        await Promise.resolve();
-        throw new Error('token exchange response missing fields: {"access_token":"at-secret-123"}');
-      }, true),
+      provider(
+        "test-leaky",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/leaky" });
+          await Promise.resolve();
+          throw new Error('token exchange response missing fields: {"access_token":"at-secret-123"}');
+        },
+        true,
+      ),
     );
     try {
       const { ends, lines, logins } = setUp();
@@ -145,12 +160,16 @@ describe("OAuthLogins", () => {
 
   test("a login not finished in time stops as failed, and saves nothing even if its flow returns later", async () => {
     registerOAuthProvider(
-      provider("test-slow", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/slow" });
-        // A flow that notices the stop only to return what it got anyway.
-        await new Promise((resolve) => callbacks.signal!.addEventListener("abort", resolve));
-        return { refresh: "r", access: "late-token", expires: 1 };
-      }, true),
+      provider(
+        "test-slow",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/slow" });
+          // A flow that notices the stop only to return what it got anyway.
+          await new Promise((resolve) => callbacks.signal!.addEventListener("abort", resolve));
+          return { refresh: "r", access: "late-token", expires: 1 };
+        },
+        true,
+      ),
     );
     try {
       const { ends, logins, path } = setUp({ timeoutMs: 1 });
@@ -165,11 +184,15 @@ describe("OAuthLogins", () => {
 
   test("a completed login that cannot be saved (corrupt auth.json) fails naming the file, which stays as it was", async () => {
     registerOAuthProvider(
-      provider("test-corrupt", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/corrupt" });
-        await Promise.resolve();
-        return { refresh: "r", access: "a", expires: 1 };
-      }, true),
+      provider(
+        "test-corrupt",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/corrupt" });
+          await Promise.resolve();
+          return { refresh: "r", access: "a", expires: 1 };
+        },
+        true,
+      ),
     );
     try {
       const { ends, logins, path, auth } = setUp();
@@ -188,10 +211,14 @@ describe("OAuthLogins", () => {
 
   test("stop cancels every pending login and refuses new ones", async () => {
     registerOAuthProvider(
-      provider("test-stop", async (callbacks) => {
-        callbacks.onAuth({ url: "https://login.example/stop" });
-        return { refresh: "r", access: await callbacks.onManualCodeInput!(), expires: 1 };
-      }, true),
+      provider(
+        "test-stop",
+        async (callbacks) => {
+          callbacks.onAuth({ url: "https://login.example/stop" });
+          return { refresh: "r", access: await callbacks.onManualCodeInput!(), expires: 1 };
+        },
+        true,
+      ),
     );
     try {
       const { ends, logins } = setUp();

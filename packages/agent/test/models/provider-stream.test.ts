@@ -23,7 +23,17 @@ const model: Model<Api> = {
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
 function message(text: string | undefined, extra: Partial<AssistantMessage> = {}): AssistantMessage {
-  return { role: "assistant", content: text === undefined ? [] : [{ type: "text", text }], api: model.api, provider: "own", model: "m", usage, stopReason: "stop", timestamp: 1, ...extra };
+  return {
+    role: "assistant",
+    content: text === undefined ? [] : [{ type: "text", text }],
+    api: model.api,
+    provider: "own",
+    model: "m",
+    usage,
+    stopReason: "stop",
+    timestamp: 1,
+    ...extra,
+  };
 }
 
 const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
@@ -71,7 +81,10 @@ describe("a provider's own stream function", () => {
     const rejected = await drain(() => Promise.reject(new Error("no stream for you")));
     assert.deepEqual([rejected.types, rejected.result.errorMessage], [["error"], "no stream for you"]);
     const unfinished = await drain(() => opening());
-    assert.deepEqual([unfinished.types, unfinished.result.errorMessage], [["start", "text_delta", "error"], "the provider's stream ended without a final message"]);
+    assert.deepEqual(
+      [unfinished.types, unfinished.result.errorMessage],
+      [["start", "text_delta", "error"], "the provider's stream ended without a final message"],
+    );
   });
 
   test("a throw after an interrupt is an interrupted reply, not an error", async () => {
@@ -110,12 +123,10 @@ describe("a provider's own stream function", () => {
       {},
     );
     await stream.result();
-    assert.deepEqual(given?.messages.map((m) => m.role + ":" + (typeof m.content === "string" ? m.content : m.content.map((c) => ("text" in c ? c.text : "")).join(""))), [
-      "user:one",
-      "user:two",
-      "assistant:fine",
-      "user:three",
-    ]);
+    assert.deepEqual(
+      given?.messages.map((m) => m.role + ":" + (typeof m.content === "string" ? m.content : m.content.map((c) => ("text" in c ? c.text : "")).join(""))),
+      ["user:one", "user:two", "assistant:fine", "user:three"],
+    );
   });
 });
 

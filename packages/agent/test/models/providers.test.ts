@@ -9,7 +9,15 @@ import { providerFromDefinition } from "../../src/extensions/provider.js";
 const root = mkdtempSync(join(tmpdir(), "kc-providers-"));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const model = { id: "m", name: "m", reasoning: false, input: ["text"], contextWindow: 1000, maxTokens: 100, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+const model = {
+  id: "m",
+  name: "m",
+  reasoning: false,
+  input: ["text"],
+  contextWindow: 1000,
+  maxTokens: 100,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+};
 
 describe("ModelRegistry.providers (what account/read calls env)", () => {
   test("each provider once, with whether the environment holds its key", async () => {
@@ -27,7 +35,10 @@ describe("ModelRegistry.providers (what account/read calls env)", () => {
     );
     const env = { LOCAL_LLM_KEY: "sk-local" };
     const registry = new ModelRegistry(agentDir, env);
-    registry.registerProvider("ext", providerFromDefinition("ext-missing", { baseUrl: "http://127.0.0.1:9", apiKey: "$NOT_SET_ANYWHERE", models: [{ id: "x" }] }, env));
+    registry.registerProvider(
+      "ext",
+      providerFromDefinition("ext-missing", { baseUrl: "http://127.0.0.1:9", apiKey: "$NOT_SET_ANYWHERE", models: [{ id: "x" }] }, env),
+    );
     const providers = await registry.providers();
     const byName = new Map(providers.map((p) => [p.name, p.envKey]));
     assert.equal(byName.size, providers.length, "each provider once");

@@ -63,7 +63,10 @@ describe("models.json", () => {
       }),
       {},
     );
-    assert.deepEqual(file.providers.map((p) => [p.name, p.models.map((m) => m.id)]), [["mixed", ["ok"]]]);
+    assert.deepEqual(
+      file.providers.map((p) => [p.name, p.models.map((m) => m.id)]),
+      [["mixed", ["ok"]]],
+    );
     const messages = file.warnings.map((w) => w.message).join("\n");
     assert.match(messages, /providers\.bad\.baseUrl/);
     assert.match(messages, /providers\.mixed\.models\[0\]\.id/);
@@ -81,7 +84,10 @@ describe("ModelRegistry", () => {
     assert.deepEqual(plain.thinkingLevels, ["off"]);
     assert.ok(thinker.thinkingLevels.includes("high") && thinker.thinkingLevels[0] === "off");
     assert.equal(plain.available, true);
-    assert.ok(models.some((m) => m.provider === "anthropic"), "the built-in catalogue is listed");
+    assert.ok(
+      models.some((m) => m.provider === "anthropic"),
+      "the built-in catalogue is listed",
+    );
     assert.ok(models.filter((m) => m.source === "builtin").every((m) => m.contextWindow > 0 && m.cost.input >= 0));
   });
 
@@ -128,7 +134,13 @@ describe("ModelRegistry", () => {
   test("extension providers shadow and then leave", async () => {
     const registry = new ModelRegistry(agentDir(local), {});
     const base = (await registry.find({ provider: "local", id: "plain" }))!;
-    registry.registerProvider("ext-1", { name: "local", baseUrl: "http://127.0.0.1:3/v1", api: "openai-completions", apiKey: "e", models: [{ ...base, baseUrl: "http://127.0.0.1:3/v1" }] });
+    registry.registerProvider("ext-1", {
+      name: "local",
+      baseUrl: "http://127.0.0.1:3/v1",
+      api: "openai-completions",
+      apiKey: "e",
+      models: [{ ...base, baseUrl: "http://127.0.0.1:3/v1" }],
+    });
     assert.equal((await registry.find({ provider: "local", id: "plain" }))!.baseUrl, "http://127.0.0.1:3/v1");
     registry.unregisterProvider("ext-1");
     assert.equal((await registry.find({ provider: "local", id: "plain" }))!.baseUrl, "http://127.0.0.1:11434/v1");

@@ -63,14 +63,23 @@ test("a real repository's own fsmonitor and pager settings are overridden, and i
 test("entries already in GIT_CONFIG_COUNT are kept, and ours come after them", async (t) => {
   const repo = await tempDir(t);
   execFileSync("git", ["init", "-q"], { cwd: repo });
-  const env = { ...process.env, GIT_CONFIG_COUNT: "2", GIT_CONFIG_KEY_0: "user.name", GIT_CONFIG_VALUE_0: "From Env", GIT_CONFIG_KEY_1: "core.fsmonitor", GIT_CONFIG_VALUE_1: "touch x" };
+  const env = {
+    ...process.env,
+    GIT_CONFIG_COUNT: "2",
+    GIT_CONFIG_KEY_0: "user.name",
+    GIT_CONFIG_VALUE_0: "From Env",
+    GIT_CONFIG_KEY_1: "core.fsmonitor",
+    GIT_CONFIG_VALUE_1: "touch x",
+  };
   const guarded = withGitGuards(env);
   assert.equal(guarded.GIT_CONFIG_COUNT, String(2 + GIT_GUARDS.length));
   assert.equal(guarded.GIT_CONFIG_KEY_0, "user.name");
   assert.equal(guarded.GIT_CONFIG_KEY_2, "safe.bareRepository");
   assert.equal(env.GIT_CONFIG_COUNT, "2", "the caller's environment is not changed");
   const bash = createBashTool({ cwd: repo, env });
-  const shown = textOf(await bash.execute("c", { command: "git config user.name; git config core.fsmonitor; git config safe.bareRepository; echo $GIT_PAGER" }));
+  const shown = textOf(
+    await bash.execute("c", { command: "git config user.name; git config core.fsmonitor; git config safe.bareRepository; echo $GIT_PAGER" }),
+  );
   assert.deepEqual(shown.split("\n"), ["From Env", "false", "explicit", "cat"]);
 });
 

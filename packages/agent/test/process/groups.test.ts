@@ -62,7 +62,13 @@ describe("ProcessGroups, on pretend groups and a manual clock", () => {
     timers.advance(990);
     assert.ok(!world.calls.some(([, sig]) => sig === "SIGKILL"));
     timers.advance(10);
-    assert.deepEqual(world.calls.filter(([, sig]) => sig !== 0), [[202, "SIGTERM"], [202, "SIGKILL"]]);
+    assert.deepEqual(
+      world.calls.filter(([, sig]) => sig !== 0),
+      [
+        [202, "SIGTERM"],
+        [202, "SIGKILL"],
+      ],
+    );
     world.alive.delete(202);
     timers.advance(10);
     await microtasks();
@@ -89,7 +95,14 @@ describe("ProcessGroups, on pretend groups and a manual clock", () => {
     assert.equal(timers.pending, 0);
     assert.equal(owner.size, 1, "still owned, for the next stop and the exit hook");
     void group.stop(0);
-    assert.deepEqual(world.calls.filter(([, sig]) => sig !== 0), [[303, "SIGKILL"], [303, "SIGKILL"]], "a later stop tries again");
+    assert.deepEqual(
+      world.calls.filter(([, sig]) => sig !== 0),
+      [
+        [303, "SIGKILL"],
+        [303, "SIGKILL"],
+      ],
+      "a later stop tries again",
+    );
     world.alive.delete(303);
     timers.advance(10);
     assert.equal(owner.size, 0);

@@ -78,7 +78,13 @@ function hostProcesses(command: string): number[] {
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter((word) => word !== "").join(" ") === command) found.push(Number(name));
+      if (
+        readFileSync(`/proc/${name}/cmdline`, "utf8")
+          .split("\0")
+          .filter((word) => word !== "")
+          .join(" ") === command
+      )
+        found.push(Number(name));
     } catch {
       // gone meanwhile
     }
@@ -96,7 +102,9 @@ describe("a sandboxed command", () => {
 
   test("cannot read the server's environment or command line: it has a /proc of its own", { skip: skip() }, async (t) => {
     const { run } = await setUp(t);
-    const { out } = await run(`cat /proc/${process.pid}/environ; cat /proc/${process.pid}/cmdline; tr '\\0' ' ' < /proc/1/cmdline; echo; ls /proc | grep -c '^[0-9]'`);
+    const { out } = await run(
+      `cat /proc/${process.pid}/environ; cat /proc/${process.pid}/cmdline; tr '\\0' ' ' < /proc/1/cmdline; echo; ls /proc | grep -c '^[0-9]'`,
+    );
     assert.match(out, new RegExp(`/proc/${process.pid}/environ: No such file or directory`));
     assert.match(out, new RegExp(`/proc/${process.pid}/cmdline: No such file or directory`));
     assert.ok(!out.includes(process.execPath), `the server's command line is not visible: ${out}`);
@@ -105,7 +113,9 @@ describe("a sandboxed command", () => {
 
   test("writes inside its folder and its temporary folder, nowhere else", { skip: skip() }, async (t) => {
     const { project, outside, agentDir, run } = await setUp(t);
-    const { out } = await run(`echo in > inside.txt && echo ok-inside; echo tmp > "$TMPDIR/t" && echo ok-tmp; echo out > ${outside}/x || echo refused-outside; echo x > /tmp/kc-sandbox-escape || echo refused-tmp; echo x > ${agentDir}/settings.json || echo refused-agent`);
+    const { out } = await run(
+      `echo in > inside.txt && echo ok-inside; echo tmp > "$TMPDIR/t" && echo ok-tmp; echo out > ${outside}/x || echo refused-outside; echo x > /tmp/kc-sandbox-escape || echo refused-tmp; echo x > ${agentDir}/settings.json || echo refused-agent`,
+    );
     for (const word of ["ok-inside", "ok-tmp", "refused-outside", "refused-tmp", "refused-agent"]) assert.ok(out.includes(word), `${word}: ${out}`);
     assert.equal(readFileSync(join(project, "inside.txt"), "utf8"), "in\n");
     assert.equal(existsSync(join(outside, "x")), false);
@@ -172,7 +182,9 @@ describe("a sandboxed command", () => {
 
   test("cannot take away what hides the agent folder, even as root", { skip: skip() }, async (t) => {
     const { agentDir, run } = await setUp(t);
-    const { out } = await run(`umount ${agentDir}; umount -l ${agentDir}; mount -o remount,rw / ; cat ${agentDir}/auth.json; echo x > /etc/knightcode-sandbox-escape || echo refused`);
+    const { out } = await run(
+      `umount ${agentDir}; umount -l ${agentDir}; mount -o remount,rw / ; cat ${agentDir}/auth.json; echo x > /etc/knightcode-sandbox-escape || echo refused`,
+    );
     assert.ok(!out.includes(KEY), out);
     assert.match(out, /refused/);
   });
@@ -181,7 +193,15 @@ describe("a sandboxed command", () => {
 describe("where the sandbox cannot run", () => {
   const missing = async (): Promise<SandboxSupport> => ({ kind: "bwrap", available: false, reason: "bwrap is not installed" });
   const sandboxWith = (settings: SandboxSettings, unsandboxed = false) =>
-    new ThreadSandbox({ folder: "/", agentDir: "/nonexistent", secretFiles: [], settings: () => settings, unsandboxed: () => unsandboxed, networkGranted: () => false, support: missing });
+    new ThreadSandbox({
+      folder: "/",
+      agentDir: "/nonexistent",
+      secretFiles: [],
+      settings: () => settings,
+      unsandboxed: () => unsandboxed,
+      networkGranted: () => false,
+      support: missing,
+    });
 
   test("commands run under the rules alone, or are refused when the sandbox is required", async () => {
     assert.equal(await sandboxWith({ mode: "workspace", network: false, required: false }).forCommand({}), undefined);

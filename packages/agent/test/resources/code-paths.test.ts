@@ -21,15 +21,18 @@ function setup(t: TestContext): { box: Sandbox; options: (trusted?: string[], mo
 
 test("an extension a trusted project's settings name outside .knightcode/ is code, with its relative imports and the files they would load", (t) => {
   const { box, options } = setup(t);
-  box.write({
-    ".knightcode/settings.json": JSON.stringify({ extensions: ["../tools/lint-ext.js"] }),
-    "tools/lint-ext.js": `import { a } from "./rules/a.js";\nconst b = await import("./optional.js");\nexport * from './c';\nexport default () => a;\n`,
-    "tools/rules/a.ts": `import "../deep.mjs";\nexport const a = 1;\n`,
-    "tools/deep.mjs": "export {};\n",
-    "tools/c.ts": "export const c = 1;\n",
-    "tools/unrelated.txt": "x",
-    "tools/other.js": "export {};\n",
-  }, box.cwd);
+  box.write(
+    {
+      ".knightcode/settings.json": JSON.stringify({ extensions: ["../tools/lint-ext.js"] }),
+      "tools/lint-ext.js": `import { a } from "./rules/a.js";\nconst b = await import("./optional.js");\nexport * from './c';\nexport default () => a;\n`,
+      "tools/rules/a.ts": `import "../deep.mjs";\nexport const a = 1;\n`,
+      "tools/deep.mjs": "export {};\n",
+      "tools/c.ts": "export const c = 1;\n",
+      "tools/unrelated.txt": "x",
+      "tools/other.js": "export {};\n",
+    },
+    box.cwd,
+  );
   const of = (rel: string) => codePathOf(join(box.cwd, rel), options());
   assert.equal(of("tools/lint-ext.js")?.via, "settings");
   assert.equal(of("tools/lint-ext.js")?.namedBy, join(box.projectDir, "settings.json"));
@@ -42,12 +45,18 @@ test("an extension a trusted project's settings name outside .knightcode/ is cod
 
 test("packages and folder entries count as a whole; an entry that does not exist yet counts too", (t) => {
   const { box, options } = setup(t);
-  box.write({
-    ".knightcode/settings.json": JSON.stringify({ packages: ["../vendor/kit", { source: "../vendor/filtered", extensions: ["+x.ts"] }, "npm:remote"], extensions: ["../exts", "../later.ts"] }),
-    "vendor/kit/package.json": "{}",
-    "vendor/filtered/extensions/x.ts": "export default () => {};\n",
-    "exts/a.ts": "export default () => {};\n",
-  }, box.cwd);
+  box.write(
+    {
+      ".knightcode/settings.json": JSON.stringify({
+        packages: ["../vendor/kit", { source: "../vendor/filtered", extensions: ["+x.ts"] }, "npm:remote"],
+        extensions: ["../exts", "../later.ts"],
+      }),
+      "vendor/kit/package.json": "{}",
+      "vendor/filtered/extensions/x.ts": "export default () => {};\n",
+      "exts/a.ts": "export default () => {};\n",
+    },
+    box.cwd,
+  );
   for (const rel of ["vendor/kit/package.json", "vendor/kit/extensions/new.ts", "vendor/filtered/anything", "exts/b.ts", "later.ts", "later.ts/index.ts"]) {
     assert.ok(codePathOf(join(box.cwd, rel), options()), rel);
   }
@@ -68,11 +77,14 @@ test("global settings, the agent's extensions folder and -e count in every proje
 
 test("a thread below the project, and a link into the code, are seen", (t) => {
   const { box, options } = setup(t);
-  box.write({
-    ".knightcode/settings.json": JSON.stringify({ extensions: ["../tools/lint-ext.ts"] }),
-    "tools/lint-ext.ts": "export default () => {};\n",
-    "sub/link-to-tools": { link: "../tools" },
-  }, box.cwd);
+  box.write(
+    {
+      ".knightcode/settings.json": JSON.stringify({ extensions: ["../tools/lint-ext.ts"] }),
+      "tools/lint-ext.ts": "export default () => {};\n",
+      "sub/link-to-tools": { link: "../tools" },
+    },
+    box.cwd,
+  );
   const nested = { ...options(), cwd: join(box.cwd, "sub") };
   assert.ok(codePathOf(join(box.cwd, "tools", "lint-ext.ts"), nested), "the project above the thread's folder is found from the target");
   assert.ok(codePathOf(join(box.cwd, "sub", "link-to-tools", "lint-ext.ts"), nested), "a link to the file is the file");
@@ -80,17 +92,20 @@ test("a thread below the project, and a link into the code, are seen", (t) => {
 
 test("the imports of every module a folder loads are followed: an -e folder's index, a scanned folder, a package's extensions, the agent's extensions folder", (t) => {
   const { box, options } = setup(t);
-  box.write({
-    "cli-ext/index.ts": `import { x } from "../shared/x.ts";\nexport default () => x;\n`,
-    "shared/x.ts": `export * from "./deeper";\n`,
-    "shared/deeper/index.cjs": "module.exports = {};\n",
-    "scanned/a.ts": `import "../from-scanned.ts";\nexport default () => {};\n`,
-    "vendor/kit/package.json": JSON.stringify({ knightcode: { extensions: ["main.ts"] } }),
-    "vendor/kit/main.ts": `import "../kit-shared/y.js";\nexport default () => {};\n`,
-    "file-ext.ts": `const opt = await import("./opt").catch(() => undefined);\nimport pad from "left-pad";\nexport default () => opt ?? pad;\n`,
-    "node_modules/left-pad/package.json": JSON.stringify({ main: "lib/pad.js" }),
-    "node_modules/left-pad/lib/pad.js": "module.exports = {};\n",
-  }, box.cwd);
+  box.write(
+    {
+      "cli-ext/index.ts": `import { x } from "../shared/x.ts";\nexport default () => x;\n`,
+      "shared/x.ts": `export * from "./deeper";\n`,
+      "shared/deeper/index.cjs": "module.exports = {};\n",
+      "scanned/a.ts": `import "../from-scanned.ts";\nexport default () => {};\n`,
+      "vendor/kit/package.json": JSON.stringify({ knightcode: { extensions: ["main.ts"] } }),
+      "vendor/kit/main.ts": `import "../kit-shared/y.js";\nexport default () => {};\n`,
+      "file-ext.ts": `const opt = await import("./opt").catch(() => undefined);\nimport pad from "left-pad";\nexport default () => opt ?? pad;\n`,
+      "node_modules/left-pad/package.json": JSON.stringify({ main: "lib/pad.js" }),
+      "node_modules/left-pad/lib/pad.js": "module.exports = {};\n",
+    },
+    box.cwd,
+  );
   box.write({ ".knightcode/settings.json": JSON.stringify({ extensions: ["../scanned"], packages: ["../vendor/kit"] }) }, box.cwd);
   box.write({ "extensions/global-ext/index.ts": `import "../../../../../project/outside-global.ts";\nexport default () => {};\n` }, box.agentDir);
   const cli = [join(box.cwd, "cli-ext"), join(box.cwd, "file-ext.ts")];

@@ -26,7 +26,11 @@ test("commands: extension commands, templates, skill:<name>; sorted, first of th
     resource({ type: "extensions", name: "deploy" }),
     resource({ type: "themes", name: "dark" }),
   ];
-  const commands = listCommands(resources, [{ name: "/deploy", description: "from code" }, { name: "mcp" }, { name: "deploy", description: "registered twice" }]);
+  const commands = listCommands(resources, [
+    { name: "/deploy", description: "from code" },
+    { name: "mcp" },
+    { name: "deploy", description: "registered twice" },
+  ]);
   assert.deepEqual(commands, [
     { name: "deploy", description: "from code" },
     { name: "mcp", description: "" },
@@ -86,7 +90,10 @@ test("slash input expands templates and skills from the files", () => {
     const disabled = resources.map((r) => ({ ...r, enabled: false }));
     assert.equal(expandSlashInput("/fix", disabled), undefined);
     const vanished = resources.map((r) => ({ ...r, path: `${r.path}.gone` }));
-    assert.throws(() => expandSlashInput("/fix", vanished), (e: unknown) => e instanceof ResourceError && e.code === "unreadable");
+    assert.throws(
+      () => expandSlashInput("/fix", vanished),
+      (e: unknown) => e instanceof ResourceError && e.code === "unreadable",
+    );
   } finally {
     box.close();
   }
@@ -95,7 +102,10 @@ test("slash input expands templates and skills from the files", () => {
 test("skill and template files load with their frontmatter and body", () => {
   const box = sandbox();
   try {
-    box.write({ "s/SKILL.md": "---\nname: s\ndescription: >\n  Long description\n  over lines\nlicense: MIT\n---\n\n# Body\n", "p/plain.md": "Just text $1" }, box.root);
+    box.write(
+      { "s/SKILL.md": "---\nname: s\ndescription: >\n  Long description\n  over lines\nlicense: MIT\n---\n\n# Body\n", "p/plain.md": "Just text $1" },
+      box.root,
+    );
     const skill = loadSkill(join(box.root, "s/SKILL.md"));
     assert.equal(skill.name, "s");
     assert.equal(skill.description, "Long description over lines");
@@ -118,6 +128,9 @@ test("the skills section lists name, description and location; skills without a 
     { name: "bare", path: "/a/bare/SKILL.md" },
   ]);
   assert.match(section, /read its SKILL\.md with the read tool/);
-  assert.match(section, /<name>review<\/name>\n\s+<description>Reviews &lt;diffs&gt; &amp; more<\/description>\n\s+<location>\/a\/review\/SKILL\.md<\/location>/);
+  assert.match(
+    section,
+    /<name>review<\/name>\n\s+<description>Reviews &lt;diffs&gt; &amp; more<\/description>\n\s+<location>\/a\/review\/SKILL\.md<\/location>/,
+  );
   assert.doesNotMatch(section, /bare/);
 });

@@ -39,7 +39,10 @@ test("every type is found in the agent dir and in a trusted project", () => {
       "themes/readme.txt": "",
     };
     box.write(tree, box.agentDir);
-    box.write({ "extensions/local.ts": "", "skills/deploy/SKILL.md": skillFile("deploy", "Ships it"), "prompts/ship.md": "Ship", "themes/light.json": "{}" }, box.projectDir);
+    box.write(
+      { "extensions/local.ts": "", "skills/deploy/SKILL.md": skillFile("deploy", "Ships it"), "prompts/ship.md": "Ship", "themes/light.json": "{}" },
+      box.projectDir,
+    );
     const { resources, warnings, skipped } = discover(box);
     assert.deepEqual(brief(resources), [
       "extensions project/directory local",
@@ -99,8 +102,16 @@ test("an untrusted project is not read, and what was skipped is reported", () =>
 test("only the known folders are read: resources elsewhere in the project are not found", () => {
   const box = sandbox();
   try {
-    box.write({ "extensions/a.ts": "", "skills/x/SKILL.md": skillFile("x", "d"), "src/.knightcode/extensions/b.ts": "", "node_modules/pkg/skills/y/SKILL.md": skillFile("y", "d") }, box.cwd);
-    box.write({ "loop": { link: "." } }, box.cwd);
+    box.write(
+      {
+        "extensions/a.ts": "",
+        "skills/x/SKILL.md": skillFile("x", "d"),
+        "src/.knightcode/extensions/b.ts": "",
+        "node_modules/pkg/skills/y/SKILL.md": skillFile("y", "d"),
+      },
+      box.cwd,
+    );
+    box.write({ loop: { link: "." } }, box.cwd);
     assert.deepEqual(discover(box).resources, []);
   } finally {
     box.close();
@@ -110,7 +121,15 @@ test("only the known folders are read: resources elsewhere in the project are no
 test("symlinks are followed once: a loop ends and a linked file counts once", () => {
   const box = sandbox();
   try {
-    box.write({ "skills/a/SKILL.md": skillFile("a", "d"), "skills/a/loop": { link: ".." }, "skills/b/back": { link: "../../skills" }, "skills/deep/self": { link: "." } }, box.agentDir);
+    box.write(
+      {
+        "skills/a/SKILL.md": skillFile("a", "d"),
+        "skills/a/loop": { link: ".." },
+        "skills/b/back": { link: "../../skills" },
+        "skills/deep/self": { link: "." },
+      },
+      box.agentDir,
+    );
     box.write({ "shared/ext.ts": "" }, box.root);
     box.write({ "extensions/linked.ts": { link: join(box.root, "shared/ext.ts") } }, box.agentDir);
     const { resources, warnings } = discover(box, { settings: { global: { extensions: [join(box.root, "shared/ext.ts")] } } });
@@ -124,9 +143,21 @@ test("symlinks are followed once: a loop ends and a linked file counts once", ()
 test("a branching symlink loop is walked once, not to the folder limit", () => {
   const box = sandbox();
   try {
-    box.write({ "skills/x/a": { link: "." }, "skills/x/b": { link: "." }, "skills/x/c": { link: ".." }, "skills/x/d": { link: "../x" }, "skills/y/SKILL.md": skillFile("y", "d") }, box.agentDir);
+    box.write(
+      {
+        "skills/x/a": { link: "." },
+        "skills/x/b": { link: "." },
+        "skills/x/c": { link: ".." },
+        "skills/x/d": { link: "../x" },
+        "skills/y/SKILL.md": skillFile("y", "d"),
+      },
+      box.agentDir,
+    );
     const { resources, warnings } = discover(box);
-    assert.deepEqual(resources.map((r) => r.path), [join(box.agentDir, "skills/y/SKILL.md")]);
+    assert.deepEqual(
+      resources.map((r) => r.path),
+      [join(box.agentDir, "skills/y/SKILL.md")],
+    );
     assert.deepEqual(warnings, []);
   } finally {
     box.close();
@@ -139,7 +170,10 @@ test("a skills folder with too many folders is cut short with a warning", () => 
     box.write({ "skills/000/SKILL.md": skillFile("first", "d") }, box.agentDir);
     for (let i = 1; i <= 2100; i++) mkdirSync(join(box.agentDir, "skills", String(i).padStart(4, "0")));
     const { resources, warnings } = discover(box);
-    assert.deepEqual(resources.map((r) => r.name), ["first"]);
+    assert.deepEqual(
+      resources.map((r) => r.name),
+      ["first"],
+    );
     assert.deepEqual(warnings, [{ message: "stopped looking for skills after 2000 folders", source: "settings", path: join(box.agentDir, "skills") }]);
   } finally {
     box.close();
@@ -150,7 +184,10 @@ test("skill nesting is bounded in depth", () => {
   const box = sandbox();
   try {
     box.write({ "skills/1/2/3/4/5/ok/SKILL.md": skillFile("ok", "d"), "skills/1/2/3/4/5/6/too-deep/SKILL.md": skillFile("deep", "d") }, box.agentDir);
-    assert.deepEqual(discover(box).resources.map((r) => r.name), ["ok"]);
+    assert.deepEqual(
+      discover(box).resources.map((r) => r.name),
+      ["ok"],
+    );
   } finally {
     box.close();
   }
@@ -180,7 +217,10 @@ test("built-in names are never listed; a user file with one is reported", () => 
     box.write({ "extensions/mcp.ts": "", "extensions/other.ts": "" }, box.agentDir);
     box.write({ "builtin/mcp.ts": "" }, box.root);
     const { resources, warnings } = discover(box, { builtinNames: ["mcp"], cliExtensions: [join(box.root, "builtin/mcp.ts")] });
-    assert.deepEqual(resources.map((r) => r.name), ["other"]);
+    assert.deepEqual(
+      resources.map((r) => r.name),
+      ["other"],
+    );
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!.message, /name of the built-in extension "mcp"/);
   } finally {
@@ -201,7 +241,10 @@ test("skills: frontmatter name wins, a bad name falls back to the folder, a miss
       box.agentDir,
     );
     const { resources, warnings } = discover(box, { settings: { global: { skills: ["-skills/folder-d"] } } });
-    assert.deepEqual(resources.map((r) => `${r.name}:${r.description ?? "-"}`), ["folder-b:d", "folder-c:-", "named-a:has one", "off:-"]);
+    assert.deepEqual(
+      resources.map((r) => `${r.name}:${r.description ?? "-"}`),
+      ["folder-b:d", "folder-c:-", "named-a:has one", "off:-"],
+    );
     assert.deepEqual(
       warnings.map((w) => w.message),
       [
@@ -221,11 +264,17 @@ test("prompt templates: bad frontmatter and names that cannot be typed are repor
   try {
     box.write({ "prompts/open.md": "---\ndescription: never closed\n", "prompts/two words.md": "x" }, box.agentDir);
     const { resources, warnings } = discover(box);
-    assert.deepEqual(resources.map((r) => `${r.name}:${r.description}`), ["open:description: never closed", "two words:x"]);
-    assert.deepEqual(warnings.map((w) => w.message), [
-      "frontmatter starts with --- but is never closed",
-      `prompt template "two words" cannot be typed as a command (spaces or over 64 characters); rename the file`,
-    ]);
+    assert.deepEqual(
+      resources.map((r) => `${r.name}:${r.description}`),
+      ["open:description: never closed", "two words:x"],
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.message),
+      [
+        "frontmatter starts with --- but is never closed",
+        `prompt template "two words" cannot be typed as a command (spaces or over 64 characters); rename the file`,
+      ],
+    );
   } finally {
     box.close();
   }
@@ -234,16 +283,32 @@ test("prompt templates: bad frontmatter and names that cannot be typed are repor
 test("same name in two scopes: the project wins, the other is marked and reported", () => {
   const box = sandbox();
   try {
-    box.write({ "skills/review/SKILL.md": skillFile("review", "global"), "prompts/fix.md": "g", "themes/dark.json": "{}", "extensions/same.ts": "" }, box.agentDir);
-    box.write({ "skills/mine/SKILL.md": skillFile("review", "project"), "prompts/fix.md": "p", "themes/dark.json": "{}", "extensions/same.ts": "" }, box.projectDir);
+    box.write(
+      { "skills/review/SKILL.md": skillFile("review", "global"), "prompts/fix.md": "g", "themes/dark.json": "{}", "extensions/same.ts": "" },
+      box.agentDir,
+    );
+    box.write(
+      { "skills/mine/SKILL.md": skillFile("review", "project"), "prompts/fix.md": "p", "themes/dark.json": "{}", "extensions/same.ts": "" },
+      box.projectDir,
+    );
     const { resources, warnings } = discover(box);
     const shadowed = resources.filter((r) => r.shadowedBy !== undefined);
-    assert.deepEqual(shadowed.map((r) => `${r.type} ${r.scope}`), ["skills global", "prompts global", "themes global"]);
+    assert.deepEqual(
+      shadowed.map((r) => `${r.type} ${r.scope}`),
+      ["skills global", "prompts global", "themes global"],
+    );
     assert.equal(shadowed[0]!.shadowedBy, join(box.projectDir, "skills/mine/SKILL.md"));
-    assert.ok(shadowed.every((r) => r.enabled), "shadowing is not disabling");
+    assert.ok(
+      shadowed.every((r) => r.enabled),
+      "shadowing is not disabling",
+    );
     assert.equal(warnings.length, 3);
     assert.match(warnings[0]!.message, /skill "review" at .* \(global\) is hidden by the one at .* \(project\)/);
-    assert.equal(resources.filter((r) => r.type === "extensions").every((r) => r.shadowedBy === undefined), true, "extensions never shadow");
+    assert.equal(
+      resources.filter((r) => r.type === "extensions").every((r) => r.shadowedBy === undefined),
+      true,
+      "extensions never shadow",
+    );
   } finally {
     box.close();
   }
@@ -255,7 +320,10 @@ test("a disabled resource shadows nothing", () => {
     box.write({ "prompts/fix.md": "g" }, box.agentDir);
     box.write({ "prompts/fix.md": "p" }, box.projectDir);
     const { resources, warnings } = discover(box, { settings: { project: { prompts: ["-prompts/fix.md"] } } });
-    assert.deepEqual(resources.map((r) => `${r.scope} ${r.enabled} ${r.shadowedBy ?? ""}`), ["project false ", "global true "]);
+    assert.deepEqual(
+      resources.map((r) => `${r.scope} ${r.enabled} ${r.shadowedBy ?? ""}`),
+      ["project false ", "global true "],
+    );
     assert.deepEqual(warnings, []);
   } finally {
     box.close();

@@ -10,7 +10,8 @@ test("no frontmatter: everything is body", () => {
 });
 
 test("flat keys, BOM, CRLF, comments, blank lines and the ... terminator", () => {
-  const text = "\uFEFF---\r\n# a comment\r\nname: review\r\n\r\ndescription: Reviews code: diffs, style # not a comment? it is\r\nallowed-tools: read bash\r\n...\r\nBody line\r\n";
+  const text =
+    "\uFEFF---\r\n# a comment\r\nname: review\r\n\r\ndescription: Reviews code: diffs, style # not a comment? it is\r\nallowed-tools: read bash\r\n...\r\nBody line\r\n";
   const fm = parseFrontmatter(text);
   assert.deepEqual(fm.attributes, { name: "review", description: "Reviews code: diffs, style", "allowed-tools": "read bash" });
   assert.equal(fm.body, "Body line\n");
@@ -18,7 +19,7 @@ test("flat keys, BOM, CRLF, comments, blank lines and the ... terminator", () =>
 });
 
 test("quoted values keep colons and hashes; escapes and '' work", () => {
-  const fm = parseFrontmatter(['---', 'a: "x: y # z"', 'b: "say \\"hi\\"\\n\\\\"', "c: 'it''s # fine'", 'd: ""', "e: 'open", "---", ""].join("\n"));
+  const fm = parseFrontmatter(["---", 'a: "x: y # z"', 'b: "say \\"hi\\"\\n\\\\"', "c: 'it''s # fine'", 'd: ""', "e: 'open", "---", ""].join("\n"));
   assert.equal(fm.attributes.a, "x: y # z");
   assert.equal(fm.attributes.b, 'say "hi"\n\\');
   assert.equal(fm.attributes.c, "it's # fine");
@@ -58,7 +59,9 @@ test("block scalars and indented continuation lines", () => {
 });
 
 test("nested maps and lists are values, not attributes; later keys win, junk lines are reported", () => {
-  const fm = parseFrontmatter(["---", "metadata:", "  owner: me", "  level: 2", "tags:", "  - a", "  - b", "name: first", "name: second", "this is not a key", "---", "x"].join("\n"));
+  const fm = parseFrontmatter(
+    ["---", "metadata:", "  owner: me", "  level: 2", "tags:", "  - a", "  - b", "name: first", "name: second", "this is not a key", "---", "x"].join("\n"),
+  );
   assert.deepEqual(fm.attributes, { name: "second" });
   assert.deepEqual(fm.values, { metadata: { owner: "me", level: "2" }, tags: ["a", "b"], name: "second" });
   assert.deepEqual(fm.problems, ['frontmatter line 10 is not "key: value": this is not a key']);
@@ -82,7 +85,7 @@ test("lists and maps, block and flow, as a skill file writes them; every scalar 
       "  links: {home: 'https://example.com/a#b', empty: }",
       "triggers:",
       "- fill a form",
-      "- \"merge: PDFs\"",
+      '- "merge: PDFs"',
       "base: &base x",
       "---",
       "Body",
@@ -103,10 +106,7 @@ test("lists and maps, block and flow, as a skill file writes them; every scalar 
     metadata: {
       version: "1.0",
       internal: "true",
-      owners: [
-        { name: "Ana", team: "docs" },
-        { name: "Bo" },
-      ],
+      owners: [{ name: "Ana", team: "docs" }, { name: "Bo" }],
       links: { home: "https://example.com/a#b", empty: "" },
     },
     triggers: ["fill a form", "merge: PDFs"],
@@ -117,17 +117,7 @@ test("lists and maps, block and flow, as a skill file writes them; every scalar 
 
 test("a malformed list or map is a problem naming its key; the other keys and the flat reading stand", () => {
   const fm = parseFrontmatter(
-    [
-      "---",
-      "name: ok",
-      "tags: [a, b",
-      "metadata:",
-      "  a: 1",
-      "  a: 2",
-      "bomb: *nowhere",
-      "description: [WIP] still text",
-      "---",
-    ].join("\n"),
+    ["---", "name: ok", "tags: [a, b", "metadata:", "  a: 1", "  a: 2", "bomb: *nowhere", "description: [WIP] still text", "---"].join("\n"),
   );
   assert.equal(fm.attributes.name, "ok");
   assert.equal(fm.attributes.tags, "[a, b", "the flat reading of an unclosed list");

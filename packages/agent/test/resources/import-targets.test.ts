@@ -24,7 +24,9 @@ after(() => {
 function module(name: string, marker: string): string {
   if (name.endsWith(".json")) return JSON.stringify({ loaded: name });
   const write = `writeFileSync(${JSON.stringify(marker)}, ${JSON.stringify(name)})`;
-  return /\.c[jt]s$/.test(name) ? `require("node:fs").${write};\nmodule.exports = {};\n` : `import { writeFileSync } from "node:fs";\n${write};\nexport const x = 1;\n`;
+  return /\.c[jt]s$/.test(name)
+    ? `require("node:fs").${write};\nmodule.exports = {};\n`
+    : `import { writeFileSync } from "node:fs";\n${write};\nexport const x = 1;\n`;
 }
 
 /** Loads `ext/ext.ts`, which imports `specifier`; answers the project-relative file that loaded, or undefined when the import failed. */
@@ -59,7 +61,11 @@ async function loadedBy(specifier: string, files: Record<string, string | true>)
 const SUFFIXED = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".tsx", ".jsx", ".json", ".d.ts"];
 const LAYOUTS: [specifier: string, files: Record<string, string | true>, loads: boolean][] = [
   ...SUFFIXED.map((suffix): [string, Record<string, true>, boolean] => ["./opt", { [`ext/opt${suffix}`]: true }, suffix !== ".jsx" && suffix !== ".d.ts"]),
-  ...SUFFIXED.map((suffix): [string, Record<string, true>, boolean] => ["./opt", { [`ext/opt/index${suffix}`]: true }, suffix !== ".jsx" && suffix !== ".d.ts"]),
+  ...SUFFIXED.map((suffix): [string, Record<string, true>, boolean] => [
+    "./opt",
+    { [`ext/opt/index${suffix}`]: true },
+    suffix !== ".jsx" && suffix !== ".d.ts",
+  ]),
   ["./opt.js", { "ext/opt.ts": true }, true],
   ["./opt.mjs", { "ext/opt.mts": true }, true],
   ["./opt.cjs", { "ext/opt.cts": true }, true],
@@ -91,8 +97,15 @@ test("every file the extension loader loads for a specifier is among its import 
 test("a manifest that decides what a folder import loads is a target, and built-in modules are none", () => {
   const importer = join(tmpdir(), "kc-nowhere", "ext.ts");
   assert.ok(importTargets("./opt", importer).some((target) => target.path === join(tmpdir(), "kc-nowhere", "opt", "package.json")));
-  assert.ok(importTargets("#x", importer).some((target) => target.path === join(tmpdir(), "kc-nowhere", "package.json")), "a package.json created beside the importer would decide #x");
-  for (const specifier of ["node:fs", "fs", "data:text/javascript,1", "https://example.com/x.js"]) assert.deepEqual(importTargets(specifier, importer), [], specifier);
+  assert.ok(
+    importTargets("#x", importer).some((target) => target.path === join(tmpdir(), "kc-nowhere", "package.json")),
+    "a package.json created beside the importer would decide #x",
+  );
+  for (const specifier of ["node:fs", "fs", "data:text/javascript,1", "https://example.com/x.js"])
+    assert.deepEqual(importTargets(specifier, importer), [], specifier);
   const bare = importTargets("left-pad", importer).filter((target) => target.folder);
-  assert.ok(bare.some((target) => target.path === join(tmpdir(), "kc-nowhere", "node_modules", "left-pad")), "the nearest node_modules counts before it exists");
+  assert.ok(
+    bare.some((target) => target.path === join(tmpdir(), "kc-nowhere", "node_modules", "left-pad")),
+    "the nearest node_modules counts before it exists",
+  );
 });

@@ -115,7 +115,10 @@ test("a package entry's own filter: + and - relative to the package root, later 
       },
     });
     assert.deepEqual(brief(resources), ["extensions big", "extensions tool (off)", "skills lint (off)", "prompts plan", "themes sunset"]);
-    assert.deepEqual(warnings.map((w) => w.message), [`package filter entry "plan.md" for ${root} must start with + or -; ignored`]);
+    assert.deepEqual(
+      warnings.map((w) => w.message),
+      [`package filter entry "plan.md" for ${root} must start with + or -; ignored`],
+    );
   } finally {
     box.close();
   }
@@ -142,7 +145,9 @@ test("remote or missing packages warn; nothing is installed", () => {
   const box = sandbox();
   try {
     const { resources, warnings } = discover(box, {
-      settings: { global: { packages: ["npm:@foo/bar", "git:github.com/u/r", "https://github.com/u/r", "git@github.com:u/r", "./absent", { nosource: 1 } as never] } },
+      settings: {
+        global: { packages: ["npm:@foo/bar", "git:github.com/u/r", "https://github.com/u/r", "git@github.com:u/r", "./absent", { nosource: 1 } as never] },
+      },
     });
     assert.deepEqual(resources, []);
     assert.equal(warnings.length, 6);
@@ -161,7 +166,10 @@ test("a package's template loses to a top-level one of the same name in its scop
     box.write({ "prompts/plan.md": "mine" }, box.agentDir);
     const { resources } = discover(box, { settings: { global: { packages: [join(box.root, "pkg")] } } });
     const plans = resources.filter((r) => r.name === "plan");
-    assert.deepEqual(plans.map((r) => `${r.origin} ${r.shadowedBy ? "shadowed" : "used"}`), ["directory used", "package shadowed"]);
+    assert.deepEqual(
+      plans.map((r) => `${r.origin} ${r.shadowedBy ? "shadowed" : "used"}`),
+      ["directory used", "package shadowed"],
+    );
   } finally {
     box.close();
   }

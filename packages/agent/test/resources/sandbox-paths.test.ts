@@ -6,7 +6,11 @@ import { test, type TestContext } from "node:test";
 import { sandboxControlPaths, sandboxReadOnlyPaths, type SandboxPathOptions } from "../../src/resources/sandbox-paths.js";
 import { sandbox, type Sandbox } from "./fixture.js";
 
-function setup(t: TestContext): { box: Sandbox; git: (cwd: string, ...args: string[]) => void; options: (more?: Partial<SandboxPathOptions>) => SandboxPathOptions } {
+function setup(t: TestContext): {
+  box: Sandbox;
+  git: (cwd: string, ...args: string[]) => void;
+  options: (more?: Partial<SandboxPathOptions>) => SandboxPathOptions;
+} {
   const box = sandbox();
   t.after(() => box.close());
   const env = { HOME: box.home, GIT_CONFIG_NOSYSTEM: "1", PATH: process.env.PATH };
@@ -46,7 +50,10 @@ test("a repository's hooks and config, its hooksPath folder and what the stubs s
   assert.ok(!readOnly.some((path) => path.endsWith("later.js") || path.endsWith("later.ts")), "an import that does not exist is no bind");
   assert.ok(!readOnly.includes(join(root, "src")) && !readOnly.includes(root), "ordinary files stay writable");
   assert.ok(!readOnly.includes(join(root, ".husky", "_")), "a place inside another kept one is not listed again");
-  assert.ok(readOnly.every((path) => path.startsWith(root + "/")), "nothing outside the root for a main checkout");
+  assert.ok(
+    readOnly.every((path) => path.startsWith(root + "/")),
+    "nothing outside the root for a main checkout",
+  );
   assert.deepEqual(absent, [], "every place here exists");
 });
 
@@ -61,7 +68,8 @@ test("a linked worktree: its .git file, and the common folder's hooks and config
   const main = realpathSync(box.cwd);
   const { readOnly, absent } = sandboxControlPaths(options({ root: linked, codePaths: { ...options().codePaths, cwd: linked } }));
   const real = realpathSync(linked);
-  for (const path of [join(real, ".git"), join(main, ".git", "hooks"), join(main, ".git", "config")]) assert.ok(readOnly.includes(path), `${path} in ${readOnly.join(", ")}`);
+  for (const path of [join(real, ".git"), join(main, ".git", "hooks"), join(main, ".git", "config")])
+    assert.ok(readOnly.includes(path), `${path} in ${readOnly.join(", ")}`);
   assert.ok(absent.includes(join(real, ".knightcode")), "a .knightcode folder someone could create is reported");
   assert.deepEqual(sandboxReadOnlyPaths(options({ root: linked, codePaths: { ...options().codePaths, cwd: linked } })), readOnly);
 });

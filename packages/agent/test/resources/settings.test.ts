@@ -68,7 +68,11 @@ test("missing paths and malformed lists warn and never throw", () => {
     assert.deepEqual(warnings, [
       { message: `"extensions" in ${file} has an entry that is not a path or pattern: 42`, source: "settings", path: file },
       { message: `"extensions" in ${file} has an entry that is not a path or pattern: ""`, source: "settings", path: file },
-      { message: `"extensions" entry "gone.ts" in ${file}: ${join(box.agentDir, "gone.ts")} does not exist`, source: "settings", path: join(box.agentDir, "gone.ts") },
+      {
+        message: `"extensions" entry "gone.ts" in ${file}: ${join(box.agentDir, "gone.ts")} does not exist`,
+        source: "settings",
+        path: join(box.agentDir, "gone.ts"),
+      },
       { message: `"skills" in ${file} must be a list; ignored`, source: "settings", path: file },
       {
         message: `"prompts" entry "~/nowhere" in ${join(box.projectDir, "settings.json")}: ${join(box.home, "nowhere")} does not exist`,
@@ -85,7 +89,10 @@ test("+ and - patterns with globs; the later entry wins", () => {
   const box = sandbox();
   try {
     box.write({ "extensions/a.ts": "", "extensions/b.ts": "", "extensions/legacy/index.ts": "", "extensions/c.js": "" }, box.agentDir);
-    box.write({ "skills/x/one/SKILL.md": skillFile("one", "d"), "skills/x/two/SKILL.md": skillFile("two", "d"), "skills/y/SKILL.md": skillFile("y", "d") }, box.agentDir);
+    box.write(
+      { "skills/x/one/SKILL.md": skillFile("one", "d"), "skills/x/two/SKILL.md": skillFile("two", "d"), "skills/y/SKILL.md": skillFile("y", "d") },
+      box.agentDir,
+    );
     const { resources } = discover(box, {
       settings: {
         global: {
@@ -144,7 +151,10 @@ test("the same file reached from several places appears once, under the most spe
     box.write({ "extensions/a.ts": "" }, box.agentDir);
     const path = join(box.agentDir, "extensions/a.ts");
     const { resources } = discover(box, { settings: { global: { extensions: ["extensions/a.ts", "extensions"] }, project: { extensions: [path] } } });
-    assert.deepEqual(resources.map((r) => `${r.name} ${r.scope}/${r.origin}`), ["a project/settings"]);
+    assert.deepEqual(
+      resources.map((r) => `${r.name} ${r.scope}/${r.origin}`),
+      ["a project/settings"],
+    );
   } finally {
     box.close();
   }

@@ -42,7 +42,11 @@ test("opposite and duplicate entries for the same path go, whatever their spelli
   try {
     box.write({ "extensions/a.ts": "" }, box.agentDir);
     const path = join(box.agentDir, "extensions/a.ts");
-    const settings = { global: { extensions: ["-extensions/a.ts", `+${path}`, "-~/.knightcode/agent/extensions/a.ts", "-./extensions/a.ts", "-extensions/*.ts", "-extensions/b.ts"] } };
+    const settings = {
+      global: {
+        extensions: ["-extensions/a.ts", `+${path}`, "-~/.knightcode/agent/extensions/a.ts", "-./extensions/a.ts", "-extensions/*.ts", "-extensions/b.ts"],
+      },
+    };
     const { plan, enabledAfter } = toggle(box, settings, "extensions", path, true);
     assert.deepEqual(plan.value, ["-extensions/*.ts", "-extensions/b.ts", "+extensions/a.ts"]);
     assert.equal(enabledAfter, true);
@@ -94,8 +98,21 @@ test("a package listed twice: the entry that won is the one edited", () => {
   try {
     box.write({ "pkg/prompts/p.md": "p" }, box.home);
     const path = join(box.home, "pkg/prompts/p.md");
-    const { plan, enabledAfter } = toggle(box, { global: { packages: ["~/pkg"] }, project: { packages: [{ source: join(box.home, "pkg"), prompts: [] }, "~/pkg"] } }, "prompts", path, false);
-    const expected: ResourceTogglePlan = { scope: "project", key: "packages", value: [{ source: join(box.home, "pkg"), prompts: [] }, { source: "~/pkg", prompts: ["-prompts/p.md"] }] };
+    const { plan, enabledAfter } = toggle(
+      box,
+      { global: { packages: ["~/pkg"] }, project: { packages: [{ source: join(box.home, "pkg"), prompts: [] }, "~/pkg"] } },
+      "prompts",
+      path,
+      false,
+    );
+    const expected: ResourceTogglePlan = {
+      scope: "project",
+      key: "packages",
+      value: [
+        { source: join(box.home, "pkg"), prompts: [] },
+        { source: "~/pkg", prompts: ["-prompts/p.md"] },
+      ],
+    };
     assert.deepEqual(plan, expected);
     assert.equal(enabledAfter, false);
   } finally {
@@ -111,15 +128,39 @@ test("unknown paths, built-ins, -e paths and untrusted projects are refused with
     box.write({ "cli.ts": "" }, box.root);
     const base = { agentDir: box.agentDir, cwd: box.cwd, homeDir: box.home, settings: {} };
     const { resources } = discoverResources({ ...base, projectTrusted: true, builtinNames: ["mcp"], cliExtensions: [join(box.root, "cli.ts")] });
-    const plan = (type: ResourceType, path: string, projectTrusted = true) => planResourceToggle({ ...base, projectTrusted, resources, type, path, enabled: false });
+    const plan = (type: ResourceType, path: string, projectTrusted = true) =>
+      planResourceToggle({ ...base, projectTrusted, resources, type, path, enabled: false });
     refused(() => plan("extensions", join(box.agentDir, "extensions/nope.ts")), "unknownResource");
     refused(() => plan("extensions", join(box.agentDir, "extensions/mcp.ts")), "unknownResource");
     refused(() => plan("skills", join(box.agentDir, "extensions/ok.ts")), "unknownResource");
     refused(() => plan("extensions", join(box.root, "cli.ts")), "cliResource");
     refused(() => plan("skills", join(box.projectDir, "skills/s/SKILL.md"), false), "untrusted");
-    refused(() => planResourceToggle({ ...base, projectTrusted: true, resources, type: "skills", path: join(box.projectDir, "skills/s/SKILL.md"), enabled: false, cwd: undefined }), "untrusted");
+    refused(
+      () =>
+        planResourceToggle({
+          ...base,
+          projectTrusted: true,
+          resources,
+          type: "skills",
+          path: join(box.projectDir, "skills/s/SKILL.md"),
+          enabled: false,
+          cwd: undefined,
+        }),
+      "untrusted",
+    );
     const gone = resources.map((r) => ({ ...r, origin: "package" as const, source: join(box.root, "no-such-package") }));
-    refused(() => planResourceToggle({ ...base, projectTrusted: true, resources: gone, type: "extensions", path: join(box.agentDir, "extensions/ok.ts"), enabled: false }), "unknownResource");
+    refused(
+      () =>
+        planResourceToggle({
+          ...base,
+          projectTrusted: true,
+          resources: gone,
+          type: "extensions",
+          path: join(box.agentDir, "extensions/ok.ts"),
+          enabled: false,
+        }),
+      "unknownResource",
+    );
   } finally {
     box.close();
   }

@@ -24,10 +24,11 @@ test("provider error texts are classified", () => {
 });
 
 test("only rate limits, network and provider errors are retried", () => {
-  assert.deepEqual(
-    (["auth", "rateLimit", "contextOverflow", "network", "provider", "other"] as const).filter(isTransient),
-    ["rateLimit", "network", "provider"],
-  );
+  assert.deepEqual((["auth", "rateLimit", "contextOverflow", "network", "provider", "other"] as const).filter(isTransient), [
+    "rateLimit",
+    "network",
+    "provider",
+  ]);
 });
 
 test("messages are bounded to 2,000 characters", () => {
@@ -37,9 +38,15 @@ test("messages are bounded to 2,000 characters", () => {
 
 test("a lost connection fails a turn with what broke, how often it was tried and what to do; other kinds keep their words", () => {
   const message = turnFailureMessage("terminated", "network", 3);
-  assert.equal(message, "Lost the connection to the model provider, on all 3 attempts (terminated). Check the network and that the provider is reachable, then try again.");
+  assert.equal(
+    message,
+    "Lost the connection to the model provider, on all 3 attempts (terminated). Check the network and that the provider is reachable, then try again.",
+  );
   assert.equal(classifyError(message), "network");
-  assert.equal(turnFailureMessage("Connection error.", "network", 1), "Lost the connection to the model provider (Connection error). Check the network and that the provider is reachable, then try again.");
+  assert.equal(
+    turnFailureMessage("Connection error.", "network", 1),
+    "Lost the connection to the model provider (Connection error). Check the network and that the provider is reachable, then try again.",
+  );
   assert.equal(turnFailureMessage("503 Service Unavailable", "provider", 4), "503 Service Unavailable");
 });
 

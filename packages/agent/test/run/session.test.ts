@@ -61,14 +61,20 @@ describe("a plain text turn", () => {
       "usage",
       "turn_end",
     ]);
-    assert.deepEqual(transcript.branch().map((e) => e.type), ["turn_start", "message", "message", "turn_end"]);
+    assert.deepEqual(
+      transcript.branch().map((e) => e.type),
+      ["turn_start", "message", "message", "turn_end"],
+    );
     assert.equal(transcript.file.isOwned(), true);
     const [start] = transcript.ofType("turn_start");
     const [end] = transcript.ofType("turn_end");
     assert.equal(result.turnId, start!.id);
     assert.equal(end!.turnId, start!.id);
     assert.equal(end!.status, "completed");
-    assert.deepEqual({ input: session.usage.input, output: session.usage.output, contextTokens: session.usage.contextTokens }, { input: 40, output: 2, contextTokens: 42 });
+    assert.deepEqual(
+      { input: session.usage.input, output: session.usage.output, contextTokens: session.usage.contextTokens },
+      { input: 40, output: 2, contextTokens: 42 },
+    );
     assert.equal(session.usage.contextWindow, 128_000);
     assert.ok(session.usage.cost > 0);
     assert.equal(lastUserText(env.model.requests.at(-1)!.body), "say hello");
@@ -83,7 +89,10 @@ describe("a plain text turn", () => {
     assert.ok(kinds.indexOf("thinking_delta") < kinds.indexOf("text_delta"));
     const final = events.find((e) => e.type === "message_end" && e.message.role === "assistant");
     assert.ok(final && final.type === "message_end" && final.message.role === "assistant");
-    assert.deepEqual(final.message.content.map((c) => c.type), ["thinking", "text"]);
+    assert.deepEqual(
+      final.message.content.map((c) => c.type),
+      ["thinking", "text"],
+    );
   });
 
   test("a second start while one runs is refused", async () => {
@@ -151,7 +160,13 @@ describe("errors and retries", () => {
     const result = await session.runTurn({ text: "x" });
     assert.equal(result.status, "completed");
     const retries = events.filter((e) => e.type === "retry");
-    assert.deepEqual(retries.map((e) => e.type === "retry" && [e.attempt, e.error.kind]), [[1, "rateLimit"], [2, "provider"]]);
+    assert.deepEqual(
+      retries.map((e) => e.type === "retry" && [e.attempt, e.error.kind]),
+      [
+        [1, "rateLimit"],
+        [2, "provider"],
+      ],
+    );
     assert.equal(transcript.ofType("turn_start").length, 1);
     assert.equal(transcript.ofType("turn_end").length, 1);
   });
@@ -169,7 +184,10 @@ describe("errors and retries", () => {
     env.model.enqueue({ text: ["a", "b", "c"], breakAfter: 2 }, { text: "whole" });
     const result = await session.runTurn({ text: "x" });
     assert.equal(result.status, "completed");
-    assert.equal(events.find((e) => e.type === "retry")?.type === "retry" && (events.find((e) => e.type === "retry") as { error: { kind: string } }).error.kind, "network");
+    assert.equal(
+      events.find((e) => e.type === "retry")?.type === "retry" && (events.find((e) => e.type === "retry") as { error: { kind: string } }).error.kind,
+      "network",
+    );
   });
 
   test("a stream broken on every attempt fails the turn with a message saying what broke and what to do", async () => {
@@ -181,7 +199,10 @@ describe("errors and retries", () => {
     assert.equal(result.status, "failed");
     assert.equal(env.model.requests.length, before + attempts);
     assert.equal(result.error?.kind, "network");
-    assert.match(result.error!.message, new RegExp(`^Lost the connection to the model provider at http://127\\.0\\.0\\.1:\\d+/v1, on all ${attempts} attempts \\(.+\\)\\. Check the network`));
+    assert.match(
+      result.error!.message,
+      new RegExp(`^Lost the connection to the model provider at http://127\\.0\\.0\\.1:\\d+/v1, on all ${attempts} attempts \\(.+\\)\\. Check the network`),
+    );
     assert.deepEqual(transcript.ofType("turn_end")[0]!.error, result.error);
   });
 
@@ -208,8 +229,14 @@ describe("errors and retries", () => {
     assert.equal(result.error?.kind, "other");
     assert.match(result.error!.message, /^The model's reply was too long: it passed 1000 bytes, so it was cut off/);
     assert.equal(env.model.requests.length, before + 1, "not retried");
-    assert.equal(events.some((e) => e.type === "retry"), false);
-    const reply = transcript.ofType("message").map((e) => e.message as { role: string; stopReason?: string; content: unknown[] }).find((m) => m.role === "assistant");
+    assert.equal(
+      events.some((e) => e.type === "retry"),
+      false,
+    );
+    const reply = transcript
+      .ofType("message")
+      .map((e) => e.message as { role: string; stopReason?: string; content: unknown[] })
+      .find((m) => m.role === "assistant");
     assert.equal(reply?.stopReason, "error");
     assert.deepEqual(reply?.content, [], "the transcript keeps the failure, not the text");
     const next = await session.runTurn({ text: "again" });
@@ -278,7 +305,10 @@ describe("steering", () => {
     assert.equal(result.status, "completed", JSON.stringify(result.error));
     assert.deepEqual(session.steers.pending(), []);
     const bodies = own.model.requests.slice(before).map((r) => JSON.stringify(r.body.messages));
-    assert.ok(bodies.some((b) => b.includes("also check the tests")), "the steer reached a request of this turn");
+    assert.ok(
+      bodies.some((b) => b.includes("also check the tests")),
+      "the steer reached a request of this turn",
+    );
     assert.equal(transcript.ofType("turn_start").length, 1);
     const users = transcript.ofType("message").filter((e) => (e.message as { role: string }).role === "user");
     assert.equal(users.length, 2);
@@ -325,7 +355,10 @@ describe("compaction", () => {
     );
     const result = await session.runTurn({ text: "three" });
     assert.equal(result.status, "completed", JSON.stringify([result.error, events.filter((e) => e.type.startsWith("compaction"))]));
-    assert.deepEqual(events.filter((e) => e.type.startsWith("compaction")).map((e) => e.type === "compaction_start" ? e.reason : e.type), ["overflow", "compaction_end"]);
+    assert.deepEqual(
+      events.filter((e) => e.type.startsWith("compaction")).map((e) => (e.type === "compaction_start" ? e.reason : e.type)),
+      ["overflow", "compaction_end"],
+    );
     const [compaction] = transcript.ofType("compaction");
     assert.equal(compaction!.summary, "## Goal\nsummary text");
     const last = JSON.stringify(env.model.requests.at(-1)!.body.messages);
@@ -374,7 +407,13 @@ describe("compaction", () => {
     assert.equal(env.model.requests.length, 2);
     const compacted = await session.runTurn({ compactOnly: true });
     assert.equal(compacted.status, "completed");
-    assert.deepEqual(transcript.branch().slice(-3).map((e) => e.type), ["turn_start", "compaction", "turn_end"]);
+    assert.deepEqual(
+      transcript
+        .branch()
+        .slice(-3)
+        .map((e) => e.type),
+      ["turn_start", "compaction", "turn_end"],
+    );
   });
 });
 

@@ -17,8 +17,16 @@ test("instruction files come from the agent dir, then from the outermost folder 
     writeFileSync(join(root, "repo", "CLAUDE.md"), "ignored: AGENTS.md wins in a folder");
     writeFileSync(join(project, "CLAUDE.md"), "package rules");
     const files = collectContextFiles(project, agentDir);
-    assert.deepEqual(files.map((f) => f.content), ["global rules", "repo rules", "package rules"]);
-    const prompt = buildSystemPrompt({ cwd: project, agentDir, tools: [{ name: "read", description: "Read a file.\nMore." }], now: new Date("2026-11-30T00:00:00Z") });
+    assert.deepEqual(
+      files.map((f) => f.content),
+      ["global rules", "repo rules", "package rules"],
+    );
+    const prompt = buildSystemPrompt({
+      cwd: project,
+      agentDir,
+      tools: [{ name: "read", description: "Read a file.\nMore." }],
+      now: new Date("2026-11-30T00:00:00Z"),
+    });
     assert.ok(prompt.indexOf("repo rules") < prompt.indexOf("package rules"));
     assert.match(prompt, /- read: Read a file\./);
     assert.match(prompt, /Current date: 2026-11-30/);

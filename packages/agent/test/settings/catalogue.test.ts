@@ -12,7 +12,10 @@ describe("settings catalogue", () => {
     const defaults = settingsDefaults();
     const leaves: string[] = [];
     forEachLeaf(defaults, "", (key) => leaves.push(key));
-    assert.deepEqual(leaves, CATALOGUE_ENTRIES.map((entry) => entry.key));
+    assert.deepEqual(
+      leaves,
+      CATALOGUE_ENTRIES.map((entry) => entry.key),
+    );
     for (const { segments, leaf } of CATALOGUE_ENTRIES) {
       assert.deepEqual(getPath(defaults, segments).value, leaf.defaultValue);
       assert.ok(leaf.kind.check(leaf.defaultValue), `${segments.join(".")}: the default must pass its own check`);
@@ -21,11 +24,35 @@ describe("settings catalogue", () => {
 
   test("the catalogue has the settings the spec and the architecture name", () => {
     const required = [
-      "sessionDir", "defaultProvider", "defaultModel", "defaultThinkingLevel", "defaultApprovalMode", "theme",
-      "retry.provider.enabled", "retry.provider.maxRetries", "retry.provider.baseDelayMs", "retry.provider.maxRetryDelayMs", "retry.provider.streamIdleTimeoutMs",
-      "compaction.enabled", "compaction.reserveTokens", "compaction.keepRecentTokens", "defaultTools",
-      "extensions", "extensionHookTimeoutMs", "skills", "prompts", "themes", "worktrees.root", "worktrees.keep", "worktrees.branchPrefix", "shellPath",
-      "interruptGraceMs", "shellEnv.passThrough", "sandbox.mode", "sandbox.network", "sandbox.required",
+      "sessionDir",
+      "defaultProvider",
+      "defaultModel",
+      "defaultThinkingLevel",
+      "defaultApprovalMode",
+      "theme",
+      "retry.provider.enabled",
+      "retry.provider.maxRetries",
+      "retry.provider.baseDelayMs",
+      "retry.provider.maxRetryDelayMs",
+      "retry.provider.streamIdleTimeoutMs",
+      "compaction.enabled",
+      "compaction.reserveTokens",
+      "compaction.keepRecentTokens",
+      "defaultTools",
+      "extensions",
+      "extensionHookTimeoutMs",
+      "skills",
+      "prompts",
+      "themes",
+      "worktrees.root",
+      "worktrees.keep",
+      "worktrees.branchPrefix",
+      "shellPath",
+      "interruptGraceMs",
+      "shellEnv.passThrough",
+      "sandbox.mode",
+      "sandbox.network",
+      "sandbox.required",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
   });

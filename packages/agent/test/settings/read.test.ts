@@ -106,7 +106,7 @@ describe("readSettings", () => {
 
   test("a blank file and a byte order mark are tolerated", () => {
     const { agentDir, cwd, globalFile, projectFile } = layout(fresh);
-    put(globalFile, "\uFEFF{\"theme\": \"light\"}\n");
+    put(globalFile, '\uFEFF{"theme": "light"}\n');
     put(projectFile, "  \n");
     const snap = readSettings({ agentDir, cwd, trust: true });
     assert.deepEqual(snap.errors, []);
@@ -155,6 +155,9 @@ describe("readSettings", () => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     assert.equal(Object.getPrototypeOf(snap.settings), Object.prototype);
     assert.deepEqual(Object.keys(snap.settings), ["__proto__", "a"]);
-    assert.deepEqual(JSON.parse(JSON.stringify(snap.settings)), JSON.parse('{"__proto__": {"polluted": true, "more": true}, "a": {"constructor": {"prototype": {"polluted": 1}}}}'));
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(snap.settings)),
+      JSON.parse('{"__proto__": {"polluted": true, "more": true}, "a": {"constructor": {"prototype": {"polluted": 1}}}}'),
+    );
   });
 });

@@ -50,7 +50,13 @@ describe("writeSetting", () => {
     await writeSetting({ agentDir, scope: "global", key: "compaction.enabled", value: false });
     const text = readFileSync(globalFile, "utf8");
     assert.deepEqual(Object.keys(JSON.parse(text) as object), ["zeta", "theme", "alpha", "extension", "compaction"]);
-    assert.deepEqual(json(globalFile), { zeta: 1, theme: "solarized", alpha: { nested: [1, { x: null }] }, extension: { "my-ext": { on: true } }, compaction: { enabled: false } });
+    assert.deepEqual(json(globalFile), {
+      zeta: 1,
+      theme: "solarized",
+      alpha: { nested: [1, { x: null }] },
+      extension: { "my-ext": { on: true } },
+      compaction: { enabled: false },
+    });
   });
 
   test("a write that changes nothing leaves the file alone", async () => {
@@ -68,7 +74,21 @@ describe("writeSetting", () => {
   test("malformed keys and prototype segments are refused, and Object.prototype stays clean", async () => {
     const { agentDir, globalFile } = layout(fresh);
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
-    for (const key of ["", ".", "a..b", "a.", ".a", "a b", "a.b\n", "__proto__", "__proto__.polluted", "a.__proto__.polluted", "constructor.prototype.polluted", "a.prototype", "x".repeat(600)]) {
+    for (const key of [
+      "",
+      ".",
+      "a..b",
+      "a.",
+      ".a",
+      "a b",
+      "a.b\n",
+      "__proto__",
+      "__proto__.polluted",
+      "a.__proto__.polluted",
+      "constructor.prototype.polluted",
+      "a.prototype",
+      "x".repeat(600),
+    ]) {
       await rejectsWith(writeSetting({ agentDir, scope: "global", key, value: "yes" }), "invalidKey");
     }
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: 42 as unknown as string, value: 1 }), "invalidKey");
@@ -81,11 +101,25 @@ describe("writeSetting", () => {
   test("known settings check their type; unknown keys take any JSON", async () => {
     const { agentDir, globalFile } = layout(fresh);
     const bad: Array<[string, unknown]> = [
-      ["theme", 3], ["theme", ""], ["defaultThinkingLevel", "max"], ["defaultApprovalMode", "never"],
-      ["retry.provider.maxRetries", -1], ["retry.provider.maxRetries", 1.5], ["retry.provider.enabled", "yes"],
-      ["defaultTools", ["read", 3]], ["defaultTools", "read"], ["extensions", [""]], ["worktrees.branchPrefix", "a b"],
-      ["retry", 5], ["retry.provider", { maxRetries: "3" }], ["sessionDir", 7], ["myExt", undefined], ["myExt", () => 1],
-      ["myExt", Number.NaN], ["myExt", new Date()], ["myExt", { when: undefined }],
+      ["theme", 3],
+      ["theme", ""],
+      ["defaultThinkingLevel", "max"],
+      ["defaultApprovalMode", "never"],
+      ["retry.provider.maxRetries", -1],
+      ["retry.provider.maxRetries", 1.5],
+      ["retry.provider.enabled", "yes"],
+      ["defaultTools", ["read", 3]],
+      ["defaultTools", "read"],
+      ["extensions", [""]],
+      ["worktrees.branchPrefix", "a b"],
+      ["retry", 5],
+      ["retry.provider", { maxRetries: "3" }],
+      ["sessionDir", 7],
+      ["myExt", undefined],
+      ["myExt", () => 1],
+      ["myExt", Number.NaN],
+      ["myExt", new Date()],
+      ["myExt", { when: undefined }],
     ];
     for (const [key, value] of bad) {
       const error = await rejectsWith(writeSetting({ agentDir, scope: "global", key, value }), "invalidValue");
@@ -115,7 +149,9 @@ describe("writeSetting", () => {
     const { agentDir, globalFile } = layout(fresh);
     const first = await writeSetting({ agentDir, scope: "global", key: "theme", value: "a", expectedVersion: "none" });
     const second = await writeSetting({ agentDir, scope: "global", key: "theme", value: "b", expectedVersion: first.version });
-    await rejectsWith(writeSetting({ agentDir, scope: "global", key: "theme", value: "c", expectedVersion: first.version }), "conflict", { version: second.version });
+    await rejectsWith(writeSetting({ agentDir, scope: "global", key: "theme", value: "c", expectedVersion: first.version }), "conflict", {
+      version: second.version,
+    });
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: "theme", value: "c", expectedVersion: "none" }), "conflict", { version: second.version });
     assert.deepEqual(json(globalFile), { theme: "b" });
     writeFileSync(globalFile, '{"theme": "edited by hand"}\n');
@@ -129,7 +165,10 @@ describe("writeSetting", () => {
     put(globalFile, broken);
     put(projectFile, '"just a string"\n');
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: "theme", value: "dark" }), "corrupt");
-    await rejectsWith(updateSettings({ agentDir, scope: "global" }, (s) => void (s.theme = "x")), "corrupt");
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "global" }, (s) => void (s.theme = "x")),
+      "corrupt",
+    );
     await rejectsWith(writeSetting({ agentDir, scope: "project", cwd, trust: true, key: "theme", value: "dark" }), "corrupt");
     assert.equal(readFileSync(globalFile, "utf8"), broken);
     assert.equal(readFileSync(projectFile, "utf8"), '"just a string"\n');
@@ -151,7 +190,10 @@ describe("writeSetting", () => {
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: "approvalMode", value: "ask" }), "invalidKey");
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: "retry.maxDelayMs", value: 10 }), "invalidKey");
     await rejectsWith(writeSetting({ agentDir, scope: "global", key: "retry", value: { maxRetries: 2 } }), "invalidKey");
-    await rejectsWith(updateSettings({ agentDir, scope: "global" }, (s) => void (s.approvalMode = "ask")), "invalidKey");
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "global" }, (s) => void (s.approvalMode = "ask")),
+      "invalidKey",
+    );
   });
 
   test("project writes need a cwd that exists and an explicitly trusted project", async () => {
@@ -170,11 +212,18 @@ describe("writeSetting", () => {
   test("a refused write, or one that changes nothing, creates no folder and leaves no lock file", async () => {
     const { agentDir, cwd, projectFile } = layout(fresh);
     const trust = { decisionFor: () => true };
-    await rejectsWith(writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: "x", expectedVersion: "0".repeat(64) }), "conflict", { version: "none" });
-    await rejectsWith(updateSettings({ agentDir, scope: "project", cwd, trust }, (s) => void (s.theme = 7)), "invalidValue");
-    await assert.rejects(updateSettings({ agentDir, scope: "project", cwd, trust }, () => {
-      throw new Error("no");
-    }));
+    await rejectsWith(writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: "x", expectedVersion: "0".repeat(64) }), "conflict", {
+      version: "none",
+    });
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "project", cwd, trust }, (s) => void (s.theme = 7)),
+      "invalidValue",
+    );
+    await assert.rejects(
+      updateSettings({ agentDir, scope: "project", cwd, trust }, () => {
+        throw new Error("no");
+      }),
+    );
     assert.deepEqual(await writeSetting({ agentDir, scope: "project", cwd, trust, key: "theme", value: null }), { version: "none" });
     const missingAgentDir = join(agentDir, "not-yet");
     await rejectsWith(writeSetting({ agentDir: missingAgentDir, scope: "global", key: "theme", value: "x", expectedVersion: "0".repeat(64) }), "conflict");
@@ -193,13 +242,25 @@ describe("writeSetting", () => {
       s.myExt = { on: true };
     });
     assert.deepEqual(json(globalFile), { theme: 5, counter: 2, myExt: { on: true } }, "a value already wrong and left alone does not block the edit");
-    await rejectsWith(updateSettings({ agentDir, scope: "global" }, (s) => void (s.compaction = { enabled: "no" })), "invalidValue");
-    await rejectsWith(updateSettings({ agentDir, scope: "global" }, (s) => void (s.worktrees = 3)), "invalidValue");
-    await rejectsWith(updateSettings({ agentDir, scope: "global" }, (s) => void (s.when = new Date())), "invalidValue");
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "global" }, (s) => void (s.compaction = { enabled: "no" })),
+      "invalidValue",
+    );
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "global" }, (s) => void (s.worktrees = 3)),
+      "invalidValue",
+    );
+    await rejectsWith(
+      updateSettings({ agentDir, scope: "global" }, (s) => void (s.when = new Date())),
+      "invalidValue",
+    );
     const mine = new Error("changed my mind");
-    await assert.rejects(updateSettings({ agentDir, scope: "global" }, () => {
-      throw mine;
-    }), (error) => error === mine);
+    await assert.rejects(
+      updateSettings({ agentDir, scope: "global" }, () => {
+        throw mine;
+      }),
+      (error) => error === mine,
+    );
     assert.equal(sha256Hex(readFileSync(globalFile)), version);
   });
 

@@ -44,7 +44,9 @@ export interface RunEnv {
   cwd: string;
   model: ScriptedModelServer;
   registry: ModelRegistry;
-  session(options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings> }): Promise<{ session: AgentSession; transcript: TestTranscript; events: SessionEvent[] }>;
+  session(
+    options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings> },
+  ): Promise<{ session: AgentSession; transcript: TestTranscript; events: SessionEvent[] }>;
   close(): Promise<void>;
 }
 
@@ -92,4 +94,3 @@ export async function runEnv(models?: Parameters<ScriptedModelServer["modelsJson
 export function eventTypes(events: SessionEvent[]): string[] {
   return events.map((e) => (e.type === "message_start" || e.type === "message_end" ? `${e.type}:${e.message.role}` : e.type));
 }
-

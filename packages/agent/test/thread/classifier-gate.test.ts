@@ -67,7 +67,10 @@ describe("the classifier gate at thread load", () => {
     env.model.enqueue({ text: "RISKY: deletes the user's photos" });
     assert.deepEqual(await thread.runtime.classifyToolCall(call, undefined), { verdict: "risky", reason: "deletes the user's photos" });
     assert.equal(env.model.requests.at(-1)!.body.model, "scripted-classifier");
-    assert.ok(JSON.stringify(env.model.requests.at(-1)!.body.messages).includes(`Agent folder: ${env.agentDir}`), "the classifier knows which folder is the agent's");
+    assert.ok(
+      JSON.stringify(env.model.requests.at(-1)!.body.messages).includes(`Agent folder: ${env.agentDir}`),
+      "the classifier knows which folder is the agent's",
+    );
     await thread.close();
   });
 

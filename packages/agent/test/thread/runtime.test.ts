@@ -66,7 +66,10 @@ describe("a thread in a project", () => {
     const trust = warnings.find((w) => w.source === "trust");
     assert.ok(trust, JSON.stringify(warnings));
     assert.match(trust.message, /settings\.json/);
-    assert.deepEqual(runtime.commands().map((c) => c.name), ["from-cli"]);
+    assert.deepEqual(
+      runtime.commands().map((c) => c.name),
+      ["from-cli"],
+    );
     assert.equal((await runtime.session.resolveModel())?.provider, "scripted");
     await runtime.dispose("unload");
     transcript.close();
@@ -77,13 +80,22 @@ describe("a thread in a project", () => {
     await environment.trust.set(cwd, true);
     const { runtime, warnings, transcript } = await open(cwd);
     assert.deepEqual(warnings, []);
-    assert.deepEqual(runtime.commands().map((c) => c.name).sort(), ["from-cli", "local", "review", "skill:deploy"]);
+    assert.deepEqual(
+      runtime
+        .commands()
+        .map((c) => c.name)
+        .sort(),
+      ["from-cli", "local", "review", "skill:deploy"],
+    );
     env.model.enqueue({ text: "ok" });
     const before = env.model.requests.length;
     assert.equal((await runtime.session.runTurn({ text: "hi" })).status, "completed");
     const body = env.model.requests[before]!.body;
     assert.match(body.messages[0].content, /<name>deploy<\/name>\s*<description>How to deploy this project<\/description>/);
-    assert.ok(body.tools.some((t: { function: { name: string } }) => t.function.name === "grep"), "project settings added grep");
+    assert.ok(
+      body.tools.some((t: { function: { name: string } }) => t.function.name === "grep"),
+      "project settings added grep",
+    );
     assert.ok(!body.tools.some((t: { function: { name: string } }) => t.function.name === "ls"));
     await runtime.dispose("unload");
     transcript.close();
@@ -159,7 +171,10 @@ describe("a thread in a project", () => {
 describe("the approval gate of a thread", () => {
   test("a thread without a gate refuses every tool call; one that says allowAllToolCalls runs them", async () => {
     const cwd = project({ "a.txt": "alpha" });
-    for (const [gate, expected] of [[{}, /no approval gate/], [{ approvalGate: allowAllToolCalls }, /alpha/]] as const) {
+    for (const [gate, expected] of [
+      [{}, /no approval gate/],
+      [{ approvalGate: allowAllToolCalls }, /alpha/],
+    ] as const) {
       const { runtime, transcript } = await open(cwd, gate);
       env.model.enqueue({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "done" });
       const before = env.model.requests.length;

@@ -22,7 +22,14 @@ test("a thread in a repository's subfolder writes the repository's git folder, w
 
 test("a trusted project's missing .knightcode is made and kept read-only; outside a repository no git folder is writable", async (t) => {
   const project = realpathSync(await tempDir(t));
-  const places = sandboxPlaces({ root: project, cwd: project, agentDir: join(project, "..", "agent"), cliExtensions: [], isTrusted: () => true, homeDir: join(project, "home") });
+  const places = sandboxPlaces({
+    root: project,
+    cwd: project,
+    agentDir: join(project, "..", "agent"),
+    cliExtensions: [],
+    isTrusted: () => true,
+    homeDir: join(project, "home"),
+  });
   assert.deepEqual(places.gitFolders, []);
   assert.ok(places.readOnly.includes(join(project, ".knightcode")));
   assert.ok(existsSync(join(project, ".knightcode")));

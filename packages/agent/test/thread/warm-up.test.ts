@@ -39,7 +39,10 @@ function steppedIdle() {
 
 async function settles(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   for (let i = 0; i < 50 && !settled; i++) await nextTurn();
   return settled;
 }

@@ -8,7 +8,6 @@ import { waitUntil } from "@knightcode/testkit";
 import { assertGone, killAfter } from "@knightcode/system/test/tools/processes";
 import { rejectsWith, tempDir, textOf } from "./support.js";
 
-
 const firstNumber = (text: string): number => Number(/\d+/.exec(text)![0]);
 
 test("runs in the cwd with the thread's env and returns stdout and stderr together", async (t) => {
@@ -36,7 +35,11 @@ test("a non-zero exit fails with the output and the exit code", async (t) => {
   assert.deepEqual(error.details, { exitCode: 3 });
   await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "kill -KILL $$" }), "commandFailed", /killed by signal SIGKILL/);
   await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "if then" }), "commandFailed", /syntax error[\s\S]*exited with code 2/);
-  await rejectsWith(createBashTool({ cwd: dir }).execute("c", { command: "no-such-command-kc" }), "commandFailed", /no-such-command-kc: command not found[\s\S]*code 127/);
+  await rejectsWith(
+    createBashTool({ cwd: dir }).execute("c", { command: "no-such-command-kc" }),
+    "commandFailed",
+    /no-such-command-kc: command not found[\s\S]*code 127/,
+  );
 });
 
 test("a timeout kills the whole process group, background children included", async (t) => {
@@ -107,7 +110,10 @@ test("50 MB of output keeps the head and the tail and saves the whole to a file"
   assert.equal((await stat(details.fullOutputPath!)).size, 50_000_000);
   assert.ok(Buffer.byteLength(text) < 51 * 1024 + 200, `${Buffer.byteLength(text)} bytes`);
   assert.ok(text.startsWith("0123456789\n0123456789\n"));
-  assert.match(text, new RegExp(`\\n\\[\\.\\.\\. 47\\.\\d MiB of output omitted here; the full output is in ${details.fullOutputPath} \\.\\.\\.\\]\\n0123456789\\n`));
+  assert.match(
+    text,
+    new RegExp(`\\n\\[\\.\\.\\. 47\\.\\d MiB of output omitted here; the full output is in ${details.fullOutputPath} \\.\\.\\.\\]\\n0123456789\\n`),
+  );
   // 50,000,000 = 4,545,454 lines of 11 bytes and 6 more: the true end of the output.
   assert.ok(text.endsWith("0123456789\n012345"));
   const whole = await readFile(details.fullOutputPath!, "utf8");
@@ -148,7 +154,11 @@ test("a shell killed from outside fails the call naming the signal, and its orph
   const child = await pidFrom(join(dir, "child.pid"));
   killAfter(t, child);
   process.kill(await pidFrom(join(dir, "shell.pid")), "SIGKILL");
-  const error = await rejectsWith(call, "commandFailed", /\[Command killed by signal SIGKILL before it finished \(SIGKILL usually comes from another process, or from the system when memory runs out\)\.\]$/);
+  const error = await rejectsWith(
+    call,
+    "commandFailed",
+    /\[Command killed by signal SIGKILL before it finished \(SIGKILL usually comes from another process, or from the system when memory runs out\)\.\]$/,
+  );
   assert.deepEqual(error.details, { exitCode: null, signal: "SIGKILL" });
   await assertGone(child);
 });
@@ -159,14 +169,26 @@ test("SIGTERM from outside is named with where such a signal comes from", async 
   const pid = await pidFrom(join(dir, "cmd.pid"));
   killAfter(t, pid);
   process.kill(pid, "SIGTERM");
-  await rejectsWith(call, "commandFailed", /\[Command killed by signal SIGTERM before it finished \(SIGTERM is a request to stop, usually from another process\)\.\]$/);
+  await rejectsWith(
+    call,
+    "commandFailed",
+    /\[Command killed by signal SIGTERM before it finished \(SIGTERM is a request to stop, usually from another process\)\.\]$/,
+  );
 });
 
 test("an exit status of 128 + N is read as signal N, as a shell reports a child it lost", async (t) => {
   const dir = await tempDir(t);
   const bash = createBashTool({ cwd: dir });
-  await rejectsWith(bash.execute("c", { command: "sh -c 'kill -KILL $$'; exit $?" }), "commandFailed", /\[Command exited with code 137: a process it ran was probably killed by signal SIGKILL \(128 \+ 9\); SIGKILL usually comes/);
-  await rejectsWith(bash.execute("c", { command: "exit 139" }), "commandFailed", /\[Command exited with code 139: a process it ran was probably killed by signal SIGSEGV \(128 \+ 11\)\.\]$/);
+  await rejectsWith(
+    bash.execute("c", { command: "sh -c 'kill -KILL $$'; exit $?" }),
+    "commandFailed",
+    /\[Command exited with code 137: a process it ran was probably killed by signal SIGKILL \(128 \+ 9\); SIGKILL usually comes/,
+  );
+  await rejectsWith(
+    bash.execute("c", { command: "exit 139" }),
+    "commandFailed",
+    /\[Command exited with code 139: a process it ran was probably killed by signal SIGSEGV \(128 \+ 11\)\.\]$/,
+  );
   await rejectsWith(bash.execute("c", { command: "exit 128" }), "commandFailed", /\[Command exited with code 128\.\]$/);
   await rejectsWith(bash.execute("c", { command: "exit 255" }), "commandFailed", /\[Command exited with code 255\.\]$/);
 });

@@ -73,7 +73,10 @@ for (const engine of findEngines) {
     const result = await find.execute("c", { pattern: "a/f1*.txt", path: odd, limit: 5 });
     assert.equal(result.details.count, 5);
     assert.equal(result.details.truncated, true);
-    assert.match(textOf(result), /^(we\[ir\]d \{dir\}\/a\/f1\d*\.txt\n){5}\n\[Showing 5 results; there are more\. Narrow the pattern or path, or raise limit\.\]$/);
+    assert.match(
+      textOf(result),
+      /^(we\[ir\]d \{dir\}\/a\/f1\d*\.txt\n){5}\n\[Showing 5 results; there are more\. Narrow the pattern or path, or raise limit\.\]$/,
+    );
     await rejectsWith(find.execute("c", { pattern: "*", path: join(odd, "a", "f1.txt") }), "notADirectory");
   });
 

@@ -16,7 +16,11 @@ for (const engine of grepEngines) {
     const dir = await tempDir(t);
     await project(dir);
     const result = await grepIn(dir).execute("c", { pattern: "helper\\(" });
-    assert.deepEqual(sortedLines(textOf(result)), ["src/main.ts:2:   return helper();", "src/util/helper.test.ts:1: helper();", "src/util/helper.ts:1: export function helper() {"]);
+    assert.deepEqual(sortedLines(textOf(result)), [
+      "src/main.ts:2:   return helper();",
+      "src/util/helper.test.ts:1: helper();",
+      "src/util/helper.ts:1: export function helper() {",
+    ]);
     assert.deepEqual(result.details, { matches: 3, truncated: false });
     assert.equal(textOf(await grepIn(dir).execute("c", { pattern: "run:" })), ".github/ci.yml:1: run: helper");
   });
@@ -41,7 +45,10 @@ for (const engine of grepEngines) {
     await writeFile(join(dir, "f.txt"), `${lines.join("\r\n")}\r\n`);
     // As in rg, a line's text includes its "\r" while matching, and never in the output.
     const text = textOf(await grepIn(dir).execute("c", { pattern: "^hit \\d\\r?$", path: "f.txt", context: 1 }));
-    assert.equal(text, ["f.txt-1- a", "f.txt:2: hit 2", "f.txt-3- b", "f.txt:4: hit 4", "f.txt-5- c", "--", "f.txt-8- f", "f.txt:9: hit 9", "f.txt-10- g"].join("\n"));
+    assert.equal(
+      text,
+      ["f.txt-1- a", "f.txt:2: hit 2", "f.txt-3- b", "f.txt:4: hit 4", "f.txt-5- c", "--", "f.txt-8- f", "f.txt:9: hit 9", "f.txt-10- g"].join("\n"),
+    );
     const limited = textOf(await grepIn(dir).execute("c", { pattern: "hit", path: "f.txt", context: 2, limit: 1 }));
     assert.equal(limited, "f.txt-1- a\nf.txt:2: hit 2\nf.txt-3- b\n\n[Stopped at 1 matches; narrow the pattern or path, or raise limit.]");
   });
@@ -83,10 +90,26 @@ for (const engine of grepEngines) {
   test(`grep (${engine.name}) honours .gitignore, .ignore and .git/info/exclude as rg does, and skips binary files and links`, { skip }, async (t) => {
     const repo = await ignoreRules(await tempDir(t));
     const grep = grepIn(repo);
-    const kept = [".hidden/h.txt", "a/b/deep-kept.txt", "a/c/build/re-kept.md", "a/c/plain-kept.md", "a/keep-kept.txt", "a/root-only-kept.md", "kept.log", "nested/x-kept.log", "top-kept.txt"];
-    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit" }))), kept.map((path) => `${path}:1: hit`));
+    const kept = [
+      ".hidden/h.txt",
+      "a/b/deep-kept.txt",
+      "a/c/build/re-kept.md",
+      "a/c/plain-kept.md",
+      "a/keep-kept.txt",
+      "a/root-only-kept.md",
+      "kept.log",
+      "nested/x-kept.log",
+      "top-kept.txt",
+    ];
+    assert.deepEqual(
+      sortedLines(textOf(await grep.execute("c", { pattern: "hit" }))),
+      kept.map((path) => `${path}:1: hit`),
+    );
     // Searching below the repository root still applies the rules of the folders above.
-    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", path: "a/c" }))), ["a/c/build/re-kept.md:1: hit", "a/c/plain-kept.md:1: hit"]);
+    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", path: "a/c" }))), [
+      "a/c/build/re-kept.md:1: hit",
+      "a/c/plain-kept.md:1: hit",
+    ]);
     // A file or folder named outright is searched, ignored or not.
     assert.equal(textOf(await grep.execute("c", { pattern: "hit", path: "debug.log" })), "debug.log:1: hit");
     assert.equal(textOf(await grep.execute("c", { pattern: "hit", path: "build" })), "build/out.txt:1: hit");
@@ -95,9 +118,24 @@ for (const engine of grepEngines) {
   test(`grep (${engine.name}) glob: a match is searched even when ignored, ! excludes, and .git stays out`, { skip }, async (t) => {
     const repo = await ignoreRules(await tempDir(t));
     const grep = grepIn(repo);
-    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "*.log" }))), ["a/c/note.log:1: hit", "debug.log:1: hit", "kept.log:1: hit", "nested/x-kept.log:1: hit"]);
-    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "a/**/*.txt" }))), ["a/b/deep-kept.txt:1: hit", "a/b/other.txt:1: hit", "a/drop.txt:1: hit", "a/keep-kept.txt:1: hit"]);
-    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "!a" }))), [".hidden/h.txt:1: hit", "kept.log:1: hit", "nested/x-kept.log:1: hit", "top-kept.txt:1: hit"]);
+    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "*.log" }))), [
+      "a/c/note.log:1: hit",
+      "debug.log:1: hit",
+      "kept.log:1: hit",
+      "nested/x-kept.log:1: hit",
+    ]);
+    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "a/**/*.txt" }))), [
+      "a/b/deep-kept.txt:1: hit",
+      "a/b/other.txt:1: hit",
+      "a/drop.txt:1: hit",
+      "a/keep-kept.txt:1: hit",
+    ]);
+    assert.deepEqual(sortedLines(textOf(await grep.execute("c", { pattern: "hit", glob: "!a" }))), [
+      ".hidden/h.txt:1: hit",
+      "kept.log:1: hit",
+      "nested/x-kept.log:1: hit",
+      "top-kept.txt:1: hit",
+    ]);
     assert.doesNotMatch(textOf(await grep.execute("c", { pattern: ".", glob: "*" })), /^\.git\//m);
   });
 
@@ -116,19 +154,23 @@ test("grep without rg on the PATH searches in-process, with no error", async (t)
   await project(dir);
   const grep = createGrepTool({ cwd: dir, env: { PATH: "/nonexistent-kc" } });
   const result = await grep.execute("c", { pattern: "helper\\(" });
-  assert.deepEqual(sortedLines(textOf(result)), ["src/main.ts:2:   return helper();", "src/util/helper.test.ts:1: helper();", "src/util/helper.ts:1: export function helper() {"]);
+  assert.deepEqual(sortedLines(textOf(result)), [
+    "src/main.ts:2:   return helper();",
+    "src/util/helper.test.ts:1: helper();",
+    "src/util/helper.ts:1: export function helper() {",
+  ]);
 });
 
 test("grep in-process reads Rust regex spellings: inline flags, \\A and \\z, POSIX classes, named groups", async (t) => {
   const dir = await tempDir(t);
-  await writeFile(join(dir, "f.txt"), "Alpha 1\nbeta 22\n\tgamma\n\"quoted\"\n");
+  await writeFile(join(dir, "f.txt"), 'Alpha 1\nbeta 22\n\tgamma\n"quoted"\n');
   const grep = createGrepTool({ cwd: dir }, { search: "builtin" });
   const run = async (pattern: string) => textOf(await grep.execute("c", { pattern, path: "f.txt" }));
   assert.equal(await run("(?i)^ALPHA"), "f.txt:1: Alpha 1");
   assert.equal(await run("\\A[[:digit:]]*\\z"), "No matches found.");
   assert.equal(await run("[[:alpha:]]+ [[:digit:]]{2}\\z"), "f.txt:2: beta 22");
   assert.equal(await run("^[[:space:]]gamma"), "f.txt:3: \tgamma");
-  assert.equal(await run("(?P<q>\\\")quoted\\\""), 'f.txt:4: "quoted"');
+  assert.equal(await run('(?P<q>\\")quoted\\"'), 'f.txt:4: "quoted"');
   assert.equal(await run("\\pL\\pL \\d\\d"), "f.txt:2: beta 22");
   await rejectsWith(grep.execute("c", { pattern: "(?x) a", path: "f.txt" }), "invalidArgument", /inline flag \(\?x\)/);
 });

@@ -11,10 +11,7 @@ test("ls lists sorted entries with dotfiles, directories and links to them endin
   await project(dir);
   await symlink("src", join(dir, "link-to-src"));
   const ls = createLsTool({ cwd: dir });
-  assert.equal(
-    textOf(await ls.execute("c", {})),
-    [".git/", ".github/", ".gitignore", "build/", "debug.log", "link-to-src/", "README.md", "src/"].join("\n"),
-  );
+  assert.equal(textOf(await ls.execute("c", {})), [".git/", ".github/", ".gitignore", "build/", "debug.log", "link-to-src/", "README.md", "src/"].join("\n"));
   assert.equal(textOf(await ls.execute("c", { path: "src/util" })), "helper.test.ts\nhelper.ts");
   const limited = await ls.execute("c", { limit: 3 });
   assert.equal(textOf(limited), ".git/\n.github/\n.gitignore\n\n[Showing 3 of 8 entries. Use find to search, or raise limit.]");

@@ -39,7 +39,10 @@ test("a long file stops at 2000 lines and continuing from the notice reads the r
     const text = textOf(result);
     seen.push(...text.split("\n\n[")[0]!.split("\n"));
     if (result.details.nextOffset !== undefined) {
-      assert.match(text, new RegExp(`\\[Showing lines ${offset}-${result.details.nextOffset - 1} of 4500\\. Use offset=${result.details.nextOffset} to continue\\.\\]$`));
+      assert.match(
+        text,
+        new RegExp(`\\[Showing lines ${offset}-${result.details.nextOffset - 1} of 4500\\. Use offset=${result.details.nextOffset} to continue\\.\\]$`),
+      );
       assert.equal(result.details.truncated, true);
     }
     offset = result.details.nextOffset;
@@ -83,7 +86,10 @@ test("CRLF files read without carriage returns; empty files say so", async (t) =
 
 test("images are recognised by their bytes, not their names", async (t) => {
   const dir = await tempDir(t);
-  const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082", "hex");
+  const png = Buffer.from(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082",
+    "hex",
+  );
   await writeFile(join(dir, "picture.dat"), png);
   await writeFile(join(dir, "fake.png"), "not an image\n");
   await writeFile(join(dir, "anim"), Buffer.concat([Buffer.from("GIF89a"), Buffer.alloc(20)]));
@@ -95,7 +101,11 @@ test("images are recognised by their bytes, not their names", async (t) => {
   assert.deepEqual(result.content[1], { type: "image", data: png.toString("base64"), mimeType: "image/png" });
   assert.equal(textOf(result), `Read image picture.dat (image/png, ${png.length} B).`);
   assert.equal(textOf(await read.execute("c", { path: "fake.png" })), "not an image");
-  for (const [name, mime] of [["anim", "image/gif"], ["photo", "image/jpeg"], ["web", "image/webp"]] as const) {
+  for (const [name, mime] of [
+    ["anim", "image/gif"],
+    ["photo", "image/jpeg"],
+    ["web", "image/webp"],
+  ] as const) {
     const image = await read.execute("c", { path: name });
     assert.equal(image.details.mimeType, mime);
     assert.equal(image.content[1]?.type, "image");

@@ -23,9 +23,16 @@ test("a thread keeps its newest spill files, deletes the ones they supersede, an
   assert.deepEqual(spills.paths, paths.slice(2));
   // Deleting what is superseded does not hold up the call that superseded it.
   await waitUntil("the superseded files to go", () => !existsSync(paths[0]!) && !existsSync(paths[1]!));
-  assert.deepEqual(paths.map((path) => existsSync(path)), [false, false, true, true], "the two newest are kept");
+  assert.deepEqual(
+    paths.map((path) => existsSync(path)),
+    [false, false, true, true],
+    "the two newest are kept",
+  );
   await spills.dispose();
-  assert.deepEqual(paths.map((path) => existsSync(path)), [false, false, false, false]);
+  assert.deepEqual(
+    paths.map((path) => existsSync(path)),
+    [false, false, false, false],
+  );
   // A command that outlived its thread hands over its file after the end: it goes at once.
   const late = (await bash.execute("c", { command: LARGE })).details as BashDetails;
   await spills.dispose();

@@ -63,7 +63,11 @@ describe("tool/settings read", () => {
 
   test("a file that cannot be understood is corrupt, never read as defaults", () => {
     for (const content of ["{ not json", "[1]", { tools: [] }, { tools: { websearch: "on" } }, { classifiers: { gate: 1 } }]) {
-      assert.throws(() => readToolSettings(agentDir(content)), (error: unknown) => error instanceof ToolSettingsError && error.code === "corrupt", JSON.stringify(content));
+      assert.throws(
+        () => readToolSettings(agentDir(content)),
+        (error: unknown) => error instanceof ToolSettingsError && error.code === "corrupt",
+        JSON.stringify(content),
+      );
     }
   });
 });
@@ -100,7 +104,10 @@ describe("tool/settings write", () => {
     await write(dir, "classifiers.gate", "instructions", "Never touch /srv.");
     await write(dir, "classifiers.gate", "enabled", true);
     const file = readToolsFile(dir);
-    assert.deepEqual(file.gate, { state: "on", config: { model: { provider: "openrouter", id: "anthropic/claude-haiku" }, instructions: "Never touch /srv.", timeoutMs: 5000 } });
+    assert.deepEqual(file.gate, {
+      state: "on",
+      config: { model: { provider: "openrouter", id: "anthropic/claude-haiku" }, instructions: "Never touch /srv.", timeoutMs: 5000 },
+    });
     assert.deepEqual(file.warnings, []);
   });
 
@@ -113,7 +120,11 @@ describe("tool/settings write", () => {
     for (const key of ["__proto__", "constructor", "prototype"]) await refused(write(dir, "websearch", key, "x"), "invalidKey", /forbidden/);
     await refused(write(dir, "websearch", "k".repeat(65), "x"), "invalidKey", /longer than 64/);
     await refused(write(dir, "websearch", "brave key", "x"), "invalidKey", /letters, digits/);
-    await refused(write(dir, "websearch", "bravekey", "x"), "invalidKey", /not a setting of websearch; its settings are enabled, provider, braveKey, tavilyKey, baseUrl/);
+    await refused(
+      write(dir, "websearch", "bravekey", "x"),
+      "invalidKey",
+      /not a setting of websearch; its settings are enabled, provider, braveKey, tavilyKey, baseUrl/,
+    );
     await refused(write(dir, "websearch", "toString", "x"), "invalidKey", /not a setting/);
     await refused(write(dir, "websearch", "enabled", "true"), "invalidValue", /true, false or null/);
     await refused(write(dir, "websearch", "provider", true), "invalidValue", /a string or null/);

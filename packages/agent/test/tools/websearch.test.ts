@@ -105,25 +105,41 @@ describe("websearch", () => {
   test("without a key it says how to set one and makes no request", async () => {
     const start = seen.length;
     const missing = await rejectsWith(createWebSearchTool({ agentDir: agentDir({ baseUrl }) }).execute("c3", { query: "q" }), "notAvailable");
-    assert.equal(missing.message, 'websearch has no API key for brave; set it with tool/settings/write {"name": "websearch", "key": "braveKey", "value": "<your key>"}. No search was made.');
+    assert.equal(
+      missing.message,
+      'websearch has no API key for brave; set it with tool/settings/write {"name": "websearch", "key": "braveKey", "value": "<your key>"}. No search was made.',
+    );
     // The key of the other provider does not count.
-    await rejectsWith(createWebSearchTool({ agentDir: agentDir({ provider: "tavily", braveKey: BRAVE_KEY, baseUrl }) }).execute("c4", { query: "q" }), "notAvailable", /no API key for tavily/);
+    await rejectsWith(
+      createWebSearchTool({ agentDir: agentDir({ provider: "tavily", braveKey: BRAVE_KEY, baseUrl }) }).execute("c4", { query: "q" }),
+      "notAvailable",
+      /no API key for tavily/,
+    );
     await rejectsWith(createWebSearchTool({ agentDir: agentDir('{"tools": ') }).execute("c5", { query: "q" }), "notAvailable", /not a valid tools\.json/);
     assert.equal(seen.length, start);
   });
 
   test("the key is cut out of what the provider or the network says back", async () => {
     reply = (request) => ({ status: 401, body: JSON.stringify({ error: `invalid token ${request.headers["x-subscription-token"]}` }) });
-    const denied = await rejectsWith(createWebSearchTool({ agentDir: agentDir({ braveKey: BRAVE_KEY, baseUrl }) }).execute("c6", { query: "q" }), "commandFailed");
+    const denied = await rejectsWith(
+      createWebSearchTool({ agentDir: agentDir({ braveKey: BRAVE_KEY, baseUrl }) }).execute("c6", { query: "q" }),
+      "commandFailed",
+    );
     assert.match(denied.message, /brave answered HTTP 401: .*invalid token ••••.*Check websearch's braveKey\./);
     assert.ok(!denied.message.includes(BRAVE_KEY));
 
-    reply = (request) => ({ status: 200, body: JSON.stringify({ web: { results: [{ title: `echo ${request.headers["x-subscription-token"]}`, url: "https://e.example" }] } }) });
+    reply = (request) => ({
+      status: 200,
+      body: JSON.stringify({ web: { results: [{ title: `echo ${request.headers["x-subscription-token"]}`, url: "https://e.example" }] } }),
+    });
     const echoed = await createWebSearchTool({ agentDir: agentDir({ braveKey: BRAVE_KEY, baseUrl }) }).execute("c7", { query: "q" });
     assert.ok(!textOf(echoed).includes(BRAVE_KEY));
 
     const closed = `http://127.0.0.1:${await closedPort()}/${BRAVE_KEY}`;
-    const unreachable = await rejectsWith(createWebSearchTool({ agentDir: agentDir({ braveKey: BRAVE_KEY, baseUrl: closed }) }).execute("c8", { query: "q" }), "commandFailed");
+    const unreachable = await rejectsWith(
+      createWebSearchTool({ agentDir: agentDir({ braveKey: BRAVE_KEY, baseUrl: closed }) }).execute("c8", { query: "q" }),
+      "commandFailed",
+    );
     assert.match(unreachable.message, /could not reach 127\.0\.0\.1/);
     assert.ok(!unreachable.message.includes(BRAVE_KEY));
   });

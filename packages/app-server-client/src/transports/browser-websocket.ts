@@ -64,7 +64,6 @@ export function browserAddress(url: string): string | undefined {
  * with `unauthorized`.
  */
 export class BrowserWebSocketTransport extends TransportEvents {
-
   private constructor(private readonly socket: BrowserSocket) {
     super();
     socket.onmessage = (event) => {
@@ -78,7 +77,13 @@ export class BrowserWebSocketTransport extends TransportEvents {
     const Socket = options.WebSocket ?? (globalThis as { WebSocket?: BrowserSocketClass }).WebSocket;
     if (Socket === undefined) return Promise.reject(new ClientError("closed", "no WebSocket class in this runtime"));
     const address = browserAddress(options.url);
-    if (address === undefined) return Promise.reject(new ClientError("untrusted", `connect to an IP address such as ws://127.0.0.1:<port>, not ${options.url}: a page cannot tell which listener a name reached`));
+    if (address === undefined)
+      return Promise.reject(
+        new ClientError(
+          "untrusted",
+          `connect to an IP address such as ws://127.0.0.1:<port>, not ${options.url}: a page cannot tell which listener a name reached`,
+        ),
+      );
     const handshake = new ClientProofHandshake(options.token, address);
     const socket = new Socket(options.url, [SUBPROTOCOL, challengeSubprotocol(handshake.clientNonce)]);
     return new Promise((resolve, reject) => {
@@ -93,15 +98,28 @@ export class BrowserWebSocketTransport extends TransportEvents {
       };
       socket.onopen = () => {
         const timeoutMs = options.handshakeTimeoutMs ?? 10_000;
-        timer = setTimeout(() => stop(new ClientError("untrusted", `the listener at ${address} did not prove within ${timeoutMs} ms that it holds this token; the token was not sent`)), timeoutMs);
+        timer = setTimeout(
+          () =>
+            stop(
+              new ClientError("untrusted", `the listener at ${address} did not prove within ${timeoutMs} ms that it holds this token; the token was not sent`),
+            ),
+          timeoutMs,
+        );
       };
       socket.onmessage = (event) => {
-        steps = steps.then(async () => {
-          const step = typeof event.data === "string" ? await handshake.receive(event.data) : ({ kind: "refused", message: `the listener at ${address} sent a binary message instead of its proof` } as const);
-          if (step.kind === "send") socket.send(step.text);
-          else if (step.kind === "authorized") stop();
-          else stop(new ClientError("untrusted", step.message));
-        }).catch((error: unknown) => stop(new ClientError("untrusted", `the listener's proof could not be checked: ${error instanceof Error ? error.message : String(error)}`)));
+        steps = steps
+          .then(async () => {
+            const step =
+              typeof event.data === "string"
+                ? await handshake.receive(event.data)
+                : ({ kind: "refused", message: `the listener at ${address} sent a binary message instead of its proof` } as const);
+            if (step.kind === "send") socket.send(step.text);
+            else if (step.kind === "authorized") stop();
+            else stop(new ClientError("untrusted", step.message));
+          })
+          .catch((error: unknown) =>
+            stop(new ClientError("untrusted", `the listener's proof could not be checked: ${error instanceof Error ? error.message : String(error)}`)),
+          );
       };
       socket.onclose = (event) => {
         if (event.code === CLOSE_UNAUTHORIZED) stop(new ClientError("unauthorized", "the server refused this page's proof of the token"));

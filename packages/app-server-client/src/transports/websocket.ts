@@ -27,7 +27,6 @@ interface Target {
 
 /** A transport over one WebSocket: one JSON-RPC message per text message. */
 export class WebSocketTransport extends TransportEvents {
-
   private constructor(private readonly socket: WebSocket) {
     super();
     socket.on("message", (data, isBinary) => {
@@ -96,19 +95,28 @@ function proveBothWays(socket: WebSocket, handshake: ClientProofHandshake, timeo
       socket.terminate();
       reject(error);
     };
-    const timer = setTimeout(() => stop(new ClientError("untrusted", `the listener did not prove within ${timeoutMs} ms that it holds this token; the token was not sent`)), timeoutMs);
+    const timer = setTimeout(
+      () => stop(new ClientError("untrusted", `the listener did not prove within ${timeoutMs} ms that it holds this token; the token was not sent`)),
+      timeoutMs,
+    );
     const onClose = (code: number) => {
       if (code === CLOSE_UNAUTHORIZED) stop(new ClientError("unauthorized", "the server refused this client's proof of the token"));
       else stop(new ClientError("closed", `the listener closed the connection (${code}) before the handshake ended`));
     };
     const onMessage = (data: WebSocket.RawData, isBinary: boolean) => {
       // Messages are taken one at a time, in order: each step awaits a digest.
-      steps = steps.then(async () => {
-        const step = isBinary ? ({ kind: "refused", message: "the listener sent a binary message instead of its proof" } as const) : await handshake.receive(data.toString());
-        if (step.kind === "send") socket.send(step.text);
-        else if (step.kind === "authorized") stop();
-        else stop(new ClientError("untrusted", step.message));
-      }).catch((error: unknown) => stop(new ClientError("untrusted", `the listener's proof could not be checked: ${error instanceof Error ? error.message : String(error)}`)));
+      steps = steps
+        .then(async () => {
+          const step = isBinary
+            ? ({ kind: "refused", message: "the listener sent a binary message instead of its proof" } as const)
+            : await handshake.receive(data.toString());
+          if (step.kind === "send") socket.send(step.text);
+          else if (step.kind === "authorized") stop();
+          else stop(new ClientError("untrusted", step.message));
+        })
+        .catch((error: unknown) =>
+          stop(new ClientError("untrusted", `the listener's proof could not be checked: ${error instanceof Error ? error.message : String(error)}`)),
+        );
     };
     socket.on("message", onMessage);
     socket.on("close", onClose);

@@ -18,7 +18,9 @@ export const Account = Type.Object(
   { ...Closed, $id: "Account", description: "A provider with a usable credential; the credential itself is never sent." },
 );
 
-const Accounts = Type.Array(Account, { description: "One per provider, sorted by provider: the credential in effect (a stored one wins over the environment)." });
+const Accounts = Type.Array(Account, {
+  description: "One per provider, sorted by provider: the credential in effect (a stored one wins over the environment).",
+});
 
 export const LoginOutcome = Type.Object(
   {
@@ -46,14 +48,18 @@ export const accounts = {
               minLength: 1,
               maxLength: 4096,
               pattern: "^[!-~]+$",
-              description: "Stored at once. Visible ASCII only: no whitespace, line breaks or control characters. Without it, the provider's OAuth login starts.",
+              description:
+                "Stored at once. Visible ASCII only: no whitespace, line breaks or control characters. Without it, the provider's OAuth login starts.",
             }),
           ),
         },
         Closed,
       ),
       result: Type.Union([
-        Type.Object({ kind: Type.Literal("apiKey", { description: "apiKey: the key was stored; oauth: a browser login started." }) }, { ...Closed, description: "The key is stored; account/updated was sent." }),
+        Type.Object(
+          { kind: Type.Literal("apiKey", { description: "apiKey: the key was stored; oauth: a browser login started." }) },
+          { ...Closed, description: "The key is stored; account/updated was sent." },
+        ),
         Type.Object(
           {
             kind: Type.Literal("oauth"),
@@ -73,7 +79,10 @@ export const accounts = {
     }),
     "account/logout": request({
       params: Type.Object({ provider: Provider }, Closed),
-      result: Type.Object({ removed: Type.Boolean({ description: "False: auth.json held nothing for the provider (a key in the environment stays)." }) }, Closed),
+      result: Type.Object(
+        { removed: Type.Boolean({ description: "False: auth.json held nothing for the provider (a key in the environment stays)." }) },
+        Closed,
+      ),
       doc: "Removes the provider's stored credential from auth.json. A provider the server does not know and auth.json does not hold is invalidParams.",
     }),
   },

@@ -3,7 +3,6 @@ import { Closed } from "./common.js";
 import { request } from "./define.js";
 import { CommandInfo } from "@knightcode/schema/commands";
 
-
 export const commands = {
   clientRequests: {
     "command/list": request({

@@ -5,7 +5,6 @@ import { Closed } from "@knightcode/schema/common";
 // The shared building blocks live in @knightcode/schema; the protocol's files take them from here.
 export { Closed, Warning } from "@knightcode/schema/common";
 
-
 export const RequestId = Type.Union([Type.String(), Type.Number()], {
   $id: "RequestId",
   description: "A request id: a string or a finite number, echoed unchanged in the response.",
@@ -27,4 +26,3 @@ export const ErrorObject = Type.Object(
 );
 
 export const EmptyObject = Type.Object({}, { ...Closed, $id: "EmptyObject" });
-

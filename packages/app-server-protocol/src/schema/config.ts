@@ -13,9 +13,7 @@ const Version = Type.String({
   description: 'Lowercase hex SHA-256 of the file\'s raw bytes; "none" for an absent file or an unread untrusted scope.',
 });
 
-
 const _JsonObject = Type.Record(Type.String(), Type.Unknown());
-
 
 export const ResourceInfo = Type.Object(
   {
@@ -34,10 +32,6 @@ export const ResourceInfo = Type.Object(
   { ...Closed, $id: "ResourceInfo", description: "An extension, skill, prompt or theme the server found, with where it came from and whether it is on." },
 );
 
-
-
-
-
 const Environments = Type.Array(Environment, { maxItems: 50, description: "At most 50, names unique." });
 
 export const config = {
@@ -46,12 +40,20 @@ export const config = {
       params: Type.Object({ cwd: Type.Optional(Cwd) }, Closed),
       result: Type.Object(
         {
-          settings: Type.Record(Type.String(), Type.Unknown(), { description: "What the files set, merged (a trusted project's over global); unset keys are absent." }),
+          settings: Type.Record(Type.String(), Type.Unknown(), {
+            description: "What the files set, merged (a trusted project's over global); unset keys are absent.",
+          }),
           defaults: Type.Record(Type.String(), Type.Unknown(), { description: "What each unset known setting means, in the shape of settings." }),
           origins: Type.Record(Type.String(), SettingsScope, { description: "Dotted leaf key -> the scope its value came from." }),
-          versions: Type.Object({ global: Version, project: Type.Optional(Version) }, { ...Closed, description: "Each file's version as read, for config/write's expected versions." }),
+          versions: Type.Object(
+            { global: Version, project: Type.Optional(Version) },
+            { ...Closed, description: "Each file's version as read, for config/write's expected versions." },
+          ),
           paths: Type.Object(
-            { global: Type.String({ description: "The global settings file." }), project: Type.Optional(Type.String({ description: "Named with cwd, even when the project is untrusted and the file unread." })) },
+            {
+              global: Type.String({ description: "The global settings file." }),
+              project: Type.Optional(Type.String({ description: "Named with cwd, even when the project is untrusted and the file unread." })),
+            },
             { ...Closed, description: "Where the settings files are." },
           ),
           errors: Type.Array(Warning, { description: 'Files that do not parse and settings of the wrong type, as source "settings" warnings.' }),
@@ -63,9 +65,11 @@ export const config = {
     "config/write": request({
       params: Type.Object(
         {
-          scope: Type.String({ description: 'global or project; anything else is invalidParams naming the key.' }),
+          scope: Type.String({ description: "global or project; anything else is invalidParams naming the key." }),
           key: Type.String({ description: "A dotted key such as retry.provider.maxRetries." }),
-          value: Type.Optional(Type.Unknown({ description: "Required: the new JSON value, or null to delete the key. Missing is invalidParams naming the key." })),
+          value: Type.Optional(
+            Type.Unknown({ description: "Required: the new JSON value, or null to delete the key. Missing is invalidParams naming the key." }),
+          ),
           cwd: Type.Optional(Cwd),
           expectedVersion: Type.Optional(Version),
         },

@@ -7,7 +7,10 @@ const Question = Type.Object(
     id: Type.String(),
     text: Type.String(),
     options: Type.Array(
-      Type.Object({ label: Type.String({ description: "Ends with \" (Recommended)\" for the recommended option." }), description: Type.Optional(Type.String()) }, Closed),
+      Type.Object(
+        { label: Type.String({ description: 'Ends with " (Recommended)" for the recommended option.' }), description: Type.Optional(Type.String()) },
+        Closed,
+      ),
       { minItems: 1 },
     ),
   },
@@ -74,7 +77,9 @@ export const dialogs = {
       result: Type.Object(
         {
           answers: Type.Optional(
-            Type.Record(Type.String(), UserAnswer, { description: "By question id; a skipped question is left out. Absent: the questions are dismissed and the turn stops." }),
+            Type.Record(Type.String(), UserAnswer, {
+              description: "By question id; a skipped question is left out. Absent: the questions are dismissed and the turn stops.",
+            }),
           ),
         },
         Closed,

@@ -7,8 +7,6 @@ import { BranchName, GitStatus } from "@knightcode/schema/git";
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 const Sha = Type.String({ pattern: "^[0-9a-f]{40}([0-9a-f]{24})?$", description: "A full commit id." });
 
-
-
 const GitBranch = Type.Object(
   {
     name: BranchName,
@@ -45,7 +43,9 @@ export const git = {
         {
           ...onThread,
           message: Type.Optional(Type.String({ maxLength: 65_536, description: "Empty or absent: the thread's model writes it from the change." })),
-          includeUnstaged: Type.Optional(Type.Boolean({ description: "Stage every change (untracked files included, ignored ones not) first; true by default." })),
+          includeUnstaged: Type.Optional(
+            Type.Boolean({ description: "Stage every change (untracked files included, ignored ones not) first; true by default." }),
+          ),
         },
         Closed,
       ),

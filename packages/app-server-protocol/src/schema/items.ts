@@ -30,17 +30,14 @@ export const ImageRef = Type.Object(
   { ...Closed, $id: "ImageRef" },
 );
 
-
 export const PayloadRef = Type.Object(
   { id: Type.String(), bytes: Type.Integer({ minimum: 0 }) },
   { ...Closed, $id: "PayloadRef", description: "An immutable large value; read it with payload/read." },
 );
 
-export const ToolCallStatus = Type.Union(
-  [Type.Literal("inProgress"), Type.Literal("completed"), Type.Literal("failed"), Type.Literal("declined")],
-  { $id: "ToolCallStatus" },
-);
-
+export const ToolCallStatus = Type.Union([Type.Literal("inProgress"), Type.Literal("completed"), Type.Literal("failed"), Type.Literal("declined")], {
+  $id: "ToolCallStatus",
+});
 
 export const UserMessageItem = item(
   "userMessage",
@@ -108,4 +105,7 @@ export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem
   description: "An item of a turn; its type says which.",
 });
 
-export const HistoryItem = Type.Union([Item, ItemReference], { $id: "HistoryItem", description: "An item inline, or a reference to it when it is too large to send inline." });
+export const HistoryItem = Type.Union([Item, ItemReference], {
+  $id: "HistoryItem",
+  description: "An item inline, or a reference to it when it is too large to send inline.",
+});

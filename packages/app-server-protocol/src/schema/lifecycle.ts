@@ -65,8 +65,13 @@ const DiagnosticsResult = Type.Object(
     listingBytesScanned: Type.Integer({ minimum: 0, description: "Cumulative transcript bytes scanned by listings." }),
     sandbox: Type.Object(
       {
-        kind: Type.Union([Type.Literal("bwrap"), Type.Literal("seatbelt"), Type.Literal("none")], { description: "The sandbox this platform uses: bubblewrap on Linux, Seatbelt on macOS." }),
-        available: Type.Boolean({ description: "Whether it can run here; without it sandboxed commands run under the approval rules alone, or are refused when sandbox.required is set." }),
+        kind: Type.Union([Type.Literal("bwrap"), Type.Literal("seatbelt"), Type.Literal("none")], {
+          description: "The sandbox this platform uses: bubblewrap on Linux, Seatbelt on macOS.",
+        }),
+        available: Type.Boolean({
+          description:
+            "Whether it can run here; without it sandboxed commands run under the approval rules alone, or are refused when sandbox.required is set.",
+        }),
         reason: Type.Optional(Type.String({ description: "Why it cannot run, when it cannot." })),
       },
       { ...Closed, description: "The OS sandbox around the commands threads start for the model." },

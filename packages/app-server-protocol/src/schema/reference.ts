@@ -185,7 +185,9 @@ function fieldTable(rows: FieldRow[]): string[] {
   return [
     "| field | type | required | description |",
     "|---|---|---|---|",
-    ...rows.map((row) => `| \`${row.path}\` | ${row.type.includes("\\|") ? row.type : cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`),
+    ...rows.map(
+      (row) => `| \`${row.path}\` | ${row.type.includes("\\|") ? row.type : cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`,
+    ),
   ];
 }
 

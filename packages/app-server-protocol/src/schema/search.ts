@@ -30,7 +30,9 @@ export const search = {
       result: Type.Object(
         {
           files: Type.Array(FileMatch, { description: "Best first: by descending score." }),
-          truncated: Type.Boolean({ description: "The listing stopped at its cap (200,000 paths or 32 MiB), so some files were not searched; never about limit." }),
+          truncated: Type.Boolean({
+            description: "The listing stopped at its cap (200,000 paths or 32 MiB), so some files were not searched; never about limit.",
+          }),
         },
         Closed,
       ),

@@ -10,19 +10,15 @@ const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
 /** A page cursor from an earlier answer; null, like absence, asks for the first page. */
-const Cursor = Type.Optional(Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: "A nextCursor from an earlier page; null or absent for the first page." }));
-
-
-
+const Cursor = Type.Optional(
+  Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: "A nextCursor from an earlier page; null or absent for the first page." }),
+);
 
 export const ThreadStatus = Type.Union(
   [
     Type.Object({ type: Type.Literal("notLoaded") }, Closed),
     Type.Object({ type: Type.Literal("idle") }, Closed),
-    Type.Object(
-      { type: Type.Literal("active"), waitingOn: Type.Array(Type.Union([Type.Literal("approval"), Type.Literal("dialog")])) },
-      Closed,
-    ),
+    Type.Object({ type: Type.Literal("active"), waitingOn: Type.Array(Type.Union([Type.Literal("approval"), Type.Literal("dialog")])) }, Closed),
     Type.Object({ type: Type.Literal("systemError"), message: Type.String() }, Closed),
   ],
   { $id: "ThreadStatus", description: "Whether the thread is loaded and what a running thread waits on." },
@@ -51,8 +47,16 @@ const WorkspaceRequest = Type.Union(
       {
         mode: Type.Literal("worktree"),
         baseRef: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "A ref or commit to start from; the checkout's HEAD by default." })),
-        carryLocalChanges: Type.Optional(Type.Boolean({ description: "Copy the checkout's uncommitted changes (untracked files included, ignored ones not); the checkout keeps them." })),
-        environment: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The name of an environment of the project's .knightcode/environments.json whose setup script runs in the new worktree." })),
+        carryLocalChanges: Type.Optional(
+          Type.Boolean({ description: "Copy the checkout's uncommitted changes (untracked files included, ignored ones not); the checkout keeps them." }),
+        ),
+        environment: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 128,
+            description: "The name of an environment of the project's .knightcode/environments.json whose setup script runs in the new worktree.",
+          }),
+        ),
       },
       Closed,
     ),
@@ -97,8 +101,6 @@ export const ThreadSummary = Type.Object(
   { ...Closed, $id: "ThreadSummary", description: "A thread as lists and history show it, loaded or not." },
 );
 
-
-
 export const Turn = Type.Object(
   {
     id: Type.String(),
@@ -113,7 +115,6 @@ export const Turn = Type.Object(
   },
   { ...Closed, $id: "Turn", description: "One user message and everything the agent did for it." },
 );
-
 
 const Widget = Type.Object(
   {
@@ -155,10 +156,13 @@ export const QueueSnapshot = Type.Object(
 );
 
 const ThreadCreated = Type.Object(
-  { thread: Thread, warnings: Type.Array(Warning, { description: "Problems found while loading settings, extensions or trust; the thread started anyway." }), ui: ThreadUi },
+  {
+    thread: Thread,
+    warnings: Type.Array(Warning, { description: "Problems found while loading settings, extensions or trust; the thread started anyway." }),
+    ui: ThreadUi,
+  },
   Closed,
 );
-
 
 export const threads = {
   clientRequests: {
@@ -198,7 +202,14 @@ export const threads = {
     }),
     "thread/read": request({
       params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
-      result: Type.Object({ thread: ThreadSummary, turns: Type.Array(Turn), nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })) }, Closed),
+      result: Type.Object(
+        {
+          thread: ThreadSummary,
+          turns: Type.Array(Turn),
+          nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })),
+        },
+        Closed,
+      ),
       errors: ["threadNotFound", "invalidCursor"],
       doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too.",
     }),
@@ -208,14 +219,24 @@ export const threads = {
           cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only this project's threads." })),
           archived: Type.Optional(Type.Boolean({ description: "List archived threads instead." })),
           search: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 200, description: "Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with." }),
+            Type.String({
+              minLength: 1,
+              maxLength: 200,
+              description: "Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with.",
+            }),
           ),
           cursor: Cursor,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: "50 by default." })),
         },
         Closed,
       ),
-      result: Type.Object({ threads: Type.Array(ThreadSummary), nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })) }, Closed),
+      result: Type.Object(
+        {
+          threads: Type.Array(ThreadSummary),
+          nextCursor: Type.Optional(Type.String({ description: "Present when there is another page: pass it as cursor." })),
+        },
+        Closed,
+      ),
       errors: ["invalidCursor"],
       doc: "Thread summaries newest first, from each sessions folder's index; later pages come from a snapshot of the first.",
     }),
@@ -228,7 +249,11 @@ export const threads = {
     "thread/unsubscribe": request({
       params: Type.Object({ threadId: ThreadId }, Closed),
       result: Type.Object(
-        { status: Type.Union([Type.Literal("unsubscribed"), Type.Literal("notSubscribed")], { description: "notSubscribed: this connection was not subscribed." }) },
+        {
+          status: Type.Union([Type.Literal("unsubscribed"), Type.Literal("notSubscribed")], {
+            description: "notSubscribed: this connection was not subscribed.",
+          }),
+        },
         Closed,
       ),
       doc: "Stops this connection's thread notifications.",
@@ -286,7 +311,10 @@ export const threads = {
     }),
   },
   serverNotifications: {
-    "thread/started": notification({ params: Type.Object({ thread: Thread }, Closed), doc: "A thread was created (start, fork or a session-replacing command); to every connection." }),
+    "thread/started": notification({
+      params: Type.Object({ thread: Thread }, Closed),
+      doc: "A thread was created (start, fork or a session-replacing command); to every connection.",
+    }),
     "thread/replaced": notification({
       params: Type.Object(
         {
@@ -303,11 +331,23 @@ export const threads = {
       params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), status: ThreadStatus }, Closed),
       doc: "A thread's status changed; to every connection.",
     }),
-    "thread/archived": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "A thread was archived; to every connection." }),
-    "thread/unarchived": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "A thread was unarchived; to every connection." }),
-    "thread/deleted": notification({ params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed), doc: "An archived thread was deleted; to every connection." }),
+    "thread/archived": notification({
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed),
+      doc: "A thread was archived; to every connection.",
+    }),
+    "thread/unarchived": notification({
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed),
+      doc: "A thread was unarchived; to every connection.",
+    }),
+    "thread/deleted": notification({
+      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }) }, Closed),
+      doc: "An archived thread was deleted; to every connection.",
+    }),
     "thread/planMode/updated": notification({
-      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), planMode: Type.Boolean({ description: "Whether plan mode is now on." }) }, Closed),
+      params: Type.Object(
+        { threadId: Type.String({ description: "The thread's id." }), planMode: Type.Boolean({ description: "Whether plan mode is now on." }) },
+        Closed,
+      ),
       doc: "Plan mode turned on or off (settings, /plan, an approved plan); to subscribers.",
     }),
     "thread/name/updated": notification({
@@ -315,7 +355,14 @@ export const threads = {
       doc: "A thread was renamed; to every connection.",
     }),
     "thread/tokenUsage/updated": notification({
-      params: Type.Object({ threadId: Type.String({ description: "The thread's id." }), turnId: Type.Optional(Type.String({ description: "The turn it concerns, when it concerns one." })), usage: TokenUsage }, Closed),
+      params: Type.Object(
+        {
+          threadId: Type.String({ description: "The thread's id." }),
+          turnId: Type.Optional(Type.String({ description: "The turn it concerns, when it concerns one." })),
+          usage: TokenUsage,
+        },
+        Closed,
+      ),
       doc: "After every finalized assistant reply (and compaction billing); to subscribers.",
     }),
     warning: notification({

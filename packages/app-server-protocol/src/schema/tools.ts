@@ -3,7 +3,6 @@ import { Closed, EmptyObject } from "./common.js";
 import { request } from "./define.js";
 import { ToolSettingsEntry, ToolSource } from "@knightcode/schema/tools";
 
-
 export const ToolInfo = Type.Object(
   {
     name: Type.String(),
@@ -13,14 +12,17 @@ export const ToolInfo = Type.Object(
   { ...Closed, $id: "ToolInfo" },
 );
 
-
 export const ClassifierModel = Type.Object(
   {
     provider: Type.String(),
     id: Type.String(),
     name: Type.String(),
   },
-  { ...Closed, $id: "ClassifierModel", description: "A model whose provider has credentials: one the classifier gate's `model` can name, as `<provider>/<id>`." },
+  {
+    ...Closed,
+    $id: "ClassifierModel",
+    description: "A model whose provider has credentials: one the classifier gate's `model` can name, as `<provider>/<id>`.",
+  },
 );
 
 export const tools = {
@@ -29,14 +31,20 @@ export const tools = {
       params: Type.Object(
         {
           cwd: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 4096, description: "An existing directory: what a new thread there would have. Without it, a project-less thread (global settings and resources only)." }),
+            Type.String({
+              minLength: 1,
+              maxLength: 4096,
+              description: "An existing directory: what a new thread there would have. Without it, a project-less thread (global settings and resources only).",
+            }),
           ),
         },
         Closed,
       ),
       result: Type.Object(
         {
-          tools: Type.Array(ToolInfo, { description: "Every tool a new desktop thread would have, each name once, sorted by name; tools tools.json switches off are left out." }),
+          tools: Type.Array(ToolInfo, {
+            description: "Every tool a new desktop thread would have, each name once, sorted by name; tools tools.json switches off are left out.",
+          }),
           defaultTools: Type.Array(Type.String(), {
             description:
               "The tools such a thread offers the model, in that order: the defaultTools setting resolved (read, bash, edit, write when it names none; `+name` adds, `-name` removes), plus the tools a thread offers whenever it has them (ask_user, submit_plan, websearch, extension tools) unless `-name` removes them. Every name is in `tools`.",

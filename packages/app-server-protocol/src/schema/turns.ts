@@ -18,12 +18,19 @@ export const ImageInput = Type.Union(
       },
       Closed,
     ),
-    Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: "Absolute path to a PNG, JPEG, GIF or WebP file of at most 20 MiB." }) }, Closed),
+    Type.Object(
+      { path: Type.String({ minLength: 1, maxLength: 4096, description: "Absolute path to a PNG, JPEG, GIF or WebP file of at most 20 MiB." }) },
+      Closed,
+    ),
   ],
   { $id: "ImageInput", description: "An image sent with a message: its bytes inline or a file path." },
 );
 
-const ClientMessageId = Type.String({ minLength: 1, maxLength: 128, description: "The client's own id for the message, echoed on its userMessage item so the client can match its optimistic copy." });
+const ClientMessageId = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  description: "The client's own id for the message, echoed on its userMessage item so the client can match its optimistic copy.",
+});
 
 const TurnParams = { threadId: Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." }) };
 const ItemParams = { threadId: Type.String({ description: "The thread's id." }), turnId: Type.String({ description: "The turn's id." }) };
@@ -35,7 +42,13 @@ export const turns = {
         {
           threadId: ThreadId,
           text: Type.String({ maxLength: 1_000_000, description: "The user's message." }),
-          requestId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "The client's own id for this request, echoed in the result and on turn/started so the turn can be matched to it." })),
+          requestId: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description: "The client's own id for this request, echoed in the result and on turn/started so the turn can be matched to it.",
+            }),
+          ),
           clientMessageId: Type.Optional(ClientMessageId),
           images: Type.Optional(Type.Array(ImageInput, { maxItems: 32, description: "At most 32 images sent with the text." })),
           comments: Type.Optional(ReviewComments),
@@ -59,7 +72,10 @@ export const turns = {
   },
   serverNotifications: {
     "turn/started": notification({
-      params: Type.Object({ ...TurnParams, turn: Turn, requestId: Type.Optional(Type.String({ description: "The requestId of the turn/start that began it." })) }, Closed),
+      params: Type.Object(
+        { ...TurnParams, turn: Turn, requestId: Type.Optional(Type.String({ description: "The requestId of the turn/start that began it." })) },
+        Closed,
+      ),
       doc: "A turn began; to subscribers.",
     }),
     "turn/completed": notification({
@@ -96,11 +112,25 @@ export const turns = {
       doc: "An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped).",
     }),
     "item/agentMessage/delta": notification({
-      params: Type.Object({ ...ItemParams, itemId: Type.String({ description: "The item's id: for a tool call, its call id." }), delta: Type.String({ description: "Text to append to the item's text." }) }, Closed),
+      params: Type.Object(
+        {
+          ...ItemParams,
+          itemId: Type.String({ description: "The item's id: for a tool call, its call id." }),
+          delta: Type.String({ description: "Text to append to the item's text." }),
+        },
+        Closed,
+      ),
       doc: "More answer text.",
     }),
     "item/reasoning/delta": notification({
-      params: Type.Object({ ...ItemParams, itemId: Type.String({ description: "The item's id: for a tool call, its call id." }), delta: Type.String({ description: "Text to append to the item's text." }) }, Closed),
+      params: Type.Object(
+        {
+          ...ItemParams,
+          itemId: Type.String({ description: "The item's id: for a tool call, its call id." }),
+          delta: Type.String({ description: "Text to append to the item's text." }),
+        },
+        Closed,
+      ),
       doc: "More reasoning text.",
     }),
   },

@@ -31,7 +31,13 @@ export const ui = {
       params: Type.Object(
         {
           threadId: Type.String({ description: "The thread's id." }),
-          statuses: Type.Array(Type.Object({ key: Type.String({ description: "The status line's key, chosen by the extension." }), text: Type.String({ description: "The text to show." }) }, Closed), { description: "Sorted by key." }),
+          statuses: Type.Array(
+            Type.Object(
+              { key: Type.String({ description: "The status line's key, chosen by the extension." }), text: Type.String({ description: "The text to show." }) },
+              Closed,
+            ),
+            { description: "Sorted by key." },
+          ),
           title: Type.Optional(Type.String({ description: "Absent: cleared." })),
           workingMessage: Type.Optional(Type.String({ description: "Absent: cleared." })),
           workingVisible: Type.Boolean({ description: "Whether the working indicator shows while a turn runs." }),

@@ -15,10 +15,7 @@ export const ViewText = Type.Object({ type: Type.Literal("text"), text: Type.Str
 
 export const ViewButton = Type.Object({ type: Type.Literal("button"), id: Id, label: Type.String() }, { ...Closed, $id: "ViewButton" });
 
-export const ViewToggle = Type.Object(
-  { type: Type.Literal("toggle"), id: Id, label: Type.String(), value: Type.Boolean() },
-  { ...Closed, $id: "ViewToggle" },
-);
+export const ViewToggle = Type.Object({ type: Type.Literal("toggle"), id: Id, label: Type.String(), value: Type.Boolean() }, { ...Closed, $id: "ViewToggle" });
 
 export const ViewSelect = Type.Object(
   {
@@ -78,10 +75,7 @@ type Leaf = Static<(typeof leaves)[number]>;
  * The static type says what a node is, not how deep: spelled out level by
  * level, it would be larger than the compiler writes into a declaration.
  */
-export type ViewNode =
-  | Leaf
-  | { type: "stack"; children: ViewNode[]; direction?: "vertical" | "horizontal" }
-  | { type: "list"; children: ViewNode[] };
+export type ViewNode = Leaf | { type: "stack"; children: ViewNode[]; direction?: "vertical" | "horizontal" } | { type: "list"; children: ViewNode[] };
 
 let node: TSchema = ViewLeaf;
 for (let below = 1; below <= MAX_VIEW_DEPTH; below++) node = level(node, below);

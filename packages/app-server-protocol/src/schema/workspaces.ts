@@ -5,17 +5,21 @@ import { reasons } from "./reasons.js";
 import { Thread } from "./threads.js";
 import { ManagedWorktree } from "@knightcode/schema/worktrees";
 
-
-
 export const workspaces = {
   clientRequests: {
     "thread/handoff": request({
       params: Type.Object(
         {
           threadId: Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." }),
-          to: Type.Union([Type.Literal("local"), Type.Literal("worktree")], { description: "local: the user's checkout; worktree: the thread's managed worktree (made when it has none)." }),
-          branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "To local: the branch to create when the worktree has none of its own." })),
-          environment: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "To a new worktree: the environment whose setup script runs there." })),
+          to: Type.Union([Type.Literal("local"), Type.Literal("worktree")], {
+            description: "local: the user's checkout; worktree: the thread's managed worktree (made when it has none).",
+          }),
+          branch: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 255, description: "To local: the branch to create when the worktree has none of its own." }),
+          ),
+          environment: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 128, description: "To a new worktree: the environment whose setup script runs there." }),
+          ),
         },
         Closed,
       ),
@@ -39,13 +43,19 @@ export const workspaces = {
       doc: "Rebuilds a worktree thread's deleted worktree at its old path from its snapshot (detached at the old HEAD, files and staged state as they were), then loads the thread there.",
     }),
     "worktree/list": request({
-      params: Type.Object({ cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only the worktrees of this project's repository." })) }, Closed),
+      params: Type.Object(
+        { cwd: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "Only the worktrees of this project's repository." })) },
+        Closed,
+      ),
       result: Type.Object({ worktrees: Type.Array(ManagedWorktree) }, Closed),
       doc: "The managed worktrees, deleted ones included, most recently used first.",
     }),
     "worktree/delete": request({
       params: Type.Object({ path: Type.String({ minLength: 1, maxLength: 4096, description: "The worktree's path, as worktree/list shows it." }) }, Closed),
-      result: Type.Object({ snapshot: Type.Optional(Type.String({ description: "The ref that keeps its snapshot: refs/knightcode/snapshots/<bucket>/<Unix ms>." })) }, Closed),
+      result: Type.Object(
+        { snapshot: Type.Optional(Type.String({ description: "The ref that keeps its snapshot: refs/knightcode/snapshots/<bucket>/<Unix ms>." })) },
+        Closed,
+      ),
       errors: ["gitConflict"],
       reasons: reasons("worktreeInUse", "submodules"),
       doc: "Deletes a managed worktree after its snapshot; never one a thread is loaded in (worktreeInUse) or that holds a nested repository (submodules).",

@@ -45,7 +45,8 @@ export function controlReason(realRoot: string, real: string, inside: boolean, l
     if (gitDir) return `makes ${gitDir} a git repository by another name (HEAD with objects/ and refs/ or commondir), whose files ${CHANGES_WHAT_RUNS}`;
   }
   const hook = hookPlaceOf(real, [realRoot]);
-  if (hook) return `writes ${hook.folder ? `into ${hook.path}, a folder of git hooks` : `${hook.path}, a file git's hooks run`} (${hook.why}), which ${CHANGES_WHAT_RUNS}`;
+  if (hook)
+    return `writes ${hook.folder ? `into ${hook.path}, a folder of git hooks` : `${hook.path}, a file git's hooks run`} (${hook.why}), which ${CHANGES_WHAT_RUNS}`;
   const agentDir = lookups.agentDir === undefined ? undefined : realTarget(lookups.agentDir);
   const ownWorktree = lookups.ownWorktree === undefined ? undefined : realTarget(lookups.ownWorktree);
   if (agentDir !== undefined && isWithin(agentDir, real) && !(ownWorktree !== undefined && isWithin(ownWorktree, real))) {

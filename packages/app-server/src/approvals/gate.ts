@@ -185,7 +185,11 @@ export class ApprovalGate {
    * accepting it lets this one call (or, with acceptNetworkForSession,
    * every sandboxed command of this load) reach the network.
    */
-  private async askForNetwork(call: ToolCallInfo, reason: string | undefined, signal: AbortSignal | undefined): Promise<{ block: true; reason: string } | undefined> {
+  private async askForNetwork(
+    call: ToolCallInfo,
+    reason: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<{ block: true; reason: string } | undefined> {
     const offered: Decision[] = ["accept", "acceptNetworkForSession", "decline", "cancel"];
     const why = `asks for network access: the command runs in the sandbox with the network on${reason ? `; it also ${reason}` : ""}`;
     const { decision, message } = await this.askUser(call, offered, why, undefined, signal);

@@ -59,6 +59,7 @@ export function threadGate(parts: ThreadGateParts): ApprovalGate {
 /** The classifier gate's verdict; a classifier that could not answer leaves one line in the log. */
 async function classify(parts: ThreadGateParts, call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined> {
   const judged = await parts.runtime.classifyToolCall(call, signal);
-  if (judged?.verdict === "unjudged" && !signal?.aborted) parts.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
+  if (judged?.verdict === "unjudged" && !signal?.aborted)
+    parts.log.warn(`classifier gate: ${call.toolName} call ${call.toolCallId} needs confirmation: ${judged.reason}`);
   return judged;
 }

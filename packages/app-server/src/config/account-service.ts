@@ -42,7 +42,9 @@ export class AccountService {
     const kinds = new Map<string, Account["kind"]>();
     for (const [provider, credential] of Object.entries(credentials)) kinds.set(provider, credential.type === "api_key" ? "apiKey" : "oauth");
     for (const { name, envKey } of await this.registry.providers()) if (envKey && !kinds.has(name)) kinds.set(name, "env");
-    const accounts = [...kinds].map(([provider, kind]) => ({ provider, kind })).sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0));
+    const accounts = [...kinds]
+      .map(([provider, kind]) => ({ provider, kind }))
+      .sort((a, b) => (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0));
     return problem === undefined ? { accounts } : { accounts, problem: problem.message };
   }
 

@@ -225,7 +225,8 @@ function wireTurn(turn: WireTurn, store: PayloadSink, cache: TurnWireCache | und
   if (!overInlineLimit([head, commas], json)) return { wire: { ...rest, items: pieces.map((piece) => piece.wire) }, selfContained };
   const summary = referenceSummary(turn);
   const last = cache?.last;
-  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref)) return { wire: { ...summary, payloadRef: last.ref }, selfContained };
+  if (last && last.head === head && samePieces(last.pieces, pieces) && store.renew?.(last.ref))
+    return { wire: { ...summary, payloadRef: last.ref }, selfContained };
   const ref = store.put(`${head.slice(0, -2)}${json.join(",")}]}`);
   if (cache) cache.last = { head, pieces, ref };
   return { wire: { ...summary, payloadRef: ref }, selfContained };

@@ -106,11 +106,7 @@ export class Connection {
   }
 
   /** Asks the client something; rejects when the signal aborts (withdrawing it) or the connection closes. */
-  request<M extends ServerRequestMethod>(
-    method: M,
-    params: ServerRequestParams<M>,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<ServerRequestResult<M>> {
+  request<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>, options: { signal?: AbortSignal } = {}): Promise<ServerRequestResult<M>> {
     if (this.currentState === "closed") return Promise.reject(new ServerRequestError("closed", `${method}: the connection is closed`));
     const id = `s${this.nextServerRequestId++}`;
     return new Promise((resolve, reject) => {
@@ -193,8 +189,7 @@ export class Connection {
       if (this.currentState === "initializing") {
         this.currentState = "ready";
         this.hooks.onReady?.(this);
-      }
-      else if (this.currentState === "new") this.notifyError("initialized arrived before the initialize request", "notInitialized");
+      } else if (this.currentState === "new") this.notifyError("initialized arrived before the initialize request", "notInitialized");
       return;
     }
     this.notifyError(`unknown notification ${JSON.stringify(method.slice(0, 100))}`, "methodNotFound");
@@ -204,7 +199,8 @@ export class Connection {
     const pending = this.serverRequests.get(response.id);
     if (!pending) {
       // A withdrawn request can cross its answer on the wire; only ids never issued are worth reporting.
-      if (!this.wasIssued(response.id)) this.notifyError(`a response to request ${JSON.stringify(response.id)}, which the server never sent`, "unknownResponse");
+      if (!this.wasIssued(response.id))
+        this.notifyError(`a response to request ${JSON.stringify(response.id)}, which the server never sent`, "unknownResponse");
       return;
     }
     this.serverRequests.delete(response.id);

@@ -13,7 +13,8 @@ async function unloadForArchive(threads: ThreadManager, threadId: string): Promi
   const thread = threads.get(threadId);
   if (thread) {
     await thread.turns.finishReported();
-    if (thread.isRunning) throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`, turnIdData(thread.turns.runningTurnId));
+    if (thread.isRunning)
+      throw rpcError("turnInProgress", `thread ${threadId} is running; interrupt it before it can be archived`, turnIdData(thread.turns.runningTurnId));
     await threads.close(thread, "unload");
   }
   await threads.unloaded(threadId);

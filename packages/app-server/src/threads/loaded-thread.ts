@@ -217,7 +217,16 @@ export class LoadedThread {
 
   thread(): Thread {
     const session = this.runtime.session;
-    return threadObject({ id: this.id, name: this.name, file: this.file, place: this.place, status: this.status, model: session.model, thinkingLevel: session.thinkingLevel, modes: this.modes });
+    return threadObject({
+      id: this.id,
+      name: this.name,
+      file: this.file,
+      place: this.place,
+      status: this.status,
+      model: session.model,
+      thinkingLevel: session.thinkingLevel,
+      modes: this.modes,
+    });
   }
 
   /** The running turn as it stands: for thread/resume's `runningTurn`. */

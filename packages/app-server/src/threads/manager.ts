@@ -335,7 +335,8 @@ export class ThreadManager {
     // Only once the turn settled is everything it could not write known.
     if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.
-    if (reason === "unload" && failure === undefined && !options.quiet) this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
+    if (reason === "unload" && failure === undefined && !options.quiet)
+      this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
 
   /**

@@ -52,11 +52,20 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
       return signal ? { id: turns.runningTurnId, signal } : undefined;
     },
   });
-  const ui = new UiBridge({ threadId: id, send: (method, params) => core.send(method, params), warn: (warning) => core.warn(warning), log: (line) => log.info(line), dialogs });
+  const ui = new UiBridge({
+    threadId: id,
+    send: (method, params) => core.send(method, params),
+    warn: (warning) => core.warn(warning),
+    log: (line) => log.info(line),
+    dialogs,
+  });
   const state = file.summary();
   const modes = new ThreadModes({
     threadId: id,
-    saved: { ...(state.approvalMode !== undefined ? { approvalMode: state.approvalMode } : {}), ...(state.planMode !== undefined ? { planMode: state.planMode } : {}) },
+    saved: {
+      ...(state.approvalMode !== undefined ? { approvalMode: state.approvalMode } : {}),
+      ...(state.planMode !== undefined ? { planMode: state.planMode } : {}),
+    },
     terminal: deps.terminal,
     record: (entry) => core.writer.append(entry),
     send: (method, params) => core.send(method, params),

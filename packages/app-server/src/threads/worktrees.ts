@@ -152,7 +152,10 @@ export class ServerWorktrees {
       }
       const found = this.threads.find(id);
       if (!found || found.archived) continue;
-      const place = await readThreadPlace(found.path).then((read) => read.place, () => undefined);
+      const place = await readThreadPlace(found.path).then(
+        (read) => read.place,
+        () => undefined,
+      );
       if (place?.path === record.path) others.push(id);
     }
     return others;
@@ -173,7 +176,10 @@ export class ServerWorktrees {
         send("", { exitCode: result.exitCode });
         if (result.exitCode === 0) return;
         const how = result.error ?? (result.exitCode === null ? `was stopped${result.signal ? ` by ${result.signal}` : ""}` : `exited with ${result.exitCode}`);
-        connection.notify("warning", { threadId: thread.id, warning: { message: `The setup script of environment "${environment}" ${how}.`, source: "server" } });
+        connection.notify("warning", {
+          threadId: thread.id,
+          warning: { message: `The setup script of environment "${environment}" ${how}.`, source: "server" },
+        });
       })
       .catch((error: unknown) => thread.log.warn("the setup script", error));
   }
@@ -191,7 +197,12 @@ export class ServerWorktrees {
     const environment = readEnvironments(project).environments.find((entry) => entry.name === record.environment);
     if (!environment?.cleanup) return;
     const send = (output: string, end?: { exitCode: number | null }) =>
-      progress?.connection.notify("thread/workspace/progress", { threadId: progress.threadId, phase: "cleanup", output, ...(end ? { done: true, exitCode: end.exitCode } : {}) });
+      progress?.connection.notify("thread/workspace/progress", {
+        threadId: progress.threadId,
+        phase: "cleanup",
+        output,
+        ...(end ? { done: true, exitCode: end.exitCode } : {}),
+      });
     const env = threadChildEnv(this.threads.environment, readSettings({ agentDir: this.context.agentDir, cwd: project, trust }));
     const result = await runWorktreeScript({
       script: scriptFor(environment.cleanup),
@@ -203,7 +214,8 @@ export class ServerWorktrees {
       stopLeftovers: true,
     });
     send("", { exitCode: result.exitCode });
-    if (result.exitCode !== 0) this.context.log.warn(`the cleanup script of environment "${record.environment}" in ${record.path} ended with ${result.exitCode ?? result.signal}`);
+    if (result.exitCode !== 0)
+      this.context.log.warn(`the cleanup script of environment "${record.environment}" in ${record.path} ended with ${result.exitCode ?? result.signal}`);
   }
 
   /** Stops what cleanup scripts still run (shutdown). */

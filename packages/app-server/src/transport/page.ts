@@ -101,7 +101,13 @@ async function fileInside(root: string, segments: readonly string[]): Promise<st
  * has already checked the Host. `authorities` are the listener's own, its
  * address first.
  */
-export async function servePage(root: string, authority: string, request: IncomingMessage, response: ServerResponse, authorities: readonly string[]): Promise<void> {
+export async function servePage(
+  root: string,
+  authority: string,
+  request: IncomingMessage,
+  response: ServerResponse,
+  authorities: readonly string[],
+): Promise<void> {
   const headers = securityHeaders(authority, authorities[0] ?? authority);
   const answer = (status: number, text: string, extra: Record<string, string> = {}) => {
     response.writeHead(status, { ...headers, ...extra, "Content-Type": "text/plain; charset=utf-8", "Content-Length": Buffer.byteLength(text) });

@@ -34,8 +34,7 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     const framer = new LineFramer({
       maxLineBytes,
       onLine: (line) => this.deliver(line),
-      onOversized: (bytes) =>
-        this.fault({ kind: "lineTooLong", message: `dropped a line of ${bytes} bytes: lines are limited to ${maxLineBytes} bytes` }),
+      onOversized: (bytes) => this.fault({ kind: "lineTooLong", message: `dropped a line of ${bytes} bytes: lines are limited to ${maxLineBytes} bytes` }),
     });
     const input = options.input;
     input.on("data", (chunk: Buffer) => {

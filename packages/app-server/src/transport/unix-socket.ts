@@ -28,7 +28,8 @@ export async function prepareSocketPath(path: string): Promise<string> {
   const problem = privateFolderProblem(dir);
   if (problem !== undefined) throw new Error(`the socket folder must be yours alone: ${problem}`);
   const real = join(realpathSync(dir), basename(path));
-  if (Buffer.byteLength(real) > MAX_SOCKET_PATH_BYTES) throw new Error(`the socket path ${real} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter one`);
+  if (Buffer.byteLength(real) > MAX_SOCKET_PATH_BYTES)
+    throw new Error(`the socket path ${real} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; choose a shorter one`);
   const existing = lstatSync(real, { throwIfNoEntry: false });
   if (existing === undefined) return real;
   if (!existing.isSocket()) throw new Error(`${real} exists and is not a socket; remove it or choose another path`);

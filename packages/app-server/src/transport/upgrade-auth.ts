@@ -78,7 +78,12 @@ export function launcherProof(token: string, address: string, clientNonce: strin
 export function proveOnly(socket: WebSocket, options: ProofOptions): void {
   // A malformed frame from the page: nothing to keep, nothing to report.
   socket.on("error", () => socket.terminate());
-  const proof: ListenerProofMessage = { type: "listener/proof", address: options.address, nonce: "", proof: launcherProof(options.token, options.address, options.clientNonce) };
+  const proof: ListenerProofMessage = {
+    type: "listener/proof",
+    address: options.address,
+    nonce: "",
+    proof: launcherProof(options.token, options.address, options.clientNonce),
+  };
   socket.send(JSON.stringify(proof));
   socket.close(1000);
 }
@@ -125,6 +130,11 @@ export function proveBothWays(socket: WebSocket, options: ProofOptions, onAuthor
   socket.on("message", onMessage);
   socket.on("close", finish);
   socket.on("error", fail);
-  const proof: ListenerProofMessage = { type: "listener/proof", address: options.address, nonce: serverNonce, proof: sign(options.token, proofInput("server", options.address, options.clientNonce, serverNonce)) };
+  const proof: ListenerProofMessage = {
+    type: "listener/proof",
+    address: options.address,
+    nonce: serverNonce,
+    proof: sign(options.token, proofInput("server", options.address, options.clientNonce, serverNonce)),
+  };
   socket.send(JSON.stringify(proof));
 }

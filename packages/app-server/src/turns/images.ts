@@ -27,7 +27,8 @@ async function readImageFile(path: string, where: string): Promise<ImageContent>
     if (code === "EISDIR") throw rpcError("invalidParams", `${where}.path is not a regular file`);
     throw rpcError("invalidParams", `${where}.path ${code === "ENOENT" ? "does not exist" : `cannot be read (${code})`}`);
   }
-  if (data.length > MAX_IMAGE_BYTES) throw rpcError("invalidParams", `${where}.path is larger than ${MAX_IMAGE_BYTES} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
+  if (data.length > MAX_IMAGE_BYTES)
+    throw rpcError("invalidParams", `${where}.path is larger than ${MAX_IMAGE_BYTES} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
   const mimeType = imageMimeType(data);
   if (!mimeType) throw rpcError("invalidParams", `${where}.path is not a PNG, JPEG, GIF or WebP image`);
   return { type: "image", mimeType, data: data.toString("base64") };
@@ -37,7 +38,8 @@ function decodeInline(image: { mimeType: string; data: string }, where: string):
   const data = image.data.replace(/\s+/g, "");
   if (data.length % 4 !== 0 || !BASE64.test(data)) throw rpcError("invalidParams", `${where}.data is not base64`);
   const bytes = Buffer.from(data, "base64");
-  if (bytes.length > MAX_IMAGE_BYTES) throw rpcError("invalidParams", `${where}.data decodes to ${bytes.length} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
+  if (bytes.length > MAX_IMAGE_BYTES)
+    throw rpcError("invalidParams", `${where}.data decodes to ${bytes.length} bytes; images are limited to ${MAX_IMAGE_BYTES}`);
   const actual = imageMimeType(bytes);
   if (actual !== image.mimeType) {
     throw rpcError("invalidParams", `${where}.data is ${actual ? `a ${actual} image` : "not a PNG, JPEG, GIF or WebP image"}, not ${image.mimeType}`);

@@ -62,17 +62,17 @@ export class TurnNotifier {
 
   constructor(private readonly host: TurnNotifierHost) {
     this.stop = host.turns.observe({
-        started: ({ id, startedAt, meta, tracksFiles }) => this.started(id, startedAt, meta, tracksFiles),
-        completed: (end) => {
-          this.live = undefined;
-          host.out.completed(turnSummary(end));
-        },
-        queueChanged: () => host.out.queueChanged(),
-        activityChanged: () => host.activityChanged(),
-        dropped: (message, clientMessageId) => host.out.dropped(message, clientMessageId),
-        sessionEvent: (event) => this.onSessionEvent(event),
-        settling: (turnId) => host.turnSettling?.(turnId),
-      });
+      started: ({ id, startedAt, meta, tracksFiles }) => this.started(id, startedAt, meta, tracksFiles),
+      completed: (end) => {
+        this.live = undefined;
+        host.out.completed(turnSummary(end));
+      },
+      queueChanged: () => host.out.queueChanged(),
+      activityChanged: () => host.activityChanged(),
+      dropped: (message, clientMessageId) => host.out.dropped(message, clientMessageId),
+      sessionEvent: (event) => this.onSessionEvent(event),
+      settling: (turnId) => host.turnSettling?.(turnId),
+    });
   }
 
   private started(id: string, startedAt: number, meta: StartMeta, tracksFiles: boolean): void {

@@ -111,7 +111,8 @@ export function interpretUserInput(result: unknown, questions: readonly AskUserQ
       return { kind: "invalid", reason: `the answer to ${named} names the option ${JSON.stringify(label.slice(0, 200))}, which was not offered` };
     }
     if (note !== undefined && typeof note !== "string") return { kind: "invalid", reason: `the note on ${named} is not text` };
-    if (typeof note === "string" && note.length > MAX_ANSWER_CHARS) return { kind: "invalid", reason: `the note on ${named} is longer than ${MAX_ANSWER_CHARS} characters` };
+    if (typeof note === "string" && note.length > MAX_ANSWER_CHARS)
+      return { kind: "invalid", reason: `the note on ${named} is longer than ${MAX_ANSWER_CHARS} characters` };
     answers[id] = note ? { label, note } : { label };
   }
   return { kind: "answers", answers };

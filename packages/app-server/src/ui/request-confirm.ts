@@ -9,7 +9,12 @@ import { confirmAnswer, dialogText } from "./dialogs.js";
  * every question is. Only `{confirmed: true}` is yes; a dismissal, a
  * closed connection or nobody to ask is no.
  */
-export async function confirmForRequest(thread: { readonly id: string; readonly asker: Asker }, connection: Connection, question: { title: string; message: string }, signal: AbortSignal): Promise<boolean> {
+export async function confirmForRequest(
+  thread: { readonly id: string; readonly asker: Asker },
+  connection: Connection,
+  question: { title: string; message: string },
+  signal: AbortSignal,
+): Promise<boolean> {
   const outcome = await thread.asker.ask(
     "ui/dialog",
     { threadId: thread.id, kind: "confirm", title: question.title, message: dialogText(question.message) },

@@ -122,7 +122,8 @@ class ViewReader {
     const at = `${where} (${type})`;
     for (const [key, field] of fields) {
       if (field === undefined && key !== "type") fields.delete(key);
-      else if (key !== "type" && !shape.required.includes(key) && !shape.optional.includes(key)) fail(at, `has an unknown field ${JSON.stringify(key.slice(0, 32))}`);
+      else if (key !== "type" && !shape.required.includes(key) && !shape.optional.includes(key))
+        fail(at, `has an unknown field ${JSON.stringify(key.slice(0, 32))}`);
       else if (key !== "type") this.spend(jsonStringBytes(key) + 2, at);
     }
     for (const key of shape.required) if (!fields.has(key)) fail(at, `has no ${key}`);

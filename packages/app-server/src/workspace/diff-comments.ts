@@ -42,11 +42,13 @@ export async function quoteComments(comments: readonly CommentInput[] | undefine
     const quoted: ReviewComment[] = [];
     for (const [i, comment] of comments.entries()) {
       const where = `params.comments[${i}]`;
-      if (!found.has(comment.hunkId)) found.set(comment.hunkId, await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) }));
+      if (!found.has(comment.hunkId))
+        found.set(comment.hunkId, await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) }));
       const hit = found.get(comment.hunkId);
       if (!hit) throw new DiffInputError(`${where}.hunkId ${comment.hunkId} matches no hunk of the current diff: read the diff again`);
       const path = repoRelative(git.repo.root, comment.path);
-      if (path !== hit.file.path && path !== hit.file.oldPath) throw new DiffInputError(`${where}.path ${comment.path} is not the file of hunk ${comment.hunkId} (${hit.file.path})`);
+      if (path !== hit.file.path && path !== hit.file.oldPath)
+        throw new DiffInputError(`${where}.path ${comment.path} is not the file of hunk ${comment.hunkId} (${hit.file.path})`);
       const side = comment.side ?? "new";
       const quote = quoteLines(hit.hunk, side, comment.startLine, comment.endLine);
       if (quote === "") throw new DiffInputError(`${where}: ${side} lines ${comment.startLine}-${comment.endLine} are not in hunk ${comment.hunkId}`);

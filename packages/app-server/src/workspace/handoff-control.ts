@@ -38,7 +38,9 @@ export async function controlWritesOfMove(options: { source: RepoInfo; dest: Rep
   const env = threads.context.env;
   const destHead = await commitOf({ repo: dest, env }, "HEAD");
   const committed =
-    destHead === undefined || destHead === head ? "" : (await runGit(["diff", "--name-only", "-z", "--no-renames", destHead, head], { cwd: dest.root, env })).stdout.toString("utf8");
+    destHead === undefined || destHead === head
+      ? ""
+      : (await runGit(["diff", "--name-only", "-z", "--no-renames", destHead, head], { cwd: dest.root, env })).stdout.toString("utf8");
   const paths = [...new Set([...committed.split("\0").filter((path) => path !== ""), ...(await changedPaths(source.root, env))])];
   if (paths.length === 0) return [];
   const realRoot = realTarget(dest.root);
@@ -66,10 +68,14 @@ export async function controlWritesOfMove(options: { source: RepoInfo; dest: Rep
 
 export function controlPathsError(writes: readonly ControlWrite[]): Error {
   const paths = writes.map((write) => write.path).slice(0, MAX_LISTED);
-  return rpcError("invalidParams", `the handoff would write files that decide what later runs into the checkout, and it was not confirmed: ${paths.slice(0, MAX_SHOWN).join(", ")}`, {
-    reason: "controlPaths",
-    paths,
-  });
+  return rpcError(
+    "invalidParams",
+    `the handoff would write files that decide what later runs into the checkout, and it was not confirmed: ${paths.slice(0, MAX_SHOWN).join(", ")}`,
+    {
+      reason: "controlPaths",
+      paths,
+    },
+  );
 }
 
 function question(writes: readonly ControlWrite[], checkout: string): { title: string; message: string } {
@@ -89,7 +95,12 @@ function question(writes: readonly ControlWrite[], checkout: string): { title: s
  * checkouts. What would fail the handoff anyway (a turn running, no
  * worktree, no commit) is left for the handoff to answer.
  */
-export async function confirmControlWrites(thread: LoadedThread, threads: ThreadManager, worktree: StoredWorktree | undefined, request: { connection: Connection; signal: AbortSignal }): Promise<Set<string>> {
+export async function confirmControlWrites(
+  thread: LoadedThread,
+  threads: ThreadManager,
+  worktree: StoredWorktree | undefined,
+  request: { connection: Connection; signal: AbortSignal },
+): Promise<Set<string>> {
   if (thread.turns.runningTurnId !== undefined || !worktree || worktree.record.deleted || !existsSync(worktree.record.path)) return new Set();
   const env = threads.context.env;
   const source = await discoverRepo(thread.cwd, env);

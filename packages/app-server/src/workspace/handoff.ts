@@ -53,7 +53,8 @@ export function handoff(
 ): Promise<ClientRequestResult<"thread/handoff">> {
   return withWorktreeErrors(async () => {
     const thread = await threads.load(params.threadId);
-    if (thread.file.summary().firstUserText === undefined) throw rpcError("invalidParams", `thread ${thread.id} has no message yet: there is nothing to hand off`);
+    if (thread.file.summary().firstUserText === undefined)
+      throw rpcError("invalidParams", `thread ${thread.id} has no message yet: there is nothing to hand off`);
     if (thread.place.mode === params.to) {
       throw rpcError("invalidParams", `params.to: thread ${thread.id} already runs in ${params.to === "local" ? "the user's checkout" : "its worktree"}`);
     }
@@ -109,7 +110,12 @@ async function toLocal(thread: LoadedThread, threads: ThreadManager, asked: stri
       await land(saved, dest.root, source, env);
     } catch (error) {
       // Nothing left the worktree: the checkout goes back to where it was (it was clean), and the worktree to its branch.
-      await runGit(["checkout", "-q", ...(before.branch ? [before.branch] : ["--detach", before.head])], { cwd: dest.root, env, config, readOnly: false }).catch(() => undefined);
+      await runGit(["checkout", "-q", ...(before.branch ? [before.branch] : ["--detach", before.head])], {
+        cwd: dest.root,
+        env,
+        config,
+        readOnly: false,
+      }).catch(() => undefined);
       if (own) await runGit(["checkout", "-q", own], { cwd: source.root, env, config, readOnly: false }).catch(() => undefined);
       throw error;
     }
@@ -125,9 +131,13 @@ async function toWorktree(thread: LoadedThread, threads: ThreadManager, environm
   const source = await discoverRepo(thread.cwd, env);
   const existing = worktreeOf(thread, threads);
   if (existing?.record.deleted) {
-    throw new GitConflictError("worktreeDeleted", `the worktree of thread ${thread.id} was deleted; restore it first (thread/worktree/restore)`, { paths: [existing.record.path] });
+    throw new GitConflictError("worktreeDeleted", `the worktree of thread ${thread.id} was deleted; restore it first (thread/worktree/restore)`, {
+      paths: [existing.record.path],
+    });
   }
-  const { setup, warnings } = existing ? { setup: undefined, warnings: [] } : await environmentSetup(thread.file.header.cwd, environment, threads, "params.environment");
+  const { setup, warnings } = existing
+    ? { setup: undefined, warnings: [] }
+    : await environmentSetup(thread.file.header.cwd, environment, threads, "params.environment");
   const head = await headOf(source, env);
   const work = async (dest: RepoInfo, made?: Awaited<ReturnType<typeof createWorktree>>): Promise<Moved> => {
     await requireNoOperation(source, dest);
@@ -254,7 +264,11 @@ async function chooseBranch(options: {
       });
     }
   }
-  const effective = readSettings({ agentDir: threads.context.agentDir, cwd: thread.file.header.cwd, trust: threads.environment.trust.decisionFor(thread.file.header.cwd) }).effective;
+  const effective = readSettings({
+    agentDir: threads.context.agentDir,
+    cwd: thread.file.header.cwd,
+    trust: threads.environment.trust.decisionFor(thread.file.header.cwd),
+  }).effective;
   const base = `${effective.worktrees.branchPrefix}${slug(thread.name)}`;
   for (let n = 1; n < 1000; n++) {
     const name = n === 1 ? base : `${base}-${n}`;

@@ -91,5 +91,9 @@ export async function environmentSetup(
   const environment = await withWorktreeErrors(() => readEnvironments(cwd).environments.find((entry) => entry.name === name));
   if (!environment) throw rpcError("invalidParams", `${field}: ${environmentsPath(cwd)} has no environment named ${JSON.stringify(name)}`);
   if (threads.environment.trust.decisionFor(cwd) === true) return { setup: { name, script: scriptFor(environment.setup) }, warnings: [] };
-  return { warnings: [{ message: `The setup script of environment "${name}" did not run: ${cwd} is not a trusted project.`, source: "trust", path: environmentsPath(cwd) }] };
+  return {
+    warnings: [
+      { message: `The setup script of environment "${name}" did not run: ${cwd} is not a trusted project.`, source: "trust", path: environmentsPath(cwd) },
+    ],
+  };
 }

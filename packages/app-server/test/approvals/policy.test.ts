@@ -63,7 +63,10 @@ test("a write through a link names the link and the real target", (t) => {
   symlinkSync(outside, join(dir, "out"));
   const judged = verdict({ mode: "ask", kind: "edit", input: write("out/a.txt"), workspace: dir });
   assert.equal(judged.reason, `writes outside the workspace: ${join(dir, "out", "a.txt")}, which resolves to ${join(outside, "a.txt")}`);
-  assert.equal(verdict({ mode: "ask", kind: "edit", input: write(join(outside, "b.txt")), workspace: dir }).reason, `writes outside the workspace: ${join(outside, "b.txt")}`);
+  assert.equal(
+    verdict({ mode: "ask", kind: "edit", input: write(join(outside, "b.txt")), workspace: dir }).reason,
+    `writes outside the workspace: ${join(outside, "b.txt")}`,
+  );
 });
 
 test("~ is resolved as the write tool resolves it", () => {
@@ -105,8 +108,15 @@ test("in a broad folder every write asks as an outside write, except in fullAcce
   for (const mode of ["ask", "autoEdit"] as const) {
     const judged = verdict({ mode, kind: "edit", input: write("/etc/kc-never-written"), workspace: "/etc" });
     assert.equal(judged.allow, false);
-    assert.match(judged.reason ?? "", /^writes outside the workspace: \/etc\/kc-never-written; the thread's folder \/etc is a system folder, so no write counts as inside it$/);
+    assert.match(
+      judged.reason ?? "",
+      /^writes outside the workspace: \/etc\/kc-never-written; the thread's folder \/etc is a system folder, so no write counts as inside it$/,
+    );
   }
   assert.equal(verdict({ mode: "fullAccess", kind: "edit", input: write("/etc/kc-never-written"), workspace: "/etc" }).allow, true);
-  assert.equal(verdict({ mode: "autoEdit", kind: "shell", input: { command: "ls" }, workspace: "/" }).reason, undefined, "shells ask as before, without a write's reason");
+  assert.equal(
+    verdict({ mode: "autoEdit", kind: "shell", input: { command: "ls" }, workspace: "/" }).reason,
+    undefined,
+    "shells ask as before, without a write's reason",
+  );
 });

@@ -82,7 +82,16 @@ describe("spec: History, listings, and large values (payload/read)", () => {
       { id: "t:2", type: "reasoning", index: 4, text: "r".repeat(35_000) },
       { id: "t:3", type: "agentMessage", index: 5, text: "a".repeat(35_000) },
       { id: "call_1", type: "toolCall", index: 2, name: "write", status: "completed", input: { content: "i".repeat(20_000) }, output: "o".repeat(20_000) },
-      { id: "call_2", type: "toolCall", index: 3, name: "bash", status: "completed", input: { command: "ls" }, output: "x".repeat(70_000), fileChanges: [{ path: "a", kind: "add", diff: "+".repeat(70_000) }] },
+      {
+        id: "call_2",
+        type: "toolCall",
+        index: 3,
+        name: "bash",
+        status: "completed",
+        input: { command: "ls" },
+        output: "x".repeat(70_000),
+        fileChanges: [{ path: "a", kind: "add", diff: "+".repeat(70_000) }],
+      },
     ] as WireItem[];
     const full: WireTurn = { id: "t", status: "completed", startedAt: 1, completedAt: 2, items };
     const wire = turnForWire(full, context.payloads);

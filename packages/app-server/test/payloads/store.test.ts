@@ -198,7 +198,10 @@ describe("spec: History, listings, and large values (payload store lifetime)", (
     await store.settled();
     assert.deepEqual(spoolFiles(store), [first.id, third.id].sort());
     assert.deepEqual(counters, { payloadFiles: 2, payloadBytes: 80 });
-    assert.throws(() => store.put("x".repeat(101)), (e: unknown) => e instanceof PayloadError && e.code === "tooLarge");
+    assert.throws(
+      () => store.put("x".repeat(101)),
+      (e: unknown) => e instanceof PayloadError && e.code === "tooLarge",
+    );
     assert.deepEqual(counters, { payloadFiles: 2, payloadBytes: 80 });
   });
 
@@ -229,7 +232,10 @@ describe("spec: History, listings, and large values (payload store lifetime)", (
     assert.deepEqual(readdirSync(root), []);
     assert.deepEqual([context.counters.payloadFiles, context.counters.payloadBytes], [0, 0]);
     await rejectsWith(store.read(ref.id, 0), "closed");
-    assert.throws(() => store.put("late"), (e: unknown) => e instanceof PayloadError && e.code === "closed");
+    assert.throws(
+      () => store.put("late"),
+      (e: unknown) => e instanceof PayloadError && e.code === "closed",
+    );
   });
 
   test("the server context's store is created lazily and removed when the context is disposed", async () => {

@@ -74,7 +74,10 @@ function probePort(port: number): Promise<string> {
 }
 
 /** The next account/updated on both connections after the notification counts `since`, which must be equal. */
-async function updatedOnBoth(since: { stdio: number; ws: number }, match: (p: { accounts: { provider: string; kind: string }[]; login?: { loginId: string; outcome: string } }) => boolean) {
+async function updatedOnBoth(
+  since: { stdio: number; ws: number },
+  match: (p: { accounts: { provider: string; kind: string }[]; login?: { loginId: string; outcome: string } }) => boolean,
+) {
   const [onStdio, onWs] = await Promise.all([
     server.main.waitForNotification("account/updated", match, { since: since.stdio }),
     ws.waitForNotification("account/updated", match, { since: since.ws }),
@@ -105,8 +108,15 @@ function filesUnder(dir: string, except: string): string[] {
 describe("spec: Settings, tools, MCP, resources, file search, accounts (account/*)", () => {
   test("account/read names a provider whose key is in the environment as env, and shows no key", async () => {
     const { accounts } = await server.main.request("account/read", {});
-    assert.deepEqual(accounts.find((a) => a.provider === "openai"), { provider: "openai", kind: "env" });
-    assert.equal(accounts.find((a) => a.provider === "scripted"), undefined, "the scripted provider has no key yet");
+    assert.deepEqual(
+      accounts.find((a) => a.provider === "openai"),
+      { provider: "openai", kind: "env" },
+    );
+    assert.equal(
+      accounts.find((a) => a.provider === "scripted"),
+      undefined,
+      "the scripted provider has no key yet",
+    );
     assert.ok(!JSON.stringify(accounts).includes(ENV_KEY));
   });
 
@@ -120,7 +130,10 @@ describe("spec: Settings, tools, MCP, resources, file search, accounts (account/
     const result = await server.main.request("account/login/start", { provider: "scripted", apiKey: STORED_KEY });
     assert.deepEqual(result, { kind: "apiKey" });
     const updated = await updatedOnBoth(since, (p) => p.accounts.some((a) => a.provider === "scripted"));
-    assert.deepEqual(updated.accounts.find((a) => a.provider === "scripted"), { provider: "scripted", kind: "apiKey" });
+    assert.deepEqual(
+      updated.accounts.find((a) => a.provider === "scripted"),
+      { provider: "scripted", kind: "apiKey" },
+    );
     assert.equal(updated.login, undefined);
     assert.equal(statSync(authPath()).mode & 0o777, 0o600);
     assert.deepEqual(JSON.parse(readFileSync(authPath(), "utf8")), { scripted: { type: "api_key", key: STORED_KEY } });
@@ -128,7 +141,10 @@ describe("spec: Settings, tools, MCP, resources, file search, accounts (account/
     // No restart, no reload: the registry reads auth.json when it is asked.
     assert.equal(await modelAvailable("scripted-model"), true);
     const { accounts } = await ws.request("account/read", {});
-    assert.deepEqual(accounts.find((a) => a.provider === "scripted"), { provider: "scripted", kind: "apiKey" });
+    assert.deepEqual(
+      accounts.find((a) => a.provider === "scripted"),
+      { provider: "scripted", kind: "apiKey" },
+    );
 
     model.enqueue({ text: "hello back" });
     const before = model.requests.length;
@@ -315,13 +331,18 @@ describe("spec: Settings, tools, MCP, resources, file search, accounts (two proc
       await Promise.all(calls);
       const stored = JSON.parse(readFileSync(auth, "utf8")) as Record<string, { type: string; key: string }>;
       // The logout and race1's login were sent by different processes: either order is right, and nothing else may be lost.
-      for (const provider of names.filter((name) => name !== "race1")) assert.deepEqual(stored[provider], { type: "api_key", key: `sk-race-${provider}-key` }, provider);
+      for (const provider of names.filter((name) => name !== "race1"))
+        assert.deepEqual(stored[provider], { type: "api_key", key: `sk-race-${provider}-key` }, provider);
       assert.ok(stored.race1 === undefined || stored.race1.key === "sk-race-race1-key", "race1 holds the last of its writes");
       const { accounts } = await one.main.request("account/read", {});
       const kinds = new Map(accounts.map((a) => [a.provider, a.kind]));
       for (const provider of names.filter((name) => name !== "race1")) assert.equal(kinds.get(provider), "apiKey", provider);
       assert.equal(statSync(auth).mode & 0o777, 0o600);
-      assert.deepEqual(readdirSync(one.agentDir).filter((name) => name.startsWith("auth")), ["auth.json"], "no lock or temporary file left");
+      assert.deepEqual(
+        readdirSync(one.agentDir).filter((name) => name.startsWith("auth")),
+        ["auth.json"],
+        "no lock or temporary file left",
+      );
       one.main.assertNoSchemaViolations();
       two.main.assertNoSchemaViolations();
     } finally {

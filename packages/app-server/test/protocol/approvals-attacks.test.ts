@@ -16,7 +16,6 @@ import { approver, toolStatuses, type ToolCall } from "../support/tool-turns.js"
  * writes. The test asserts the marker never appears and the user was asked.
  */
 
-
 const NODE_BIN = fileURLToPath(new URL("../../../../../node_modules/.bin", import.meta.url));
 
 let model: ScriptedModelServer;
@@ -79,7 +78,9 @@ describe("attack: a git status grant turned into any command", () => {
     const { sub } = repositoryWithSubfolder();
     const marker = join(markers, "fsmonitor-by-write");
     const thread = await newThread(server.main, sub, "autoEdit");
-    const { asked, off } = approver(server.main, (params) => (params.prefix === "git status" ? { decision: "acceptPrefixForSession" } : { decision: "decline" }));
+    const { asked, off } = approver(server.main, (params) =>
+      params.prefix === "git status" ? { decision: "acceptPrefixForSession" } : { decision: "decline" },
+    );
     try {
       const grant = call("bash", { command: "git status" });
       assert.equal((await toolTurn(server.main, thread.id, [grant])).get(grant.id), "completed");
@@ -111,7 +112,9 @@ describe("attack: a git status grant turned into any command", () => {
       writeFileSync(join(sub, path), content);
     }
     const thread = await newThread(server.main, sub, "autoEdit");
-    const { asked, off } = approver(server.main, (params) => (params.prefix === "git status" ? { decision: "acceptPrefixForSession" } : { decision: "decline" }));
+    const { asked, off } = approver(server.main, (params) =>
+      params.prefix === "git status" ? { decision: "acceptPrefixForSession" } : { decision: "decline" },
+    );
     try {
       for (const command of ["git status", "git status --short", "git diff", "git log -1"]) {
         await toolTurn(server.main, thread.id, [call("bash", { command })]);
@@ -268,7 +271,8 @@ describe("attack: writes the judgement places elsewhere than the write", () => {
         }
       }
       assert.equal(existsSync(target), false);
-      for (const path of [join(server.home, "notes-in-home.txt"), "/etc/kc-broad-cwd.txt", "/usr/kc-broad-cwd.txt"]) assert.equal(existsSync(path), false, path);
+      for (const path of [join(server.home, "notes-in-home.txt"), "/etc/kc-broad-cwd.txt", "/usr/kc-broad-cwd.txt"])
+        assert.equal(existsSync(path), false, path);
       const full = await newThread(server.main, "/", "fullAccess");
       const askedBefore: number = asked.length;
       await toolTurn(server.main, full.id, [call("write", { path: target, content: "x" })]);

@@ -128,7 +128,10 @@ async function startToolTurn(client: TestClient, threadId: string, calls: ToolCa
 
 async function finish(client: TestClient, turnId: string, modelMark: number) {
   const completed = await client.waitForNotification("turn/completed", (p) => p.turn.id === turnId, { timeoutMs: 20_000 });
-  const items = client.notificationsOf("item/completed").filter((p) => p.turnId === turnId).map((p) => p.item as { id: string; type: string; status?: string; output?: unknown });
+  const items = client
+    .notificationsOf("item/completed")
+    .filter((p) => p.turnId === turnId)
+    .map((p) => p.item as { id: string; type: string; status?: string; output?: unknown });
   return { turn: completed.turn, items, followUp: model.requests[modelMark + 1] };
 }
 
@@ -216,9 +219,16 @@ describe("spec: Approvals (modes)", () => {
         input: { path: "req.txt", content: "x" },
         decisions: ["accept", "acceptForSession", "decline", "cancel"],
       });
-      const started = server.main.notificationsOf("item/started").filter((p) => p.turnId === turnId).map((p) => p.item.id);
+      const started = server.main
+        .notificationsOf("item/started")
+        .filter((p) => p.turnId === turnId)
+        .map((p) => p.item.id);
       assert.ok(started.includes(toolCall.id!), "the tool call item started before the question");
-      await ws.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "active" && (p.status.waitingOn ?? []).includes("approval"), { since: wsMark });
+      await ws.waitForNotification(
+        "thread/status/changed",
+        (p) => p.threadId === thread.id && p.status.type === "active" && (p.status.waitingOn ?? []).includes("approval"),
+        { since: wsMark },
+      );
       assert.equal(existsSync(join(cwd, "req.txt")), false, "nothing runs while the user decides");
       hold.answer({ decision: "accept" });
       await finish(server.main, turnId, modelMark);
@@ -339,9 +349,17 @@ describe("spec: Approvals (decisions)", () => {
     try {
       await toolTurn(server.main, thread.id, [call("write", { path: "s1.txt", content: "1" })]);
       await toolTurn(server.main, thread.id, [call("write", { path: "s2.txt", content: "2" })]);
-      assert.deepEqual(asked.map((a) => a.params.tool), ["write"], "the second write runs on the grant");
+      assert.deepEqual(
+        asked.map((a) => a.params.tool),
+        ["write"],
+        "the second write runs on the grant",
+      );
       await toolTurn(server.main, thread.id, [call("edit", { path: "s2.txt", oldText: "2", newText: "two" })]);
-      assert.deepEqual(asked.map((a) => a.params.tool), ["write", "edit"], "the grant is for write alone");
+      assert.deepEqual(
+        asked.map((a) => a.params.tool),
+        ["write", "edit"],
+        "the grant is for write alone",
+      );
       const other = await newThread(server.main);
       await toolTurn(server.main, other.id, [call("write", { path: "s3.txt", content: "3" })]);
       assert.equal(asked.length, 3, "a grant belongs to one thread");
@@ -493,13 +511,26 @@ describe("spec: Threads and turns (nested calls)", () => {
       // The batch tool itself asks (an extension tool in autoEdit); its nested write runs, its bash is declined.
       const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [batch]);
       const { items, followUp } = await finish(server.main, turnId, modelMark);
-      const started = server.main.notificationsOf("item/started").filter((p) => p.turnId === turnId).map((p) => p.item as Record<string, unknown>);
+      const started = server.main
+        .notificationsOf("item/started")
+        .filter((p) => p.turnId === turnId)
+        .map((p) => p.item as Record<string, unknown>);
       const nested = started.filter((item) => item.parentItemId === batch.id);
-      assert.deepEqual(nested.map((item) => item.name), ["read", "write", "bash", "no_such_tool"]);
+      assert.deepEqual(
+        nested.map((item) => item.name),
+        ["read", "write", "bash", "no_such_tool"],
+      );
       assert.ok(nested.every((item) => item.index === undefined && item.type === "toolCall" && String(item.id).startsWith(`${batch.id}.`)));
       const done = new Map(items.map((item) => [item.id, item]));
-      assert.deepEqual(nested.map((item) => done.get(String(item.id))?.status), ["completed", "completed", "declined", "failed"]);
-      assert.deepEqual(asked.map((a) => a.params.tool), ["batch", "bash"], "nested calls pass the same gate");
+      assert.deepEqual(
+        nested.map((item) => done.get(String(item.id))?.status),
+        ["completed", "completed", "declined", "failed"],
+      );
+      assert.deepEqual(
+        asked.map((a) => a.params.tool),
+        ["batch", "bash"],
+        "nested calls pass the same gate",
+      );
       assert.equal(asked[1]!.params.itemId, nested[2]!.id);
       assert.equal(readFileSync(join(cwd, "nested.txt"), "utf8"), "from a nested call");
       assert.equal(existsSync(join(cwd, "nested-bash.txt")), false);
@@ -508,7 +539,10 @@ describe("spec: Threads and turns (nested calls)", () => {
       assert.match(result, /bash failed: The user declined/);
       assert.match(result, /no_such_tool failed: Tool no_such_tool not found/);
       const resumed = await ws.request("thread/resume", { threadId: thread.id });
-      const saved = resumed.turns.at(-1)!.items!.filter((item) => item.type === "toolCall").map((item) => item.id);
+      const saved = resumed.turns
+        .at(-1)!
+        .items!.filter((item) => item.type === "toolCall")
+        .map((item) => item.id);
       assert.deepEqual(saved, [batch.id], "nested calls are live only");
       await ws.request("thread/unsubscribe", { threadId: thread.id });
     } finally {
@@ -540,7 +574,16 @@ describe("spec: Approvals (shell prefixes)", () => {
       const covered = await run("git status --short");
       assert.equal(covered.asked, undefined, "git status --short yields exactly the granted prefix");
       assert.equal(covered.status, "completed");
-      for (const command of ["git reset --hard", "git log --oneline", "git status; touch pwned.txt", "git status && touch pwned.txt", '"git" status', "git status $(touch pwned.txt)", "GIT_DIR=x git status", "git status > pwned.txt"]) {
+      for (const command of [
+        "git reset --hard",
+        "git log --oneline",
+        "git status; touch pwned.txt",
+        "git status && touch pwned.txt",
+        '"git" status',
+        "git status $(touch pwned.txt)",
+        "GIT_DIR=x git status",
+        "git status > pwned.txt",
+      ]) {
         const result = await run(command);
         assert.ok(result.asked, `${command} is asked about`);
         assert.equal(result.status, "declined", command);
@@ -675,7 +718,11 @@ describe("spec: project/trust/read and project/trust/set", () => {
       ["project/trust/read", { cwd: join(plain, "missing") }],
       ["project/trust/set", { cwd: "relative/path", trusted: true }],
     ] as const) {
-      await assert.rejects(server.main.request(method, params as never), (e: unknown) => e instanceof AppServerError && e.code === "invalidParams", `${method} ${JSON.stringify(params)}`);
+      await assert.rejects(
+        server.main.request(method, params as never),
+        (e: unknown) => e instanceof AppServerError && e.code === "invalidParams",
+        `${method} ${JSON.stringify(params)}`,
+      );
     }
     const wrongType = await server.main.rawRequest("project/trust/set", { cwd: plain, trusted: "yes" });
     assert.equal((wrongType.error as { code: string }).code, "invalidParams");
@@ -694,7 +741,11 @@ describe("spec: project/trust/read and project/trust/set", () => {
     assert.doesNotMatch(JSON.stringify(untrusted.items.find((i) => i.type === "toolCall")?.output), /hello from the project/);
     await server.main.request("project/trust/set", { cwd: dir, trusted: true });
     const still = await toolTurn(server.main, before.id, [call("greet", {})]);
-    assert.doesNotMatch(JSON.stringify(still.items.find((i) => i.type === "toolCall")?.output), /hello from the project/, "the loaded thread keeps what it loaded");
+    assert.doesNotMatch(
+      JSON.stringify(still.items.find((i) => i.type === "toolCall")?.output),
+      /hello from the project/,
+      "the loaded thread keeps what it loaded",
+    );
     const after = await newThread(server.main, "fullAccess", dir);
     const trusted = await toolTurn(server.main, after.id, [call("greet", {})]);
     assert.match(JSON.stringify(trusted.items.find((i) => i.type === "toolCall")?.output), /hello from the project/);

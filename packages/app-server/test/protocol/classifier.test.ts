@@ -67,7 +67,10 @@ async function toolTurn(threadId: string, calls: ToolCall[]) {
   await server.main.request("turn/start", { threadId, text: "use the tools" });
   const started = await server.main.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
   const completed = await server.main.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark, timeoutMs: 20_000 });
-  const items = server.main.notificationsOf("item/completed").filter((p) => p.turnId === started.turn.id).map((p) => p.item as { id: string; type: string; status?: string });
+  const items = server.main
+    .notificationsOf("item/completed")
+    .filter((p) => p.turnId === started.turn.id)
+    .map((p) => p.item as { id: string; type: string; status?: string });
   const followUp = model.requests.filter((r) => r.body.model === TURN_MODEL)[turnRequestsBefore + 1];
   const serverRequests = [...server.main.serverRequestMethods].filter(([id]) => !requestsBefore.has(id)).map(([, method]) => method);
   return { turn: completed.turn, items, followUp, serverRequests };
@@ -125,7 +128,10 @@ describe("classifier gate", () => {
     // Neither the classifier's prompt nor its reply reaches the turn's model, its items or its usage.
     assert.doesNotMatch(JSON.stringify(followUp!.body.messages), /writes a file inside the project|You review tool calls/);
     assert.deepEqual(items.map((i) => i.type).sort(), ["agentMessage", "toolCall", "userMessage"].sort());
-    const usage = server.main.notificationsOf("thread/tokenUsage/updated").filter((p) => p.threadId === thread.id).slice(-1)[0];
+    const usage = server.main
+      .notificationsOf("thread/tokenUsage/updated")
+      .filter((p) => p.threadId === thread.id)
+      .slice(-1)[0];
     assert.ok(usage && usage.usage.input < CLASSIFIER_INPUT_TOKENS, JSON.stringify(usage));
     assert.ok(server.main.notifications.slice(mark).every((n) => !JSON.stringify(n.params).includes("writes a file inside the project")));
     assert.deepEqual(
@@ -158,7 +164,10 @@ describe("classifier gate", () => {
       assert.equal(items.find((i) => i.id === push.id)?.status, "completed");
       assert.ok(existsSync(join(cwd, "marker.txt")), "the confirmed call ran");
       const [entry] = classifications(thread.sessionFile!);
-      assert.deepEqual({ verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed }, { verdict: "risky", reason: "pushes to a remote", confirmed: true });
+      assert.deepEqual(
+        { verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed },
+        { verdict: "risky", reason: "pushes to a remote", confirmed: true },
+      );
     } finally {
       off();
     }
@@ -184,7 +193,10 @@ describe("classifier gate", () => {
         const result = toolResults(followUp).get(push.id);
         assert.match(result ?? "", /The user did not confirm this tool call, which the safety classifier judged risky: pushes to a remote/);
         const [entry] = classifications(thread.sessionFile!);
-        assert.deepEqual({ verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed }, { verdict: "risky", reason: "pushes to a remote", confirmed: false });
+        assert.deepEqual(
+          { verdict: entry!.verdict, reason: entry!.reason, confirmed: entry!.confirmed },
+          { verdict: "risky", reason: "pushes to a remote", confirmed: false },
+        );
         const read = await server.main.request("thread/read", { threadId: thread.id });
         const saved = read.turns.at(-1)!.items!.find((i) => i.id === push.id) as { status?: string } | undefined;
         assert.equal(saved?.status, "declined", "history shows the unconfirmed call as declined");
@@ -209,7 +221,10 @@ describe("classifier gate", () => {
     const { items, followUp } = await toolTurn(thread.id, [first, second]).finally(off);
     assert.equal(asked.length, 2);
     assert.match((asked[0] as { message: string }).message, /could not judge this bash call: .*answered neither SAFE nor RISKY/);
-    for (const [blocked, file] of [[first, "one.txt"], [second, "two.txt"]] as const) {
+    for (const [blocked, file] of [
+      [first, "one.txt"],
+      [second, "two.txt"],
+    ] as const) {
       assert.equal(items.find((i) => i.id === blocked.id)?.status, "declined");
       assert.equal(existsSync(join(cwd, file)), false);
       assert.match(toolResults(followUp).get(blocked.id) ?? "", /the safety classifier could not judge it/);

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { AppServerClient, AppServerError, ClientError, WebSocketTransport, type HandlerErrorContext, type SpawnedServerTransport, type TurnEvent } from "@knightcode/app-server-client";
+import {
+  AppServerClient,
+  AppServerError,
+  ClientError,
+  WebSocketTransport,
+  type HandlerErrorContext,
+  type SpawnedServerTransport,
+  type TurnEvent,
+} from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { BIN, type TestServer, startServer } from "../support/harness.js";
 
@@ -14,7 +22,11 @@ let cwd: string;
 
 before(async () => {
   model = await ScriptedModelServer.start();
-  server = await startServer({ model, args: ["--listen", "ws://127.0.0.1:0", "--allow-origin", "http://allowed.test"], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
+  server = await startServer({
+    model,
+    args: ["--listen", "ws://127.0.0.1:0", "--allow-origin", "http://allowed.test"],
+    env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN },
+  });
   url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
   cwd = server.project({ "a.txt": "alpha\n" });
 });
@@ -42,7 +54,10 @@ describe("runTurn", () => {
     const [eventsA, eventsB, turnA] = await Promise.all([collect(runA.events), collect(runB.events), runA.completed]);
     assert.equal(turnA.id, runA.turnId);
     assert.equal(turnA.status, "completed");
-    for (const [run, events] of [[runA, eventsA], [runB, eventsB]] as const) {
+    for (const [run, events] of [
+      [runA, eventsA],
+      [runB, eventsB],
+    ] as const) {
       assert.equal(events[0]!.method, "turn/started");
       assert.equal(events.at(-1)!.method, "turn/completed");
       for (const event of events) {
@@ -55,7 +70,10 @@ describe("runTurn", () => {
     let deltas = "";
     for (const event of eventsA) if (event.method === "item/agentMessage/delta") deltas += event.params.delta;
     assert.equal(deltas, "hello");
-    assert.ok(eventsA.every((e) => e.method !== "thread/turn/completed"), "the sidebar copy is not repeated");
+    assert.ok(
+      eventsA.every((e) => e.method !== "thread/turn/completed"),
+      "the sidebar copy is not repeated",
+    );
   });
 
   test("an unknown thread rejects with the server's error; input that starts no turn is a notStarted ClientError", async () => {
@@ -145,7 +163,12 @@ describe("WebSocket refusals and the spawned transport", () => {
   });
 
   test("AppServerClient.spawn exposes its typed transport and child", async () => {
-    const client = AppServerClient.spawn({ command: process.execPath, args: [BIN, "app-server"], env: { ...process.env, HOME: server.home }, stderr: "ignore" });
+    const client = AppServerClient.spawn({
+      command: process.execPath,
+      args: [BIN, "app-server"],
+      env: { ...process.env, HOME: server.home },
+      stderr: "ignore",
+    });
     const transport: SpawnedServerTransport = client.transport;
     assert.equal(typeof transport.child.pid, "number");
     await client.initialize({ clientInfo: { name: "spawn-test", version: "0" } });

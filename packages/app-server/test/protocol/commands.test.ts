@@ -85,7 +85,11 @@ describe("spec: command/list", () => {
       assert.deepEqual(statTree(server.home, join(server.agentDir, "cache")), before, "command/list wrote nothing outside the compile cache");
       assert.equal(existsSync(marker), false, "no session_start ran");
       const { models } = await server.main.request("model/list", {});
-      assert.equal(models.some((m) => m.provider === "probe-provider"), false, "the factory's provider went with the in-memory session");
+      assert.equal(
+        models.some((m) => m.provider === "probe-provider"),
+        false,
+        "the factory's provider went with the in-memory session",
+      );
 
       await server.main.request("project/trust/set", { cwd, trusted: true });
       const trusted = await server.main.request("command/list", { cwd });

@@ -131,7 +131,12 @@ describe("spec: config/write", () => {
       assert.deepEqual(exists.data, { version: first.version });
 
       const second = await fresh.main.request("config/write", { scope: "global", key: "theme", value: "light", expectedVersion: first.version });
-      const stale = await refused(fresh.main, "config/write", { scope: "global", key: "theme", value: "dark", expectedVersion: first.version }, "configConflict");
+      const stale = await refused(
+        fresh.main,
+        "config/write",
+        { scope: "global", key: "theme", value: "dark", expectedVersion: first.version },
+        "configConflict",
+      );
       assert.deepEqual(stale.data, { version: second.version });
       assert.deepEqual(readJson(file), { retry: { provider: { maxRetryDelayMs: 5000 } }, theme: "light" });
 
@@ -196,7 +201,12 @@ describe("spec: config/write", () => {
       const error = await refused(server.main, "config/write", { scope: "project", cwd, key: "theme", value: "y" }, "invalidParams", /trust/);
       assert.equal(error.data?.reason, "untrusted");
     }
-    const conflict = await refused(server.main, "config/write", { scope: "project", cwd: bare, key: "theme", value: "y", expectedVersion: "0".repeat(64) }, "configConflict");
+    const conflict = await refused(
+      server.main,
+      "config/write",
+      { scope: "project", cwd: bare, key: "theme", value: "y", expectedVersion: "0".repeat(64) },
+      "configConflict",
+    );
     assert.deepEqual(conflict.data, { version: "none" });
     // Deleting what is not there changes nothing, and creates nothing either.
     assert.deepEqual(await server.main.request("config/write", { scope: "project", cwd: bare, key: "theme", value: null }), { version: "none" });
@@ -218,7 +228,10 @@ describe("spec: config/write", () => {
     await refused(server.main, "config/write", { scope: "project", cwd: notObject, key: "theme", value: "dark" }, "internal");
     assert.equal(readFileSync(globalFile(), "utf8"), broken);
     assert.equal(readFileSync(projectFile(notObject), "utf8"), "[1, 2]\n");
-    assert.deepEqual([...fileTree(server.agentDir, settingsEntries).keys()].filter((name) => name.startsWith("settings")), ["settings.json"]);
+    assert.deepEqual(
+      [...fileTree(server.agentDir, settingsEntries).keys()].filter((name) => name.startsWith("settings")),
+      ["settings.json"],
+    );
     server.main.assertNoSchemaViolations();
   });
 
@@ -279,7 +292,10 @@ describe("spec: config/write", () => {
         assert.equal(race[`b${i}`], i, `b${i}`);
       }
       assert.equal(Object.keys(race).length, 2 * count);
-      assert.deepEqual([...fileTree(one.agentDir, settingsEntries).keys()].filter((name) => name.startsWith("settings") || name.startsWith(".settings")), ["settings.json"]);
+      assert.deepEqual(
+        [...fileTree(one.agentDir, settingsEntries).keys()].filter((name) => name.startsWith("settings") || name.startsWith(".settings")),
+        ["settings.json"],
+      );
       one.main.assertNoSchemaViolations();
       two.main.assertNoSchemaViolations();
     } finally {

@@ -16,7 +16,6 @@ import { approver, toolStatuses, type ToolCall } from "../support/tool-turns.js"
  * git or the server runs it.
  */
 
-
 let model: ScriptedModelServer;
 let markers: string;
 /** Holds the `-e` extensions and their imports; a thread runs here. */
@@ -91,7 +90,11 @@ describe("attack: code an -e extension loads beyond its own path", () => {
     const paths = ["exts/shared/x.ts", "exts/opt/index.cjs", "exts/opt.ts", "exts/opt/package.json", "exts/folder-ext/lib.ts"];
     await expectAsked(project, paths, (path) => path.endsWith(".cjs"), "cli-import");
     await server.main.request("thread/start", { cwd: project, approvalMode: "autoEdit" });
-    assert.deepEqual(readdirSync(markers).filter((name) => name.startsWith("cli-import")), [], "no payload reached the server");
+    assert.deepEqual(
+      readdirSync(markers).filter((name) => name.startsWith("cli-import")),
+      [],
+      "no payload reached the server",
+    );
   });
 });
 
@@ -142,7 +145,11 @@ describe("attack: hooks a repository names with core.hooksPath", () => {
       }
       git(repo, "add", "README.md");
       git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x");
-      assert.deepEqual(readdirSync(markers).filter((name) => name.startsWith("husky9-")), [], "no hook of the model's ran");
+      assert.deepEqual(
+        readdirSync(markers).filter((name) => name.startsWith("husky9-")),
+        [],
+        "no hook of the model's ran",
+      );
     } finally {
       off();
     }
@@ -153,7 +160,10 @@ describe("attack: hooks a repository names with core.hooksPath", () => {
     await expectAsked(repo, [".husky/pre-push", ".husky/_/husky.sh", "tools/common.sh"], () => false, "husky8");
     git(repo, "add", "README.md");
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x");
-    assert.deepEqual(readdirSync(markers).filter((name) => name.startsWith("husky8-")), []);
+    assert.deepEqual(
+      readdirSync(markers).filter((name) => name.startsWith("husky8-")),
+      [],
+    );
     assert.equal(existsSync(join(repo, "tools", "common.sh")), true);
   });
 });

@@ -222,9 +222,7 @@ describe("spec: Dialogs and extension UI (ui/dialog)", () => {
       const started = server.main.request("turn/start", { threadId: thread.id, text: `/ask-name ${out}` });
       await waitUntil("the dialog", () => hold.asked[0]);
       assert.deepEqual(hold.asked[0]!.params, { threadId: thread.id, kind: "input", title: "Your name?", placeholder: "a name" });
-      await waitUntil("the waiting status", () =>
-        statuses(server.main, thread.id, mark).find((s) => s.type === "active" && s.waitingOn?.includes("dialog")),
-      );
+      await waitUntil("the waiting status", () => statuses(server.main, thread.id, mark).find((s) => s.type === "active" && s.waitingOn?.includes("dialog")));
       hold.answer({ value: "Grace" });
       assert.equal((await started).status, "handled");
       assert.deepEqual(JSON.parse(readFileSync(out, "utf8")), { name: "Grace", hasUI: true, mode: "desktop" });
@@ -340,7 +338,12 @@ describe("spec: Dialogs and extension UI (who is asked)", () => {
     const hold = holding(server.main, "ui/dialog");
     try {
       const mark = server.main.notifications.length;
-      const toolCall = call("ask", { dialogs: [{ kind: "confirm", title: "Go?", message: "m" }, { kind: "input", title: "Name?" }] });
+      const toolCall = call("ask", {
+        dialogs: [
+          { kind: "confirm", title: "Go?", message: "m" },
+          { kind: "input", title: "Name?" },
+        ],
+      });
       const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [toolCall]);
       await waitUntil("the dialog", () => hold.asked[0]);
       await server.main.request("thread/unsubscribe", { threadId: thread.id });

@@ -84,13 +84,23 @@ describe("spec: review comments", () => {
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId, text: "first" });
     await model.waitForRequests(requests + 1);
-    await server.main.request("turn/queue/add", { threadId, text: "queued", comments: [{ path: "src/a.ts", hunkId: hunk.id, startLine: 9, endLine: 9, text: "and this" }] });
+    await server.main.request("turn/queue/add", {
+      threadId,
+      text: "queued",
+      comments: [{ path: "src/a.ts", hunkId: hunk.id, startLine: 9, endLine: 9, text: "and this" }],
+    });
     const queued = await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === threadId && p.followUp.length === 1, { since: mark });
-    assert.deepEqual(queued.followUp.map((q) => [q.text, q.attachments]), [["queued", 1]]);
+    assert.deepEqual(
+      queued.followUp.map((q) => [q.text, q.attachments]),
+      [["queued", 1]],
+    );
     release();
     await model.waitForRequests(requests + 2);
     assert.match(userTexts(model.requests[requests + 1]!.body), /src\/a\.ts, new line 9:\n```diff\n\+line 8\.5\n```\nand this/);
-    await waitUntil("both turns to complete", () => server.main.notifications.slice(mark).filter((n) => n.method === "turn/completed").length === 2 || undefined);
+    await waitUntil(
+      "both turns to complete",
+      () => server.main.notifications.slice(mark).filter((n) => n.method === "turn/completed").length === 2 || undefined,
+    );
   });
 
   test("refused with invalidParams: a hunk id that matches nothing, the wrong file, lines outside the hunk, more than 50, text over 8 KiB", async () => {

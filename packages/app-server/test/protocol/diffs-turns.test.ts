@@ -118,7 +118,17 @@ describe("spec: the lastTurn scope and its undo", () => {
     const { turnId, mark } = await runTurn(thread.id, "edit");
     await server.main.waitForNotification("turn/diff/updated", (p) => p.threadId === thread.id, { since: mark });
     const diff = await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" });
-    assert.deepEqual([diff.turnId, diff.stale, diff.files.map((f) => [f.path, f.status])], [turnId, false, [["a.txt", "modified"], ["made.txt", "added"]]]);
+    assert.deepEqual(
+      [diff.turnId, diff.stale, diff.files.map((f) => [f.path, f.status])],
+      [
+        turnId,
+        false,
+        [
+          ["a.txt", "modified"],
+          ["made.txt", "added"],
+        ],
+      ],
+    );
 
     repo.write("made.txt", "the user changed it\n");
     assert.equal((await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" })).stale, true);
@@ -138,7 +148,9 @@ describe("spec: the lastTurn scope and its undo", () => {
     const notAsFound = await failure("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true });
     assert.deepEqual([notAsFound.data?.reason, notAsFound.data?.paths], ["diffChanged", ["a.txt"]]);
     repo.write("a.txt", lines(10));
-    assert.deepEqual(await server.main.request("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true, path: "made.txt" }), { paths: ["made.txt"] });
+    assert.deepEqual(await server.main.request("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true, path: "made.txt" }), {
+      paths: ["made.txt"],
+    });
     assert.equal(repo.read("made.txt"), "made\n");
     await server.main.request("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true, path: "a.txt" });
     assert.equal((await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" })).stale, false);

@@ -45,7 +45,15 @@ const file = (answer: DiffAnswer, path: string) => {
 
 describe("spec: thread/diff/read", () => {
   test("renames, binary files, mode changes, CRLF, deletions, untracked files and symlinks, with paths from the root of a thread in a subfolder", async () => {
-    const repo = makeRepo(server, { "src/a.ts": lines(12), "src/old.ts": lines(20, "moved"), "img.bin": "\0\x01\x02", "run.sh": "echo\n", "crlf.txt": "a\r\nb\r\n", "gone.txt": "bye\n", "target.txt": "t\n" });
+    const repo = makeRepo(server, {
+      "src/a.ts": lines(12),
+      "src/old.ts": lines(20, "moved"),
+      "img.bin": "\0\x01\x02",
+      "run.sh": "echo\n",
+      "crlf.txt": "a\r\nb\r\n",
+      "gone.txt": "bye\n",
+      "target.txt": "t\n",
+    });
     symlinkSync("target.txt", join(repo.root, "link"));
     repo.write("src/a.ts", lines(12).replace("line 6\n", "line six\n"));
     repo.git("mv", "src/old.ts", "src/new.ts");
@@ -58,7 +66,10 @@ describe("spec: thread/diff/read", () => {
     const answer = await read(threadId);
     assert.equal(answer.scope, "uncommitted");
     assert.equal(answer.root, repo.root);
-    assert.deepEqual(file(answer, "src/a.ts").hunks[0]!.lines.filter((l) => l[0] !== " "), ["-line 6", "+line six"]);
+    assert.deepEqual(
+      file(answer, "src/a.ts").hunks[0]!.lines.filter((l) => l[0] !== " "),
+      ["-line 6", "+line six"],
+    );
     assert.deepEqual([file(answer, "src/new.ts").status, file(answer, "src/new.ts").oldPath], ["renamed", "src/old.ts"]);
     assert.deepEqual([file(answer, "img.bin").binary, file(answer, "img.bin").hunks], [true, []]);
     const mode = file(answer, "run.sh");
@@ -102,7 +113,10 @@ describe("spec: thread/diff/read", () => {
     const threadId = await threadIn(repo.root);
     const answer = await read(threadId);
     assert.equal(answer.untrackedSkipped, 501);
-    assert.deepEqual(answer.files.map((f) => f.path), ["big.txt", "small.txt"]);
+    assert.deepEqual(
+      answer.files.map((f) => f.path),
+      ["big.txt", "small.txt"],
+    );
     const big = file(answer, "big.txt");
     assert.deepEqual([big.tooLarge, big.additions, big.deletions, big.hunks.length], [true, 30_000, 30_000, 0]);
     assert.equal(file(answer, "small.txt").hunks.length, 1);
@@ -139,7 +153,10 @@ describe("spec: thread/diff/read", () => {
     assert.deepEqual(committed.files[0]!.hunks[0]!.lines, ["-one", "+two"]);
     const branch = await read(threadId, { scope: "branch" });
     assert.equal(branch.against, "main");
-    assert.deepEqual(branch.files.map((f) => f.path), ["a.txt", "b.txt"]);
+    assert.deepEqual(
+      branch.files.map((f) => f.path),
+      ["a.txt", "b.txt"],
+    );
     assert.equal((await failure("thread/diff/read", { threadId, scope: "committed" })).code, "invalidParams");
     assert.equal((await failure("thread/diff/read", { threadId, scope: "committed", commit: "nope" })).code, "invalidParams");
     assert.equal((await failure("thread/diff/read", { threadId, scope: "branch", against: "nope" })).code, "invalidParams");
@@ -233,7 +250,10 @@ describe("spec: git/stage and git/unstage", () => {
     const unstaged = file(await read(threadId, { scope: "unstaged" }), "a.txt");
     assert.deepEqual(await server.main.request("git/stage", { threadId, hunkId: unstaged.hunks[1]!.id }), { paths: ["a.txt"] });
     const staged = await read(threadId, { scope: "staged" });
-    assert.deepEqual(staged.files[0]!.hunks.map((h) => h.lines.filter((l) => l[0] !== " ")), [["-line 27", "+line 27b"]]);
+    assert.deepEqual(
+      staged.files[0]!.hunks.map((h) => h.lines.filter((l) => l[0] !== " ")),
+      [["-line 27", "+line 27b"]],
+    );
     assert.deepEqual(await server.main.request("git/stage", { threadId, path: "*.txt" }), { paths: ["*.txt"] });
     assert.deepEqual(repo.git("diff", "--cached", "--name-only").trim().split("\n"), ["*.txt", "a.txt"], "a literal path, not a glob");
     const stale = await failure("git/stage", { threadId, hunkId: unstaged.hunks[1]!.id });

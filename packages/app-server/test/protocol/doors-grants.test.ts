@@ -16,7 +16,6 @@ import { toolStatuses, type ApprovalParams, type ToolCall } from "../support/too
  * holds (in auth.json, in its own environment) reaches the model.
  */
 
-
 const AUTH_KEY = `sk-test-auth-${randomBytes(8).toString("hex")}`;
 const ENV_KEY = `sk-test-env-${randomBytes(8).toString("hex")}`;
 
@@ -50,7 +49,10 @@ const toolTurn = (client: TestClient, threadId: string, calls: ToolCall[]) => to
 
 /** Which of the server's keys some request to the model carried, from request number `since` on. */
 function leakedKeys(since: number): string[] {
-  const seen = model.requests.slice(since).map((request) => JSON.stringify(request.body)).join("\n");
+  const seen = model.requests
+    .slice(since)
+    .map((request) => JSON.stringify(request.body))
+    .join("\n");
   return [AUTH_KEY, ENV_KEY].filter((key) => seen.includes(key));
 }
 
@@ -95,7 +97,8 @@ async function grantThenAttack(cwd: string, grants: readonly string[], attacks: 
 
 function gitRepo(files: Record<string, string>): string {
   const dir = server.project(files);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore", env: { ...process.env, HOME: server.home, GIT_CONFIG_NOSYSTEM: "1" } });
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: dir, stdio: "ignore", env: { ...process.env, HOME: server.home, GIT_CONFIG_NOSYSTEM: "1" } });
   git("init", "-q", "-b", "main");
   git("config", "user.name", "Tester");
   git("config", "user.email", "tester@example.invalid");

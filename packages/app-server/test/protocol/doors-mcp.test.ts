@@ -58,7 +58,11 @@ describe("door 4: a global MCP entry never runs a program or module the project 
     const expected = hasPython ? 2 : 1;
     await server.main.waitForNotification(
       "warning",
-      () => server.main.notificationsOf("warning").slice(0).filter((p) => p.threadId === thread.id && /MCP server/.test(p.warning.message)).length >= expected,
+      () =>
+        server.main
+          .notificationsOf("warning")
+          .slice(0)
+          .filter((p) => p.threadId === thread.id && /MCP server/.test(p.warning.message)).length >= expected,
       { since: mark, timeoutMs: 60_000 },
     );
     assert.equal(existsSync(marker), false, `the project's code ran: ${existsSync(marker) ? readFileSync(marker, "utf8") : ""}`);

@@ -53,7 +53,13 @@ describe("spec: environment/list", () => {
   });
 
   test("a file that is not JSON or breaks the rules is internal, naming the file", async () => {
-    const cases = ["{ not json", "[]", JSON.stringify({ environments: [node, node] }), JSON.stringify({ environments: [{ name: "x" }] }), JSON.stringify({ envs: [] })];
+    const cases = [
+      "{ not json",
+      "[]",
+      JSON.stringify({ environments: [node, node] }),
+      JSON.stringify({ environments: [{ name: "x" }] }),
+      JSON.stringify({ envs: [] }),
+    ];
     for (const text of cases) {
       const cwd = server.project({ ".knightcode/environments.json": text });
       const error = await refused(server.main, "environment/list", { cwd }, "internal");

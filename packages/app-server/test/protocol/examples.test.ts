@@ -50,7 +50,12 @@ function run(name: string, ...args: string[]): Promise<{ code: number | null; st
 describe("examples/ run against the scripted model", () => {
   test("every example file is run by a test here", () => {
     const tested = ["stdio-chat.mjs", "websocket.mjs", "approvals.mjs", "history.mjs"];
-    assert.deepEqual(readdirSync(EXAMPLES).filter((name) => name.endsWith(".mjs")).sort(), tested.sort());
+    assert.deepEqual(
+      readdirSync(EXAMPLES)
+        .filter((name) => name.endsWith(".mjs"))
+        .sort(),
+      tested.sort(),
+    );
   });
 
   test("the client README's example is examples/stdio-chat.mjs, word for word", () => {

@@ -26,7 +26,14 @@ const PANEL_VIEW = {
     { type: "text", text: "Checks" },
     { type: "toggle", id: "verbose", label: "Verbose", value: false },
     { type: "select", id: "level", options: ["low", "high"], value: "low", label: "Level" },
-    { type: "list", children: [{ type: "button", id: "run", label: "Run" }, { type: "button", id: "explode", label: "Fail" }, { type: "button", id: "hang", label: "Hang" }] },
+    {
+      type: "list",
+      children: [
+        { type: "button", id: "run", label: "Run" },
+        { type: "button", id: "explode", label: "Fail" },
+        { type: "button", id: "hang", label: "Hang" },
+      ],
+    },
     { type: "textField", id: "name", placeholder: "name" },
   ],
 };
@@ -190,7 +197,9 @@ type UiNotification = { method: "ui/state" | "ui/widget" | "warning"; params: Re
 function uiSince(client: TestClient, threadId: string, mark: number): UiNotification[] {
   return client.notifications
     .slice(mark)
-    .filter((n) => (n.method === "ui/state" || n.method === "ui/widget" || n.method === "warning") && (n.params as { threadId?: string }).threadId === threadId) as UiNotification[];
+    .filter(
+      (n) => (n.method === "ui/state" || n.method === "ui/widget" || n.method === "warning") && (n.params as { threadId?: string }).threadId === threadId,
+    ) as UiNotification[];
 }
 
 /** What a client shows: the result's ui with the notifications applied, as the spec says to. */
@@ -285,7 +294,10 @@ describe("spec: Dialogs and extension UI", () => {
     assert.equal(turn.status, "started");
     await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === threadId, { since: before, timeoutMs: 20_000 });
     const now = applied(resumed.ui, uiSince(server.main, threadId, before));
-    assert.deepEqual(now.widgets.map((w) => w.key), ["panel", "lines", "from-tool"]);
+    assert.deepEqual(
+      now.widgets.map((w) => w.key),
+      ["panel", "lines", "from-tool"],
+    );
     assert.deepEqual((await server.main.request("thread/resume", { threadId })).ui, now);
     // A fork loads the extensions anew: its ui is what their session_start showed.
     const forked = await server.main.request("thread/fork", { threadId });
@@ -315,7 +327,15 @@ describe("spec: Dialogs and extension UI", () => {
 
   test("views on items: a valid details.view shows on the toolCall and extensionMessage items, live and in history; an invalid or oversized one is dropped", async () => {
     const { threadId, mark } = await startThread();
-    model.enqueue({ toolCalls: [{ id: "view-small", name: "show", arguments: {} }, { id: "view-big", name: "show", arguments: { big: true } }] }, { text: "done" });
+    model.enqueue(
+      {
+        toolCalls: [
+          { id: "view-small", name: "show", arguments: {} },
+          { id: "view-big", name: "show", arguments: { big: true } },
+        ],
+      },
+      { text: "done" },
+    );
     await server.main.request("turn/start", { threadId, text: "show" });
     await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === threadId, { since: mark, timeoutMs: 20_000 });
     const live = server.main
@@ -325,13 +345,25 @@ describe("spec: Dialogs and extension UI", () => {
       .filter((item) => item.type === "toolCall" || item.type === "extensionMessage");
     const shape = (item: Item) => [item.type === "toolCall" ? item.id : (item as { text: string }).text, (item as { view?: unknown }).view ?? null];
     const expected = [
-      ["view-small", { type: "stack", children: [{ type: "text", text: "result" }, { type: "button", id: "again", label: "Again" }] }],
+      [
+        "view-small",
+        {
+          type: "stack",
+          children: [
+            { type: "text", text: "result" },
+            { type: "button", id: "again", label: "Again" },
+          ],
+        },
+      ],
       ["view-big", null],
       ["a note", { type: "text", text: "note view" }],
       ["bad note", null],
     ];
     assert.deepEqual(live.map(shape).sort(), [...expected].sort());
-    assert.ok(live.every((item) => item.type !== "toolCall" || item.output === "shown"), "the raw output shows either way");
+    assert.ok(
+      live.every((item) => item.type !== "toolCall" || item.output === "shown"),
+      "the raw output shows either way",
+    );
     const read = await server.main.request("thread/read", { threadId });
     const saved = read.turns.flatMap((t) => (t.items ?? []) as Item[]).filter((item) => item.type === "toolCall" || item.type === "extensionMessage");
     assert.deepEqual(saved.map(shape).sort(), [...expected].sort());
@@ -353,14 +385,21 @@ describe("spec: Dialogs and extension UI (buffered across a resume)", () => {
     }
     const tickBefore = Number(resumed!.statuses.find((s) => s.key === "tick")!.text);
     await waitUntil("a few more ticks", () =>
-      ws.notifications.slice(from).some((n) => n.method === "ui/state" && Number(JSON.stringify(n.params).match(/"tick","text":"(\d+)"/)?.[1]) > tickBefore + 5),
+      ws.notifications
+        .slice(from)
+        .some((n) => n.method === "ui/state" && Number(JSON.stringify(n.params).match(/"tick","text":"(\d+)"/)?.[1]) > tickBefore + 5),
     );
     await command(threadId, "/stop");
-    await ws.waitForNotification("ui/state", (p) => p.threadId === threadId && p.statuses.some((s) => s.key === "tick" && s.text === "stopped"), { since: from });
+    await ws.waitForNotification("ui/state", (p) => p.threadId === threadId && p.statuses.some((s) => s.key === "tick" && s.text === "stopped"), {
+      since: from,
+    });
     const shown = applied(resumed!, uiSince(ws, threadId, from));
     const now = (await server.main.request("thread/resume", { threadId })).ui;
     assert.deepEqual(shown, now);
-    assert.deepEqual(now.widgets.map((w) => w.key).sort(), (now.widgets.some((w) => w.key === "tock") ? ["lines", "panel", "second", "tick", "tock"] : ["lines", "panel", "second", "tick"]).sort());
+    assert.deepEqual(
+      now.widgets.map((w) => w.key).sort(),
+      (now.widgets.some((w) => w.key === "tock") ? ["lines", "panel", "second", "tick", "tock"] : ["lines", "panel", "second", "tick"]).sort(),
+    );
   });
 });
 
@@ -381,7 +420,10 @@ describe("spec: ui/event", () => {
     assert.deepEqual(await send("name", "typed"), { "seen-panel": event("name", "typed"), "seen-watcher": event("name", "typed") });
     // The server changed no view.
     const resumed = await server.main.request("thread/resume", { threadId });
-    assert.deepEqual(resumed.ui.widgets.find((w) => w.key === "panel"), SESSION_UI.widgets[0]);
+    assert.deepEqual(
+      resumed.ui.widgets.find((w) => w.key === "panel"),
+      SESSION_UI.widgets[0],
+    );
   });
 
   test("a value that does not fit its control is invalidParams; a gone widget or control answers {} and reaches nobody", async () => {
@@ -398,11 +440,18 @@ describe("spec: ui/event", () => {
     await refused("name", false, /a text field takes a string/);
     await refused("name", 3, /params\.value/);
     const mark = server.main.notifications.length;
-    for (const [widgetKey, id] of [["nope", "run"], ["panel", "ghost"], ["lines", "run"]] as const) {
+    for (const [widgetKey, id] of [
+      ["nope", "run"],
+      ["panel", "ghost"],
+      ["lines", "run"],
+    ] as const) {
       assert.deepEqual(await server.main.request("ui/event", { threadId, widgetKey, id }), {});
     }
     assert.deepEqual(uiSince(server.main, threadId, mark), [], "no handler ran");
-    await assert.rejects(server.main.request("ui/event", { threadId: "no-such-thread", widgetKey: "panel", id: "run" }), (error: unknown) => (error as AppServerError).code === "threadNotFound");
+    await assert.rejects(
+      server.main.request("ui/event", { threadId: "no-such-thread", widgetKey: "panel", id: "run" }),
+      (error: unknown) => (error as AppServerError).code === "threadNotFound",
+    );
   });
 
   test("a handler that throws or never settles becomes a warning naming its extension; the answer is {} and the other handler ran", async () => {
@@ -414,7 +463,10 @@ describe("spec: ui/event", () => {
       seen.filter((n) => n.method === "warning").map((n) => n.params.warning),
       [{ message: "view event handler of watcher failed: watcher exploded", source: "extension", path: paths.watcher }],
     );
-    assert.ok(seen.some((n) => n.method === "ui/state" && JSON.stringify(n.params.statuses).includes("explode")), "the panel's handler ran");
+    assert.ok(
+      seen.some((n) => n.method === "ui/state" && JSON.stringify(n.params.statuses).includes("explode")),
+      "the panel's handler ran",
+    );
     mark = server.main.notifications.length;
     const started = Date.now();
     assert.deepEqual(await server.main.request("ui/event", { threadId, widgetKey: "panel", id: "hang" }), {});
@@ -445,7 +497,9 @@ describe("spec: Dialogs and extension UI (views), fuzzed through the server", ()
     assert.ok(widgets.length > 50, `${widgets.length} views sent`);
     for (const { params } of widgets) assert.ok(isValidViewJson(JSON.stringify(params.view), 16 * 1024), JSON.stringify(params.view).slice(0, 300));
     // One warning per refused key per load, whatever the number of refusals.
-    const warned = uiSince(server.main, threadId, mark).filter((n) => n.method === "warning").map((n) => (n.params.warning as { message: string }).message);
+    const warned = uiSince(server.main, threadId, mark)
+      .filter((n) => n.method === "warning")
+      .map((n) => (n.params.warning as { message: string }).message);
     assert.ok(warned.length > 0 && warned.length <= 8, warned.join("\n"));
     server.main.assertNoSchemaViolations();
     // The same trees, built here: whatever is plain and valid was sent, in order.

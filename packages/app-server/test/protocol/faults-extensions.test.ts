@@ -86,7 +86,18 @@ const threw = (event: string): Seen[] => [
   ["warning", `${event} handler failed: async ${event}`],
 ];
 
-const TURN_HOOKS = ["input", "before_agent_start", "agent_start", "turn_start", "message_start", "message_end", "tool_call", "tool_result", "turn_end", "agent_end"];
+const TURN_HOOKS = [
+  "input",
+  "before_agent_start",
+  "agent_start",
+  "turn_start",
+  "message_start",
+  "message_end",
+  "tool_call",
+  "tool_result",
+  "turn_end",
+  "agent_end",
+];
 const ALL_HOOKS = [...TURN_HOOKS, "session_start", "session_shutdown"];
 
 /** Two tools: `probe`, which the extension's own tool_call check refuses by failing, and `echo`, which runs. */
@@ -125,7 +136,11 @@ export default function (kc: any) {
         { message: "session_start handler failed: async session_start", source: "extension", path },
       ]);
 
-      model.enqueue({ toolCalls: [{ id: "call-probe", name: "probe", arguments: {} }] }, { toolCalls: [{ id: "call-echo", name: "echo", arguments: { text: "hi" } }] }, { text: "after the block" });
+      model.enqueue(
+        { toolCalls: [{ id: "call-probe", name: "probe", arguments: {} }] },
+        { toolCalls: [{ id: "call-echo", name: "echo", arguments: { text: "hi" } }] },
+        { text: "after the block" },
+      );
       const before = model.requests.length;
       const { mark: since, turn } = await runTurn(server, threadId, "go");
       assert.equal(turn.status, "completed");
@@ -186,15 +201,12 @@ export default function (kc: any) {
         const saved = read.turns[0]!;
         assert.equal(saved.id, turn.id);
         assert.equal(saved.status, "completed");
-        assert.deepEqual(
-          saved.items!.map(savedItem),
-          [
-            ["userMessage", "go"],
-            ["toolCall", "probe", "failed", "Blocked: the thrower extension's check of this call failed (sync tool_call), so the call did not run."],
-            ["toolCall", "echo", "completed", "echo hi"],
-            ["agentMessage", "after the block"],
-          ],
-        );
+        assert.deepEqual(saved.items!.map(savedItem), [
+          ["userMessage", "go"],
+          ["toolCall", "probe", "failed", "Blocked: the thrower extension's check of this call failed (sync tool_call), so the call did not run."],
+          ["toolCall", "echo", "completed", "echo hi"],
+          ["agentMessage", "after the block"],
+        ]);
       } finally {
         await second.close();
       }
@@ -228,7 +240,11 @@ export default function (kc: any) {
       const threadId = started.thread.id;
       assert.deepEqual(started.warnings, [{ message: hung("session_start")[1], source: "extension", path }]);
 
-      model.enqueue({ toolCalls: [{ id: "call-probe", name: "probe", arguments: {} }] }, { toolCalls: [{ id: "call-echo", name: "echo", arguments: { text: "hi" } }] }, { text: "after the block" });
+      model.enqueue(
+        { toolCalls: [{ id: "call-probe", name: "probe", arguments: {} }] },
+        { toolCalls: [{ id: "call-echo", name: "echo", arguments: { text: "hi" } }] },
+        { text: "after the block" },
+      );
       const before = model.requests.length;
       const { mark: since, turn } = await runTurn(server, threadId, "go");
       assert.equal(turn.status, "completed");
@@ -282,7 +298,10 @@ export default function (kc: any) {
       const second = await startServer({ model, home: server.home });
       try {
         const read = await second.main.request("thread/read", { threadId });
-        assert.deepEqual(read.turns.map((t) => [t.id, t.status]), [[turn.id, "completed"]]);
+        assert.deepEqual(
+          read.turns.map((t) => [t.id, t.status]),
+          [[turn.id, "completed"]],
+        );
         assert.deepEqual(read.turns[0]!.items!.map(savedItem), [
           ["userMessage", "go"],
           ["toolCall", "probe", "failed", `Blocked: the hanger extension's check of this call did not finish within ${LIMIT} ms, so the call did not run.`],
@@ -381,7 +400,10 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
       ["thread/turn/completed", "failed"],
     ]);
     const completed = server.main.notificationsOf("turn/completed").filter((p) => p.turn.id === turn.id);
-    assert.deepEqual(completed.map((p) => p.turn.error), [error]);
+    assert.deepEqual(
+      completed.map((p) => p.turn.error),
+      [error],
+    );
     return turn;
   }
 
@@ -390,7 +412,10 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
     const { turn } = await runTurn(server, threadId, "answer now");
     assert.equal(turn.status, "completed");
     const answer = server.main.notificationsOf("item/completed").filter((p) => p.turnId === turn.id && p.item.type === "agentMessage");
-    assert.deepEqual(answer.map((p) => ("text" in p.item ? p.item.text : undefined)), [`context: user:${failedPrompt} | user:answer now`]);
+    assert.deepEqual(
+      answer.map((p) => ("text" in p.item ? p.item.text : undefined)),
+      [`context: user:${failedPrompt} | user:answer now`],
+    );
   }
 
   test("a stream function that throws at once fails the turn with its message; the next turn works; a new server reads the failure", async () => {
@@ -400,10 +425,13 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
     const second = await startServer({ model, home: server.home });
     try {
       const read = await second.main.request("thread/read", { threadId });
-      assert.deepEqual(read.turns.map((t) => [t.id, t.status, t.error]), [
-        [failed.id, "failed", { message: "the SDK refused the request at once", kind: "other" }],
-        [read.turns[1]!.id, "completed", undefined],
-      ]);
+      assert.deepEqual(
+        read.turns.map((t) => [t.id, t.status, t.error]),
+        [
+          [failed.id, "failed", { message: "the SDK refused the request at once", kind: "other" }],
+          [read.turns[1]!.id, "completed", undefined],
+        ],
+      );
       assert.deepEqual(read.turns[0]!.items!.map(savedItem), [["userMessage", "please fail"]]);
     } finally {
       await second.close();
@@ -459,7 +487,10 @@ describe("spec: Extensions, Failures (a provider that throws instead of reportin
     const before = model.requests.length;
     const { turn } = await runTurn(server, threadId, "anyone?");
     assert.equal(turn.status, "completed");
-    const messages = model.requests[before]!.body.messages.map((m: { role: string; content: unknown }) => [m.role, typeof m.content === "string" ? m.content : JSON.stringify(m.content)]);
+    const messages = model.requests[before]!.body.messages.map((m: { role: string; content: unknown }) => [
+      m.role,
+      typeof m.content === "string" ? m.content : JSON.stringify(m.content),
+    ]);
     assert.deepEqual(messages.slice(1), [
       ["user", JSON.stringify([{ type: "text", text: "hello?" }])],
       ["user", JSON.stringify([{ type: "text", text: "anyone?" }])],

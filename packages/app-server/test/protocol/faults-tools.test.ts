@@ -64,7 +64,8 @@ function shapes(notifications: ReceivedNotification[]): string[] {
   for (const { method, params } of notifications) {
     const p = params as { item?: Item; turn?: { status: string }; error?: { kind: string } };
     let line: string;
-    if (method === "item/started" || method === "item/completed") line = `${method} ${p.item!.type}${"status" in p.item! && p.item.status ? ` ${p.item.status}` : ""}`;
+    if (method === "item/started" || method === "item/completed")
+      line = `${method} ${p.item!.type}${"status" in p.item! && p.item.status ? ` ${p.item.status}` : ""}`;
     else if (method === "turn/completed" || method === "thread/turn/completed") line = `${method} ${p.turn!.status}`;
     else if (method === "turn/retrying") line = `${method} ${p.error!.kind}`;
     else if (method === "item/agentMessage/delta") line = "delta*";
@@ -237,7 +238,10 @@ async function killedCallTurn(fault: KilledCall): Promise<void> {
   assert.equal(saved!.id, turnId);
   assert.equal(saved!.status, "completed");
   // A new process reads what the client saw: the failed call with its output, item for item.
-  assert.deepEqual(saved!.items, itemsOf(seen, "item/completed").map((p) => p.item));
+  assert.deepEqual(
+    saved!.items,
+    itemsOf(seen, "item/completed").map((p) => p.item),
+  );
 }
 
 describe("spec: Threads and turns (a tool's process killed by a signal)", () => {
@@ -328,7 +332,9 @@ describe("spec: Threads and turns (a model stream cut or stalled mid-reply)", ()
       "turn/completed completed",
       "thread/turn/completed completed",
     ]);
-    const [torn, retried] = itemsOf(seen, "item/started").filter((p) => p.item.type === "agentMessage").map((p) => p.item);
+    const [torn, retried] = itemsOf(seen, "item/started")
+      .filter((p) => p.item.type === "agentMessage")
+      .map((p) => p.item);
     assert.equal(deltasOf(seen, torn!.id), "The answer is cut");
     assert.equal(itemsOf(seen, "item/removed")[0]!.itemId, torn!.id);
     assert.notEqual(retried!.id, torn!.id);
@@ -346,7 +352,10 @@ describe("spec: Threads and turns (a model stream cut or stalled mid-reply)", ()
     );
     // The retry starts again from the input: the torn text never reaches the model.
     assert.equal(model.requests.length, firstRequest + 2);
-    assert.deepEqual(assistantTexts(model.requests[firstRequest + 1]!).filter((t) => t.includes("cut")), []);
+    assert.deepEqual(
+      assistantTexts(model.requests[firstRequest + 1]!).filter((t) => t.includes("cut")),
+      [],
+    );
 
     const [saved] = await readAfterRestart(threadId);
     assert.equal(saved!.status, "completed");
@@ -377,7 +386,9 @@ describe("spec: Threads and turns (a model stream cut or stalled mid-reply)", ()
       "thread/turn/completed failed",
     ]);
     assert.equal(model.requests.length, firstRequest + attempts);
-    const ended = seen.filter((n) => n.method === "turn/completed" || n.method === "thread/turn/completed").map((n) => (n.params as { turn: { error?: { message: string; kind: string } } }).turn);
+    const ended = seen
+      .filter((n) => n.method === "turn/completed" || n.method === "thread/turn/completed")
+      .map((n) => (n.params as { turn: { error?: { message: string; kind: string } } }).turn);
     for (const turn of ended) {
       assert.equal(turn.error?.kind, "network");
       // Says what broke, that it was retried, and what to do.

@@ -142,9 +142,14 @@ describe("faults: the disk under the sessions folder fails mid-turn", { skip: NO
 
       const done = await client.waitForNotification("turn/completed", (p) => p.turn.id === turnId, { since: mark });
       await client.waitForNotification("thread/turn/completed", (p) => p.turn.id === turnId, { since: mark });
-      const failed = await client.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", { since: mark });
+      const failed = await client.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", {
+        since: mark,
+      });
       const message = (failed.status as { message: string }).message;
-      assert.match(message, /^The thread stopped: the disk holding the sessions folder is full \(could not append to .*ENOSPC.*\)\. Free some space on it, then resume the thread; nothing saved before is lost\.$/);
+      assert.match(
+        message,
+        /^The thread stopped: the disk holding the sessions folder is full \(could not append to .*ENOSPC.*\)\. Free some space on it, then resume the thread; nothing saved before is lost\.$/,
+      );
       assert.equal(done.turn.status, "failed");
       assert.deepEqual(done.turn.error, { message, kind: "other" }, "the turn says what the thread says");
       const error = await client.waitForNotification("error", (p) => p.kind === "threadFailed", { since: mark });
@@ -188,7 +193,10 @@ describe("faults: the disk under the sessions folder fails mid-turn", { skip: NO
       assert.throws(() => writeFileSync(filler, Buffer.alloc(1024 * 1024)), /ENOSPC/);
       await assert.rejects(
         client.request("thread/start", { cwd: server.project() }),
-        rejectsWith("internal", /^Could not create the thread: the disk holding the sessions folder is full \(.*ENOSPC.*\)\. Free some space on it, then try again\.$/),
+        rejectsWith(
+          "internal",
+          /^Could not create the thread: the disk holding the sessions folder is full \(.*ENOSPC.*\)\. Free some space on it, then try again\.$/,
+        ),
       );
       rmSync(filler);
 
@@ -200,7 +208,9 @@ describe("faults: the disk under the sessions folder fails mid-turn", { skip: NO
         ["completed", "failed"],
       );
       assert.deepEqual(resumed.turns[1]!.error, { message, kind: "other" });
-      const reply = transcriptLines(path).find((e) => e.type === "message" && (e.message as { role: string }).role === "assistant" && JSON.stringify(e).includes("tttt"));
+      const reply = transcriptLines(path).find(
+        (e) => e.type === "message" && (e.message as { role: string }).role === "assistant" && JSON.stringify(e).includes("tttt"),
+      );
       assert.ok(reply, "the reply that could not be written is saved now");
       assert.equal(((reply!.message as { content: { text: string }[] }).content[0]!.text as string).length, head.length + tail.length);
       assert.equal((await completedTurn(client, thread.id, "after the disk")).status, "completed");
@@ -255,7 +265,9 @@ describe("faults: another process takes the thread over mid-turn", () => {
       const size = readFileSync(path, "utf8").length;
 
       const done = await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark });
-      const failed = await client.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", { since: mark });
+      const failed = await client.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", {
+        since: mark,
+      });
       const message = (failed.status as { message: string }).message;
       assert.match(message, /^The thread stopped: another process took this thread over \(.*ownership lost.*\)\. This process writes nothing more to it/);
       assert.equal(done.turn.status, "failed");
@@ -388,4 +400,3 @@ describe("faults: shutdown mid-turn", () => {
     }
   });
 });
-

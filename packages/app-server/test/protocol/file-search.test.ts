@@ -29,7 +29,6 @@ chmodSync(join(holdBin, "fd"), 0o755);
 const holdEnv = { PATH: `${holdBin}${delimiter}${process.env.PATH ?? ""}`, KC_HOLD: holdFile, KC_PIDS: pidsFile };
 const fdPids = () => pidsIn(pidsFile);
 
-
 function tree(name: string, files: Record<string, string>): string {
   const dir = join(scratch, name);
   for (const [path, content] of Object.entries(files)) {
@@ -76,9 +75,16 @@ describe("spec: file/search with a real fd", () => {
     for (let i = 1; i < files.length; i++) assert.ok(files[i - 1]!.score >= files[i]!.score, "by descending score");
     for (const left of ["build/config.js", ".git/config", "linked/config-outside.txt"]) assert.ok(!paths.includes(left), `${left} is not listed`);
     for (const path of paths) assert.ok(!path.startsWith("./") && !path.includes("\\"), path);
-    assert.deepEqual((await server.main.request("file/search", { cwd: repo, query: "ci.yml" })).files.map((f) => f.path), [".github/workflows/ci.yml"]);
+    assert.deepEqual(
+      (await server.main.request("file/search", { cwd: repo, query: "ci.yml" })).files.map((f) => f.path),
+      [".github/workflows/ci.yml"],
+    );
     assert.deepEqual((await server.main.request("file/search", { cwd: repo, query: "debuglog" })).files, []);
-    assert.deepEqual((await server.main.request("file/search", { cwd: repo, query: "linked" })).files.map((f) => f.path), ["linked"], "a symbolic link is listed, not followed");
+    assert.deepEqual(
+      (await server.main.request("file/search", { cwd: repo, query: "linked" })).files.map((f) => f.path),
+      ["linked"],
+      "a symbolic link is listed, not followed",
+    );
   });
 
   test("limit caps the answer, 50 by default; truncated is about the listing, not the limit", { skip: needsFd }, async () => {
@@ -103,7 +109,10 @@ describe("spec: file/search with a real fd", () => {
     assert.deepEqual(await older, { files: [], truncated: false });
     assert.ok(existsSync(holdFile), "the older answered while its listing was still held");
     unlinkSync(holdFile);
-    assert.deepEqual((await newer).files.map((f) => f.path), ["beta.txt"]);
+    assert.deepEqual(
+      (await newer).files.map((f) => f.path),
+      ["beta.txt"],
+    );
     assert.equal(fdPids().length, before + 1, "both searches shared one listing");
     await ws.client.close();
   });
@@ -120,7 +129,10 @@ describe("spec: file/search with a real fd", () => {
     assert.deepEqual(await older, { files: [], truncated: false });
     await waitUntil("the superseded listing's fd killed", () => !isAlive(held));
     unlinkSync(holdFile);
-    assert.deepEqual((await newer).files.map((f) => f.path), ["b.txt"]);
+    assert.deepEqual(
+      (await newer).files.map((f) => f.path),
+      ["b.txt"],
+    );
     await waitUntil("no fd left", () => fdPids().every((pid) => !isAlive(pid)));
   });
 });

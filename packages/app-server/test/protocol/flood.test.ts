@@ -41,7 +41,13 @@ async function withServer(run: (setup: Flooded) => Promise<void>, wsOptOut?: str
       await run({ server, ws, cwd: server.project({ "a.txt": "alpha\n" }) });
     } catch (error) {
       // What the server said about it (a connection it gave up on, a shutdown) is the first thing to read.
-      console.log(`# server stderr, last lines:\n${server.stderr.split("\n").slice(-12).map((line) => `#   ${line}`).join("\n")}`);
+      console.log(
+        `# server stderr, last lines:\n${server.stderr
+          .split("\n")
+          .slice(-12)
+          .map((line) => `#   ${line}`)
+          .join("\n")}`,
+      );
       throw error;
     }
     assert.equal(model.pending, 0, "every scripted reply was asked for");
@@ -85,7 +91,8 @@ function queueUpdates(client: TestClient, threadId: string, since: number): Serv
 }
 
 function completions(client: TestClient, turnId: string, since: number) {
-  const of = (method: string) => client.notifications.slice(since).filter((n) => n.method === method && (n.params as { turn: { id: string } }).turn.id === turnId);
+  const of = (method: string) =>
+    client.notifications.slice(since).filter((n) => n.method === method && (n.params as { turn: { id: string } }).turn.id === turnId);
   return { local: of("turn/completed"), everyone: of("thread/turn/completed") };
 }
 
@@ -111,54 +118,68 @@ async function normalTurnWorks(server: TestServer, threadId: string): Promise<vo
 
 describe("spec: turn/queue/add (the queue's limits)", () => {
   test("another connection's 1,200 queued inputs of 512 characters: past 100 each is refused, the stdio connection is not cut off and the server stays up", async () => {
-    await withServer(async ({ server, ws, cwd }) => {
-      const turn = await heldTurn(server, cwd);
-      const texts = Array.from({ length: 1200 }, (_, i) => String(i).padStart(4, "0") + "x".repeat(508));
-      const answers = await Promise.allSettled(texts.map((text) => ws.request("turn/queue/add", { threadId: turn.threadId, text })));
+    await withServer(
+      async ({ server, ws, cwd }) => {
+        const turn = await heldTurn(server, cwd);
+        const texts = Array.from({ length: 1200 }, (_, i) => String(i).padStart(4, "0") + "x".repeat(508));
+        const answers = await Promise.allSettled(texts.map((text) => ws.request("turn/queue/add", { threadId: turn.threadId, text })));
 
-      const accepted = answers.filter((a) => a.status === "fulfilled");
-      assert.equal(accepted.length, 100, "a thread queues at most 100 inputs");
-      for (const answer of answers.slice(100)) {
-        assert.equal(answer.status, "rejected");
-        const error = (answer as PromiseRejectedResult).reason;
-        assert.ok(error instanceof AppServerError, String(error));
-        assert.equal(error.code, "invalidParams");
-        assert.equal(error.data?.reason, "queueFull");
-        assert.equal(error.data?.maxInputs, 100);
-        assert.match(error.message, /100 inputs/);
-      }
+        const accepted = answers.filter((a) => a.status === "fulfilled");
+        assert.equal(accepted.length, 100, "a thread queues at most 100 inputs");
+        for (const answer of answers.slice(100)) {
+          assert.equal(answer.status, "rejected");
+          const error = (answer as PromiseRejectedResult).reason;
+          assert.ok(error instanceof AppServerError, String(error));
+          assert.equal(error.code, "invalidParams");
+          assert.equal(error.data?.reason, "queueFull");
+          assert.equal(error.data?.maxInputs, 100);
+          assert.match(error.message, /100 inputs/);
+        }
 
-      const diagnostics = await server.main.request("server/diagnostics", {});
-      assert.equal(diagnostics.loadedThreads, 1, "the stdio connection still answers");
-      const full = await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === turn.threadId && p.followUp.length === 100, { since: turn.mark });
-      assert.deepEqual(full.followUp.map((f) => f.text), texts.slice(0, 100), "the first 100, oldest first");
-      const bytes = queueUpdates(server.main, turn.threadId, turn.mark).reduce((sum, p) => sum + JSON.stringify(p).length, 0);
-      // Re-sending the whole queue on every add would be 1,200 updates and about 390 MB; coalesced and capped it is a few.
-      assert.ok(bytes < 8 * MiB, `the stdio client got ${bytes} bytes of queue updates`);
+        const diagnostics = await server.main.request("server/diagnostics", {});
+        assert.equal(diagnostics.loadedThreads, 1, "the stdio connection still answers");
+        const full = await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === turn.threadId && p.followUp.length === 100, {
+          since: turn.mark,
+        });
+        assert.deepEqual(
+          full.followUp.map((f) => f.text),
+          texts.slice(0, 100),
+          "the first 100, oldest first",
+        );
+        const bytes = queueUpdates(server.main, turn.threadId, turn.mark).reduce((sum, p) => sum + JSON.stringify(p).length, 0);
+        // Re-sending the whole queue on every add would be 1,200 updates and about 390 MB; coalesced and capped it is a few.
+        assert.ok(bytes < 8 * MiB, `the stdio client got ${bytes} bytes of queue updates`);
 
-      await interruptAndSettle(server, turn);
-      assert.equal(completions(server.main, turn.turnId, turn.mark).local.length, 1);
-      await normalTurnWorks(server, turn.threadId);
-    }, ["turn/queue/updated"]);
+        await interruptAndSettle(server, turn);
+        assert.equal(completions(server.main, turn.turnId, turn.mark).local.length, 1);
+        await normalTurnWorks(server, turn.threadId);
+      },
+      ["turn/queue/updated"],
+    );
   });
 
   test("queued inputs and steers share the cap of 100 inputs and 4 MiB of text; past it both are refused", async () => {
-    await withServer(async ({ server, ws, cwd }) => {
-      const turn = await heldTurn(server, cwd);
-      const { threadId, turnId } = turn;
-      const queueFull = (error: unknown) => error instanceof AppServerError && error.code === "invalidParams" && error.data?.reason === "queueFull";
-      const big = await Promise.all([0, 1, 2, 3].map((i) => ws.request("turn/queue/add", { threadId, text: String(i).repeat(1_000_000) })));
-      await assert.rejects(ws.request("turn/queue/add", { threadId, text: "z".repeat(200_000) }), queueFull, "4 MB queued and 200 kB more pass 4 MiB");
-      await assert.rejects(ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: "s".repeat(200_000) }), queueFull);
-      for (const { queueId } of big) await ws.request("turn/queue/remove", { threadId, queueId });
+    await withServer(
+      async ({ server, ws, cwd }) => {
+        const turn = await heldTurn(server, cwd);
+        const { threadId, turnId } = turn;
+        const queueFull = (error: unknown) => error instanceof AppServerError && error.code === "invalidParams" && error.data?.reason === "queueFull";
+        const big = await Promise.all([0, 1, 2, 3].map((i) => ws.request("turn/queue/add", { threadId, text: String(i).repeat(1_000_000) })));
+        await assert.rejects(ws.request("turn/queue/add", { threadId, text: "z".repeat(200_000) }), queueFull, "4 MB queued and 200 kB more pass 4 MiB");
+        await assert.rejects(ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: "s".repeat(200_000) }), queueFull);
+        for (const { queueId } of big) await ws.request("turn/queue/remove", { threadId, queueId });
 
-      for (let i = 0; i < 60; i++) await ws.request("turn/queue/add", { threadId, text: `queued ${i}` });
-      for (let i = 0; i < 40; i++) assert.equal((await ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: `steer ${i}` })).status, "steered");
-      await assert.rejects(ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: "one steer too many" }), queueFull);
-      await assert.rejects(ws.request("turn/queue/add", { threadId, text: "one input too many" }), queueFull);
-      await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === threadId && p.steering.length === 40 && p.followUp.length === 60, { since: turn.mark });
-      await interruptAndSettle(server, turn);
-    }, ["turn/queue/updated"]);
+        for (let i = 0; i < 60; i++) await ws.request("turn/queue/add", { threadId, text: `queued ${i}` });
+        for (let i = 0; i < 40; i++) assert.equal((await ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: `steer ${i}` })).status, "steered");
+        await assert.rejects(ws.request("turn/steer", { threadId, expectedTurnId: turnId, text: "one steer too many" }), queueFull);
+        await assert.rejects(ws.request("turn/queue/add", { threadId, text: "one input too many" }), queueFull);
+        await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === threadId && p.steering.length === 40 && p.followUp.length === 60, {
+          since: turn.mark,
+        });
+        await interruptAndSettle(server, turn);
+      },
+      ["turn/queue/updated"],
+    );
   });
 
   test("queue updates are coalesced, and one never arrives after the turn/started of the input it took off the queue", async () => {
@@ -182,7 +203,10 @@ describe("spec: turn/queue/add (the queue's limits)", () => {
       const updates = queueUpdates(server.main, turn.threadId, turn.mark);
       assert.deepEqual(
         updates.map((u) => u.followUp.map((f) => f.text)),
-        [["one", "two", "three"], ["one", "three"]],
+        [
+          ["one", "two", "three"],
+          ["one", "three"],
+        ],
       );
 
       turn.release();
@@ -195,36 +219,46 @@ describe("spec: turn/queue/add (the queue's limits)", () => {
         const shifted = log.findIndex(
           (n) => n.method === "turn/queue/updated" && !(n.params as { followUp: { id: string }[] }).followUp.some((f) => f.id === added[0]!.queueId),
         );
-        assert.ok(shifted !== -1 && shifted < startedAt, `${client.label}: the update without "one" (at ${shifted}) comes before its turn/started (at ${startedAt})`);
+        assert.ok(
+          shifted !== -1 && shifted < startedAt,
+          `${client.label}: the update without "one" (at ${shifted}) comes before its turn/started (at ${startedAt})`,
+        );
       }
       await waitUntil("the queued inputs' turns", () => server.main.notificationsOf("turn/completed").filter((p) => p.threadId === turn.threadId).length === 3);
     });
   });
 
   test("a stdio client that stops reading is not cut off by another client churning a full queue", async () => {
-    await withServer(async ({ server, ws, cwd }) => {
-      const turn = await heldTurn(server, cwd);
-      const text = (i: number) => String(i).padStart(5, "0") + "y".repeat(39_995);
-      stdioReading(server, false);
-      const ids: string[] = [];
-      for (let i = 0; i < 90; i++) ids.push((await ws.request("turn/queue/add", { threadId: turn.threadId, text: text(i) })).queueId);
-      // Each change is a snapshot of about 3.6 MB for the stdio client: far past 64 MiB if each went out whole.
-      for (let i = 90; i < 120; i++) {
-        await ws.request("turn/queue/remove", { threadId: turn.threadId, queueId: ids.shift()! });
-        ids.push((await ws.request("turn/queue/add", { threadId: turn.threadId, text: text(i) })).queueId);
-      }
-      assert.equal(server.transport.child.exitCode, null, "the server is still up");
-      stdioReading(server, true);
-      const last = await server.main.waitForNotification(
-        "turn/queue/updated",
-        (p) => p.threadId === turn.threadId && p.followUp.length === 90 && p.followUp.at(-1)!.id === ids.at(-1),
-        { since: turn.mark, timeoutMs: 30_000 },
-      );
-      assert.deepEqual(last.followUp.map((f) => f.id), ids, "the latest queue, whole");
-      assert.equal((await server.main.request("server/diagnostics", {})).loadedThreads, 1);
-      await interruptAndSettle(server, turn);
-      await normalTurnWorks(server, turn.threadId);
-    }, ["turn/queue/updated"]);
+    await withServer(
+      async ({ server, ws, cwd }) => {
+        const turn = await heldTurn(server, cwd);
+        const text = (i: number) => String(i).padStart(5, "0") + "y".repeat(39_995);
+        stdioReading(server, false);
+        const ids: string[] = [];
+        for (let i = 0; i < 90; i++) ids.push((await ws.request("turn/queue/add", { threadId: turn.threadId, text: text(i) })).queueId);
+        // Each change is a snapshot of about 3.6 MB for the stdio client: far past 64 MiB if each went out whole.
+        for (let i = 90; i < 120; i++) {
+          await ws.request("turn/queue/remove", { threadId: turn.threadId, queueId: ids.shift()! });
+          ids.push((await ws.request("turn/queue/add", { threadId: turn.threadId, text: text(i) })).queueId);
+        }
+        assert.equal(server.transport.child.exitCode, null, "the server is still up");
+        stdioReading(server, true);
+        const last = await server.main.waitForNotification(
+          "turn/queue/updated",
+          (p) => p.threadId === turn.threadId && p.followUp.length === 90 && p.followUp.at(-1)!.id === ids.at(-1),
+          { since: turn.mark, timeoutMs: 30_000 },
+        );
+        assert.deepEqual(
+          last.followUp.map((f) => f.id),
+          ids,
+          "the latest queue, whole",
+        );
+        assert.equal((await server.main.request("server/diagnostics", {})).loadedThreads, 1);
+        await interruptAndSettle(server, turn);
+        await normalTurnWorks(server, turn.threadId);
+      },
+      ["turn/queue/updated"],
+    );
   });
 });
 
@@ -308,10 +342,17 @@ describe("spec: Limits (64 MiB of pending unread output)", () => {
       await waitUntil("the model to finish", () => request.finishedAt !== undefined, 60_000);
       stdioReading(server, true);
       const whole = pieces.join("");
-      for (const [client, since] of [[server.main, mark], [ws, wsMark]] as const) {
+      for (const [client, since] of [
+        [server.main, mark],
+        [ws, wsMark],
+      ] as const) {
         const done = await client.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since, timeoutMs: 60_000 });
         assert.equal(done.turn.status, "completed");
-        const deltas = client.notificationsOf("item/agentMessage/delta").filter((p) => p.turnId === done.turn.id).map((p) => p.delta).join("");
+        const deltas = client
+          .notificationsOf("item/agentMessage/delta")
+          .filter((p) => p.turnId === done.turn.id)
+          .map((p) => p.delta)
+          .join("");
         assert.ok(whole.startsWith(deltas), `${client.label}: the deltas it got are the reply's beginning, without a gap`);
         const completed = client.notificationsOf("item/completed").find((p) => p.turnId === done.turn.id && p.item.type === "agentMessage")!;
         const item = (await client.client.resolveItem(completed.item as never)) as { text: string };

@@ -26,7 +26,10 @@ function makeLine(random: Random, n: number): { line: string | Buffer; id?: Requ
     case 4:
       return { line: `{"id":"${id}","method":"server/diagnostics","params":${deep(1 + random.int(20_000), '{"a":', "}").replace(/\{"a":\}/, "{}")}}`, id };
     case 5:
-      return { line: JSON.stringify({ id, method: "server/diagnostics", params: { [random.pick(["x", "__proto__", "constructor", "\u2028"])]: random.int(9) } }), id };
+      return {
+        line: JSON.stringify({ id, method: "server/diagnostics", params: { [random.pick(["x", "__proto__", "constructor", "\u2028"])]: random.int(9) } }),
+        id,
+      };
     case 6:
       return { line: JSON.stringify({ id, method: "server/diagnostics", params: random.pick([null, [], 5, "x", true]) }), id };
     case 7: {
@@ -34,7 +37,10 @@ function makeLine(random: Random, n: number): { line: string | Buffer; id?: Requ
       return { line: JSON.stringify({ id: numeric, method: "server/diagnostics", params: {} }), id: numeric };
     }
     case 8:
-      return { line: JSON.stringify({ id, method: random.pick(["", "thread/start", "x".repeat(5000), "server/diagnostics/", "Initialize", "\u2028"]), params: {} }), id };
+      return {
+        line: JSON.stringify({ id, method: random.pick(["", "thread/start", "x".repeat(5000), "server/diagnostics/", "Initialize", "\u2028"]), params: {} }),
+        id,
+      };
     case 9:
       return { line: JSON.stringify({ id, method: "initialize", params: { clientInfo: { name: `a\u2028b${n}\u2029` } } }), id };
     case 10:
@@ -44,7 +50,12 @@ function makeLine(random: Random, n: number): { line: string | Buffer; id?: Requ
     case 12:
       return { line: JSON.stringify({ method: random.pick(["initialized", "made/up", "exit", "$/cancel"]), params: random.pick([{}, [], null]) }) };
     case 13:
-      return { line: JSON.stringify({ id: random.pick([{}, [], true, null, Number.POSITIVE_INFINITY]), method: "server/diagnostics", params: {} }).replace("null", random.pick(["null", "1e400"])) };
+      return {
+        line: JSON.stringify({ id: random.pick([{}, [], true, null, Number.POSITIVE_INFINITY]), method: "server/diagnostics", params: {} }).replace(
+          "null",
+          random.pick(["null", "1e400"]),
+        ),
+      };
     case 14:
       return { line: JSON.stringify({ id, method: "server/diagnostics", params: {}, extra: "\u2028".repeat(random.int(50)) }), id };
     default:

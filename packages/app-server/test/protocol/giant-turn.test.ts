@@ -104,7 +104,11 @@ describe("spec: Threads and turns (a running turn of thousands of items)", () =>
     threadId = thread.id;
     let n = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const toolCalls: { id: string; name: string; arguments: unknown }[] = Array.from({ length: PER_ROUND }, () => ({ id: `call_${n++}`, name: "read", arguments: { path: "a.txt" } }));
+      const toolCalls: { id: string; name: string; arguments: unknown }[] = Array.from({ length: PER_ROUND }, () => ({
+        id: `call_${n++}`,
+        name: "read",
+        arguments: { path: "a.txt" },
+      }));
       if (round === 0) {
         const calls = [0, 1, 2].map(() => ({ name: "read", params: { path: "b.txt" } }));
         toolCalls.splice(500, 0, { id: "call_batch", name: "batch", arguments: { calls } });
@@ -112,18 +116,33 @@ describe("spec: Threads and turns (a running turn of thousands of items)", () =>
       model.enqueue({ toolCalls });
     }
     model.enqueue(
-      { text: ["part one ", "part two"], toolCalls: [{ id: "call_late", name: "read", arguments: { path: "a.txt" } }], pauseAfter: 2, gate: new Promise<void>((resolve) => (release = resolve)) },
+      {
+        text: ["part one ", "part two"],
+        toolCalls: [{ id: "call_late", name: "read", arguments: { path: "a.txt" } }],
+        pauseAfter: 2,
+        gate: new Promise<void>((resolve) => (release = resolve)),
+      },
       { text: "all read" },
     );
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId, text: "read everything" });
     turnId = (await server.main.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark })).turn.id;
-    await server.main.waitForNotification("item/agentMessage/delta", (p) => p.turnId === turnId && p.delta === "part one ", { since: mark, timeoutMs: 120_000 });
+    await server.main.waitForNotification("item/agentMessage/delta", (p) => p.turnId === turnId && p.delta === "part one ", {
+      since: mark,
+      timeoutMs: 120_000,
+    });
 
-    const started = server.main.notificationsOf("item/started").filter((p) => p.turnId === turnId).map((p) => p.item);
+    const started = server.main
+      .notificationsOf("item/started")
+      .filter((p) => p.turnId === turnId)
+      .map((p) => p.item);
     const resumed = await ws.request("thread/resume", { threadId });
     assert.ok(Buffer.byteLength(JSON.stringify(resumed)) < MAX_RESPONSE_BYTES);
-    assert.equal(resumed.turns.some((turn) => turn.id === turnId), false, "the running turn is not also in history");
+    assert.equal(
+      resumed.turns.some((turn) => turn.id === turnId),
+      false,
+      "the running turn is not also in history",
+    );
     const running = resumed.runningTurn!;
     assert.equal(running.id, turnId);
     assert.equal(running.status, "inProgress");
@@ -152,7 +171,10 @@ describe("spec: Threads and turns (a running turn of thousands of items)", () =>
     release();
     const done = await ws.waitForNotification("turn/completed", (p) => p.turn.id === turnId, { since: wsMark, timeoutMs: 60_000 });
     assert.equal(done.turn.status, "completed");
-    const completed = ws.notifications.slice(wsMark).filter((n) => n.method === "item/completed").map((n) => (n.params as { item: HistoryItem }).item);
+    const completed = ws.notifications
+      .slice(wsMark)
+      .filter((n) => n.method === "item/completed")
+      .map((n) => (n.params as { item: HistoryItem }).item);
     const answered = completed.find((item) => item.id === answer.id) as HistoryItem & { text?: string };
     assert.equal(answered.text, "part one part two");
     assert.ok(completed.some((item) => item.id === "call_late"));

@@ -36,15 +36,13 @@ const head = (repo: Repo) => repo.git("rev-parse", "HEAD").trim();
 
 /** The text the model was sent in one request, all messages joined. */
 function sentText(body: Record<string, any>): string {
-  return (body.messages as { content: unknown }[])
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .join("\n");
+  return (body.messages as { content: unknown }[]).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 }
 
 describe("git/commit", () => {
   test("with a message: everything staged and committed, the user's hooks running", async () => {
     const { repo, threadId } = await repoWithThread();
-    writeFileSync(join(repo.root, ".git", "hooks", "pre-commit"), "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/pre-commit-ran\"\n", { mode: 0o755 });
+    writeFileSync(join(repo.root, ".git", "hooks", "pre-commit"), '#!/bin/sh\ntouch "$(git rev-parse --git-dir)/pre-commit-ran"\n', { mode: 0o755 });
     writeFileSync(join(repo.root, ".git", "hooks", "commit-msg"), "#!/bin/sh\nprintf '\\nHooked: yes\\n' >> \"$1\"\n", { mode: 0o755 });
     repo.write("greet.ts", "export const greet = () => 'hello';\n");
     repo.write("docs/new.md", "# new\n");
@@ -98,7 +96,11 @@ describe("git/commit", () => {
     assert.match(text, /commit message/i);
 
     const seen = server.main.notifications.slice(mark).map((n) => n.method);
-    assert.deepEqual(seen.filter((method) => /^(item|turn)\/|tokenUsage/.test(method)), [], `the thread's subscribers saw ${seen.join(", ")}`);
+    assert.deepEqual(
+      seen.filter((method) => /^(item|turn)\/|tokenUsage/.test(method)),
+      [],
+      `the thread's subscribers saw ${seen.join(", ")}`,
+    );
     const resumed = await server.main.request("thread/resume", { threadId });
     assert.deepEqual(resumed.turns, []);
     assert.equal(resumed.usage.input, 0);

@@ -71,7 +71,7 @@ describe("git/push", () => {
     repo.git("config", "push.followTags", "true");
     repo.git("tag", "-a", "v1", "-m", "v1");
     // The user's hooks run for commits only: a pre-push hook that refuses would stop a terminal's push, not this one.
-    writeFileSync(join(repo.root, ".git", "hooks", "pre-push"), "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/pre-push-ran\"\nexit 1\n", { mode: 0o755 });
+    writeFileSync(join(repo.root, ".git", "hooks", "pre-push"), '#!/bin/sh\ntouch "$(git rev-parse --git-dir)/pre-push-ran"\nexit 1\n', { mode: 0o755 });
     assert.deepEqual(await server.main.request("git/push", { threadId }), { remote: "origin", branch: "main", pushedTo: "origin/main", upstreamSet: true });
     assert.equal(remote.git("rev-parse", "main").trim(), repo.git("rev-parse", "HEAD").trim());
     assert.equal(repo.git("rev-parse", "--abbrev-ref", "main@{upstream}").trim(), "origin/main");
@@ -90,13 +90,19 @@ describe("git/push", () => {
     repo.git("switch", "-q", "-c", "feature");
     repo.git("push", "-q", "-u", "origin", "feature:shared-name");
     repo.commit("mine", { "a.txt": "mine\n" });
-    assert.deepEqual(await server.main.request("git/push", { threadId }), { remote: "origin", branch: "feature", pushedTo: "origin/shared-name", upstreamSet: false });
+    assert.deepEqual(await server.main.request("git/push", { threadId }), {
+      remote: "origin",
+      branch: "feature",
+      pushedTo: "origin/shared-name",
+      upstreamSet: false,
+    });
     assert.equal(remote.git("rev-parse", "shared-name").trim(), repo.git("rev-parse", "HEAD").trim());
 
     // Someone else moves the remote branch on.
     const other = join(server.home, `clone-${Date.now()}`);
     execFileSync("git", ["clone", "-q", "-b", "shared-name", remote.root, other], { env: gitEnv(server.home) });
-    const inOther = (...args: string[]) => execFileSync("git", ["-C", other, "-c", "user.name=O", "-c", "user.email=o@example.com", ...args], { env: gitEnv(server.home), encoding: "utf8" });
+    const inOther = (...args: string[]) =>
+      execFileSync("git", ["-C", other, "-c", "user.name=O", "-c", "user.email=o@example.com", ...args], { env: gitEnv(server.home), encoding: "utf8" });
     writeFileSync(join(other, "theirs.txt"), "theirs\n");
     inOther("add", "theirs.txt");
     inOther("commit", "-q", "-m", "theirs");

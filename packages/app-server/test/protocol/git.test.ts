@@ -91,18 +91,15 @@ describe("git branches", () => {
     const head = repo.git("rev-parse", "HEAD").trim();
     repo.write("b.txt", "uncommitted\n");
     // Hooks run for commits only: no post-checkout hook runs on a branch change.
-    writeFileSync(join(repo.root, ".git", "hooks", "post-checkout"), "#!/bin/sh\ntouch \"$(git rev-parse --git-dir)/post-checkout-ran\"\n", { mode: 0o755 });
+    writeFileSync(join(repo.root, ".git", "hooks", "post-checkout"), '#!/bin/sh\ntouch "$(git rev-parse --git-dir)/post-checkout-ran"\n', { mode: 0o755 });
     assert.deepEqual(await server.main.request("git/branch/create", { threadId, name: "feature/login" }), { branch: "feature/login", head });
     assert.equal(readFileSync(join(repo.root, "b.txt"), "utf8"), "uncommitted\n");
     const listed = await server.main.request("git/branches", { threadId });
     assert.equal(listed.current, "feature/login");
-    assert.deepEqual(
-      listed.branches.map((b) => [b.name, b.head, b.current]).sort(),
-      [
-        ["feature/login", head, true],
-        ["main", head, false],
-      ],
-    );
+    assert.deepEqual(listed.branches.map((b) => [b.name, b.head, b.current]).sort(), [
+      ["feature/login", head, true],
+      ["main", head, false],
+    ]);
     await failsWith(server.main.request("git/branch/create", { threadId, name: "bad..name" }), "invalidParams");
     const taken = await failsWith(server.main.request("git/branch/create", { threadId, name: "main" }), "gitConflict", "branchExists");
     assert.equal(typeof taken.recoveryInstructions, "string");

@@ -17,7 +17,6 @@ import { SERVER_GIT_ENV, git, initRepo, status, write } from "../support/worktre
  * writes when a thread loads in the checkout.
  */
 
-
 let model: ScriptedModelServer;
 let server: TestServer;
 let markers: string;
@@ -34,7 +33,8 @@ after(async () => {
   rmSync(markers, { recursive: true, force: true });
 });
 
-const payload = (marker: string): string => `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport const helper = 1;\n`;
+const payload = (marker: string): string =>
+  `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\nexport const helper = 1;\n`;
 
 let projects = 0;
 /** A trusted project whose settings load tools/ext.ts, which imports tools/helper.ts; husky's hooks folder too. */

@@ -60,7 +60,11 @@ function handoffFiles(): string[] {
 describe("spec: thread/handoff", () => {
   test("to local: the worktree's HEAD becomes a branch checked out in the checkout, the changes move, the worktree stays detached and clean", async () => {
     const repo = project();
-    const { thread } = await server.main.request("thread/start", { cwd: join(repo, "src", "app"), approvalMode: "fullAccess", workspace: { mode: "worktree" } });
+    const { thread } = await server.main.request("thread/start", {
+      cwd: join(repo, "src", "app"),
+      approvalMode: "fullAccess",
+      workspace: { mode: "worktree" },
+    });
     await talk(thread.id, "Fix the parser");
     const worktree = thread.workspace.path!;
     git(worktree, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "--allow-empty", "-m", "work in the worktree");
@@ -223,7 +227,10 @@ describe("spec: thread/handoff", () => {
     write(thread.workspace.path!, { "z.txt": "z\n" });
     await server.main.request("thread/diff/read", { threadId: thread.id });
     await server.main.request("thread/handoff", { threadId: thread.id, to: "local" });
-    assert.deepEqual(readdirSync(serverTmp).filter((name) => /index/.test(name)), []);
+    assert.deepEqual(
+      readdirSync(serverTmp).filter((name) => /index/.test(name)),
+      [],
+    );
     assert.deepEqual(handoffFiles(), []);
   });
 });

@@ -116,15 +116,32 @@ describe("spec: server/diagnostics", () => {
       const firstSent = performance.now();
       const first = await server.main.request("server/diagnostics", {});
       assert.deepEqual(Object.keys(first).sort(), [
-        "heapBytes", "inactiveFactories", "listingBytesScanned", "listingFilesOpened", "loadedThreads", "loadingThreads",
-        "payloadBytes", "payloadFiles", "rssBytes", "sandbox", "uptimeMs",
+        "heapBytes",
+        "inactiveFactories",
+        "listingBytesScanned",
+        "listingFilesOpened",
+        "loadedThreads",
+        "loadingThreads",
+        "payloadBytes",
+        "payloadFiles",
+        "rssBytes",
+        "sandbox",
+        "uptimeMs",
       ]);
       assert.equal(first.sandbox.kind, process.platform === "linux" ? "bwrap" : process.platform === "darwin" ? "seatbelt" : "none");
       assert.equal(typeof first.sandbox.available, "boolean");
       assert.equal(first.sandbox.reason === undefined, first.sandbox.available, "a reason exactly when it cannot run");
       assert.ok(first.rssBytes > 10 * 2 ** 20 && first.rssBytes < 2 ** 31);
       assert.ok(first.heapBytes > 0 && first.heapBytes < first.rssBytes);
-      for (const key of ["loadedThreads", "loadingThreads", "payloadFiles", "payloadBytes", "inactiveFactories", "listingFilesOpened", "listingBytesScanned"] as const) {
+      for (const key of [
+        "loadedThreads",
+        "loadingThreads",
+        "payloadFiles",
+        "payloadBytes",
+        "inactiveFactories",
+        "listingFilesOpened",
+        "listingBytesScanned",
+      ] as const) {
         assert.equal(first[key], 0, key);
       }
       // Uptime follows the clock: it grows, and by no more than the time that passed here.
@@ -188,7 +205,18 @@ describe("the connection survives bad input", () => {
   test("non-JSON, non-object and shapeless lines each get a parseError notification", async () => {
     const server = await startServer();
     try {
-      const bad = ["{", "[1,2]", "42", '"text"', "null", "{}", '{"id":1}', '{"method":7,"id":1}', '{"id":{"a":1},"method":"server/diagnostics"}', '{"id":true,"method":"x"}'];
+      const bad = [
+        "{",
+        "[1,2]",
+        "42",
+        '"text"',
+        "null",
+        "{}",
+        '{"id":1}',
+        '{"method":7,"id":1}',
+        '{"id":{"a":1},"method":"server/diagnostics"}',
+        '{"id":true,"method":"x"}',
+      ];
       for (const line of bad) server.main.sendRaw(line);
       await waitUntil("all parse errors", () => server.main.notificationsOf("error").length >= bad.length || undefined);
       assert.ok(server.main.notificationsOf("error").every((n) => n.kind === "parseError"));

@@ -94,7 +94,11 @@ describe("spec: History, listings, and large values (payload references)", () =>
 
   test("payload/read refuses ids that try a path, unknown ids and bad offsets", async () => {
     for (const id of ["../../etc/passwd", "/etc/passwd", "0".repeat(32), "..", "a/b"]) {
-      await assert.rejects(server.main.request("payload/read", { id, offset: 0 }), (e: unknown) => e instanceof AppServerError && e.code === "invalidParams", id);
+      await assert.rejects(
+        server.main.request("payload/read", { id, offset: 0 }),
+        (e: unknown) => e instanceof AppServerError && e.code === "invalidParams",
+        id,
+      );
     }
     const bad = await server.main.rawRequest("payload/read", { id: "x", offset: -1 });
     assert.equal((bad.error as { code: string }).code, "invalidParams");

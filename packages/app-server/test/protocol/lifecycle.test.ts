@@ -138,7 +138,11 @@ describe("spec: thread/delete", () => {
     assert.deepEqual(await server.main.request("thread/delete", { threadId: thread.id }), {});
     await ws.waitForNotification("thread/deleted", (p) => p.threadId === thread.id, { since: wsMark });
     const archivedDir = join(dirname(path), "archived");
-    assert.deepEqual(readdirSync(archivedDir).filter((name) => name.includes(thread.id)), [], "no transcript and no lock left");
+    assert.deepEqual(
+      readdirSync(archivedDir).filter((name) => name.includes(thread.id)),
+      [],
+      "no transcript and no lock left",
+    );
     await assert.rejects(server.main.request("thread/resume", { threadId: thread.id }), rejectsWith("threadNotFound"));
     await assert.rejects(server.main.request("thread/delete", { threadId: thread.id }), rejectsWith("threadNotFound"));
   });
@@ -216,11 +220,15 @@ describe("spec: Ownership across processes", () => {
       assert.equal(taken.turns.length, 1);
       const error = await server.main.waitForNotification("error", (p) => p.kind === "threadFailed" && p.threadId === thread.id, { since: mark });
       assert.match(error.message, /ownership lost/);
-      const failed = await ws.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", { since: wsMark });
+      const failed = await ws.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "systemError", {
+        since: wsMark,
+      });
       assert.match((failed.status as { message: string }).message, /ownership lost/);
       await waitUntil("no notLoaded after a failure", () => (ws.notifications.length > wsMark ? true : undefined));
       assert.equal(
-        ws.notifications.slice(wsMark).some((n) => n.method === "thread/status/changed" && (n.params as { status: { type: string } }).status.type === "notLoaded"),
+        ws.notifications
+          .slice(wsMark)
+          .some((n) => n.method === "thread/status/changed" && (n.params as { status: { type: string } }).status.type === "notLoaded"),
         false,
         "the systemError stays visible",
       );

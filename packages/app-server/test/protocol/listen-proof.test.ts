@@ -46,7 +46,11 @@ describe("door 8: the listener proves it holds the token before a client gives a
       assert.equal(reason?.kind, "untrusted", String(reason?.message));
       assert.match(reason!.message!, /did not prove that it holds this token.*the token was not sent/);
       assert.ok(!leaked(taken), `the token reached the impostor:\n${taken.received}`);
-      assert.deepEqual(taken.records.filter((record) => record.kind === "message"), [], "not even a proof of the token was sent");
+      assert.deepEqual(
+        taken.records.filter((record) => record.kind === "message"),
+        [],
+        "not even a proof of the token was sent",
+      );
     } finally {
       await client.close();
       await impostor?.close();
@@ -80,7 +84,10 @@ describe("door 8: the listener proves it holds the token before a client gives a
 });
 
 /** A raw WebSocket that asks for the listener's proof, as a client of any language would. */
-async function challenge(url: string, nonce: string): Promise<{ socket: WebSocket; first: Record<string, unknown>; closed: Promise<number>; next: () => Promise<string> }> {
+async function challenge(
+  url: string,
+  nonce: string,
+): Promise<{ socket: WebSocket; first: Record<string, unknown>; closed: Promise<number>; next: () => Promise<string> }> {
   const socket = new WebSocket(url, ["knightcode", `knightcode.challenge.${nonce}`]);
   const texts: string[] = [];
   socket.on("message", (data) => texts.push(data.toString()));
@@ -90,7 +97,7 @@ async function challenge(url: string, nonce: string): Promise<{ socket: WebSocke
     socket.once("error", reject);
   });
   let read = 0;
-  const next = () => waitUntil("a message from the listener", () => texts[read] !== undefined ? texts[read++] : undefined);
+  const next = () => waitUntil("a message from the listener", () => (texts[read] !== undefined ? texts[read++] : undefined));
   return { socket, first: JSON.parse(await next()) as Record<string, unknown>, closed, next };
 }
 

@@ -81,10 +81,22 @@ describe("--listen unix://PATH", () => {
   });
 
   for (const [label, prepare, message] of [
-    ["a folder others may write (0777)", (folder: string) => (mkdirSync(folder), chmodSync(folder, 0o777)), /the socket folder must be yours alone: .* is writable by other users \(mode 0777\)/],
+    [
+      "a folder others may write (0777)",
+      (folder: string) => (mkdirSync(folder), chmodSync(folder, 0o777)),
+      /the socket folder must be yours alone: .* is writable by other users \(mode 0777\)/,
+    ],
     ["a folder its group may write (0770)", (folder: string) => (mkdirSync(folder), chmodSync(folder, 0o770)), /is writable by other users \(mode 0770\)/],
-    ["a symlink to a folder of ours", (folder: string) => (mkdirSync(`${folder}-real`, { mode: 0o700 }), symlinkSync(`${folder}-real`, folder)), /is a symbolic link, not a folder of your own/],
-    ["a regular file at the socket path", (folder: string) => (mkdirSync(folder, { mode: 0o700 }), writeFileSync(join(folder, "app.sock"), "")), /exists and is not a socket/],
+    [
+      "a symlink to a folder of ours",
+      (folder: string) => (mkdirSync(`${folder}-real`, { mode: 0o700 }), symlinkSync(`${folder}-real`, folder)),
+      /is a symbolic link, not a folder of your own/,
+    ],
+    [
+      "a regular file at the socket path",
+      (folder: string) => (mkdirSync(folder, { mode: 0o700 }), writeFileSync(join(folder, "app.sock"), "")),
+      /exists and is not a socket/,
+    ],
   ] as const) {
     test(`${label} exits 2 with a message and never listens`, async () => {
       const folder = join(dir, `refused-${Math.random().toString(36).slice(2, 8)}`);
@@ -125,7 +137,10 @@ describe("a client checks the socket's folder before it connects", () => {
     listener.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
     try {
       await waitUntil("their socket to listen", () => output.includes("listening") || undefined);
-      const error = (await AppServerClient.connectWebSocket({ url: `unix://${socket}`, token: TOKEN }).catch((e: unknown) => e)) as { kind?: string; message?: string };
+      const error = (await AppServerClient.connectWebSocket({ url: `unix://${socket}`, token: TOKEN }).catch((e: unknown) => e)) as {
+        kind?: string;
+        message?: string;
+      };
       assert.equal(error.kind, "untrusted", String(error.message));
       assert.match(error.message!, new RegExp(`belongs to user ${user.uid}`));
       assert.doesNotMatch(output, /connected/);

@@ -176,17 +176,67 @@ describe("--listen refuses what it cannot make safe", () => {
   };
 
   for (const [label, args, env, message] of [
-    ["a non-loopback address", () => ["--listen", "ws://0.0.0.0:0", "--listen-token-file", file("a", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
-    ["a public host name", () => ["--listen", "ws://example.com:1234", "--listen-token-file", file("b", TOKEN, 0o600)], {}, /--listen accepts loopback addresses only/],
-    ["a wss or http URL", () => ["--listen", "http://127.0.0.1:0", "--listen-token-file", file("c", TOKEN, 0o600)], {}, /--listen takes a ws:\/\/ or unix:\/\/ URL/],
-    ["no token", () => ["--listen", "ws://127.0.0.1:0"], {}, /--listen needs a token: --listen-token-file <path>, KNIGHTCODE_APP_SERVER_TOKEN or --listen-token <token>/],
-    ["a token file others can read (0644)", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("d", TOKEN, 0o644)], {}, /accessible to other users \(mode 0644\); run: chmod 600/],
-    ["a missing token file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", join(dir, "missing")], {}, /cannot read the token file .*missing: it does not exist/],
+    [
+      "a non-loopback address",
+      () => ["--listen", "ws://0.0.0.0:0", "--listen-token-file", file("a", TOKEN, 0o600)],
+      {},
+      /--listen accepts loopback addresses only/,
+    ],
+    [
+      "a public host name",
+      () => ["--listen", "ws://example.com:1234", "--listen-token-file", file("b", TOKEN, 0o600)],
+      {},
+      /--listen accepts loopback addresses only/,
+    ],
+    [
+      "a wss or http URL",
+      () => ["--listen", "http://127.0.0.1:0", "--listen-token-file", file("c", TOKEN, 0o600)],
+      {},
+      /--listen takes a ws:\/\/ or unix:\/\/ URL/,
+    ],
+    [
+      "no token",
+      () => ["--listen", "ws://127.0.0.1:0"],
+      {},
+      /--listen needs a token: --listen-token-file <path>, KNIGHTCODE_APP_SERVER_TOKEN or --listen-token <token>/,
+    ],
+    [
+      "a token file others can read (0644)",
+      () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("d", TOKEN, 0o644)],
+      {},
+      /accessible to other users \(mode 0644\); run: chmod 600/,
+    ],
+    [
+      "a missing token file",
+      () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", join(dir, "missing")],
+      {},
+      /cannot read the token file .*missing: it does not exist/,
+    ],
     ["a token file that is a directory", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", dir], {}, /is not a regular file/],
-    ["a short token in a file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("e", "short\n", 0o600)], {}, /has 5 characters; use at least 32, for example: openssl rand -hex 32/],
-    ["a short token in the environment", () => ["--listen", "ws://127.0.0.1:0"], { KNIGHTCODE_APP_SERVER_TOKEN: "short" }, /KNIGHTCODE_APP_SERVER_TOKEN has 5 characters; use at least 32, for example: openssl rand -hex 32/],
-    ["a short token on the command line", () => ["--listen", "ws://127.0.0.1:0", "--listen-token", "t"], {}, /--listen-token has 1 characters; use at least 32/],
-    ["a token both on the command line and in a file", () => ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN, "--listen-token-file", file("f", TOKEN, 0o600)], {}, /--listen-token or --listen-token-file, not both/],
+    [
+      "a short token in a file",
+      () => ["--listen", "ws://127.0.0.1:0", "--listen-token-file", file("e", "short\n", 0o600)],
+      {},
+      /has 5 characters; use at least 32, for example: openssl rand -hex 32/,
+    ],
+    [
+      "a short token in the environment",
+      () => ["--listen", "ws://127.0.0.1:0"],
+      { KNIGHTCODE_APP_SERVER_TOKEN: "short" },
+      /KNIGHTCODE_APP_SERVER_TOKEN has 5 characters; use at least 32, for example: openssl rand -hex 32/,
+    ],
+    [
+      "a short token on the command line",
+      () => ["--listen", "ws://127.0.0.1:0", "--listen-token", "t"],
+      {},
+      /--listen-token has 1 characters; use at least 32/,
+    ],
+    [
+      "a token both on the command line and in a file",
+      () => ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN, "--listen-token-file", file("f", TOKEN, 0o600)],
+      {},
+      /--listen-token or --listen-token-file, not both/,
+    ],
   ] as const) {
     test(`${label} exits 2 with a message and never listens`, async () => {
       const result = await runCli(["app-server", ...args()], env);

@@ -62,7 +62,10 @@ describe("spec: thread/list", () => {
     const other = await threadIn(projectB, "In the other project");
     await server.main.request("thread/name/set", { threadId: second.id, name: "Renamed by hand" });
     const { threads } = await server.main.request("thread/list", { cwd: projectA });
-    assert.deepEqual(threads.map((t) => t.id), [second.id, first.id]);
+    assert.deepEqual(
+      threads.map((t) => t.id),
+      [second.id, first.id],
+    );
     const [renamed, plain] = threads;
     assert.equal(renamed!.title, "Renamed by hand");
     assert.equal(renamed!.name, "Renamed by hand");
@@ -84,10 +87,17 @@ describe("spec: thread/list", () => {
     const made = [];
     for (let i = 0; i < 5; i++) made.push(await threadIn(cwd, `thread ${i}`));
     const page1 = await server.main.request("thread/list", { cwd, limit: 2 });
-    assert.deepEqual(page1.threads.map((t) => t.id), [made[4]!.id, made[3]!.id]);
+    assert.deepEqual(
+      page1.threads.map((t) => t.id),
+      [made[4]!.id, made[3]!.id],
+    );
     await threadIn(cwd, "a newer one");
     const page2 = await server.main.request("thread/list", { cwd, limit: 2, cursor: page1.nextCursor! });
-    assert.deepEqual(page2.threads.map((t) => t.id), [made[2]!.id, made[1]!.id], "the snapshot does not move");
+    assert.deepEqual(
+      page2.threads.map((t) => t.id),
+      [made[2]!.id, made[1]!.id],
+      "the snapshot does not move",
+    );
     await assert.rejects(server.main.request("thread/list", { cwd, archived: true, cursor: page1.nextCursor! }), code("invalidCursor"));
     await assert.rejects(server.main.request("thread/list", { cursor: "garbage" }), code("invalidCursor"));
     for (const limit of [0, 201, 1.5]) {
@@ -120,7 +130,10 @@ describe("spec: thread/list", () => {
     await server.main.request("thread/archive", { threadId: gone.id });
     assert.deepEqual(await walk({ cwd }), [kept.id]);
     const archived = await server.main.request("thread/list", { cwd, archived: true });
-    assert.deepEqual(archived.threads.map((t) => t.id), [gone.id]);
+    assert.deepEqual(
+      archived.threads.map((t) => t.id),
+      [gone.id],
+    );
     assert.equal(archived.threads[0]!.archived, true);
     assert.deepEqual(archived.threads[0]!.status, { type: "notLoaded" });
 
@@ -128,7 +141,10 @@ describe("spec: thread/list", () => {
     const index = join(folder, ".thread-index.json");
     const shard = join(folder, ".thread-index-1-0.tsv");
     // The listing answers first and writes its index after: wait for an index that knows the kept transcript.
-    await waitUntil("the listing to write its index", () => existsSync(index) && existsSync(shard) && readFileSync(shard, "utf8").includes(basename(kept.sessionFile!)));
+    await waitUntil(
+      "the listing to write its index",
+      () => existsSync(index) && existsSync(shard) && readFileSync(shard, "utf8").includes(basename(kept.sessionFile!)),
+    );
     writeFileSync(index, "{ not json");
     assert.deepEqual(await walk({ cwd }), [kept.id], "a corrupt index is rebuilt");
 
@@ -136,7 +152,10 @@ describe("spec: thread/list", () => {
     await server.main.request("thread/unsubscribe", { threadId: kept.id });
     const lines = readFileSync(kept.sessionFile!, "utf8").trim().split("\n");
     const last = JSON.parse(lines.at(-1)!) as { id: string };
-    appendFileSync(kept.sessionFile!, JSON.stringify({ type: "thread_name", id: "edited00001", parentId: last.id, timestamp: Date.now(), name: "Edited outside" }) + "\n");
+    appendFileSync(
+      kept.sessionFile!,
+      JSON.stringify({ type: "thread_name", id: "edited00001", parentId: last.id, timestamp: Date.now(), name: "Edited outside" }) + "\n",
+    );
     const after = await server.main.request("thread/list", { cwd });
     assert.equal(after.threads[0]!.title, "Edited outside");
   });
@@ -169,8 +188,14 @@ describe("spec: thread/list", () => {
 
       second = await startServer({ model, home });
       const { threads } = await second.main.request("thread/list", { cwd });
-      assert.deepEqual(threads.map((t) => t.id), ids);
-      assert.deepEqual(threads.map((t) => t.title), ["Named last", "", "two", "one"]);
+      assert.deepEqual(
+        threads.map((t) => t.id),
+        ids,
+      );
+      assert.deepEqual(
+        threads.map((t) => t.title),
+        ["Named last", "", "two", "one"],
+      );
       const diagnostics = await second.main.request("server/diagnostics", {});
       assert.equal(diagnostics.listingFilesOpened, 0, "every transcript was in the index");
       await second.close();
@@ -202,7 +227,13 @@ describe("spec: thread/list", () => {
         const createdAt = new Date(base + i * 1000).toISOString();
         const lines = [
           serializeHeader({ type: "session", version: 1, id, cwd: header.cwd, createdAt }),
-          serializeEntry({ type: "message", id: `m${String(i).padStart(10, "0")}`, parentId: null, timestamp: base, message: { role: "user", content: `synthetic thread ${i}`, timestamp: base } } as never),
+          serializeEntry({
+            type: "message",
+            id: `m${String(i).padStart(10, "0")}`,
+            parentId: null,
+            timestamp: base,
+            message: { role: "user", content: `synthetic thread ${i}`, timestamp: base },
+          } as never),
         ];
         const path = join(folder, sessionFileName(createdAt, id));
         writeFileSync(path, lines.join("\n") + "\n");
@@ -221,7 +252,10 @@ describe("spec: thread/list", () => {
       const warm = await start();
       assert.deepEqual((await warm.main.request("thread/list", { cwd, limit: 200 })).threads, listed.threads);
       const found = await warm.main.request("thread/list", { cwd, search: "THREAD 4321" });
-      assert.deepEqual(found.threads.map((t) => t.title), ["synthetic thread 4321"]);
+      assert.deepEqual(
+        found.threads.map((t) => t.title),
+        ["synthetic thread 4321"],
+      );
       let count = 0;
       for (let cursor: string | undefined, begin = true; begin || cursor; begin = false) {
         const page = await warm.main.request("thread/list", { limit: 200, ...(cursor ? { cursor } : {}) });
@@ -254,7 +288,10 @@ describe("spec: thread/read", () => {
     await server.main.request("thread/unsubscribe", { threadId: thread.id });
     const path = thread.sessionFile!;
     const bytes = readFileSync(path);
-    const locks = () => readdirSync(dirname(path)).filter((name) => name.endsWith(".lock")).sort();
+    const locks = () =>
+      readdirSync(dirname(path))
+        .filter((name) => name.endsWith(".lock"))
+        .sort();
     const locksBefore = locks();
     const read = await server.main.request("thread/read", { threadId: thread.id });
     assert.equal(read.thread.id, thread.id);
@@ -271,14 +308,25 @@ describe("spec: thread/read", () => {
     const ids: string[] = [];
     for (let i = 0; i < 55; i++) ids.push(await turn(server.main, thread.id, `t${i}`));
     const newest = await server.main.request("thread/read", { threadId: thread.id });
-    assert.deepEqual(newest.turns.map((t) => t.id), ids.slice(5));
+    assert.deepEqual(
+      newest.turns.map((t) => t.id),
+      ids.slice(5),
+    );
     assert.ok(newest.nextCursor);
     await turn(server.main, thread.id, "after the cursor");
     const older = await server.main.request("thread/read", { threadId: thread.id, cursor: newest.nextCursor });
-    assert.deepEqual(older.turns.map((t) => t.id), ids.slice(0, 5), "the appended turn did not shift the page");
+    assert.deepEqual(
+      older.turns.map((t) => t.id),
+      ids.slice(0, 5),
+      "the appended turn did not shift the page",
+    );
     assert.equal(older.nextCursor, undefined);
     const resumed = await server.main.request("thread/resume", { threadId: thread.id, cursor: newest.nextCursor });
-    assert.deepEqual(resumed.turns.map((t) => t.id), ids.slice(0, 5), "resume pages the same way");
+    assert.deepEqual(
+      resumed.turns.map((t) => t.id),
+      ids.slice(0, 5),
+      "resume pages the same way",
+    );
 
     const other = await threadIn(projectB, "other");
     await assert.rejects(server.main.request("thread/read", { threadId: other.id, cursor: newest.nextCursor }), code("invalidCursor"));

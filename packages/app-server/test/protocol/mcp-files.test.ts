@@ -50,18 +50,51 @@ describe("spec: mcp/list, mcp/add, mcp/update, mcp/remove", () => {
     await server.main.request("mcp/add", {
       scope: "global",
       name: "remote",
-      config: { url: "https://user:pass-secret@example.com/mcp?token=query-secret&x=1#frag", headers: { Authorization: "Bearer header-secret" }, exposure: "proxy" },
+      config: {
+        url: "https://user:pass-secret@example.com/mcp?token=query-secret&x=1#frag",
+        headers: { Authorization: "Bearer header-secret" },
+        exposure: "proxy",
+      },
     });
-    assert.deepEqual(await server.main.request("mcp/add", { scope: "global", name: "local", config: { command: "node", args: ["server.mjs", "--name", "a b"], env: { SECRET_TOKEN: "env-secret-value" }, description: "A local server" } }), { replaced: true });
+    assert.deepEqual(
+      await server.main.request("mcp/add", {
+        scope: "global",
+        name: "local",
+        config: { command: "node", args: ["server.mjs", "--name", "a b"], env: { SECRET_TOKEN: "env-secret-value" }, description: "A local server" },
+      }),
+      { replaced: true },
+    );
 
     const listed = await server.main.request("mcp/list", {});
     assert.deepEqual(listed.servers, [
-      { name: "local", scope: "global", source: globalFile, transport: "stdio", target: 'node server.mjs --name "a b"', description: "A local server", enabled: true, exposure: "direct" },
-      { name: "remote", scope: "global", source: globalFile, transport: "http", target: "https://user:***@example.com/mcp?token=***&x=***", enabled: true, exposure: "proxy" },
+      {
+        name: "local",
+        scope: "global",
+        source: globalFile,
+        transport: "stdio",
+        target: 'node server.mjs --name "a b"',
+        description: "A local server",
+        enabled: true,
+        exposure: "direct",
+      },
+      {
+        name: "remote",
+        scope: "global",
+        source: globalFile,
+        transport: "http",
+        target: "https://user:***@example.com/mcp?token=***&x=***",
+        enabled: true,
+        exposure: "proxy",
+      },
     ]);
     const text = JSON.stringify(listed);
-    for (const secret of ["env-secret-value", "pass-secret", "query-secret", "header-secret"]) assert.ok(!text.includes(secret), `mcp/list never shows ${secret}`);
-    assert.equal(readJson(globalFile).mcpServers.local!.env && (readJson(globalFile).mcpServers.local!.env as Record<string, string>).SECRET_TOKEN, "env-secret-value", "the file keeps the value");
+    for (const secret of ["env-secret-value", "pass-secret", "query-secret", "header-secret"])
+      assert.ok(!text.includes(secret), `mcp/list never shows ${secret}`);
+    assert.equal(
+      readJson(globalFile).mcpServers.local!.env && (readJson(globalFile).mcpServers.local!.env as Record<string, string>).SECRET_TOKEN,
+      "env-secret-value",
+      "the file keeps the value",
+    );
 
     const bad: [unknown, RegExp][] = [
       [{}, /command .* or url/],
@@ -121,35 +154,74 @@ describe("spec: mcp/list, mcp/add, mcp/update, mcp/remove", () => {
       assert.equal(error.data?.reason, "untrusted", method);
     }
     await server.main.request("project/trust/set", { cwd: untrusted, trusted: false });
-    assert.equal((await refused("mcp/add", { scope: "project", cwd: untrusted, name: "p", config: { command: "node" } })).data?.reason, "untrusted", "a project trusted false is refused too");
+    assert.equal(
+      (await refused("mcp/add", { scope: "project", cwd: untrusted, name: "p", config: { command: "node" } })).data?.reason,
+      "untrusted",
+      "a project trusted false is refused too",
+    );
     assert.equal(existsSync(join(untrusted, ".knightcode")), false, "nothing is created in an untrusted project");
     assert.equal((await refused("mcp/add", { scope: "project", name: "p", config: { command: "node" } })).code, "invalidParams", "a project write without cwd");
     assert.equal((await refused("mcp/list", { cwd: join(untrusted, "missing") })).code, "invalidParams", "a cwd that is not a directory");
 
     const cwd = await trustedProject();
-    const auth = await refused("mcp/add", { scope: "project", cwd, name: "p", config: { url: "https://example.com/", auth: { bearerTokenEnv: "GITHUB_TOKEN" } } });
+    const auth = await refused("mcp/add", {
+      scope: "project",
+      cwd,
+      name: "p",
+      config: { url: "https://example.com/", auth: { bearerTokenEnv: "GITHUB_TOKEN" } },
+    });
     assert.equal(auth.code, "invalidParams");
     assert.match(auth.message, /auth is allowed only in the global mcp\.json/);
-    assert.deepEqual(await server.main.request("mcp/add", { scope: "global", name: "authed", config: { url: "https://example.com/", auth: { bearerTokenEnv: "GITHUB_TOKEN" } } }), { replaced: false });
+    assert.deepEqual(
+      await server.main.request("mcp/add", {
+        scope: "global",
+        name: "authed",
+        config: { url: "https://example.com/", auth: { bearerTokenEnv: "GITHUB_TOKEN" } },
+      }),
+      { replaced: false },
+    );
     assert.deepEqual(await server.main.request("mcp/add", { scope: "project", cwd, name: "p", config: { command: "node" } }), { replaced: false });
     const projectFile = join(cwd, ".knightcode", "mcp.json");
     assert.equal(statSync(projectFile).mode & 0o777, 0o600);
     const listed = await server.main.request("mcp/list", { cwd });
     assert.deepEqual(listed.paths, { global: globalFile, project: projectFile });
-    assert.deepEqual(listed.servers.find((s) => s.name === "p"), { name: "p", scope: "project", source: projectFile, transport: "stdio", target: "node", enabled: true, exposure: "direct" });
+    assert.deepEqual(
+      listed.servers.find((s) => s.name === "p"),
+      { name: "p", scope: "project", source: projectFile, transport: "stdio", target: "node", enabled: true, exposure: "direct" },
+    );
   });
 
   test("a trusted project entry with a global server's name overrides it: one listing entry naming the project file, and updates go there", async () => {
     await server.main.request("mcp/add", { scope: "global", name: "shared", config: { command: "global-server" } });
     await server.main.request("mcp/add", { scope: "global", name: "quiet", config: { command: "quiet-server" } });
-    const cwd = await trustedProject({ ".knightcode/mcp.json": JSON.stringify({ mcpServers: { shared: { command: "project-server", args: ["--x"] }, quiet: { enabled: false } } }) });
+    const cwd = await trustedProject({
+      ".knightcode/mcp.json": JSON.stringify({ mcpServers: { shared: { command: "project-server", args: ["--x"] }, quiet: { enabled: false } } }),
+    });
     const projectFile = join(cwd, ".knightcode", "mcp.json");
     const listed = await server.main.request("mcp/list", { cwd });
     assert.deepEqual(
       listed.servers.filter((s) => s.name === "shared" || s.name === "quiet"),
       [
-        { name: "quiet", scope: "global", source: globalFile, override: projectFile, transport: "stdio", target: "quiet-server", enabled: false, exposure: "direct" },
-        { name: "shared", scope: "global", source: globalFile, override: projectFile, transport: "stdio", target: "project-server --x", enabled: true, exposure: "direct" },
+        {
+          name: "quiet",
+          scope: "global",
+          source: globalFile,
+          override: projectFile,
+          transport: "stdio",
+          target: "quiet-server",
+          enabled: false,
+          exposure: "direct",
+        },
+        {
+          name: "shared",
+          scope: "global",
+          source: globalFile,
+          override: projectFile,
+          transport: "stdio",
+          target: "project-server --x",
+          enabled: true,
+          exposure: "direct",
+        },
       ],
     );
     const globalBefore = readFileSync(globalFile);
@@ -157,18 +229,30 @@ describe("spec: mcp/list, mcp/add, mcp/update, mcp/remove", () => {
     assert.deepEqual(readJson(projectFile).mcpServers.shared, { command: "project-server", args: ["--x"], enabled: false });
     assert.deepEqual(readFileSync(globalFile), globalBefore, "the global file is untouched");
     const other = server.project();
-    assert.equal((await server.main.request("mcp/list", { cwd: other })).servers.find((s) => s.name === "shared")?.target, "global-server", "another folder sees the global entry");
+    assert.equal(
+      (await server.main.request("mcp/list", { cwd: other })).servers.find((s) => s.name === "shared")?.target,
+      "global-server",
+      "another folder sees the global entry",
+    );
   });
 
   test("an untrusted project's file is not read but named; bad entries are errors and the rest still list", async () => {
     await server.main.request("mcp/add", { scope: "global", name: "fine", config: { command: "fine-server" } });
     const cwd = server.project({ ".knightcode/mcp.json": JSON.stringify({ mcpServers: { sneaky: { command: "evil" } } }) });
     const listed = await server.main.request("mcp/list", { cwd });
-    assert.equal(listed.servers.some((s) => s.name === "sneaky"), false);
-    assert.ok(listed.errors.some((e) => e.source === "trust" && e.path === join(cwd, ".knightcode", "mcp.json")), JSON.stringify(listed.errors));
+    assert.equal(
+      listed.servers.some((s) => s.name === "sneaky"),
+      false,
+    );
+    assert.ok(
+      listed.errors.some((e) => e.source === "trust" && e.path === join(cwd, ".knightcode", "mcp.json")),
+      JSON.stringify(listed.errors),
+    );
 
     const trusted = await trustedProject({
-      ".knightcode/mcp.json": JSON.stringify({ mcpServers: { broken: { command: "" }, "bad name": { command: "x" }, orphan: { enabled: false }, good: { command: "good-server" } } }),
+      ".knightcode/mcp.json": JSON.stringify({
+        mcpServers: { broken: { command: "" }, "bad name": { command: "x" }, orphan: { enabled: false }, good: { command: "good-server" } },
+      }),
     });
     const mixed = await server.main.request("mcp/list", { cwd: trusted });
     assert.ok(mixed.servers.some((s) => s.name === "good"));

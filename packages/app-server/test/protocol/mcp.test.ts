@@ -86,7 +86,10 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     const local = stdioServer({ env: { FROM_ENTRY: "entry-value" } });
     const server = await startServer({ model, env: { MY_SERVICE_API_KEY: "sk-should-not-reach-mcp", MCP_TEST_TOKEN: "token-from-env" } });
     t.after(() => server.cleanup());
-    writeGlobalMcp(server, { local: local.entry, remote: { url: http.url, headers: { "X-Test": "header-value" }, auth: { bearerTokenEnv: "MCP_TEST_TOKEN" } } });
+    writeGlobalMcp(server, {
+      local: local.entry,
+      remote: { url: http.url, headers: { "X-Test": "header-value" }, auth: { bearerTokenEnv: "MCP_TEST_TOKEN" } },
+    });
     const cwd = server.project();
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "ask" });
     const { asked, off } = acceptAll(server.main);
@@ -100,7 +103,8 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
       { id: "call_lookup", name: "remote_lookup", arguments: { key: "k1" } },
     ]);
     assert.equal(turn.status, "completed", JSON.stringify(turn.error) + server.stderr.slice(-3000));
-    for (const name of ["local_echo", "local_env", "local_fail", "local_wait", "remote_lookup"]) assert.ok(toolNames(first).includes(name), `the model is offered ${name}`);
+    for (const name of ["local_echo", "local_env", "local_fail", "local_wait", "remote_lookup"])
+      assert.ok(toolNames(first).includes(name), `the model is offered ${name}`);
     assert.deepEqual(
       asked.map((a) => a.tool),
       ["local_echo", "local_env", "local_env", "remote_lookup"],
@@ -111,8 +115,14 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     assert.match(results.get("call_key")!, /\(unset\)/, "the provider key is withheld from the MCP child");
     assert.match(results.get("call_entry")!, /entry-value/, "the entry's own env reaches it");
     assert.match(results.get("call_lookup")!, /value of k1/);
-    assert.ok(http.headers.slice(headersBefore).some((h) => h["x-test"] === "header-value"), "the entry's headers reach the http server");
-    assert.ok(http.headers.slice(headersBefore).some((h) => h.authorization === "Bearer token-from-env"), "auth.bearerTokenEnv reads the server's environment");
+    assert.ok(
+      http.headers.slice(headersBefore).some((h) => h["x-test"] === "header-value"),
+      "the entry's headers reach the http server",
+    );
+    assert.ok(
+      http.headers.slice(headersBefore).some((h) => h.authorization === "Bearer token-from-env"),
+      "auth.bearerTokenEnv reads the server's environment",
+    );
     assert.equal((await server.close()).code, 0);
   });
 
@@ -178,17 +188,30 @@ describe("spec: MCP in a thread (tools, approvals, results)", () => {
     const request = await textTurn(server.main, started.thread.id);
     assert.ok(toolNames(request).includes("local_echo"), "the working server's tools are offered");
     const warnings = [...started.warnings, ...server.main.notificationsOf("warning").map((w) => w.warning)].map((w) => w.message);
-    for (const name of ["missing", "crashing"]) assert.ok(warnings.some((m) => m.startsWith(`MCP server ${name} failed to start`)), `a warning names ${name}: ${warnings.join(" | ")}`);
+    for (const name of ["missing", "crashing"])
+      assert.ok(
+        warnings.some((m) => m.startsWith(`MCP server ${name} failed to start`)),
+        `a warning names ${name}: ${warnings.join(" | ")}`,
+      );
     assert.ok(!warnings.some((m) => m.includes("MCP server local")), "the working server gives no warning");
 
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId: started.thread.id, text: "/mcp" });
     const notices = await waitUntil("three /mcp notices", () => {
-      const found = server.main.notifications.slice(mark).filter((n) => n.method === "ui/notify").map((n) => n.params as { message: string; level: string });
+      const found = server.main.notifications
+        .slice(mark)
+        .filter((n) => n.method === "ui/notify")
+        .map((n) => n.params as { message: string; level: string });
       return found.length >= 3 ? found : undefined;
     });
-    assert.ok(notices.some((n) => /^MCP local \(stdio .*\): connected, 4 tools$/.test(n.message) && n.level === "info"), JSON.stringify(notices));
-    assert.ok(notices.some((n) => /^MCP missing \(stdio .*\): failed: /.test(n.message) && n.level === "warning"), JSON.stringify(notices));
+    assert.ok(
+      notices.some((n) => /^MCP local \(stdio .*\): connected, 4 tools$/.test(n.message) && n.level === "info"),
+      JSON.stringify(notices),
+    );
+    assert.ok(
+      notices.some((n) => /^MCP missing \(stdio .*\): failed: /.test(n.message) && n.level === "warning"),
+      JSON.stringify(notices),
+    );
     assert.equal((await server.close()).code, 0);
   });
 });

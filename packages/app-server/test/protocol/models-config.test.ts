@@ -72,7 +72,12 @@ describe("models.json and auth.json mistakes are warnings", () => {
 
   test("an unknown api names the provider and the accepted values; the other providers still load", async () => {
     const file = model.modelsJson() as { providers: Record<string, unknown> };
-    put(modelsPath(), JSON.stringify({ providers: { ...file.providers, typo: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completion", apiKey: "x", models: [{ id: "m" }] } } }));
+    put(
+      modelsPath(),
+      JSON.stringify({
+        providers: { ...file.providers, typo: { baseUrl: "http://127.0.0.1:1/v1", api: "openai-completion", apiKey: "x", models: [{ id: "m" }] } },
+      }),
+    );
     const warnings = await startWarnings();
     assert.equal(warnings.length, 1);
     assert.equal(warnings[0]!.path, modelsPath());
@@ -83,7 +88,10 @@ describe("models.json and auth.json mistakes are warnings", () => {
   });
 
   test("a value of the wrong type names its place", async () => {
-    put(modelsPath(), JSON.stringify({ providers: { local: { baseUrl: "http://127.0.0.1:1/v1", apiKey: "none", models: [{ id: "a", contextWindow: "big" }] } } }));
+    put(
+      modelsPath(),
+      JSON.stringify({ providers: { local: { baseUrl: "http://127.0.0.1:1/v1", apiKey: "none", models: [{ id: "a", contextWindow: "big" }] } } }),
+    );
     const warnings = await startWarnings();
     assert.deepEqual(
       warnings.map((w) => w.message),
@@ -151,7 +159,10 @@ describe("docs/models.md", () => {
       assert.deepEqual(warnings, []);
       assert.deepEqual(thread.model, { provider: "ollama", id: "qwen2.5-coder:7b" });
       const listed = await server.main.request("model/list", { provider: "ollama" });
-      assert.deepEqual(listed.models.map((m) => [m.id, m.available]), [["qwen2.5-coder:7b", true]]);
+      assert.deepEqual(
+        listed.models.map((m) => [m.id, m.available]),
+        [["qwen2.5-coder:7b", true]],
+      );
       model.enqueue({ text: "hello from the local model" });
       const mark = server.main.notifications.length;
       await server.main.request("turn/start", { threadId: thread.id, text: "hi" });
@@ -222,10 +233,7 @@ describe("errors name what to fix", () => {
     const port = await closedPort();
     const baseUrl = `http://127.0.0.1:${port}/v1`;
     const key = "sk-down-provider-7c1f0e";
-    put(
-      modelsPath(),
-      JSON.stringify({ providers: { down: { baseUrl, api: "openai-completions", apiKey: key, models: [{ id: "down-model" }] } } }),
-    );
+    put(modelsPath(), JSON.stringify({ providers: { down: { baseUrl, api: "openai-completions", apiKey: key, models: [{ id: "down-model" }] } } }));
     put(join(server.agentDir, "settings.json"), JSON.stringify({ retry: { provider: { enabled: false } } }));
     try {
       const { thread } = await server.main.request("thread/start", { cwd: server.project(), model: { provider: "down", id: "down-model" } });

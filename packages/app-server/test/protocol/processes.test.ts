@@ -12,7 +12,6 @@ before(async () => {
 });
 after(() => model.close());
 
-
 /** Runs one turn whose bash call leaves `sleep` running in the background; answers its pid. */
 async function startBackgroundJob(t: TestContext, server: TestServer): Promise<{ threadId: string; pid: number }> {
   const cwd = server.project();

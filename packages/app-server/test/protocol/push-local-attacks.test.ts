@@ -18,7 +18,6 @@ import { failsWith, gitEnv, makeRepo, SERVER_GIT_ENV, type Repo } from "./git-re
  * marker any of those hooks writes.
  */
 
-
 let server: TestServer;
 let markers: string;
 
@@ -51,7 +50,8 @@ function plantReceiver(repo: Repo, tag: string): string {
   mkdirSync(join(path, "own-hooks"));
   git("config", "core.hooksPath", "own-hooks");
   for (const folder of ["hooks", "own-hooks"]) {
-    for (const hook of RECEIVING_HOOKS) writeFileSync(join(path, folder, hook), `#!/bin/sh\ntouch ${join(markers, `${tag}-${folder}-${hook}`)}\n`, { mode: 0o755 });
+    for (const hook of RECEIVING_HOOKS)
+      writeFileSync(join(path, folder, hook), `#!/bin/sh\ntouch ${join(markers, `${tag}-${folder}-${hook}`)}\n`, { mode: 0o755 });
   }
   return path;
 }
@@ -64,7 +64,8 @@ async function repoWithThread(): Promise<{ repo: Repo; threadId: string }> {
   return { repo, threadId: (await server.main.request("thread/start", { cwd: repo.root })).thread.id };
 }
 
-const branchesOf = (bare: string): string => execFileSync("git", ["-C", bare, "branch", "--format=%(refname:short)"], { env: gitEnv(server.home), encoding: "utf8" }).trim();
+const branchesOf = (bare: string): string =>
+  execFileSync("git", ["-C", bare, "branch", "--format=%(refname:short)"], { env: gitEnv(server.home), encoding: "utf8" }).trim();
 const ran = (tag: string): string[] => readdirSync(markers).filter((name) => name.startsWith(`${tag}-`));
 
 describe("attack: a push into a repository planted in the working tree", () => {
@@ -118,7 +119,10 @@ describe("attack: a push into a repository planted in the working tree", () => {
     await server.main.request("thread/unsubscribe", { threadId });
     repo.commit("two", { "a.txt": "2\n" });
     await failsWith(server.main.request("git/push", { threadId }), "invalidParams", "notConfirmed");
-    assert.notEqual(execFileSync("git", ["-C", receiver, "rev-parse", "main"], { env: gitEnv(server.home), encoding: "utf8" }).trim(), repo.git("rev-parse", "HEAD").trim());
+    assert.notEqual(
+      execFileSync("git", ["-C", receiver, "rev-parse", "main"], { env: gitEnv(server.home), encoding: "utf8" }).trim(),
+      repo.git("rev-parse", "HEAD").trim(),
+    );
   });
 
   test("a remote on a network transport is not asked about", async () => {

@@ -46,7 +46,9 @@ describe("door 7: the server writes its ready file only where nobody else can re
     assert.match(result.stderr, new RegExp(`belongs to user ${otherUser()!.uid}, who could replace what is in it`));
   });
 
-  test("in a sticky shared folder, symlinks another user planted at every name the server might write are never written through", { skip: NO_OTHER_USER }, async () => {
+  test("in a sticky shared folder, symlinks another user planted at every name the server might write are never written through", {
+    skip: NO_OTHER_USER,
+  }, async () => {
     const user = otherUser()!;
     const shared = folder(0o1777);
     const victim = join(dir, "victim.txt");
@@ -84,7 +86,9 @@ describe("door 7: ReconnectingClient reads a ready file only when it is ours and
     return error;
   }
 
-  test("a ready file another user wrote into a sticky shared folder, naming their listener: refused, and they see nothing", { skip: NO_OTHER_USER }, async () => {
+  test("a ready file another user wrote into a sticky shared folder, naming their listener: refused, and they see nothing", {
+    skip: NO_OTHER_USER,
+  }, async () => {
     const user = otherUser()!;
     const shared = folder(0o1777);
     const readyFile = join(shared, "ready.json");
@@ -96,18 +100,42 @@ describe("door 7: ReconnectingClient reads a ready file only when it is ours and
       const error = await refusal(readyFile);
       assert.equal(error.kind, "untrusted", error.message);
       assert.match(error.message!, new RegExp(`the ready file .* is not used: .* belongs to user ${user.uid}, not to you`));
-      assert.deepEqual(impostor.records.filter((record) => record.kind !== "listening"), [], "the client never reached their listener");
+      assert.deepEqual(
+        impostor.records.filter((record) => record.kind !== "listening"),
+        [],
+        "the client never reached their listener",
+      );
     } finally {
       await impostor.close();
     }
   });
 
   for (const [label, prepare, message] of [
-    ["that is writable by its group and others (0666)", (path: string) => (writeFileSync(path, ready("ws://127.0.0.1:1")), chmodSync(path, 0o666)), /is writable by other users \(mode 0666\)/],
-    ["naming an address that is not loopback", (path: string) => writeFileSync(path, ready("ws://10.11.12.13:4000"), { mode: 0o600 }), /ws:\/\/10\.11\.12\.13:4000 is not on this machine's loopback interface/],
-    ["naming a host by name", (path: string) => writeFileSync(path, ready("ws://example.com:4000"), { mode: 0o600 }), /ws:\/\/example\.com:4000 is not on this machine's loopback interface/],
-    ["naming another scheme", (path: string) => writeFileSync(path, ready("wss://127.0.0.1:4000"), { mode: 0o600 }), /is not a ws:\/\/, http:\/\/ or unix:\/\/ URL/],
-    ["that is a symlink to a ready file of ours", (path: string) => (writeFileSync(`${path}.real`, ready("ws://127.0.0.1:1"), { mode: 0o600 }), symlinkSync(`${path}.real`, path)), /is a symbolic link/],
+    [
+      "that is writable by its group and others (0666)",
+      (path: string) => (writeFileSync(path, ready("ws://127.0.0.1:1")), chmodSync(path, 0o666)),
+      /is writable by other users \(mode 0666\)/,
+    ],
+    [
+      "naming an address that is not loopback",
+      (path: string) => writeFileSync(path, ready("ws://10.11.12.13:4000"), { mode: 0o600 }),
+      /ws:\/\/10\.11\.12\.13:4000 is not on this machine's loopback interface/,
+    ],
+    [
+      "naming a host by name",
+      (path: string) => writeFileSync(path, ready("ws://example.com:4000"), { mode: 0o600 }),
+      /ws:\/\/example\.com:4000 is not on this machine's loopback interface/,
+    ],
+    [
+      "naming another scheme",
+      (path: string) => writeFileSync(path, ready("wss://127.0.0.1:4000"), { mode: 0o600 }),
+      /is not a ws:\/\/, http:\/\/ or unix:\/\/ URL/,
+    ],
+    [
+      "that is a symlink to a ready file of ours",
+      (path: string) => (writeFileSync(`${path}.real`, ready("ws://127.0.0.1:1"), { mode: 0o600 }), symlinkSync(`${path}.real`, path)),
+      /is a symbolic link/,
+    ],
   ] as const) {
     test(`a ready file ${label} is refused as untrusted`, async () => {
       const path = join(folder(0o700), "ready.json");

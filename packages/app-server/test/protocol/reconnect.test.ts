@@ -24,7 +24,12 @@ after(async () => {
 });
 
 async function listening(readyFile: string): Promise<TestServer> {
-  const server = await startServer({ model, home, args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN } });
+  const server = await startServer({
+    model,
+    home,
+    args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile],
+    env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN },
+  });
   await server.waitForStderr(/listening on/);
   return server;
 }
@@ -33,7 +38,12 @@ test("the server restarts mid-thread: the client reconnects, resumes the thread 
   const readyFile = join(dir, "ready.json");
   const first = await listening(readyFile);
   let second: TestServer | undefined;
-  const client = await ReconnectingClient.connect({ readyFile, token: TOKEN, initialize: { clientInfo: { name: "reconnect-test", version: "0" } }, retryDelaysMs: [20, 50, 100] });
+  const client = await ReconnectingClient.connect({
+    readyFile,
+    token: TOKEN,
+    initialize: { clientInfo: { name: "reconnect-test", version: "0" } },
+    retryDelaysMs: [20, 50, 100],
+  });
   try {
     const approvals: string[] = [];
     client.onRequest("item/toolCall/requestApproval", (params) => {
@@ -66,7 +76,10 @@ test("the server restarts mid-thread: the client reconnects, resumes the thread 
     const again = resumed[0]!;
     assert.ok(again.ok, again.ok ? "" : again.error.message);
     assert.equal(again.threadId, thread.id);
-    assert.ok(again.result.turns.some((turn) => turn.id === done.turnId), "the history came back");
+    assert.ok(
+      again.result.turns.some((turn) => turn.id === done.turnId),
+      "the history came back",
+    );
     assert.deepEqual(client.threadUi(thread.id), again.result.ui);
     assert.deepEqual(client.openThreads, [thread.id]);
 
@@ -87,10 +100,20 @@ test("the server restarts mid-thread: the client reconnects, resumes the thread 
 test("a server with another token on reconnection stops the client instead of knocking forever, and never gets the token", async () => {
   const readyFile = join(dir, "ready-refused.json");
   const first = await listening(readyFile);
-  const client = await ReconnectingClient.connect({ readyFile, token: TOKEN, initialize: { clientInfo: { name: "reconnect-test", version: "0" } }, retryDelaysMs: [20] });
+  const client = await ReconnectingClient.connect({
+    readyFile,
+    token: TOKEN,
+    initialize: { clientInfo: { name: "reconnect-test", version: "0" } },
+    retryDelaysMs: [20],
+  });
   first.transport.child.kill("SIGKILL");
   await first.waitForExit();
-  const other = await startServer({ model, home, args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile], env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN.replace("reconnect", "different") } });
+  const other = await startServer({
+    model,
+    home,
+    args: ["--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile],
+    env: { KNIGHTCODE_APP_SERVER_TOKEN: TOKEN.replace("reconnect", "different") },
+  });
   try {
     const reason = await client.closed;
     assert.equal((reason as { kind?: string }).kind, "untrusted");
@@ -104,7 +127,12 @@ test("a server with another token on reconnection stops the client instead of kn
 test("a dropped connection (the server still up): the approval waiting on it comes back to the reconnected client's handler", async () => {
   const readyFile = join(dir, "ready-drop.json");
   const server = await listening(readyFile);
-  const client = await ReconnectingClient.connect({ readyFile, token: TOKEN, initialize: { clientInfo: { name: "reconnect-test", version: "0" } }, retryDelaysMs: [20] });
+  const client = await ReconnectingClient.connect({
+    readyFile,
+    token: TOKEN,
+    initialize: { clientInfo: { name: "reconnect-test", version: "0" } },
+    retryDelaysMs: [20],
+  });
   try {
     const cwd = server.project({});
     const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });

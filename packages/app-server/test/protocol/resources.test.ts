@@ -106,7 +106,10 @@ describe("spec: resource/list", () => {
     assert.equal(find(withProject, join(trusted, ".knightcode", "skills", "proj-skill", "SKILL.md")).name, "proj-skill");
     const withUntrusted = await list(untrusted);
     assert.ok(!withUntrusted.some((r) => r.path.startsWith(untrusted)));
-    assert.ok(withUntrusted.some((r) => r.name === "review"), "global resources still listed");
+    assert.ok(
+      withUntrusted.some((r) => r.name === "review"),
+      "global resources still listed",
+    );
     await refused(server.main, "resource/list", { cwd: join(untrusted, "missing") }, "invalidParams", /cwd/);
     server.main.assertNoSchemaViolations();
   });
@@ -168,20 +171,42 @@ describe("spec: resource/set", () => {
     const agentBefore = fileTree(server.agentDir, settingsEntries);
     const untrustedBefore = fileTree(untrusted);
     const trustedBefore = fileTree(trusted);
-    await refused(server.main, "resource/set", { type: "skills", path: join(server.agentDir, "skills", "nope", "SKILL.md"), enabled: false }, "invalidParams", /no skills resource/);
+    await refused(
+      server.main,
+      "resource/set",
+      { type: "skills", path: join(server.agentDir, "skills", "nope", "SKILL.md"), enabled: false },
+      "invalidParams",
+      /no skills resource/,
+    );
     await refused(server.main, "resource/set", { type: "skills", path: join(server.agentDir, "skills", "review"), enabled: false }, "invalidParams");
-    await refused(server.main, "resource/set", { type: "prompts", path: join(server.agentDir, "skills", "review", "SKILL.md"), enabled: false }, "invalidParams");
+    await refused(
+      server.main,
+      "resource/set",
+      { type: "prompts", path: join(server.agentDir, "skills", "review", "SKILL.md"), enabled: false },
+      "invalidParams",
+    );
     await refused(server.main, "resource/set", { type: "skills", path: "skills/review/SKILL.md", enabled: false }, "invalidParams", /absolute/);
     await refused(server.main, "resource/set", { type: "extensions", path: cliExtension, enabled: false }, "invalidParams", /-e/);
     await refused(server.main, "resource/set", { type: "tools", path: cliExtension, enabled: false }, "invalidParams");
     await refused(server.main, "resource/set", { type: "skills", path: cliExtension }, "invalidParams");
     // A project resource without its project's cwd is not among what a project-less thread finds.
     await refused(server.main, "resource/set", { type: "prompts", path: join(trusted, ".knightcode", "prompts", "proj.md"), enabled: false }, "invalidParams");
-    const error = await refused(server.main, "resource/set", { cwd: untrusted, type: "prompts", path: join(untrusted, ".knightcode", "prompts", "evil.md"), enabled: false }, "invalidParams", /trust/);
+    const error = await refused(
+      server.main,
+      "resource/set",
+      { cwd: untrusted, type: "prompts", path: join(untrusted, ".knightcode", "prompts", "evil.md"), enabled: false },
+      "invalidParams",
+      /trust/,
+    );
     assert.equal(error.data?.reason, "untrusted");
     const undecided = server.project({ ".knightcode/prompts/new.md": "hello\n" });
     const undecidedBefore = fileTree(undecided);
-    const again = await refused(server.main, "resource/set", { cwd: undecided, type: "prompts", path: join(undecided, ".knightcode", "prompts", "new.md"), enabled: false }, "invalidParams");
+    const again = await refused(
+      server.main,
+      "resource/set",
+      { cwd: undecided, type: "prompts", path: join(undecided, ".knightcode", "prompts", "new.md"), enabled: false },
+      "invalidParams",
+    );
     assert.equal(again.data?.reason, "untrusted");
 
     assert.deepEqual(fileTree(server.agentDir, settingsEntries), agentBefore);

@@ -30,7 +30,10 @@ before(async () => {
 after(() => model.close());
 
 async function serverWith(t: TestContext, env: Record<string, string> = {}, globalSettings?: object): Promise<TestServer> {
-  const server = await startServer({ model, env: { KC_VAULT_API_KEY: KEY, PATH: `${NODE_BIN}${delimiter}${process.env.PATH ?? ""}`, KNIGHTCODE_THREAD_IDLE_MS: "300", ...env } });
+  const server = await startServer({
+    model,
+    env: { KC_VAULT_API_KEY: KEY, PATH: `${NODE_BIN}${delimiter}${process.env.PATH ?? ""}`, KNIGHTCODE_THREAD_IDLE_MS: "300", ...env },
+  });
   t.after(() => server.cleanup());
   writeFileSync(join(server.agentDir, "auth.json"), JSON.stringify({ "kc-test-vault": { type: "api_key", key: KEY } }), { mode: 0o600 });
   if (globalSettings !== undefined) writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify(globalSettings));
@@ -38,7 +41,11 @@ async function serverWith(t: TestContext, env: Record<string, string> = {}, glob
 }
 
 /** Every model request since `from`, as text: what reached the provider. */
-const sentToModel = (from: number): string => model.requests.slice(from).map((request) => JSON.stringify(request.body)).join("\n");
+const sentToModel = (from: number): string =>
+  model.requests
+    .slice(from)
+    .map((request) => JSON.stringify(request.body))
+    .join("\n");
 
 /** Host pids whose command line is exactly `command`. */
 function hostProcesses(command: string): number[] {
@@ -46,7 +53,12 @@ function hostProcesses(command: string): number[] {
     .filter((name) => /^\d+$/.test(name))
     .filter((name) => {
       try {
-        return readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter((word) => word !== "").join(" ") === command;
+        return (
+          readFileSync(`/proc/${name}/cmdline`, "utf8")
+            .split("\0")
+            .filter((word) => word !== "")
+            .join(" ") === command
+        );
       } catch {
         return false;
       }
@@ -89,8 +101,14 @@ describe("door 3: a granted bare tsc, with a tsconfig the model wrote", () => {
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "autoEdit" });
     const { asked, off } = approver(server.main, (params) => (params.prefix === "tsc" ? { decision: "acceptPrefixForSession" } : { decision: "decline" }));
     t.after(off);
-    const config = toolCall("write", { path: "tsconfig.json", content: JSON.stringify({ compilerOptions: { outDir: target, allowJs: true }, include: ["*.ts", "*.js"] }) });
-    const payload = toolCall("write", { path: "evil.js", content: `require("node:fs").writeFileSync(${JSON.stringify(join(server.home, "pwned"))}, "ran");\n` });
+    const config = toolCall("write", {
+      path: "tsconfig.json",
+      content: JSON.stringify({ compilerOptions: { outDir: target, allowJs: true }, include: ["*.ts", "*.js"] }),
+    });
+    const payload = toolCall("write", {
+      path: "evil.js",
+      content: `require("node:fs").writeFileSync(${JSON.stringify(join(server.home, "pwned"))}, "ran");\n`,
+    });
     const first = toolCall("bash", { command: "tsc" });
     const items = await toolTurn(server.main, model, thread.id, [config, payload, first]);
     assert.equal(items.get(config.id)?.status, "completed", "an ordinary project file is written without asking in autoEdit");
@@ -137,7 +155,11 @@ describe("the network, through the approval flow", () => {
     assert.match((await toolTurn(server.main, model, thread.id, [later])).get(later.id)?.output ?? "", /hello from the host/);
     assert.ok(!asked.at(-1)!.decisions.includes("acceptNetworkForSession"), "with the thread's grant, the command is asked about as any other");
     const without = toolCall("bash", { command: probe });
-    assert.match((await toolTurn(server.main, model, thread.id, [without])).get(without.id)?.output ?? "", /no-network/, "a call that does not ask keeps the network off");
+    assert.match(
+      (await toolTurn(server.main, model, thread.id, [without])).get(without.id)?.output ?? "",
+      /no-network/,
+      "a call that does not ask keeps the network off",
+    );
   });
 });
 
@@ -152,7 +174,10 @@ describe("the sandbox's processes", () => {
     const [first, second] = [900_000 + Math.floor(Math.random() * 90_000), 990_000 + Math.floor(Math.random() * 9_000)];
     const job = toolCall("bash", { command: `sleep ${first} > /dev/null 2>&1 & setsid sleep ${second} > /dev/null 2>&1 < /dev/null & echo started` });
     assert.match((await toolTurn(server.main, model, thread.id, [job])).get(job.id)?.output ?? "", /started/);
-    await waitUntil("both jobs running after the call returned", () => hostProcesses(`sleep ${first}`).length === 1 && hostProcesses(`sleep ${second}`).length === 1);
+    await waitUntil(
+      "both jobs running after the call returned",
+      () => hostProcesses(`sleep ${first}`).length === 1 && hostProcesses(`sleep ${second}`).length === 1,
+    );
     const mark = server.main.notifications.length;
     await server.main.request("thread/unsubscribe", { threadId: thread.id });
     await server.main.waitForNotification("thread/status/changed", (p) => p.threadId === thread.id && p.status.type === "notLoaded", { since: mark });
@@ -168,8 +193,14 @@ describe("a project cannot switch the sandbox off", () => {
     await server.main.request("project/trust/set", { cwd, trusted: true });
     const outside = join(server.home, "outside.txt");
     const { thread, warnings } = await server.main.request("thread/start", { cwd, approvalMode: "ask" });
-    assert.ok(warnings.some((w) => /sandbox\.mode is a global setting/.test(w.message)), JSON.stringify(warnings));
-    assert.ok(warnings.some((w) => /sandbox\.network is a global setting/.test(w.message)), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((w) => /sandbox\.mode is a global setting/.test(w.message)),
+      JSON.stringify(warnings),
+    );
+    assert.ok(
+      warnings.some((w) => /sandbox\.network is a global setting/.test(w.message)),
+      JSON.stringify(warnings),
+    );
     const { off } = approver(server.main, () => ({ decision: "accept" }));
     t.after(off);
     const escapeCall = toolCall("bash", { command: `echo x > ${outside} || echo refused` });
@@ -198,7 +229,10 @@ describe("where the sandbox cannot run, nothing is silent", () => {
     const cwd = server.project({ "a.txt": "xyz\n" });
     const marker = join(cwd, "ran");
     const { thread, warnings } = await server.main.request("thread/start", { cwd, approvalMode: "ask" });
-    assert.ok(warnings.some((w) => /sandbox\.required/.test(w.message)), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((w) => /sandbox\.required/.test(w.message)),
+      JSON.stringify(warnings),
+    );
     const { off } = approver(server.main, () => ({ decision: "accept" }));
     t.after(off);
     const touch = toolCall("bash", { command: `touch ${marker}` });

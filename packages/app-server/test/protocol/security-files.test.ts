@@ -66,7 +66,10 @@ function outputOf(items: CompletedItem[], callId: string): string {
 function jitiCacheEntry(filename: string, source: string): { name: string; trailer: string } {
   const md5 = (text: string) => createHash("md5").update(text).digest("hex");
   const parent = filename.split("/").at(-2)!;
-  const base = filename.split("/").at(-1)!.replace(/\.[^.]*$/, "");
+  const base = filename
+    .split("/")
+    .at(-1)!
+    .replace(/\.[^.]*$/, "");
   return { name: `${parent}-${base}.${md5(filename).slice(0, 8)}.mjs`, trailer: ` /* v9-${md5(source).slice(0, 16)} */\n` };
 }
 
@@ -119,7 +122,11 @@ async function loadExtension(c: CacheCase): Promise<TestServer> {
   const server = await startServer({ model, home: c.home, args: ["-e", c.extension], env: { TMPDIR: c.tmp } });
   try {
     const { warnings } = await server.main.request("thread/start", { cwd: server.project() });
-    assert.deepEqual(warnings.filter((w) => w.source === "extension"), [], "the extension loads");
+    assert.deepEqual(
+      warnings.filter((w) => w.source === "extension"),
+      [],
+      "the extension loads",
+    );
     assert.ok(!existsSync(c.poisonMark), "the planted code ran inside the server");
     assert.ok(existsSync(c.cleanMark), "the real extension ran");
   } catch (error) {
@@ -244,7 +251,10 @@ async function secretServer(settings?: unknown): Promise<SecretServer> {
   writeFileSync(join(agentDir, "models.json"), JSON.stringify(modelsJson));
   writeFileSync(join(agentDir, "auth.json"), JSON.stringify({ anthropic: { type: "api_key", key: SECRET_AUTH } }), { mode: 0o600 });
   // auth.json's key would make anthropic the default; the turns here talk to the scripted model.
-  writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ defaultProvider: "scripted", defaultModel: "scripted-model", defaultTools: SEARCH_TOOLS, ...(settings as object) }));
+  writeFileSync(
+    join(agentDir, "settings.json"),
+    JSON.stringify({ defaultProvider: "scripted", defaultModel: "scripted-model", defaultTools: SEARCH_TOOLS, ...(settings as object) }),
+  );
   const tokenFile = join(home, "ws-token");
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
   const server = await startServer({
@@ -323,7 +333,7 @@ describe("security: secrets the model reads without asking (item 7)", () => {
     await server.main.request("project/trust/set", { cwd, trusted: true });
     const firstRequest = model.requests.length;
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "fullAccess" });
-    const env = call("bash", { command: "env; echo \"openai=[$OPENAI_API_KEY] token=[$KNIGHTCODE_APP_SERVER_TOKEN] custom=[$KC_CUSTOM_PROVIDER_KEY]\"" });
+    const env = call("bash", { command: 'env; echo "openai=[$OPENAI_API_KEY] token=[$KNIGHTCODE_APP_SERVER_TOKEN] custom=[$KC_CUSTOM_PROVIDER_KEY]"' });
     const own = call("bash", { command: "cat /proc/self/environ | tr '\\0' '\\n'" });
     const dump = call("env_dump", {});
     const items = await toolTurn(server, thread.id, [env, own, dump]);
@@ -342,7 +352,7 @@ describe("security: secrets the model reads without asking (item 7)", () => {
       rmSync(home, { recursive: true, force: true });
     });
     const { thread } = await server.main.request("thread/start", { cwd: server.project(), approvalMode: "fullAccess" });
-    const echo = call("bash", { command: "echo \"openai=[$OPENAI_API_KEY] token=[$KNIGHTCODE_APP_SERVER_TOKEN] custom=[$KC_CUSTOM_PROVIDER_KEY]\"" });
+    const echo = call("bash", { command: 'echo "openai=[$OPENAI_API_KEY] token=[$KNIGHTCODE_APP_SERVER_TOKEN] custom=[$KC_CUSTOM_PROVIDER_KEY]"' });
     const items = await toolTurn(server, thread.id, [echo]);
     assert.match(outputOf(items, echo.id), new RegExp(`openai=\\[${SECRET_OPENAI}\\] token=\\[\\] custom=\\[\\]`));
     await server.close();
@@ -381,7 +391,11 @@ describe("security: special files named as paths (item 8)", () => {
     const starts = fifos.map((path, i) =>
       errorCodeWithin(server.main.request("turn/start", { threadId: thread.id, text: `look ${i}`, images: [{ path }] }), 5000, `turn/start ${i}`),
     );
-    const queued = errorCodeWithin(server.main.request("turn/queue/add", { threadId: thread.id, text: "later", images: [{ path: fifos[0]! }] }), 5000, "turn/queue/add");
+    const queued = errorCodeWithin(
+      server.main.request("turn/queue/add", { threadId: thread.id, text: "later", images: [{ path: fifos[0]! }] }),
+      5000,
+      "turn/queue/add",
+    );
     assert.deepEqual(await Promise.all([...starts, queued]), ["invalidParams", "invalidParams", "invalidParams", "invalidParams", "invalidParams"]);
     const listed = await server.main.request("thread/list", {});
     assert.ok(listed.threads.length >= 0);
@@ -391,7 +405,11 @@ describe("security: special files named as paths (item 8)", () => {
     const done = await server.main.waitForNotification("turn/completed", (p) => p.threadId === other.id, { since: mark });
     assert.equal(done.turn.status, "completed");
     // A regular image still works, and a device is refused like a FIFO.
-    const devices = await errorCodeWithin(server.main.request("turn/start", { threadId: thread.id, text: "x", images: [{ path: "/dev/zero" }] }), 5000, "turn/start /dev/zero");
+    const devices = await errorCodeWithin(
+      server.main.request("turn/start", { threadId: thread.id, text: "x", images: [{ path: "/dev/zero" }] }),
+      5000,
+      "turn/start /dev/zero",
+    );
     assert.equal(devices, "invalidParams");
     await server.close();
   });

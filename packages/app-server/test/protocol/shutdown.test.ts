@@ -104,4 +104,3 @@ describe("spec: Limits (64 MiB per stdin line)", () => {
     }
   });
 });
-

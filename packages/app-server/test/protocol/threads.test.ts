@@ -40,10 +40,14 @@ describe("spec: Subscriptions and replacement", () => {
     await ws.waitForNotification("thread/started", (p) => p.thread.id === thread.id, { since: wsMark });
     await runTurn(server.main, thread.id, "hello");
     await ws.waitForNotification("thread/turn/completed", (p) => p.threadId === thread.id, { since: wsMark });
-    const seen = ws.notifications.slice(wsMark).filter((n) => (n.params as { threadId?: string }).threadId === thread.id).map((n) => n.method);
+    const seen = ws.notifications
+      .slice(wsMark)
+      .filter((n) => (n.params as { threadId?: string }).threadId === thread.id)
+      .map((n) => n.method);
     assert.ok(seen.includes("thread/status/changed"));
     assert.ok(seen.includes("thread/name/updated"), "the first message names the thread");
-    for (const method of seen) assert.ok(!method.startsWith("item/") && method !== "turn/started" && method !== "turn/completed" && method !== "thread/tokenUsage/updated", method);
+    for (const method of seen)
+      assert.ok(!method.startsWith("item/") && method !== "turn/started" && method !== "turn/completed" && method !== "thread/tokenUsage/updated", method);
   });
 
   test("two subscribers (stdio and a WebSocket) both see the whole stream", async () => {
@@ -53,7 +57,11 @@ describe("spec: Subscriptions and replacement", () => {
     const wsMark = ws.notifications.length;
     const done = await runTurn(server.main, thread.id, "both", { text: ["x", "y", "z"] });
     await ws.waitForNotification("turn/completed", (p) => p.turn.id === done.turn.id, { since: wsMark });
-    const deltas = (client: TestClient) => client.notificationsOf("item/agentMessage/delta").filter((p) => p.turnId === done.turn.id).map((p) => p.delta);
+    const deltas = (client: TestClient) =>
+      client
+        .notificationsOf("item/agentMessage/delta")
+        .filter((p) => p.turnId === done.turn.id)
+        .map((p) => p.delta);
     assert.deepEqual(deltas(server.main), ["x", "y", "z"]);
     assert.deepEqual(deltas(ws), ["x", "y", "z"]);
   });
@@ -81,11 +89,18 @@ describe("spec: Subscriptions and replacement", () => {
     assert.equal(running.status, "inProgress");
     const answer = running.items!.find((i) => i.type === "agentMessage") as { id: string; text: string };
     assert.equal(answer.text, "one two ");
-    assert.deepEqual(resumed.turns.filter((t) => t.id === running.id), [], "the running turn is not also in history");
+    assert.deepEqual(
+      resumed.turns.filter((t) => t.id === running.id),
+      [],
+      "the running turn is not also in history",
+    );
     const wsMark = ws.notifications.length;
     release();
     await ws.waitForNotification("turn/completed", (p) => p.turn.id === running.id, { since: wsMark });
-    const later = ws.notifications.slice(wsMark).filter((n) => n.method === "item/agentMessage/delta").map((n) => (n.params as { delta: string }).delta);
+    const later = ws.notifications
+      .slice(wsMark)
+      .filter((n) => n.method === "item/agentMessage/delta")
+      .map((n) => (n.params as { delta: string }).delta);
     assert.equal(answer.text + later.join(""), "one two three");
   });
 });
@@ -96,9 +111,15 @@ describe("spec: Threads and turns (history, fork, names, settings)", () => {
     await runTurn(server.main, thread.id, "first question", { text: "first answer", usage: { input: 10, output: 2 } });
     await runTurn(server.main, thread.id, "second question", { text: "second answer", usage: { input: 20, output: 4 } });
     const resumed = await ws.request("thread/resume", { threadId: thread.id });
-    assert.deepEqual(resumed.turns.map((t) => t.status), ["completed", "completed"]);
+    assert.deepEqual(
+      resumed.turns.map((t) => t.status),
+      ["completed", "completed"],
+    );
     const items = resumed.turns[1]!.items!.map((i) => [i.type, (i as { text?: string }).text]);
-    assert.deepEqual(items, [["userMessage", "second question"], ["agentMessage", "second answer"]]);
+    assert.deepEqual(items, [
+      ["userMessage", "second question"],
+      ["agentMessage", "second answer"],
+    ]);
     assert.equal(resumed.usage.input, 30);
     assert.deepEqual(resumed.queue, { steering: [], followUp: [] });
     assert.equal(resumed.nextCursor, undefined);
@@ -108,7 +129,10 @@ describe("spec: Threads and turns (history, fork, names, settings)", () => {
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "fullAccess", model: { provider: "scripted", id: "scripted-reasoner" } });
     model.enqueue({ reasoning: "hmm", text: "reading", toolCalls: [{ id: "call_ls", name: "read", arguments: { path: "a.txt" } }] });
     await runTurn(server.main, thread.id, "mixed", { reasoning: "again", text: "done" });
-    const live = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id).map((p) => [p.item.id, p.item.index, p.item.type]);
+    const live = server.main
+      .notificationsOf("item/completed")
+      .filter((p) => p.threadId === thread.id)
+      .map((p) => [p.item.id, p.item.index, p.item.type]);
     const resumed = await server.main.request("thread/resume", { threadId: thread.id });
     const saved = resumed.turns.at(-1)!.items!.map((i) => [i.id, (i as { index?: number }).index, i.type]);
     assert.deepEqual(saved, live);
@@ -138,7 +162,9 @@ describe("spec: Threads and turns (history, fork, names, settings)", () => {
 
   test("thread/settings/update validates the model and level and applies them to the next turn", async () => {
     const { thread } = await server.main.request("thread/start", { cwd });
-    const unknown = await server.main.request("thread/settings/update", { threadId: thread.id, model: { provider: "scripted", id: "ghost" } }).catch((e: unknown) => e);
+    const unknown = await server.main
+      .request("thread/settings/update", { threadId: thread.id, model: { provider: "scripted", id: "ghost" } })
+      .catch((e: unknown) => e);
     assert.ok(unknown instanceof AppServerError && unknown.code === "invalidParams");
     const level = await server.main.request("thread/settings/update", { threadId: thread.id, thinkingLevel: "high" }).catch((e: unknown) => e);
     assert.ok(level instanceof AppServerError && level.code === "invalidParams", "a non-reasoning model offers only off");
@@ -148,7 +174,10 @@ describe("spec: Threads and turns (history, fork, names, settings)", () => {
       thinkingLevel: "low",
       approvalMode: "autoEdit",
     });
-    assert.deepEqual([updated.thread.model, updated.thread.thinkingLevel, updated.thread.approvalMode], [{ provider: "scripted", id: "scripted-reasoner" }, "low", "autoEdit"]);
+    assert.deepEqual(
+      [updated.thread.model, updated.thread.thinkingLevel, updated.thread.approvalMode],
+      [{ provider: "scripted", id: "scripted-reasoner" }, "low", "autoEdit"],
+    );
     const before = model.requests.length;
     await runTurn(server.main, thread.id, "go");
     assert.equal(model.requests[before]!.body.model, "scripted-reasoner");
@@ -197,7 +226,10 @@ describe("kill and resume", () => {
     const second = await startServer({ model, home: first.home });
     try {
       const resumed = await second.main.request("thread/resume", { threadId: thread.id });
-      assert.deepEqual(resumed.turns.map((t) => t.status), ["completed", "completed", "interrupted"]);
+      assert.deepEqual(
+        resumed.turns.map((t) => t.status),
+        ["completed", "completed", "interrupted"],
+      );
       assert.equal(resumed.turns[2]!.completedAt, undefined);
       assert.equal(resumed.turns[0]!.items![0]!.type, "userMessage");
       await runTurn(second.main, thread.id, "turn four");
@@ -218,7 +250,10 @@ describe("extensions over the protocol", () => {
     const withExt = await startServer({ model, args: ["-e", broken, "-e", flaky] });
     try {
       const { thread, warnings } = await withExt.main.request("thread/start", { cwd: withExt.project() });
-      assert.deepEqual(warnings.map((w) => [w.source, w.path]), [["extension", broken]]);
+      assert.deepEqual(
+        warnings.map((w) => [w.source, w.path]),
+        [["extension", broken]],
+      );
       assert.match(warnings[0]!.message, /cannot start/);
       await runTurn(withExt.main, thread.id, "hi");
       const warning = await withExt.main.waitForNotification("warning", (p) => p.threadId === thread.id);
@@ -229,4 +264,3 @@ describe("extensions over the protocol", () => {
     }
   });
 });
-

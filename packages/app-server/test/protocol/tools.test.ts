@@ -70,7 +70,10 @@ describe("spec: tool/list", () => {
       await server.main.request("model/list", {});
       const before = statTree(server.home, join(server.agentDir, "cache"));
       const { tools, defaultTools } = await server.main.request("tool/list", {});
-      assert.deepEqual(tools.map((t) => t.name), ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"]);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"],
+      );
       assert.ok(tools.every((t) => t.source === "builtin" && t.description.length > 0));
       assert.deepEqual(defaultTools, ["read", "bash", "edit", "write"]);
       assert.deepEqual(statTree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
@@ -93,10 +96,26 @@ describe("spec: tool/list", () => {
       const untrusted = await server.main.request("tool/list", { cwd });
       assert.deepEqual(
         untrusted.tools.map((t) => [t.name, t.source]),
-        [["ask_user", "builtin"], ["bash", "builtin"], ["deploy", "extension"], ["edit", "builtin"], ["find", "builtin"], ["grep", "builtin"], ["ls", "builtin"], ["read", "extension"], ["submit_plan", "builtin"], ["websearch", "builtin"], ["write", "builtin"]],
+        [
+          ["ask_user", "builtin"],
+          ["bash", "builtin"],
+          ["deploy", "extension"],
+          ["edit", "builtin"],
+          ["find", "builtin"],
+          ["grep", "builtin"],
+          ["ls", "builtin"],
+          ["read", "extension"],
+          ["submit_plan", "builtin"],
+          ["websearch", "builtin"],
+          ["write", "builtin"],
+        ],
       );
       assert.equal(untrusted.tools.find((t) => t.name === "read")?.description, "Reads through the extension");
-      assert.deepEqual(untrusted.defaultTools, ["read", "edit", "write", "grep", "ask_user", "websearch", "deploy"], "the global setting; a name no tool has is left out");
+      assert.deepEqual(
+        untrusted.defaultTools,
+        ["read", "edit", "write", "grep", "ask_user", "websearch", "deploy"],
+        "the global setting; a name no tool has is left out",
+      );
       assert.equal(existsSync(marker), false, "no session_start ran");
       assert.deepEqual(await offeredTools(server, cwd), untrusted.defaultTools);
 
@@ -120,7 +139,8 @@ describe("spec: tool/list", () => {
     const server = await startServer({ model });
     try {
       const file = scratchFile("plain.txt", "x");
-      for (const cwd of [join(scratch.root, "missing"), file, "relative/dir"]) await rejectsWith(server.main.request("tool/list", { cwd }), "invalidParams", /params\.cwd/);
+      for (const cwd of [join(scratch.root, "missing"), file, "relative/dir"])
+        await rejectsWith(server.main.request("tool/list", { cwd }), "invalidParams", /params\.cwd/);
       await server.close();
     } finally {
       server.cleanup();
@@ -210,9 +230,16 @@ describe("spec: tool/settings", () => {
     await rejectsWith(server.main.request("tool/settings/read", {}), "internal", /not valid JSON/);
     assert.equal(readFileSync(toolsJson, "utf8"), text);
     const { warnings } = await server.main.request("thread/start", { cwd: server.project() });
-    assert.ok(warnings.some((w) => w.path === toolsJson && /classifier gate asks you about every call/.test(w.message)), JSON.stringify(warnings));
+    assert.ok(
+      warnings.some((w) => w.path === toolsJson && /classifier gate asks you about every call/.test(w.message)),
+      JSON.stringify(warnings),
+    );
     const listed = await server.main.request("tool/list", {});
-    assert.equal(listed.tools.some((t) => t.name === "websearch"), false, "websearch stays off");
+    assert.equal(
+      listed.tools.some((t) => t.name === "websearch"),
+      false,
+      "websearch stays off",
+    );
     rmSync(toolsJson);
   });
 
@@ -252,7 +279,9 @@ describe("websearch in a thread", () => {
       searches.push({ url: req.url!, headers: req.headers });
       const query = new URL(req.url!, "http://x").searchParams.get("q");
       res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({ web: { results: [{ title: `About ${query}`, url: "https://example.org/streams", description: "Streams <strong>explained</strong>." }] } }),
+        JSON.stringify({
+          web: { results: [{ title: `About ${query}`, url: "https://example.org/streams", description: "Streams <strong>explained</strong>." }] },
+        }),
       );
     });
     await new Promise<void>((resolve) => search.listen(0, "127.0.0.1", resolve));
@@ -273,16 +302,25 @@ describe("websearch in a thread", () => {
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId, text: "search" });
     await server.main.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark, timeoutMs: 20_000 });
-    const item = server.main.notificationsOf("item/completed").map((p) => p.item as { id: string; status?: string; output?: unknown }).find((i) => i.id === callId);
+    const item = server.main
+      .notificationsOf("item/completed")
+      .map((p) => p.item as { id: string; status?: string; output?: unknown })
+      .find((i) => i.id === callId);
     const followUp = model.requests[before + 1];
-    const result = ((followUp?.body.messages ?? []) as { role: string; tool_call_id?: string; content: unknown }[]).find((m) => m.role === "tool" && m.tool_call_id === callId);
+    const result = ((followUp?.body.messages ?? []) as { role: string; tool_call_id?: string; content: unknown }[]).find(
+      (m) => m.role === "tool" && m.tool_call_id === callId,
+    );
     return { item, result: JSON.stringify(result?.content ?? "") };
   }
 
   test("switched on with no key: a tool error saying how to set one, and no search is made", async () => {
     await write("enabled", true);
     await write("baseUrl", searchUrl);
-    const { thread } = await server.main.request("thread/start", { cwd: server.project(), approvalMode: "fullAccess", model: { provider: "scripted", id: "scripted-model" } });
+    const { thread } = await server.main.request("thread/start", {
+      cwd: server.project(),
+      approvalMode: "fullAccess",
+      model: { provider: "scripted", id: "scripted-model" },
+    });
     const { item, result } = await searchTurn(thread.id, "call_nokey");
     assert.equal(item?.status, "failed");
     assert.match(result, /websearch has no API key for brave; set it with tool\/settings\/write/);
@@ -291,7 +329,11 @@ describe("websearch in a thread", () => {
 
   test("it asks in ask mode like other non-read tools; accepted, it searches with the key, which appears in no output, log, notification or session file", async () => {
     await write("braveKey", SEARCH_KEY);
-    const { thread } = await server.main.request("thread/start", { cwd: server.project(), approvalMode: "ask", model: { provider: "scripted", id: "scripted-model" } });
+    const { thread } = await server.main.request("thread/start", {
+      cwd: server.project(),
+      approvalMode: "ask",
+      model: { provider: "scripted", id: "scripted-model" },
+    });
     const asked: ServerRequestParams<"item/toolCall/requestApproval">[] = [];
     const off = server.main.client.onRequest("item/toolCall/requestApproval", (params) => {
       asked.push(params);
@@ -299,7 +341,10 @@ describe("websearch in a thread", () => {
     });
     try {
       const { item, result } = await searchTurn(thread.id, "call_search");
-      assert.deepEqual(asked.map((a) => [a.tool, a.decisions]), [["websearch", ["accept", "acceptForSession", "decline", "cancel"]]]);
+      assert.deepEqual(
+        asked.map((a) => [a.tool, a.decisions]),
+        [["websearch", ["accept", "acceptForSession", "decline", "cancel"]]],
+      );
       assert.equal(item?.status, "completed");
       assert.match(result, /1\. About node streams\\n {3}https:\/\/example\.org\/streams\\n {3}Streams explained\./);
       assert.equal(searches.at(-1)!.headers["x-subscription-token"], SEARCH_KEY);

@@ -162,8 +162,16 @@ async function interleaving(seed: number): Promise<Outcome> {
   const { thread } = await observer.request("thread/start", { cwd, approvalMode: "fullAccess" });
   const threadId = thread.id;
   const running = () => {
-    const started = observer.notificationsOf("turn/started").filter((p) => p.threadId === threadId).map((p) => p.turn.id);
-    const done = new Set(observer.notificationsOf("turn/completed").filter((p) => p.threadId === threadId).map((p) => p.turn.id));
+    const started = observer
+      .notificationsOf("turn/started")
+      .filter((p) => p.threadId === threadId)
+      .map((p) => p.turn.id);
+    const done = new Set(
+      observer
+        .notificationsOf("turn/completed")
+        .filter((p) => p.threadId === threadId)
+        .map((p) => p.turn.id),
+    );
     return started.filter((id) => !done.has(id)).at(-1);
   };
   const accepted: Accepted[] = [];
@@ -197,7 +205,10 @@ async function interleaving(seed: number): Promise<Outcome> {
       case "steer": {
         const expectedTurnId = random.chance(0.8) ? (running() ?? "none") : "stale-turn";
         textsOf.steer.add(text);
-        send(client.request("turn/steer", { threadId, text, expectedTurnId }), (r) => r.status === "steered" && accepted.push({ kind: "steer", text, op: i, expectedTurnId }));
+        send(
+          client.request("turn/steer", { threadId, text, expectedTurnId }),
+          (r) => r.status === "steered" && accepted.push({ kind: "steer", text, op: i, expectedTurnId }),
+        );
         break;
       }
       case "queue":
@@ -212,12 +223,20 @@ async function interleaving(seed: number): Promise<Outcome> {
         if (ids.length === 0) break;
         const queueId = random.pick(ids);
         const queued = queueIds.get(queueId)!;
-        send(client.request("turn/queue/remove", { threadId, queueId }), (r) => r.removed && removed.add(queued), () => maybeRemoved.add(queued));
+        send(
+          client.request("turn/queue/remove", { threadId, queueId }),
+          (r) => r.removed && removed.add(queued),
+          () => maybeRemoved.add(queued),
+        );
         break;
       }
       case "interrupt": {
         const turnId = random.chance(0.5) ? running() : undefined;
-        send(client.request("turn/interrupt", { threadId, ...(turnId ? { turnId } : {}) }), () => interrupts.push(i), () => interrupts.push(i));
+        send(
+          client.request("turn/interrupt", { threadId, ...(turnId ? { turnId } : {}) }),
+          () => interrupts.push(i),
+          () => interrupts.push(i),
+        );
         break;
       }
       case "disconnect":
@@ -233,8 +252,14 @@ async function interleaving(seed: number): Promise<Outcome> {
   await Promise.all(pending);
   const resumed = await settled(observer, threadId, seed);
   // Every turn/started has exactly one turn/completed.
-  const startedIds = observer.notificationsOf("turn/started").filter((p) => p.threadId === threadId).map((p) => p.turn.id);
-  const completedIds = observer.notificationsOf("turn/completed").filter((p) => p.threadId === threadId).map((p) => p.turn.id);
+  const startedIds = observer
+    .notificationsOf("turn/started")
+    .filter((p) => p.threadId === threadId)
+    .map((p) => p.turn.id);
+  const completedIds = observer
+    .notificationsOf("turn/completed")
+    .filter((p) => p.threadId === threadId)
+    .map((p) => p.turn.id);
   for (const id of startedIds) {
     const count = completedIds.filter((c) => c === id).length;
     if (count !== 1) problems.push(`turn ${id} completed ${count} times`);

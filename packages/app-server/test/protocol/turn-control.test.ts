@@ -131,7 +131,10 @@ describe("spec: turn/steer", () => {
     assert.equal(done.turn.status, "completed");
     assert.match(JSON.stringify(model.requests[before + 1]!.body.messages), /also check the tests/);
     const users = server.main.notificationsOf("item/completed").filter((p) => p.turnId === turnId && p.item.type === "userMessage");
-    assert.deepEqual(users.map((p) => (p.item as { text: string }).text), ["start", "also check the tests"]);
+    assert.deepEqual(
+      users.map((p) => (p.item as { text: string }).text),
+      ["start", "also check the tests"],
+    );
     await server.main.waitForNotification("turn/queue/updated", (p) => p.threadId === thread.id && p.steering.length === 0, { since: mark });
   });
 
@@ -188,14 +191,20 @@ describe("spec: turn/queue/add and turn/queue/remove", () => {
     const q3 = await server.main.request("turn/queue/add", { threadId: thread.id, text: "third" });
     const q4 = await server.main.request("turn/queue/add", { threadId: thread.id, text: "fourth", images: [] });
     const update = await server.main.waitForNotification("turn/queue/updated", (p) => p.followUp.length === 3, { since: mark });
-    assert.deepEqual(update.followUp.map((f) => f.text), ["second", "third", "fourth"]);
+    assert.deepEqual(
+      update.followUp.map((f) => f.text),
+      ["second", "third", "fourth"],
+    );
     assert.deepEqual(await server.main.request("turn/queue/remove", { threadId: thread.id, queueId: q3.queueId }), { removed: true });
     assert.deepEqual(await server.main.request("turn/queue/remove", { threadId: thread.id, queueId: q3.queueId }), { removed: false });
     hold.release();
     await completedTurn(thread.id, first);
     await waitUntil("two more turns", () => server.main.notificationsOf("turn/completed").filter((p) => p.threadId === thread.id).length >= 3 || undefined);
     const turns = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id && p.item.type === "userMessage");
-    assert.deepEqual(turns.map((p) => (p.item as { text: string }).text), ["first", "second", "fourth"]);
+    assert.deepEqual(
+      turns.map((p) => (p.item as { text: string }).text),
+      ["first", "second", "fourth"],
+    );
     const second = turns[1]!.item as { clientMessageId?: string };
     assert.equal(second.clientMessageId, "c2");
     assert.deepEqual(await server.main.request("turn/queue/remove", { threadId: thread.id, queueId: q2.queueId }), { removed: false });
@@ -274,7 +283,10 @@ describe("spec: turn/interrupt", () => {
     const before = model.requests.length;
     await turnWhenAdmitted(thread.id, "after the interrupt", "fine");
     const users = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id && p.item.type === "userMessage");
-    assert.deepEqual(users.map((p) => (p.item as { text: string }).text), ["go", "after the interrupt"]);
+    assert.deepEqual(
+      users.map((p) => (p.item as { text: string }).text),
+      ["go", "after the interrupt"],
+    );
     assert.equal(server.main.notificationsOf("turn/started").filter((p) => p.threadId === thread.id).length, 2);
     assert.equal(model.requests.length, before + 1);
     assert.doesNotMatch(JSON.stringify(model.requests[before]!.body.messages), /never runs/);
@@ -293,7 +305,10 @@ describe("spec: turn/interrupt", () => {
     const turnId = await startedTurn(thread.id, mark);
     await completedTurn(thread.id, turnId);
     const users = server.main.notificationsOf("item/completed").filter((p) => p.threadId === thread.id && p.item.type === "userMessage");
-    assert.deepEqual(users.map((p) => (p.item as { text: string }).text), ["queued meanwhile"]);
+    assert.deepEqual(
+      users.map((p) => (p.item as { text: string }).text),
+      ["queued meanwhile"],
+    );
   });
 
   test("a start interrupted during its input hooks answers cancelled and launches nothing", async () => {
@@ -314,7 +329,10 @@ describe("spec: turn/interrupt", () => {
     assert.equal(model.requests.length, before + 1, "only the later turn asked the model");
     assert.doesNotMatch(JSON.stringify(model.requests[before]!.body.messages), /hold-input/);
     const started = server.main.notifications.slice(mark).filter((n) => n.method === "turn/started");
-    assert.deepEqual(started.map((n) => (n.params as { turn: { id: string } }).turn.id), [turnId]);
+    assert.deepEqual(
+      started.map((n) => (n.params as { turn: { id: string } }).turn.id),
+      [turnId],
+    );
   });
 
   test("a start interrupted in before_agent_start answers started and completes interrupted without a model request", async () => {
@@ -343,7 +361,7 @@ describe("spec: turn/interrupt", () => {
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId: thread.id, text: "sleep" });
     const turnId = await startedTurn(thread.id, mark);
-    await waitUntil("the child's pid", () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "" || undefined);
+    await waitUntil("the child's pid", () => (existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "") || undefined);
     const pid = Number(readFileSync(pidFile, "utf8"));
     await server.main.request("turn/interrupt", { threadId: thread.id, turnId });
     const done = await completedTurn(thread.id, turnId);
@@ -367,7 +385,9 @@ describe("spec: admission and compaction", () => {
     const mark = server.main.notifications.length;
     await server.main.request("turn/start", { threadId: thread.id, text: "go" });
     const turnId = await startedTurn(thread.id, mark);
-    const change = await server.main.request("thread/settings/update", { threadId: thread.id, model: { provider: "scripted", id: "scripted-reasoner" } }).catch((e: unknown) => e);
+    const change = await server.main
+      .request("thread/settings/update", { threadId: thread.id, model: { provider: "scripted", id: "scripted-reasoner" } })
+      .catch((e: unknown) => e);
     assert.ok(change instanceof AppServerError && change.code === "turnInProgress");
     hold.release();
     await completedTurn(thread.id, turnId);
@@ -390,7 +410,9 @@ describe("spec: admission and compaction", () => {
     hold.release();
     const done = await completedTurn(thread.id, turnId);
     assert.equal(done.turn.status, "completed");
-    const item = server.main.notifications.slice(mark).find((n) => n.method === "item/completed" && (n.params as { item: { type: string } }).item.type === "compaction");
+    const item = server.main.notifications
+      .slice(mark)
+      .find((n) => n.method === "item/completed" && (n.params as { item: { type: string } }).item.type === "compaction");
     assert.equal((item!.params as { item: { summary: string } }).item.summary, "## Goal\nsummary");
   });
 });

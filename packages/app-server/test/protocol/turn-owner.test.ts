@@ -115,10 +115,14 @@ describe("spec: thread/resume (snapshots taken when the answer is built)", () =>
           .map((n) => (n.params as { turn: { id: string } }).turn.id);
         const inPage = new Set(result.turns.map((t) => t.id));
         for (const id of started) {
-          if (!inPage.has(id) && result.runningTurn?.id !== id) problems.push(`resume ${resumes}: turn ${id} began before the answer but is in neither its history nor runningTurn`);
+          if (!inPage.has(id) && result.runningTurn?.id !== id)
+            problems.push(`resume ${resumes}: turn ${id} began before the answer but is in neither its history nor runningTurn`);
         }
         for (const turn of result.turns) {
-          if (turn.status !== "completed") problems.push(`resume ${resumes}: turn ${turn.id} reads ${turn.status} ${JSON.stringify(result.runningTurn?.id)} ${JSON.stringify(turn).slice(0, 600)}`);
+          if (turn.status !== "completed")
+            problems.push(
+              `resume ${resumes}: turn ${turn.id} reads ${turn.status} ${JSON.stringify(result.runningTurn?.id)} ${JSON.stringify(turn).slice(0, 600)}`,
+            );
           if (turn.id === result.runningTurn?.id) problems.push(`resume ${resumes}: the running turn ${turn.id} is also in the history`);
         }
       }

@@ -83,7 +83,12 @@ describe("spec: Threads and turns (a plain text turn)", () => {
     const { thread } = await newThread();
     const mark = server.main.notifications.length;
     model.enqueue({ text: ["Hel", "lo ", "world"], usage: { input: 30, output: 3 } });
-    const started = await server.main.request("turn/start", { threadId: thread.id, text: "Explain", requestId: "client-start-1", clientMessageId: "optimistic-1" });
+    const started = await server.main.request("turn/start", {
+      threadId: thread.id,
+      text: "Explain",
+      requestId: "client-start-1",
+      clientMessageId: "optimistic-1",
+    });
     assert.deepEqual(started, { status: "started", threadId: thread.id, requestId: "client-start-1" });
     const turnStarted = await server.main.waitForNotification("turn/started", (p) => p.threadId === thread.id, { since: mark });
     assert.equal(turnStarted.requestId, "client-start-1");
@@ -106,19 +111,31 @@ describe("spec: Threads and turns (a plain text turn)", () => {
         "turn/completed",
       ],
     );
-    const items = server.main.notificationsOf("item/completed").filter((p) => p.turnId === turnId).map((p) => p.item as Record<string, any>);
+    const items = server.main
+      .notificationsOf("item/completed")
+      .filter((p) => p.turnId === turnId)
+      .map((p) => p.item as Record<string, any>);
     assert.equal(items[0]!.text, "Explain");
     assert.equal(items[0]!.clientMessageId, "optimistic-1");
     assert.equal(items[1]!.text, "Hello world");
-    assert.deepEqual(items.map((i) => i.index), [0, 1]);
+    assert.deepEqual(
+      items.map((i) => i.index),
+      [0, 1],
+    );
     assert.ok(items[1]!.startedAt > 1_600_000_000_000 && items[1]!.completedAt >= items[1]!.startedAt, "Unix milliseconds");
     const completed = server.main.notificationsOf("turn/completed").find((p) => p.turn.id === turnId)!;
     assert.equal(completed.turn.status, "completed");
     assert.equal(completed.turn.items, undefined, "a summary without items");
     assert.ok(completed.turn.completedAt! >= completed.turn.startedAt);
     const usage = server.main.notificationsOf("thread/tokenUsage/updated").find((p) => p.turnId === turnId)!;
-    assert.deepEqual({ input: usage.usage.input, output: usage.usage.output, contextTokens: usage.usage.contextTokens }, { input: 30, output: 3, contextTokens: 33 });
-    const statuses = server.main.notificationsOf("thread/status/changed").filter((p) => p.threadId === thread.id).map((p) => p.status.type);
+    assert.deepEqual(
+      { input: usage.usage.input, output: usage.usage.output, contextTokens: usage.usage.contextTokens },
+      { input: 30, output: 3, contextTokens: 33 },
+    );
+    const statuses = server.main
+      .notificationsOf("thread/status/changed")
+      .filter((p) => p.threadId === thread.id)
+      .map((p) => p.status.type);
     assert.deepEqual(statuses.slice(-2), ["active", "idle"]);
   });
 
@@ -159,13 +176,19 @@ describe("spec: Threads and turns (a plain text turn)", () => {
   test("tool calls become toolCall items with input, output and status", async () => {
     const { thread } = await newThread(server.main, { approvalMode: "fullAccess" });
     model.enqueue(
-      { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "README.md" } }, { id: "call_missing", name: "read", arguments: { path: "nope.md" } }] },
+      {
+        toolCalls: [
+          { id: "call_read", name: "read", arguments: { path: "README.md" } },
+          { id: "call_missing", name: "read", arguments: { path: "nope.md" } },
+        ],
+      },
       { text: "read it" },
     );
     await server.main.request("turn/start", { threadId: thread.id, text: "read the readme" });
     const turnId = (await server.main.waitForNotification("turn/started", (p) => p.threadId === thread.id)).turn.id;
     const all = await turnNotifications(server.main, thread.id, turnId);
-    const done = (id: string) => all.find((n) => n.method === "item/completed" && (n.params as { item: { id: string } }).item.id === id)!.params as { item: Record<string, any> };
+    const done = (id: string) =>
+      all.find((n) => n.method === "item/completed" && (n.params as { item: { id: string } }).item.id === id)!.params as { item: Record<string, any> };
     const ok = done("call_read").item;
     assert.equal(ok.type, "toolCall");
     assert.equal(ok.name, "read");

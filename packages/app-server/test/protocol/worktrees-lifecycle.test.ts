@@ -37,7 +37,6 @@ function snapshotRefs(repo: string): string[] {
   return git(repo, "for-each-ref", "--format=%(refname)", "refs/knightcode/snapshots").split("\n").filter(Boolean);
 }
 
-
 /** Waits until the thread has unloaded (no subscriber, idle past KNIGHTCODE_THREAD_IDLE_MS). */
 async function unloaded(threadId: string): Promise<void> {
   await server.main.request("thread/unsubscribe", { threadId });
@@ -59,7 +58,11 @@ describe("spec: environments of new worktrees", () => {
     const path = thread.workspace.path!;
     const end = await server.main.waitForNotification("thread/workspace/progress", (p) => p.threadId === thread.id && p.done === true, { since: mark });
     assert.deepEqual({ phase: end.phase, exitCode: end.exitCode }, { phase: "setup", exitCode: 3 });
-    const output = server.main.notificationsOf("thread/workspace/progress").filter((p) => p.threadId === thread.id).map((p) => p.output).join("");
+    const output = server.main
+      .notificationsOf("thread/workspace/progress")
+      .filter((p) => p.threadId === thread.id)
+      .map((p) => p.output)
+      .join("");
     assert.match(output, new RegExp(`setup in ${path}\n`));
     assert.match(output, new RegExp(`^${path}$`, "m"));
     assert.match(output, /oops/);
@@ -78,14 +81,21 @@ describe("spec: environments of new worktrees", () => {
     const { thread, warnings } = await startWorktree(repo, "dev");
     assert.equal(warnings.filter((w) => w.source === "trust" && /environment "dev" did not run/.test(w.message)).length, 1);
     await server.main.request("thread/settings/update", { threadId: thread.id, planMode: false });
-    assert.equal(server.main.notifications.slice(mark).some((n) => n.method === "thread/workspace/progress"), false);
+    assert.equal(
+      server.main.notifications.slice(mark).some((n) => n.method === "thread/workspace/progress"),
+      false,
+    );
     assert.equal(existsSync(marker), false);
   });
 
   test("a setup still running when its thread closes is killed, background jobs included", async () => {
     const repo = project();
     const pids = join(server.home, `pids-${projects}`);
-    write(repo, { ".knightcode/environments.json": JSON.stringify({ environments: [{ name: "slow", setup: { default: `sleep 300 & echo $! > '${pids}'; echo started; wait` } }] }) });
+    write(repo, {
+      ".knightcode/environments.json": JSON.stringify({
+        environments: [{ name: "slow", setup: { default: `sleep 300 & echo $! > '${pids}'; echo started; wait` } }],
+      }),
+    });
     await server.main.request("project/trust/set", { cwd: repo, trusted: true });
     const { thread } = await startWorktree(repo, "slow");
     await server.main.waitForNotification("thread/workspace/progress", (p) => p.threadId === thread.id && p.output.includes("started"));
@@ -99,7 +109,11 @@ describe("spec: environments of new worktrees", () => {
 describe("spec: archive, restore, pruning and the refusals", () => {
   test("archiving snapshots and deletes the worktree (its cleanup script first); restore rebuilds HEAD, files and the staged state after unarchive", async () => {
     const repo = project();
-    write(repo, { ".knightcode/environments.json": JSON.stringify({ environments: [{ name: "dev", setup: { default: "true" }, cleanup: { default: 'echo "cleaning $KNIGHTCODE_WORKTREE_PATH"' } }] }) });
+    write(repo, {
+      ".knightcode/environments.json": JSON.stringify({
+        environments: [{ name: "dev", setup: { default: "true" }, cleanup: { default: 'echo "cleaning $KNIGHTCODE_WORKTREE_PATH"' } }],
+      }),
+    });
     await server.main.request("project/trust/set", { cwd: repo, trusted: true });
     const { thread } = await startWorktree(repo, "dev");
     const path = thread.workspace.path!;
@@ -220,7 +234,10 @@ describe("spec: archive, restore, pruning and the refusals", () => {
       await waitUntil("B to be pruned", () => !existsSync(b.workspace.path!));
       assert.ok(existsSync(a.workspace.path!));
       assert.ok(existsSync(c.workspace.path!));
-      assert.deepEqual(snapshotRefs(repo).map((ref) => ref.split("/")[3]), [basename(dirname(b.workspace.path!))]);
+      assert.deepEqual(
+        snapshotRefs(repo).map((ref) => ref.split("/")[3]),
+        [basename(dirname(b.workspace.path!))],
+      );
       const listed = await server.main.request("worktree/list", { cwd: repo });
       assert.deepEqual(
         listed.worktrees.map((w) => [w.path, w.deleted]),
@@ -244,8 +261,13 @@ describe("spec: archive, restore, pruning and the refusals", () => {
     const all = (await server.main.request("worktree/list", {})).worktrees.map((w) => w.path);
     assert.ok(all.includes(a.workspace.path!) && all.includes(b.workspace.path!));
     const mine = (await server.main.request("worktree/list", { cwd: one })).worktrees;
-    assert.deepEqual(mine.map((w) => w.path), [a.workspace.path]);
-    await waitUntilAsync("the thread to be recorded", async () => (await server.main.request("worktree/list", { cwd: one })).worktrees[0]!.threadIds.includes(a.id));
+    assert.deepEqual(
+      mine.map((w) => w.path),
+      [a.workspace.path],
+    );
+    await waitUntilAsync("the thread to be recorded", async () =>
+      (await server.main.request("worktree/list", { cwd: one })).worktrees[0]!.threadIds.includes(a.id),
+    );
     assert.deepEqual((await server.main.request("worktree/list", { cwd: server.project() })).worktrees, []);
     await refused(server.main, "worktree/list", { cwd: join(one, "missing") }, "invalidParams");
     server.main.assertNoSchemaViolations();

@@ -217,7 +217,10 @@ describe("spec: thread/start in a worktree", () => {
     git(thread.workspace.path!, "-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "--allow-empty", "-m", "in the worktree");
     const log = await server.main.request("git/log", { threadId: thread.id });
     assert.deepEqual(log.base, { sha: base, from: "worktree base" });
-    assert.deepEqual(log.commits.map((c) => c.subject), ["in the worktree"]);
+    assert.deepEqual(
+      log.commits.map((c) => c.subject),
+      ["in the worktree"],
+    );
   });
 
   test("the branch diff of a worktree thread compares with its worktree's base", async () => {

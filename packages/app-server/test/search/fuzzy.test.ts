@@ -45,7 +45,10 @@ describe("spec: file/search (SPEC-NOTES: scores and indices)", () => {
 
   test("files come by descending score; equal scores put the shorter path first, then code-unit order", () => {
     const matches = matchPaths(list("b/conf.ts", "a/conf.ts", "long/path/conf.ts", "c-o-n-f.txt", "zz.txt"), "conf", 50);
-    assert.deepEqual(matches.map((m) => m.path), ["a/conf.ts", "b/conf.ts", "long/path/conf.ts", "c-o-n-f.txt"]);
+    assert.deepEqual(
+      matches.map((m) => m.path),
+      ["a/conf.ts", "b/conf.ts", "long/path/conf.ts", "c-o-n-f.txt"],
+    );
     for (let i = 1; i < matches.length; i++) assert.ok(matches[i - 1]!.score >= matches[i]!.score);
   });
 
@@ -80,6 +83,9 @@ describe("spec: file/search (SPEC-NOTES: scores and indices)", () => {
     assert.equal(builder.add("d\0"), false);
     const paths = builder.finish();
     assert.equal(paths.count, 3);
-    assert.deepEqual([0, 1, 2].map((i) => paths.path(i)), ["a", "b", "c"]);
+    assert.deepEqual(
+      [0, 1, 2].map((i) => paths.path(i)),
+      ["a", "b", "c"],
+    );
   });
 });

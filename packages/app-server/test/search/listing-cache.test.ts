@@ -60,7 +60,6 @@ function manualClock() {
   return { clock, advance };
 }
 
-
 let case_ = 0;
 /** A cache over the stand-in lister, every listing in `mode` unless a folder's name is in `modes`. */
 function setUp(mode: string, options: { limits?: Partial<ListerLimits>; modes?: Record<string, string> } = {}) {
@@ -169,7 +168,10 @@ describe("spec: file/search listings (ten-second TTL, eight folders, two at once
     await partial.cache.get(folders[0]!, never);
     assert.equal(partial.runs.length, 2);
     const failing = setUp("fail");
-    await assert.rejects(failing.cache.get(folders[0]!, never), (error: { code?: string; message: string }) => error.code === "internal" && error.message.includes("something broke"));
+    await assert.rejects(
+      failing.cache.get(folders[0]!, never),
+      (error: { code?: string; message: string }) => error.code === "internal" && error.message.includes("something broke"),
+    );
   });
 
   test("past the path cap or the byte cap the listing is cut, kept, and marked truncated", async () => {
@@ -241,7 +243,10 @@ describe("spec: file/search superseding and errors (FileSearch)", () => {
     assert.equal(isAlive(started()[0]!), true);
     open();
     const answer = await newer;
-    assert.deepEqual(answer.files.map((f) => f.path), ["late.txt"]);
+    assert.deepEqual(
+      answer.files.map((f) => f.path),
+      ["late.txt"],
+    );
     assert.equal(started().length, 1);
     const other = await search.search({ cwd: folders[0]!, query: "late", searchId: "other" }, never);
     assert.equal(other.files.length, 1);
@@ -251,7 +256,10 @@ describe("spec: file/search superseding and errors (FileSearch)", () => {
     const { search, started } = service("hang");
     const older = search.search({ cwd: folders[0]!, query: "a", searchId: "picker" }, never);
     await waitUntil("fd started", () => started().length === 1);
-    const newer = assert.rejects(search.search({ cwd: folders[1]!, query: "a", searchId: "picker" }, never), (error: { code?: string }) => error.code === "shuttingDown");
+    const newer = assert.rejects(
+      search.search({ cwd: folders[1]!, query: "a", searchId: "picker" }, never),
+      (error: { code?: string }) => error.code === "shuttingDown",
+    );
     assert.deepEqual(await older, { files: [], truncated: false });
     await waitUntil("the first fd killed", () => !isAlive(started()[0]!));
     await search.close();
@@ -260,10 +268,16 @@ describe("spec: file/search superseding and errors (FileSearch)", () => {
 
   test("shutdown answers shuttingDown to every waiting search and to any later one, and leaves no fd running", async () => {
     const { search, started } = service("hang");
-    const waiting = assert.rejects(search.search({ cwd: folders[0]!, query: "a", searchId: "s" }, never), (error: { code?: string }) => error.code === "shuttingDown");
+    const waiting = assert.rejects(
+      search.search({ cwd: folders[0]!, query: "a", searchId: "s" }, never),
+      (error: { code?: string }) => error.code === "shuttingDown",
+    );
     await waitUntil("fd started", () => started().length === 1);
     const closing = search.close();
-    const late = assert.rejects(search.search({ cwd: folders[0]!, query: "a", searchId: "s" }, never), (error: { code?: string }) => error.code === "shuttingDown");
+    const late = assert.rejects(
+      search.search({ cwd: folders[0]!, query: "a", searchId: "s" }, never),
+      (error: { code?: string }) => error.code === "shuttingDown",
+    );
     await Promise.all([waiting, late]);
     await closing;
     assert.equal(isAlive(started()[0]!), false);

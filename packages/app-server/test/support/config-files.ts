@@ -35,7 +35,8 @@ export function fileTree(root: string, keep: (name: string) => boolean = () => t
 }
 
 /** The files of the agent dir that settings and trust writes could touch, temporaries and lock files included. */
-export const settingsEntries = (name: string): boolean => name.startsWith("settings") || name.startsWith(".settings") || name.startsWith("trust") || name.startsWith(".trust");
+export const settingsEntries = (name: string): boolean =>
+  name.startsWith("settings") || name.startsWith(".settings") || name.startsWith("trust") || name.startsWith(".trust");
 
 /** Sends a request the schema may refuse and checks that it fails with `code`; returns the error. */
 export async function refused(client: TestClient, method: string, params: unknown, code: string, message?: RegExp): Promise<NonNullable<RawResponse["error"]>> {

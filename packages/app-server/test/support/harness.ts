@@ -3,11 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  AppServerClient,
-  SpawnedServerTransport,
-  type MessageTransport,
-} from "@knightcode/app-server-client";
+import { AppServerClient, SpawnedServerTransport, type MessageTransport } from "@knightcode/app-server-client";
 import type {
   ClientRequestMethod,
   ClientRequestParams,
@@ -62,7 +58,10 @@ export class TestClient {
   readonly serverRequestMethods = new Map<RequestId, string>();
   private rawId = 0;
 
-  constructor(transport: MessageTransport, readonly label = "client") {
+  constructor(
+    transport: MessageTransport,
+    readonly label = "client",
+  ) {
     const check = sharedValidator();
     this.client = new AppServerClient(transport, {
       requestTimeoutMs: 15_000,

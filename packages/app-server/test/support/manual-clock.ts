@@ -11,7 +11,11 @@ export function manualClock() {
       return { promise, cancel: () => undefined };
     },
   };
-  return { clock, asked: () => deadlines.map((d) => d.ms), fire: (ms: number) => {
+  return {
+    clock,
+    asked: () => deadlines.map((d) => d.ms),
+    fire: (ms: number) => {
       for (const d of deadlines.filter((d) => d.ms === ms)) d.fire();
-    } };
+    },
+  };
 }

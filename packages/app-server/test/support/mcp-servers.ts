@@ -16,7 +16,11 @@ import { z } from "zod";
  * A stubborn one ignores SIGTERM and the end of its input: only SIGKILL ends it.
  * - `wait {}`: writes `<dir>/<name>.waiting`, and answers only when cancelled, writing `<dir>/<name>.cancelled`
  */
-export function writeStdioServer(dir: string, name: string, options: { stubborn?: boolean } = {}): { script: string; pidFile: string; waitingFile: string; cancelledFile: string } {
+export function writeStdioServer(
+  dir: string,
+  name: string,
+  options: { stubborn?: boolean } = {},
+): { script: string; pidFile: string; waitingFile: string; cancelledFile: string } {
   const script = join(dir, `${name}.mjs`);
   const pidFile = join(dir, `${name}.pid`);
   const cancelledFile = join(dir, `${name}.cancelled`);
@@ -50,7 +54,6 @@ export function readPid(pidFile: string): number {
   return Number(readFileSync(pidFile, "utf8"));
 }
 
-
 /**
  * A Streamable HTTP MCP server on 127.0.0.1 in the test process, stateless
  * (a fresh McpServer per request), with one tool `lookup {key}` answering
@@ -73,7 +76,9 @@ export class HttpMcpServer {
         return;
       }
       const mcp = new McpServer({ name: "http-test", version: "1.0.0" });
-      mcp.registerTool("lookup", { description: "Looks a key up", inputSchema: { key: z.string() } }, async ({ key }) => ({ content: [{ type: "text", text: `value of ${key}` }] }));
+      mcp.registerTool("lookup", { description: "Looks a key up", inputSchema: { key: z.string() } }, async ({ key }) => ({
+        content: [{ type: "text", text: `value of ${key}` }],
+      }));
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on("close", () => {
         void transport.close();

@@ -7,7 +7,10 @@ import { existsSync, readFileSync } from "node:fs";
  */
 export function pidsIn(file: string): number[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8").split("\n").filter((line) => /^\d+$/.test(line)).map(Number);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => /^\d+$/.test(line))
+    .map(Number);
 }
 
 /**

@@ -46,7 +46,13 @@ export const toolCall = (name: string, args: unknown): ToolCall => ({ id: `call_
  * One turn whose scripted model makes `toolCalls` and then says "done";
  * answers the turn's completed tool calls by id, with their output text.
  */
-export async function toolTurn(client: TestClient, model: ScriptedModelServer, threadId: string, toolCalls: ToolCall[], timeoutMs = 60_000): Promise<Map<string, CompletedCall>> {
+export async function toolTurn(
+  client: TestClient,
+  model: ScriptedModelServer,
+  threadId: string,
+  toolCalls: ToolCall[],
+  timeoutMs = 60_000,
+): Promise<Map<string, CompletedCall>> {
   model.enqueue({ toolCalls }, { text: "done" });
   const mark = client.notifications.length;
   await client.request("turn/start", { threadId, text: "go on" });
@@ -57,13 +63,19 @@ export async function toolTurn(client: TestClient, model: ScriptedModelServer, t
     if (params.turnId !== started.turn.id) continue;
     // A large output comes as a reference: read it, as a client would.
     const item = (await client.client.resolveItem(params.item)) as { id: string; type: string; status?: string; output?: unknown };
-    if (item.type === "toolCall") found.set(item.id, { id: item.id, ...(item.status ? { status: item.status } : {}), ...(typeof item.output === "string" ? { output: item.output } : {}) });
+    if (item.type === "toolCall")
+      found.set(item.id, { id: item.id, ...(item.status ? { status: item.status } : {}), ...(typeof item.output === "string" ? { output: item.output } : {}) });
   }
   return found;
 }
 
 /** toolTurn's answer as the status of each completed tool call, by call id. */
-export async function toolStatuses(client: TestClient, model: ScriptedModelServer, threadId: string, toolCalls: ToolCall[]): Promise<Map<string, string | undefined>> {
+export async function toolStatuses(
+  client: TestClient,
+  model: ScriptedModelServer,
+  threadId: string,
+  toolCalls: ToolCall[],
+): Promise<Map<string, string | undefined>> {
   const calls = await toolTurn(client, model, threadId, toolCalls);
   return new Map([...calls].map(([id, call]) => [id, call.status]));
 }

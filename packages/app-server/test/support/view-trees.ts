@@ -49,20 +49,18 @@ class TreeMaker {
     const r = this.random;
     const plain = [null, 42, true, ["a"], { a: 1 }, "", -0];
     if (!this.options.hostile || r.chance(0.5)) return r.pick(plain);
-    return r.pick<() => unknown>([
-      () => BigInt(7),
-      () => Symbol("s"),
-      () => () => "function",
-      () => new Date(0),
-      () => new Map(),
-    ])();
+    return r.pick<() => unknown>([() => BigInt(7), () => Symbol("s"), () => () => "function", () => new Date(0), () => new Map()])();
   }
 
   node(depth: number): unknown {
     const r = this.random;
     this.nodesLeft--;
     const containerChance = depth < this.options.maxDepth && this.nodesLeft > 0 ? 0.45 : 0;
-    const type = r.chance(containerChance) ? r.pick(CONTAINER_TYPES) : r.chance(0.03) ? r.pick(["html", "Text", "image", "", "constructor"]) : r.pick(LEAF_TYPES);
+    const type = r.chance(containerChance)
+      ? r.pick(CONTAINER_TYPES)
+      : r.chance(0.03)
+        ? r.pick(["html", "Text", "image", "", "constructor"])
+        : r.pick(LEAF_TYPES);
     const node: Record<string, unknown> = { type };
     switch (type) {
       case "stack":

@@ -24,7 +24,11 @@ describe("browser auth on the page's listener (docs/protocol.md: the token as a 
   test("the page's origin under each of the listener's names is allowed; the Authorization header still works", async () => {
     const { port } = running;
     for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, "http://allowed.test", undefined]) {
-      const outcome = await upgrade(port, { protocols: ["knightcode", bearerProtocol(TOKEN)], origin, host: origin?.includes("localhost") ? `localhost:${port}` : undefined });
+      const outcome = await upgrade(port, {
+        protocols: ["knightcode", bearerProtocol(TOKEN)],
+        origin,
+        host: origin?.includes("localhost") ? `localhost:${port}` : undefined,
+      });
       assert.equal(outcome.opened, true, String(origin));
     }
     const withHeader = await upgrade(port, { headers: { authorization: `Bearer ${TOKEN}` } });

@@ -31,7 +31,11 @@ describe("the listener serves the page (docs/desktop.md: Security)", () => {
     assert.equal(answer.headers["cache-control"], "no-store");
     const byName = await get(port, "/index.html?v=1#x", { host: `localhost:${port}` });
     assert.equal(byName.status, 200);
-    assert.match(String(byName.headers["content-security-policy"]), new RegExp(`connect-src 'self' ws://localhost:${port} ws://127.0.0.1:${port};`), "the CSP names the host the page was loaded from, and the address it connects to");
+    assert.match(
+      String(byName.headers["content-security-policy"]),
+      new RegExp(`connect-src 'self' ws://localhost:${port} ws://127.0.0.1:${port};`),
+      "the CSP names the host the page was loaded from, and the address it connects to",
+    );
   });
 
   test("HEAD answers the headers of GET without a body", async () => {

@@ -7,7 +7,11 @@ export function ConnectionBanner(): JSX.Element | null {
     case "open":
       return null;
     case "connecting":
-      return <div class="banner" role="status">Connecting to the server…</div>;
+      return (
+        <div class="banner" role="status">
+          Connecting to the server…
+        </div>
+      );
     case "reconnecting":
       return (
         <div class="banner banner-warning" role="status">
@@ -17,8 +21,8 @@ export function ConnectionBanner(): JSX.Element | null {
     case "refused":
       return (
         <div class="banner banner-error" role="alert">
-          The server on this port does not hold this page's token: it was restarted with a new one, or another program took the port. The token was
-          not sent, and this tab has forgotten it: open the address <code>knightcode desktop</code> printed.
+          The server on this port does not hold this page's token: it was restarted with a new one, or another program took the port. The token was not sent,
+          and this tab has forgotten it: open the address <code>knightcode desktop</code> printed.
         </div>
       );
     case "closed":

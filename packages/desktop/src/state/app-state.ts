@@ -1,9 +1,7 @@
 import { effect, signal } from "@preact/signals";
 
 /** What fills the main area. The thread screen shows `activeThreadId`. */
-export type Screen =
-  | { kind: "thread" }
-  | { kind: "settings"; tab?: SettingsTab };
+export type Screen = { kind: "thread" } | { kind: "settings"; tab?: SettingsTab };
 
 export const SETTINGS_TABS = ["general", "models", "mcp", "tools", "resources", "trust"] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
@@ -54,7 +52,8 @@ export function watchAddress(): () => void {
   if (named) activeThreadId.value = named;
   // `?settings=<tab>` opens (and keeps) the settings screen on that tab.
   const settingsTab = new URLSearchParams(location.search).get("settings");
-  if (settingsTab !== null) screen.value = { kind: "settings", tab: (SETTINGS_TABS as readonly string[]).includes(settingsTab) ? (settingsTab as SettingsTab) : "general" };
+  if (settingsTab !== null)
+    screen.value = { kind: "settings", tab: (SETTINGS_TABS as readonly string[]).includes(settingsTab) ? (settingsTab as SettingsTab) : "general" };
   return effect(() => {
     const id = activeThreadId.value;
     const current = screen.value;

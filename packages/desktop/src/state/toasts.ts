@@ -15,7 +15,11 @@ const timers = new Map<number, ReturnType<typeof setTimeout>>();
 export function toast(text: string, kind: ToastKind = "info"): number {
   const id = nextId++;
   toasts.value = [...toasts.value, { id, kind, text }].slice(-5);
-  if (kind !== "error") timers.set(id, setTimeout(() => dismissToast(id), 6000));
+  if (kind !== "error")
+    timers.set(
+      id,
+      setTimeout(() => dismissToast(id), 6000),
+    );
   return id;
 }
 

@@ -41,6 +41,18 @@ export function useShortcut(combo: string, handler: Shortcut, enabled = true): v
 export function shortcutLabel(combo: string): string {
   return combo
     .split("+")
-    .map((part) => (part === "mod" ? (IS_MAC ? "⌘" : "Ctrl") : part === "shift" ? (IS_MAC ? "⇧" : "Shift") : part.length === 1 ? part.toUpperCase() : part[0]!.toUpperCase() + part.slice(1)))
+    .map((part) =>
+      part === "mod"
+        ? IS_MAC
+          ? "⌘"
+          : "Ctrl"
+        : part === "shift"
+          ? IS_MAC
+            ? "⇧"
+            : "Shift"
+          : part.length === 1
+            ? part.toUpperCase()
+            : part[0]!.toUpperCase() + part.slice(1),
+    )
     .join(IS_MAC ? "" : "+");
 }

@@ -7,7 +7,17 @@ import { Button } from "./button.js";
  * A modal on the browser's own <dialog>: focus stays inside, Escape closes
  * it, and focus returns where it was.
  */
-export function Modal({ title, onClose, children, class: className }: { title: string; onClose: () => void; children: ComponentChildren; class?: string }): JSX.Element {
+export function Modal({
+  title,
+  onClose,
+  children,
+  class: className,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ComponentChildren;
+  class?: string;
+}): JSX.Element {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current!;

@@ -53,7 +53,13 @@ export class DesktopServer {
       else env[key] = value;
     }
     if (options.opener !== undefined) env.PATH = `${options.opener}:${env.PATH ?? ""}`;
-    const args = [BIN, "desktop", ...(options.opener === undefined ? ["--no-open"] : []), ...(options.port !== undefined ? ["--port", String(options.port)] : []), ...(options.args ?? [])];
+    const args = [
+      BIN,
+      "desktop",
+      ...(options.opener === undefined ? ["--no-open"] : []),
+      ...(options.port !== undefined ? ["--port", String(options.port)] : []),
+      ...(options.args ?? []),
+    ];
     this.child = spawn(process.execPath, args, { cwd: this.home, env, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk: Buffer) => (this.stdoutText += chunk.toString()));
     this.child.stderr!.on("data", (chunk: Buffer) => (this.stderrText += chunk.toString()));

@@ -35,7 +35,8 @@ export function readConfigEntries(file: string, home: string, depth = 0): Config
     out.push(entry);
     const section = entry.section.toLowerCase();
     const including = section === "include" || section.startsWith("includeif.");
-    if (including && entry.key === "path" && entry.value) out.push(...readConfigEntries(resolve(dirname(file), expandHome(entry.value, home)), home, depth + 1));
+    if (including && entry.key === "path" && entry.value)
+      out.push(...readConfigEntries(resolve(dirname(file), expandHome(entry.value, home)), home, depth + 1));
   }
   return out;
 }

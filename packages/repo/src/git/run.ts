@@ -81,7 +81,8 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
     ({ code, signal, stdout, stderr: errBytes, truncated }) => {
       const stderr = errBytes.toString("utf8");
       if (truncated.stdout) throw new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`);
-      if (signal !== null || code === null) throw new GitCommandError(args, null, options.signal?.aborted ? "the command was cancelled" : `git was stopped by ${signal}`);
+      if (signal !== null || code === null)
+        throw new GitCommandError(args, null, options.signal?.aborted ? "the command was cancelled" : `git was stopped by ${signal}`);
       if (code !== 0 && !(options.okCodes ?? []).includes(code)) throw new GitCommandError(args, code, stderr.trim());
       return { code, stdout, stderr };
     },

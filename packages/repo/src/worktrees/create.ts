@@ -80,7 +80,9 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
   } catch (error) {
     await unregisterWorktree(repo.commonDir, path, git).catch(() => undefined);
     cleanup();
-    throw error instanceof WorktreeError || !isSystemError(error) ? error : new WorktreeError("io", `cannot create the worktree at ${path}: ${(error as Error).message}`, { cause: error });
+    throw error instanceof WorktreeError || !isSystemError(error)
+      ? error
+      : new WorktreeError("io", `cannot create the worktree at ${path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -100,7 +102,9 @@ export async function resolveCommit(cwd: string, ref: string, git: WorktreeGit):
 /** The checkout's uncommitted state as trees, moved onto `baseSha` when its HEAD is another commit. */
 async function carriedTrees(repo: RepoInfo, baseSha: string, git: WorktreeGit): Promise<StateTrees> {
   const local = await stateTrees(repo.root, repo.gitDir, git);
-  const head = (await gitText(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: repo.root, ...(git.env ? { env: git.env } : {}), okCodes: [1, 128] })).trim();
+  const head = (
+    await gitText(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { cwd: repo.root, ...(git.env ? { env: git.env } : {}), okCodes: [1, 128] })
+  ).trim();
   if (head === baseSha) return local;
   const from = head === "" ? await emptyTree(repo.root, git) : head;
   const index = await carryOnto(local.index, from, baseSha, repo.root, git);

@@ -15,7 +15,12 @@ export interface WorktreeGit {
 }
 
 /** runGit for a command that writes (objects, an index, refs), in `cwd`, under the context. */
-export function gitWrite(args: readonly string[], cwd: string, git: WorktreeGit, more: { indexFile?: string; input?: string | Buffer; okCodes?: number[] } = {}) {
+export function gitWrite(
+  args: readonly string[],
+  cwd: string,
+  git: WorktreeGit,
+  more: { indexFile?: string; input?: string | Buffer; okCodes?: number[] } = {},
+) {
   return runGit(args, {
     cwd,
     ...(git.env ? { env: git.env } : {}),
@@ -29,7 +34,12 @@ export function gitWrite(args: readonly string[], cwd: string, git: WorktreeGit,
 
 /** One line of git's output (a commit or tree id), trimmed. */
 export async function gitLine(args: readonly string[], cwd: string, git: WorktreeGit, indexFile?: string): Promise<string> {
-  const text = await gitText(args, { cwd, ...(git.env ? { env: git.env } : {}), config: git.config, ...(indexFile ? { extraEnv: { GIT_INDEX_FILE: indexFile } } : {}) });
+  const text = await gitText(args, {
+    cwd,
+    ...(git.env ? { env: git.env } : {}),
+    config: git.config,
+    ...(indexFile ? { extraEnv: { GIT_INDEX_FILE: indexFile } } : {}),
+  });
   return text.trim();
 }
 
@@ -51,7 +61,14 @@ export async function stateTrees(root: string, gitDir: string, git: WorktreeGit)
   const index = await withIndexAt(gitDir, async (file) => {
     const unmerged = (await gitWrite(["ls-files", "--unmerged", "-z"], root, git, { indexFile: file })).stdout.toString("utf8");
     if (unmerged !== "") {
-      const paths = [...new Set(unmerged.split("\0").filter(Boolean).map((line) => line.slice(line.indexOf("\t") + 1)))];
+      const paths = [
+        ...new Set(
+          unmerged
+            .split("\0")
+            .filter(Boolean)
+            .map((line) => line.slice(line.indexOf("\t") + 1)),
+        ),
+      ];
       throw new GitConflictError("localChanges", `${root} has unresolved conflicts; resolve them first`, { paths });
     }
     return gitLine(["write-tree"], root, git, file);

@@ -69,7 +69,10 @@ export async function deleteWorktree(found: StoredWorktree, options: DeleteWorkt
     const nested = nestedRepositories(path);
     if (nested.length > 0) throw new GitConflictError("submodules", `${path} holds nested repositories; it is never deleted`, { paths: nested });
     await options.beforeDelete?.(record).catch(() => undefined);
-    const snapshot = await snapshotWorktree(path, basename(bucketDir), { ...(options.env ? { env: options.env } : {}), ...(options.now ? { now: options.now } : {}) });
+    const snapshot = await snapshotWorktree(path, basename(bucketDir), {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
     await updateRecord(bucketDir, (current) => {
       current.deleted = true;
       current.snapshot = snapshot.ref;

@@ -97,7 +97,12 @@ export async function restoreWorktree(options: RestoreOptions): Promise<void> {
 async function nestedInSnapshot(repoRoot: string, head: string, work: string, git: WorktreeGit): Promise<string[]> {
   const gitlinks = async (tree: string) => {
     const text = await gitLine(["--git-dir", repoRoot, "ls-tree", "-r", "-z", tree], repoRoot, git);
-    return new Set(text.split("\0").filter((line) => line.startsWith("160000 ")).map((line) => line.slice(line.indexOf("\t") + 1)));
+    return new Set(
+      text
+        .split("\0")
+        .filter((line) => line.startsWith("160000 "))
+        .map((line) => line.slice(line.indexOf("\t") + 1)),
+    );
   };
   const [before, after] = await Promise.all([gitlinks(head), gitlinks(work)]);
   return [...after].filter((path) => !before.has(path));

@@ -30,7 +30,14 @@ const lines = (count: number, tag = "line") => Array.from({ length: count }, (_,
 
 describe("reading a diff", () => {
   test("files and hunks as git sees them: modified, added (untracked), deleted, renamed, binary, mode-only, CRLF", async () => {
-    const repo = committed({ "a.txt": lines(10), "gone.txt": "bye\n", "old-name.txt": lines(20, "moved"), "bin.dat": "\0\x01binary", "run.sh": "echo\n", "crlf.txt": "one\r\ntwo\r\n" });
+    const repo = committed({
+      "a.txt": lines(10),
+      "gone.txt": "bye\n",
+      "old-name.txt": lines(20, "moved"),
+      "bin.dat": "\0\x01binary",
+      "run.sh": "echo\n",
+      "crlf.txt": "one\r\ntwo\r\n",
+    });
     repo.write("a.txt", lines(10).replace("line 5\n", "line five\n"));
     repo.write("new.txt", "fresh\n");
     repo.remove("gone.txt");
@@ -45,7 +52,10 @@ describe("reading a diff", () => {
     assert.equal(byPath.get("a.txt")!.hunks[0]!.oldStart, 2);
     assert.deepEqual([byPath.get("new.txt")!.status, byPath.get("new.txt")!.additions], ["added", 1]);
     assert.deepEqual([byPath.get("gone.txt")!.status, byPath.get("gone.txt")!.deletions], ["deleted", 1]);
-    assert.deepEqual([byPath.get("new-name.txt")!.status, byPath.get("new-name.txt")!.oldPath, byPath.get("new-name.txt")!.hunks.length], ["renamed", "old-name.txt", 0]);
+    assert.deepEqual(
+      [byPath.get("new-name.txt")!.status, byPath.get("new-name.txt")!.oldPath, byPath.get("new-name.txt")!.hunks.length],
+      ["renamed", "old-name.txt", 0],
+    );
     assert.deepEqual([byPath.get("bin.dat")!.binary, byPath.get("bin.dat")!.hunks.length], [true, 0]);
     const mode = byPath.get("run.sh")!;
     assert.deepEqual([mode.status, mode.additions, mode.deletions, mode.hunks.length], ["modified", 0, 0, 0]);
@@ -61,9 +71,17 @@ describe("reading a diff", () => {
     repo.remove("link");
     symlinkSync("elsewhere", join(repo.root, "link"));
     const { answer } = await readDiff(await repo.ctx(), {});
-    assert.deepEqual(answer.files.map((file) => file.path).sort(), ["back\\slash.txt", "link", "naïve ünïcode.txt", 'quote"d.txt', "tab\there.txt", "with space.txt"].sort());
+    assert.deepEqual(
+      answer.files.map((file) => file.path).sort(),
+      ["back\\slash.txt", "link", "naïve ünïcode.txt", 'quote"d.txt', "tab\there.txt", "with space.txt"].sort(),
+    );
     for (const file of answer.files.filter((f) => f.path !== "link")) assert.deepEqual(file.hunks[0]!.lines, [`+${file.path}`]);
-    assert.deepEqual(answer.files.find((file) => file.path === "link")!.hunks[0]!.lines, ["-plain.txt", "\\ No newline at end of file", "+elsewhere", "\\ No newline at end of file"]);
+    assert.deepEqual(answer.files.find((file) => file.path === "link")!.hunks[0]!.lines, [
+      "-plain.txt",
+      "\\ No newline at end of file",
+      "+elsewhere",
+      "\\ No newline at end of file",
+    ]);
   });
 
   test("hunk ids carry the context; a whitespace-blind read marks its ids and leaves whitespace-only files without hunks", async () => {
@@ -74,7 +92,11 @@ describe("reading a diff", () => {
     const three = (await readDiff(ctx, {})).answer.files.find((f) => f.path === "a.txt")!;
     const again = (await readDiff(ctx, { context: 3 })).answer.files.find((f) => f.path === "a.txt")!;
     const five = (await readDiff(ctx, { context: 5 })).answer.files.find((f) => f.path === "a.txt")!;
-    assert.deepEqual(three.hunks.map((h) => h.id), again.hunks.map((h) => h.id), "ids are stable across reads");
+    assert.deepEqual(
+      three.hunks.map((h) => h.id),
+      again.hunks.map((h) => h.id),
+      "ids are stable across reads",
+    );
     assert.ok(three.hunks.every((h) => h.id.startsWith("c3-")));
     assert.ok(five.hunks.every((h) => h.id.startsWith("c5-")));
     const blind = await readDiff(ctx, { ignoreWhitespace: true });
@@ -92,7 +114,10 @@ describe("reading a diff", () => {
     repo.write("c.txt", lines(2000, "changed"));
     const ctx = await repo.ctx();
     const small = await readDiff(ctx, {}, { budget: { ...DIFF_BUDGET, maxFiles: 2, maxFileBytes: 1000 } });
-    assert.deepEqual(small.answer.files.map((f) => f.path), ["a.txt", "b.txt"]);
+    assert.deepEqual(
+      small.answer.files.map((f) => f.path),
+      ["a.txt", "b.txt"],
+    );
     assert.equal(small.answer.filesOmitted, 1);
     const capped = await readDiff(ctx, {}, { budget: { ...DIFF_BUDGET, maxFileBytes: 1000 } });
     const big = capped.answer.files.find((f) => f.path === "c.txt")!;
@@ -113,7 +138,10 @@ describe("reading a diff", () => {
     const before = { bytes: repo.read(".git/index"), mtime: statSync(index).mtimeMs };
     const ctx = await repo.ctx();
     for (const scope of ["uncommitted", "unstaged", "staged"] as const) await readDiff(ctx, { scope });
-    assert.deepEqual((await readDiff(ctx, {})).answer.files.map((f) => f.path), ["a.txt", "untracked.txt"]);
+    assert.deepEqual(
+      (await readDiff(ctx, {})).answer.files.map((f) => f.path),
+      ["a.txt", "untracked.txt"],
+    );
     assert.deepEqual(repo.read(".git/index"), before.bytes);
     assert.equal(statSync(index).mtimeMs, before.mtime);
   });
@@ -224,7 +252,10 @@ describe("reverting, staging and unstaging", () => {
     const ctx = await repo.ctx();
     const unstaged = (await readDiff(ctx, { scope: "unstaged" })).answer.files.find((f) => f.path === "a.txt")!;
     assert.deepEqual(await changeIndex(ctx, { hunkId: unstaged.hunks[0]!.id }, false), { paths: ["a.txt"] });
-    assert.deepEqual((await readDiff(ctx, { scope: "staged" })).answer.files[0]!.hunks.map((h) => h.lines.filter((l) => l[0] !== " ")), [["-line 2", "+line two"]]);
+    assert.deepEqual(
+      (await readDiff(ctx, { scope: "staged" })).answer.files[0]!.hunks.map((h) => h.lines.filter((l) => l[0] !== " ")),
+      [["-line 2", "+line two"]],
+    );
     assert.deepEqual(await changeIndex(ctx, { path: "b.txt" }, false), { paths: ["b.txt"] });
     const uHunk = (await readDiff(ctx, { scope: "unstaged" })).answer.files.find((f) => f.path === "u.txt")!.hunks[0]!;
     assert.deepEqual(await changeIndex(ctx, { hunkId: uHunk.id }, false), { paths: ["u.txt"] });
@@ -245,7 +276,10 @@ describe("reverting, staging and unstaging", () => {
     const repo = committed({ "a.txt": lines(10) });
     repo.write("a.txt", lines(10).replace("line 5\n", "line five\n"));
     const ctx = await repo.ctx();
-    const read = await readDiff(ctx, { scope: "lastTurn", lastTurn: { turnId: "t1", before: (await snapshotTree(ctx)) as string, after: await snapshotTree(ctx) } });
+    const read = await readDiff(ctx, {
+      scope: "lastTurn",
+      lastTurn: { turnId: "t1", before: (await snapshotTree(ctx)) as string, after: await snapshotTree(ctx) },
+    });
     assert.equal(read.answer.files.length, 0);
     // A turn's hunk applied to a file that moved on since: git refuses it.
     const before = await snapshotTree(ctx);
@@ -288,7 +322,10 @@ describe("turn snapshots", () => {
     await keepTurnTrees(ctx, "thread-1", trees);
     assert.deepEqual(repo.git("ls-tree", "--format=%(objectname) %(path)", turnRef("thread-1")).trim().split("\n"), [`${after} after`, `${before} before`]);
     const read = await readDiff(ctx, { scope: "lastTurn", lastTurn: trees });
-    assert.deepEqual([read.answer.turnId, read.answer.stale, read.answer.files.map((f) => f.path)], ["turn-1", false, [".gitignore", "a.txt", "gone.txt", "made.txt"]]);
+    assert.deepEqual(
+      [read.answer.turnId, read.answer.stale, read.answer.files.map((f) => f.path)],
+      ["turn-1", false, [".gitignore", "a.txt", "gone.txt", "made.txt"]],
+    );
     repo.write("made.txt", "edited by the user\n");
     assert.equal((await readDiff(ctx, { scope: "lastTurn", lastTurn: trees })).answer.stale, true);
     assert.deepEqual(await pathsChangedSince(ctx, after), ["made.txt"]);
@@ -305,7 +342,11 @@ describe("turn snapshots", () => {
     assert.deepEqual(await pathsChangedSince(ctx, before), ["ignored.log"]);
     repo.remove("ignored.log");
     assert.equal(await snapshotTree(ctx), before);
-    await assert.rejects(revertDiff(ctx, { scope: "lastTurn", lastTurn: trees }), GitConflictError, "undo twice: the files are no longer as the turn left them");
+    await assert.rejects(
+      revertDiff(ctx, { scope: "lastTurn", lastTurn: trees }),
+      GitConflictError,
+      "undo twice: the files are no longer as the turn left them",
+    );
     await revertDiff(ctx, { scope: "lastTurn", lastTurn: trees, reapply: true });
     assert.equal(await snapshotTree(ctx), after);
     await assert.rejects(revertDiff(ctx, { scope: "lastTurn", lastTurn: trees, reapply: true, hunkId: "c3-000000000000000000000000" }), DiffInputError);
@@ -319,7 +360,10 @@ describe("review comments", () => {
     const ctx = await repo.ctx();
     const hunk = (await readDiff(ctx, { context: 1 })).answer.files[0]!.hunks[0]!;
     const found = await findHunk(ctx, hunk.id);
-    assert.deepEqual([found?.scope, found?.file.path, found?.hunk.lines], ["uncommitted", "a.txt", [" line 4", "-line 5", "+line five", "+line 5.5", " line 6"]]);
+    assert.deepEqual(
+      [found?.scope, found?.file.path, found?.hunk.lines],
+      ["uncommitted", "a.txt", [" line 4", "-line 5", "+line five", "+line 5.5", " line 6"]],
+    );
     assert.equal(quoteLines(hunk, "new", 5, 6), "+line five\n+line 5.5");
     assert.equal(quoteLines(hunk, "old", 4, 5), " line 4\n-line 5");
     assert.equal(quoteLines(hunk, "new", 40, 41), "");
@@ -334,7 +378,12 @@ describe("the turn_files session entry", () => {
   test("carries the turn, both trees and well-formed totals; anything else is a malformed entry", () => {
     const base = { type: "turn_files", id: "e1", parentId: null, timestamp: 1, turnId: "t1", before: "a".repeat(40), after: "b".repeat(40) };
     assert.equal(toEntry({ ...base, files: [{ path: "a.txt", additions: 2, deletions: 0 }] }).ok, true);
-    for (const bad of [{ files: undefined }, { files: [{ path: "a.txt", additions: -1, deletions: 0 }] }, { files: [{ path: 3, additions: 0, deletions: 0 }] }, { before: undefined, files: [] }]) {
+    for (const bad of [
+      { files: undefined },
+      { files: [{ path: "a.txt", additions: -1, deletions: 0 }] },
+      { files: [{ path: 3, additions: 0, deletions: 0 }] },
+      { before: undefined, files: [] },
+    ]) {
       const parsed = toEntry({ ...base, ...bad });
       assert.equal(parsed.ok, false, JSON.stringify(bad));
     }

@@ -92,7 +92,11 @@ describe("reverting the uncommitted scope hunk by hunk", () => {
       }
       const actual = repo.tree();
       assert.deepEqual(new Map([...actual].filter(([path]) => !path.startsWith("new/"))), expected, `seed ${seed}`);
-      assert.deepEqual([...actual.keys()].filter((path) => path.startsWith("new/")), [], `seed ${seed}: added files are deleted`);
+      assert.deepEqual(
+        [...actual.keys()].filter((path) => path.startsWith("new/")),
+        [],
+        `seed ${seed}: added files are deleted`,
+      );
     }
   });
 });

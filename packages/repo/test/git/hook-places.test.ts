@@ -31,7 +31,7 @@ test("git's config syntax: headers with keys on their line, quotes, escapes, com
   const text = [
     "[core] hooksPath = .husky/_ ; set by husky",
     '[Core]\n\tHOOKSPATH = "a b"  # kept blanks',
-    "[core]\n\thookspath = with\\\\back\\\"quote",
+    '[core]\n\thookspath = with\\\\back\\"quote',
     "[core]\n\thooksPath = long\\\n-continued",
     '[includeIf "gitdir:~/Work/"]\n\tpath = work.inc',
     "[branch.Main]\n\tremote",
@@ -43,17 +43,31 @@ test("git's config syntax: headers with keys on their line, quotes, escapes, com
     entries.filter((e) => e.section === "core").map((e) => e.value),
     [".husky/_", "a b", 'with\\back"quote', "long-continued"],
   );
-  assert.deepEqual(entries.find((e) => e.key === "path"), { section: "includeif.gitdir:~/Work/", key: "path", value: "work.inc", file: "f" });
-  assert.deepEqual(entries.find((e) => e.key === "remote"), { section: "branch.main", key: "remote", value: undefined, file: "f" });
+  assert.deepEqual(
+    entries.find((e) => e.key === "path"),
+    { section: "includeif.gitdir:~/Work/", key: "path", value: "work.inc", file: "f" },
+  );
+  assert.deepEqual(
+    entries.find((e) => e.key === "remote"),
+    { section: "branch.main", key: "remote", value: undefined, file: "f" },
+  );
 });
 
 test("every core.hooksPath git could read names a hooks folder: the repository's, an included file's, the global one, relative to the work tree", (t) => {
   const { home, repo, git, write, options } = setup(t);
   git(repo, "init", "-q");
   git(repo, "config", "core.hooksPath", "tools/hooks");
-  write({ ".gitconfig": "[includeIf \"gitdir:/elsewhere/\"]\n\tpath = ~/more.inc\n[core]\n\thooksPath = .githooks\n", "more.inc": "[core]\n\thooksPath = ~/global-hooks\n" }, home);
+  write(
+    {
+      ".gitconfig": '[includeIf "gitdir:/elsewhere/"]\n\tpath = ~/more.inc\n[core]\n\thooksPath = .githooks\n',
+      "more.inc": "[core]\n\thooksPath = ~/global-hooks\n",
+    },
+    home,
+  );
   const shape = repositoryAt(repo)!;
-  const folders = hookPlacesOf(shape, options).filter((place) => place.folder).map((place) => place.path);
+  const folders = hookPlacesOf(shape, options)
+    .filter((place) => place.folder)
+    .map((place) => place.path);
   for (const expected of [join(repo, ".git", "hooks"), join(repo, "tools", "hooks"), join(repo, ".githooks"), join(home, "global-hooks")]) {
     assert.ok(folders.includes(expected), `${expected} in ${folders.join(", ")}`);
   }

@@ -114,7 +114,13 @@ describe("log", () => {
     const base = await resolveLogBase(ctx);
     assert.deepEqual(base, { sha: pushed, from: "origin/main" });
     const log = await readLog(ctx, { base: base!.sha });
-    assert.deepEqual(log.commits.map((c) => [c.sha, c.subject]), [[four, "four"], [three, "three"]]);
+    assert.deepEqual(
+      log.commits.map((c) => [c.sha, c.subject]),
+      [
+        [four, "four"],
+        [three, "three"],
+      ],
+    );
     assert.equal(log.commits[0]!.author, "Tess Ter");
     assert.match(log.commits[0]!.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(log.truncated, false);
@@ -128,11 +134,17 @@ describe("log", () => {
     const mine = repo.commit("mine");
     const ctx = await repo.context();
     assert.deepEqual(await resolveLogBase(ctx), { sha: fork, from: "main" });
-    assert.deepEqual((await readLog(ctx, { base: fork })).commits.map((c) => c.sha), [mine]);
+    assert.deepEqual(
+      (await readLog(ctx, { base: fork })).commits.map((c) => c.sha),
+      [mine],
+    );
     repo.git("switch", "-q", "main");
     assert.equal(await resolveLogBase(ctx), undefined);
     const last = await readLog(ctx, { limit: 1 });
-    assert.deepEqual(last.commits.map((c) => c.subject), ["two"]);
+    assert.deepEqual(
+      last.commits.map((c) => c.subject),
+      ["two"],
+    );
     assert.equal(last.truncated, true);
   });
 

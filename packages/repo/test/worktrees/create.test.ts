@@ -102,13 +102,19 @@ describe("createWorktree", () => {
     const repo = initRepo(join(base, "project"));
     const root = join(base, "worktrees");
     for (const baseRef of ["no-such-branch", "-x", "HEAD~5"]) {
-      await assert.rejects(createWorktree({ root, cwd: repo, baseRef, env: GIT_ENV }), (error: unknown) => error instanceof WorktreeError && error.code === "invalidParams");
+      await assert.rejects(
+        createWorktree({ root, cwd: repo, baseRef, env: GIT_ENV }),
+        (error: unknown) => error instanceof WorktreeError && error.code === "invalidParams",
+      );
     }
     const outside = join(base, "plain");
     mkdirSync(outside);
     await assert.rejects(createWorktree({ root, cwd: outside, env: { ...GIT_ENV, GIT_CEILING_DIRECTORIES: base } }), NotGitRepoError);
     writeFileSync(join(base, "a-file"), "");
-    await assert.rejects(createWorktree({ root: join(base, "a-file", "worktrees"), cwd: repo, env: GIT_ENV }), (error: unknown) => error instanceof WorktreeError && error.code === "io");
+    await assert.rejects(
+      createWorktree({ root: join(base, "a-file", "worktrees"), cwd: repo, env: GIT_ENV }),
+      (error: unknown) => error instanceof WorktreeError && error.code === "io",
+    );
     assert.equal(existsSync(root), false);
     assert.deepEqual(registered(repo), [repo]);
   });
@@ -124,7 +130,10 @@ describe("createWorktree", () => {
     mkdirSync(join(repo, "sub", "inner"));
     // At the first commit `sub` is a file: the thread's folder cannot be made in the new worktree.
     const root = join(base, "deep", "worktrees");
-    await assert.rejects(createWorktree({ root, cwd: join(repo, "sub", "inner"), baseRef: first, env: GIT_ENV }), (error: unknown) => error instanceof WorktreeError && error.code === "io");
+    await assert.rejects(
+      createWorktree({ root, cwd: join(repo, "sub", "inner"), baseRef: first, env: GIT_ENV }),
+      (error: unknown) => error instanceof WorktreeError && error.code === "io",
+    );
     assert.equal(existsSync(join(base, "deep")), false);
     assert.deepEqual(registered(repo), [repo]);
     assert.equal(existsSync(join(repo, ".git", "worktrees")) ? readdirSync(join(repo, ".git", "worktrees")).length : 0, 0);

@@ -56,7 +56,10 @@ describe("worktree snapshots, deletion and restore", () => {
   test("a worktree in use or holding a nested repository is refused and left as it was", async () => {
     const { repo, root } = await project();
     const created = await createWorktree({ root, cwd: repo, env: GIT_ENV });
-    await assert.rejects(deleteWorktree(created, { inUse: (p) => p === created.record.path, env: GIT_ENV }), (e: unknown) => e instanceof GitConflictError && e.reason === "worktreeInUse");
+    await assert.rejects(
+      deleteWorktree(created, { inUse: (p) => p === created.record.path, env: GIT_ENV }),
+      (e: unknown) => e instanceof GitConflictError && e.reason === "worktreeInUse",
+    );
     initRepo(join(created.record.path, "vendor", "lib"));
     await assert.rejects(deleteWorktree(created, free), (e: unknown) => {
       assert.ok(e instanceof GitConflictError && e.reason === "submodules");
@@ -87,12 +90,16 @@ describe("worktree snapshots, deletion and restore", () => {
     const made: Awaited<ReturnType<typeof createWorktree>>[] = [];
     for (let i = 0; i < 4; i++) made.push(await createWorktree({ root, cwd: repo, env: GIT_ENV }));
     const used = [0, 3, 2, 1];
-    for (const [i, worktree] of made.entries()) await updateRecord(worktree.bucketDir, (r) => void (r.lastUsedAt = new Date(Date.UTC(2024, 0, 1 + used[i]!)).toISOString()));
+    for (const [i, worktree] of made.entries())
+      await updateRecord(worktree.bucketDir, (r) => void (r.lastUsedAt = new Date(Date.UTC(2024, 0, 1 + used[i]!)).toISOString()));
     // Oldest first: made[0] (day 1), made[3] (day 2), made[2] (day 3), made[1] (day 4). made[0] is in use.
     const deleted = await pruneWorktrees({ root, keep: 2, inUse: (p) => p === made[0]!.record.path, env: GIT_ENV });
     assert.deepEqual(deleted, [made[3]!.record.path, made[2]!.record.path]);
     assert.deepEqual(
-      listRecords(root).filter(({ record }) => !record.deleted).map(({ record }) => record.path).sort(),
+      listRecords(root)
+        .filter(({ record }) => !record.deleted)
+        .map(({ record }) => record.path)
+        .sort(),
       [made[0]!.record.path, made[1]!.record.path].sort(),
     );
     assert.deepEqual(await pruneWorktrees({ root, keep: 2, ...free }), []);

@@ -71,7 +71,10 @@ describe("the workspace entry", () => {
     assert.deepEqual(byPath.get(inWorktree)!.workspace, worktree);
     assert.equal(byPath.get(inWorktree)!.cwd, "/work/project");
     assert.equal((await cold.list({ folders: [dir], cwd: "/work/project" })).threads.length, 2);
-    assert.deepEqual((await cold.list({ folders: [dir], cwd: worktree.cwd })).threads.map((t) => t.path), [inWorktree]);
+    assert.deepEqual(
+      (await cold.list({ folders: [dir], cwd: worktree.cwd })).threads.map((t) => t.path),
+      [inWorktree],
+    );
     await cold.close();
     const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), "utf8")) as { version: number; shards: number };
     assert.equal(index.version, 4);

@@ -81,7 +81,12 @@ export class FolderIndex {
     private readonly deps: FolderDeps,
   ) {
     this.prefix = dir.endsWith(sep) ? dir : dir + sep;
-    this.writer = new IndexWriter(this.prefix, () => this.files, () => (this.replaceFile = false), deps.shardRecords);
+    this.writer = new IndexWriter(
+      this.prefix,
+      () => this.files,
+      () => (this.replaceFile = false),
+      deps.shardRecords,
+    );
   }
 
   /** The folder's transcripts, up to date, newest first. Refreshes of one folder run one after the other. */

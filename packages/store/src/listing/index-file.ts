@@ -115,7 +115,9 @@ function parseObject(text: string): Record<string, unknown> | undefined {
 function shardCountOf(text: string): number | undefined {
   const top = parseObject(text);
   const shards = top?.shards;
-  return top?.version === INDEX_VERSION && Number.isSafeInteger(shards) && (shards as number) >= 1 && (shards as number) <= MAX_SHARDS ? (shards as number) : undefined;
+  return top?.version === INDEX_VERSION && Number.isSafeInteger(shards) && (shards as number) >= 1 && (shards as number) <= MAX_SHARDS
+    ? (shards as number)
+    : undefined;
 }
 
 const TAB = 0x09;
@@ -163,7 +165,8 @@ function takeRecords(bytes: Buffer, shard: string, dir: string, files: Map<strin
       whole = false;
       continue;
     }
-    const file: IndexedFile = d + 1 === at ? { name, dir, size, mtimeMs, ino } : { name, dir, size, mtimeMs, ino, facts: StoredFacts.inShard(bytes, d + 1, at) };
+    const file: IndexedFile =
+      d + 1 === at ? { name, dir, size, mtimeMs, ino } : { name, dir, size, mtimeMs, ino, facts: StoredFacts.inShard(bytes, d + 1, at) };
     files.set(name, file);
     taken.push(file);
   }

@@ -119,7 +119,17 @@ export function encodeFacts(facts: TranscriptFacts | StoredFacts, fileName: stri
   const named = fromFileName(fileName);
   const implied = named !== undefined && named.id === header.id && named.createdAt === header.createdAt;
   const place = workspace === undefined ? null : [workspace.mode, workspace.cwd, workspace.path ?? null, workspace.baseRef ?? null, workspace.branch ?? null];
-  const fields = [header.cwd, implied ? null : header.id, implied ? null : header.createdAt, scannedTo === size ? null : scannedTo, anchor, title ?? null, name ?? null, header.forkedFromId ?? null, place];
+  const fields = [
+    header.cwd,
+    implied ? null : header.id,
+    implied ? null : header.createdAt,
+    scannedTo === size ? null : scannedTo,
+    anchor,
+    title ?? null,
+    name ?? null,
+    header.forkedFromId ?? null,
+    place,
+  ];
   return JSON.stringify(fields).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

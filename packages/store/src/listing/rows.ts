@@ -67,7 +67,10 @@ export class SortedRows {
   }
 
   /** The rows with the changes applied, in a copy; undefined when a change does not fit (then they are sorted whole). */
-  private patched(changes: ReadonlyArray<readonly [IndexedFile | undefined, IndexedFile | undefined]>, files: ReadonlyMap<string, IndexedFile>): Row[] | undefined {
+  private patched(
+    changes: ReadonlyArray<readonly [IndexedFile | undefined, IndexedFile | undefined]>,
+    files: ReadonlyMap<string, IndexedFile>,
+  ): Row[] | undefined {
     const rows = this.rows.slice();
     for (const [before, after] of changes) {
       if (before !== undefined && isRow(before)) {

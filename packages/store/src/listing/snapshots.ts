@@ -50,8 +50,10 @@ export class SnapshotStore<T> {
     this.snapshots.purgeStale();
     const { id, offset } = decodeCursor(cursor);
     const snapshot = this.snapshots.peek(id);
-    if (snapshot === undefined) throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
-    if (snapshot.filter !== filter) throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search)", { problem: "filterMismatch" });
+    if (snapshot === undefined)
+      throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
+    if (snapshot.filter !== filter)
+      throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search)", { problem: "filterMismatch" });
     if (offset > snapshot.rows.length) throw new ListingError("invalidCursor", "the cursor is malformed", { problem: "malformed" });
     this.snapshots.get(id);
     return { id, rows: snapshot.rows, offset };

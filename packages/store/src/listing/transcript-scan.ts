@@ -63,7 +63,15 @@ interface Walk {
  * One forward pass over [from, size): splits lines on LF and hands each to
  * the state, whole when it fits the buffer, by its head when it does not.
  */
-async function walk(file: FileHandle, from: number, size: number, state: PassState, recent: Buffer | undefined, count: (bytes: number) => void, scratch?: Buffer): Promise<Walk> {
+async function walk(
+  file: FileHandle,
+  from: number,
+  size: number,
+  state: PassState,
+  recent: Buffer | undefined,
+  count: (bytes: number) => void,
+  scratch?: Buffer,
+): Promise<Walk> {
   const length = Math.max(1, Math.min(CHUNK, size - from));
   // Nothing keeps a view of this buffer (what is kept is copied out), so a scratch buffer serves transcript after transcript.
   const buffer = scratch !== undefined && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
@@ -131,7 +139,14 @@ async function resolvePending(file: FileHandle, state: PassState, count: (bytes:
  * earlier pass over the same file, only the bytes appended since are read.
  * Throws NotATranscript when line 1 is not a session header.
  */
-export async function scanTranscript(file: FileHandle, path: string, size: number, resume: TranscriptFacts | undefined, count: (bytes: number) => void, scratch?: Buffer): Promise<TranscriptFacts> {
+export async function scanTranscript(
+  file: FileHandle,
+  path: string,
+  size: number,
+  resume: TranscriptFacts | undefined,
+  count: (bytes: number) => void,
+  scratch?: Buffer,
+): Promise<TranscriptFacts> {
   const before = await resumeBytes(file, resume, size, count);
   const resuming = before !== undefined;
   const state = new PassState(path, resuming ? resume : undefined);

@@ -14,7 +14,10 @@ const WORDING: Record<Exclude<FaultReason, "ownershipLost">, Wording> = {
   quota: { headline: "the disk quota of the sessions folder is used up", fix: "Free space within the quota" },
   readOnly: { headline: "the file system holding the sessions folder became read-only", fix: "Make it writable again (check the disk, remount it)" },
   ioError: { headline: "the disk holding the sessions folder reported an I/O error", fix: "Check the disk" },
-  permission: { headline: "the session file may no longer be written (permission denied)", fix: "Give this user write access to the sessions folder and its files again" },
+  permission: {
+    headline: "the session file may no longer be written (permission denied)",
+    fix: "Give this user write access to the sessions folder and its files again",
+  },
   fileTooLarge: { headline: "the session file reached the largest size its file system allows", fix: "Fork the thread to go on" },
   writeFailed: { headline: "the session file could not be written", fix: "Fix the cause" },
 };
@@ -83,7 +86,8 @@ export function threadFault(error: unknown): ThreadFault {
   if (error instanceof ThreadFault) return error;
   const reason = reasonOf(error);
   const detail = detailOf(error);
-  if (reason === "ownershipLost") return new ThreadFault(reason, `The thread stopped: ${TAKEN_OVER.headline} (${detail}). ${TAKEN_OVER.remedy}`, { cause: error });
+  if (reason === "ownershipLost")
+    return new ThreadFault(reason, `The thread stopped: ${TAKEN_OVER.headline} (${detail}). ${TAKEN_OVER.remedy}`, { cause: error });
   const { headline, fix } = WORDING[reason];
   const then = reason === "fileTooLarge" ? "" : ", then resume the thread";
   return new ThreadFault(reason, `The thread stopped: ${headline} (${detail}). ${fix}${then}; nothing saved before is lost.`, { cause: error });

@@ -184,8 +184,7 @@ export type EntryOfType<T extends string> = Extract<KnownEntry, { type: T }>;
 type FieldCheck = (entry: Record<string, unknown>) => string | undefined;
 
 const isString = (value: unknown): value is string => typeof value === "string";
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isCount = (value: unknown): boolean => Number.isInteger(value) && (value as number) >= 0;
 const isFileTotals = (value: unknown): boolean => isObject(value) && isString(value.path) && isCount(value.additions) && isCount(value.deletions);
@@ -214,7 +213,8 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),
   custom: requireStrings("customType"),
   approval: (e) => requireStrings("toolCallId", "tool", "decision")(e) ?? (e.message === undefined || isString(e.message) ? undefined : "message"),
-  classification: (e) => requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
+  classification: (e) =>
+    requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
   workspace: (e) => {
     if (e.mode !== "local" && e.mode !== "worktree") return "mode";
     if (!isString(e.cwd) || e.cwd === "") return "cwd";

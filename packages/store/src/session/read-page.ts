@@ -292,7 +292,17 @@ export async function readBranchPage(path: string, options: BranchPageOptions): 
     const header = await readHeaderFrom(file, path);
     const size = (await file.stat()).size;
     const prefix: EntryPrefix = { type: "", id: "", parentId: null, timestamp: 0 };
-    const walk: Walk = { options, size, issues: [], found: [], turns: 0, wanted: options.cursor?.id, atTail: options.cursor === undefined, prefix, skipping: undefined };
+    const walk: Walk = {
+      options,
+      size,
+      issues: [],
+      found: [],
+      turns: 0,
+      wanted: options.cursor?.id,
+      atTail: options.cursor === undefined,
+      prefix,
+      skipping: undefined,
+    };
     try {
       if (options.cursor !== undefined) await checkCursor(file, options.cursor, size);
       await pageBackward(file, size, walk);

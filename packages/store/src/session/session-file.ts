@@ -1,15 +1,8 @@
-import { randomFillSync, } from "node:crypto";
-import { closeSync, fdatasyncSync, fstatSync, statSync, } from "node:fs";
+import { randomFillSync } from "node:crypto";
+import { closeSync, fdatasyncSync, fstatSync, statSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { SessionFileError } from "./errors.js";
-import {
-  serializeEntry,
-  toEntry,
-  type EntryOfType,
-  type NewEntry,
-  type SessionEntry,
-  type SessionHeader,
-} from "./format.js";
+import { serializeEntry, toEntry, type EntryOfType, type NewEntry, type SessionEntry, type SessionHeader } from "./format.js";
 import { branchPath, readEntries, readEntriesSync, type ReadEntriesResult } from "./read.js";
 import { scanSession, type EntryRef, type SessionIssue } from "./scan.js";
 import { cloneSummary, foldEntry, summaryOf, type BranchSummary } from "./summary.js";
@@ -210,7 +203,15 @@ export class SessionFile {
     if (stored.type === "turn_end" && !("state" in stored)) (stored as unknown as { state: BranchSummary }).state = this.summary();
     const line = serializeEntry(stored);
     const { offset, length } = appender.appendLine(line, durable);
-    const ref: EntryRef = { type: stored.type, id: stored.id, parentId: stored.parentId, timestamp: stored.timestamp, offset, length, line: ++this.parts.lineCount };
+    const ref: EntryRef = {
+      type: stored.type,
+      id: stored.id,
+      parentId: stored.parentId,
+      timestamp: stored.timestamp,
+      offset,
+      length,
+      line: ++this.parts.lineCount,
+    };
     if (this.parts.loaded) {
       this.parts.refs.push(ref);
       this.parts.byId.set(ref.id, ref);
@@ -363,7 +364,8 @@ export class SessionFile {
   private verifyOwnership(force: boolean): void {
     const stats = fstatSync(this.parts.fd);
     if (stats.nlink === 0) this.lose("the file was deleted");
-    if (stats.size !== this.parts.appender.size) this.lose(`the file was changed by another writer (${stats.size} bytes, expected ${this.parts.appender.size})`);
+    if (stats.size !== this.parts.appender.size)
+      this.lose(`the file was changed by another writer (${stats.size} bytes, expected ${this.parts.appender.size})`);
     const clock = performance.now();
     if (!force && clock - this.lastOwnershipCheck < this.checkEveryMs) return;
     this.lastOwnershipCheck = clock;

@@ -10,15 +10,10 @@ import { basename, join, resolve } from "node:path";
 import { FileLock, LockHeldError } from "@knightcode/system/fs/file-lock";
 import { LineAppender } from "./appender.js";
 import { errnoCode, SessionFileError } from "./errors.js";
-import {
-  SESSION_FORMAT_VERSION,
-  serializeHeader,
-  type SessionEntry,
-  type SessionHeader,
-} from "./format.js";
+import { SESSION_FORMAT_VERSION, serializeHeader, type SessionEntry, type SessionHeader } from "./format.js";
 import { assertThreadId, sessionFileName } from "./paths.js";
 import { ensureDirectory, publishBytesExclusive } from "./publish.js";
-import { branchPath, readEntries, } from "./read.js";
+import { branchPath, readEntries } from "./read.js";
 import { readBranchTail } from "./read-page.js";
 import { notASessionFile, scanSession, type EntryRef, type SessionIssue } from "./scan.js";
 import { emptySummary, summaryOf, type BranchSummary } from "./summary.js";
@@ -119,7 +114,6 @@ function realPathOf(path: string): string {
 function openForAppend(realPath: string): number {
   return openSync(realPath, constants.O_RDWR | constants.O_APPEND);
 }
-
 
 /** A new transcript holding only its header, written durably and owned. */
 export function createParts(options: CreateSessionOptions): Parts {

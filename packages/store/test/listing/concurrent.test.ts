@@ -31,7 +31,9 @@ describe("thread/list: engines sharing a folder", () => {
     const workers = [runWorker(dir, 40), runWorker(dir, 40)];
     const here = [newListing(), newListing()];
     let done = false;
-    void Promise.all(workers).finally(() => (done = true)).catch(() => undefined);
+    void Promise.all(workers)
+      .finally(() => (done = true))
+      .catch(() => undefined);
     for (let round = 0; !done || round < 20; round++) {
       const target = made[round % made.length]!;
       appendFileSync(target.path, serializeEntry({ type: "thread_name", id: `r${round}`, parentId: null, timestamp: 1, name: `round ${round}` }) + "\n");
@@ -42,7 +44,10 @@ describe("thread/list: engines sharing a folder", () => {
     }
     await Promise.all(workers);
     await Promise.all(here.map((listing) => listing.flush()));
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), []);
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith(".tmp")),
+      [],
+    );
     const cached = (await newListing().list({ folders: [dir], limit: 200 })).threads;
     rmSync(join(dir, INDEX_FILE));
     const fresh = (await newListing().list({ folders: [dir], limit: 200 })).threads;

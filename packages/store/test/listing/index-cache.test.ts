@@ -55,7 +55,10 @@ describe("thread/list: the .thread-index.json cache", () => {
     await cold.listing.flush();
     const warm = engine();
     const page = await warm.listing.list({ folders: [dir], limit: 200 });
-    assert.deepEqual(page.threads.map((t) => t.id), ids);
+    assert.deepEqual(
+      page.threads.map((t) => t.id),
+      ids,
+    );
     assert.equal(page.threads[0]!.forkedFromId, made[0]!.id, "the fork origin comes from the index");
     assert.deepEqual(warm.opened, []);
     assert.deepEqual(warm.listing.counters, { listingFilesOpened: 0, listingBytesScanned: 0 });
@@ -124,7 +127,12 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.deepEqual(await listIds(listing, dir), [made[0]!.id, made[2]!.id, made[3]!.id]);
     assert.deepEqual(opened, []);
     await listing.flush();
-    assert.deepEqual(Object.values(await indexRecords(dir)).map((r) => r.id).sort(), [made[0]!.id, made[2]!.id, made[3]!.id].sort());
+    assert.deepEqual(
+      Object.values(await indexRecords(dir))
+        .map((r) => r.id)
+        .sort(),
+      [made[0]!.id, made[2]!.id, made[3]!.id].sort(),
+    );
   });
 
   test("records are lines of name, stat and facts, which leave out what the file name says; the same summaries come back", async () => {
@@ -144,7 +152,8 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.deepEqual(facts.map((record) => record[0]).sort(), ["/work/a", "/work/a", "/work/b"]);
     const renamed = facts[lines.findIndex((line) => line.name === "notes.jsonl")]!;
     assert.equal(renamed[1], other.id, "a file renamed by hand keeps its id in the record");
-    for (const [at, line] of lines.entries()) if (line.name !== "notes.jsonl") assert.deepEqual(facts[at]!.slice(1, 4), [null, null, null], "id, time and scan end come from the name and size");
+    for (const [at, line] of lines.entries())
+      if (line.name !== "notes.jsonl") assert.deepEqual(facts[at]!.slice(1, 4), [null, null, null], "id, time and scan end come from the name and size");
     const warm = engine();
     assert.deepEqual((await warm.listing.list({ folders: [dir] })).threads, listed);
     assert.deepEqual(warm.opened, []);
@@ -220,7 +229,11 @@ describe("thread/list: the .thread-index.json cache", () => {
     assert.equal((await listIds(listing, dir)).length, 3);
     await listing.flush();
     assert.equal(opened.length, 3, "the engine's memory still serves warm listings");
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), [], "no temporary file is left behind");
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith(".tmp")),
+      [],
+      "no temporary file is left behind",
+    );
     if (process.getuid?.() !== 0) {
       const readOnly = tempDir("index-readonly");
       seed(readOnly, 2);
@@ -318,7 +331,10 @@ describe("thread/list: file events between full looks", () => {
     opened.length = 0;
     // Changes made right before a listing are all in it: the watch reads queued events first.
     unlinkSync(made[0]!.path);
-    appendFileSync(made[1]!.path, serializeEntry({ type: "thread_name", id: "evt000000001", parentId: null, timestamp: T0 + 9e6, name: "Renamed" } as never) + "\n");
+    appendFileSync(
+      made[1]!.path,
+      serializeEntry({ type: "thread_name", id: "evt000000001", parentId: null, timestamp: T0 + 9e6, name: "Renamed" } as never) + "\n",
+    );
     setMtime(made[1]!.path, T0 + 9e6);
     const added = seed(dir, 1)[0]!;
     const moved = join(dir, "2025-03-02T00-00-00-000Z_" + made[2]!.id + ".jsonl");

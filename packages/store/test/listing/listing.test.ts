@@ -13,11 +13,19 @@ describe("thread/list: what a listing shows", () => {
   test("summaries come newest first by mtime, equal times by id, with every field", async () => {
     const dir = tempDir("listing-order");
     const a = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000a", firstUser: "first", mtimeMs: T0 + 1000 });
-    const b = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000b", firstUser: "second", mtimeMs: T0 + 3000, createdAt: "2025-02-01T00:00:00.000Z" });
+    const b = writeTranscript(dir, {
+      id: "00000000-0000-4000-8000-00000000000b",
+      firstUser: "second",
+      mtimeMs: T0 + 3000,
+      createdAt: "2025-02-01T00:00:00.000Z",
+    });
     const c = writeTranscript(dir, { id: "00000000-0000-4000-8000-00000000000c", firstUser: "third", mtimeMs: T0 + 1000 });
     const { threads, nextCursor } = await newListing().list({ folders: [dir] });
     assert.equal(nextCursor, undefined);
-    assert.deepEqual(threads.map((t) => t.id), [b.id, a.id, c.id]);
+    assert.deepEqual(
+      threads.map((t) => t.id),
+      [b.id, a.id, c.id],
+    );
     assert.deepEqual(threads[0], {
       id: b.id,
       title: "second",
@@ -55,9 +63,15 @@ describe("thread/list: what a listing shows", () => {
     const archived = writeTranscript(join(dir, "archived"), { cwd: "/work/mine", firstUser: "old" });
     const listing = newListing();
     const filtered = await listing.list({ folders: [dir], cwd: "/work/./mine/" });
-    assert.deepEqual(filtered.threads.map((t) => t.id), [mine.id]);
+    assert.deepEqual(
+      filtered.threads.map((t) => t.id),
+      [mine.id],
+    );
     const old = await listing.list({ folders: [dir], archived: true });
-    assert.deepEqual(old.threads.map((t) => [t.id, t.archived, t.path]), [[archived.id, true, archived.path]]);
+    assert.deepEqual(
+      old.threads.map((t) => [t.id, t.archived, t.path]),
+      [[archived.id, true, archived.path]],
+    );
     const all = await listing.list({ folders: [dir] });
     assert.equal(all.threads.length, 2, "the archived folder is not part of the active listing");
   });
@@ -68,7 +82,10 @@ describe("thread/list: what a listing shows", () => {
     const a = writeTranscript(one, { firstUser: "a", mtimeMs: T0 });
     const b = writeTranscript(two, { firstUser: "b", mtimeMs: T0 + 10 });
     const { threads } = await newListing().list({ folders: [one, two, `${one}/`, join(one, "nope")] });
-    assert.deepEqual(threads.map((t) => t.id), [b.id, a.id]);
+    assert.deepEqual(
+      threads.map((t) => t.id),
+      [b.id, a.id],
+    );
     assert.deepEqual(await newListing().list({ folders: [] }), { threads: [] });
   });
 
@@ -113,7 +130,10 @@ describe("thread/list: what a listing shows", () => {
     mkdirSync(join(dir, "archived"));
     renameSync(moved.path, join(dir, "archived", basename(moved.path)));
     assert.equal((await listing.list({ folders: [dir] })).threads.length, 0);
-    assert.deepEqual((await listing.list({ folders: [dir], archived: true })).threads.map((t) => t.id), [moved.id]);
+    assert.deepEqual(
+      (await listing.list({ folders: [dir], archived: true })).threads.map((t) => t.id),
+      [moved.id],
+    );
   });
 
   test("a limit outside 1..200 is invalidParams; an unreadable folder is io", async () => {

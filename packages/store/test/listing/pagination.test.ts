@@ -16,7 +16,10 @@ function seed(dir: string, count: number, cwd = "/work/project"): string[] {
   return ids;
 }
 
-async function walk(listing: ThreadListing, request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number; search?: string }): Promise<StoredThreadSummary[][]> {
+async function walk(
+  listing: ThreadListing,
+  request: { folders: string[]; cwd?: string; archived?: boolean; limit?: number; search?: string },
+): Promise<StoredThreadSummary[][]> {
   const pages: StoredThreadSummary[][] = [];
   let cursor: string | undefined;
   do {
@@ -32,8 +35,14 @@ describe("thread/list: pages and cursors", () => {
     const dir = tempDir("pages-walk");
     const ids = seed(dir, 23);
     const pages = await walk(newListing(), { folders: [dir], limit: 5 });
-    assert.deepEqual(pages.map((p) => p.length), [5, 5, 5, 5, 3]);
-    assert.deepEqual(pages.flat().map((t) => t.id), ids);
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [5, 5, 5, 5, 3],
+    );
+    assert.deepEqual(
+      pages.flat().map((t) => t.id),
+      ids,
+    );
   });
 
   test("later pages come from the first page's snapshot: new, touched and deleted threads do not shift them", async () => {
@@ -47,9 +56,15 @@ describe("thread/list: pages and cursors", () => {
     const gone = await listing.list({ folders: [dir], limit: 1, cursor: first.nextCursor! });
     unlinkSync(gone.threads[0]!.path);
     const second = await listing.list({ folders: [dir], limit: 3, cursor: gone.nextCursor! });
-    assert.deepEqual([...first.threads, ...gone.threads, ...second.threads].map((t) => t.id), ids.slice(0, 8));
+    assert.deepEqual(
+      [...first.threads, ...gone.threads, ...second.threads].map((t) => t.id),
+      ids.slice(0, 8),
+    );
     const again = await listing.list({ folders: [dir], limit: 3 });
-    assert.deepEqual(again.threads.map((t) => t.id), [touched.id, fresh.id, ids[0]]);
+    assert.deepEqual(
+      again.threads.map((t) => t.id),
+      [touched.id, fresh.id, ids[0]],
+    );
   });
 
   test("at most 32 snapshots are kept; the least recently used goes first", async () => {
@@ -101,7 +116,10 @@ describe("thread/list: pages and cursors", () => {
       assert.equal(error.problem, "filterMismatch");
     }
     const same = await listing.list({ folders: [dir, dir], cwd: "/work/a/", cursor: forA });
-    assert.deepEqual(same.threads.map((t) => t.cwd), ["/work/a", "/work/a"]);
+    assert.deepEqual(
+      same.threads.map((t) => t.cwd),
+      ["/work/a", "/work/a"],
+    );
   });
 
   test("malformed and foreign cursors are invalidCursor", async () => {
@@ -111,7 +129,17 @@ describe("thread/list: pages and cursors", () => {
     const good = (await listing.list({ folders: [dir], limit: 1 })).nextCursor!;
     const { s } = JSON.parse(Buffer.from(good, "base64url").toString()) as { s: string };
     const forge = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-    for (const cursor of ["", "%%%", "bm90IGpzb24", forge(null), forge({ s, o: 0 }), forge({ s, o: -1 }), forge({ s, o: 1.5 }), forge({ s: 1, o: 1 }), forge({ s, o: 99 })]) {
+    for (const cursor of [
+      "",
+      "%%%",
+      "bm90IGpzb24",
+      forge(null),
+      forge({ s, o: 0 }),
+      forge({ s, o: -1 }),
+      forge({ s, o: 1.5 }),
+      forge({ s: 1, o: 1 }),
+      forge({ s, o: 99 }),
+    ]) {
       const error = await rejectsWithListingCode(listing.list({ folders: [dir], cursor }), "invalidCursor");
       assert.equal(error.problem, "malformed", cursor);
     }
@@ -133,14 +161,18 @@ describe("thread/list: pages and cursors", () => {
       assert.ok(bytes <= MAX_RESPONSE_BYTES, `${bytes} bytes`);
     }
     assert.ok(Buffer.byteLength(JSON.stringify(pages[0])) > MAX_RESPONSE_BYTES - 64 * 1024, "a page is filled close to the limit");
-    assert.deepEqual(pages.flat().map((t) => t.id), ids);
+    assert.deepEqual(
+      pages.flat().map((t) => t.id),
+      ids,
+    );
   });
 });
 
 describe("thread/list: a title search", () => {
   test("matches the shown title ignoring case, a name over the first message, non-ASCII and quotes too; its pages keep it", async () => {
     const dir = tempDir("search");
-    const titled = (firstUser: string, at: number, names?: string[]) => writeTranscript(dir, { firstUser, mtimeMs: T0 - at * 1000, ...(names ? { names } : {}) }).id;
+    const titled = (firstUser: string, at: number, names?: string[]) =>
+      writeTranscript(dir, { firstUser, mtimeMs: T0 - at * 1000, ...(names ? { names } : {}) }).id;
     const fix = titled("Fix the flaky build", 0);
     const renamed = titled("something else", 1, ["Build: release notes"]);
     const nameHides = titled("build the parser", 2, ["Parser work"]);
@@ -161,7 +193,10 @@ describe("thread/list: a title search", () => {
     assert.equal(first.threads.length, 2);
     await rejectsWithListingCode(listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor!, search: "parser" }), "invalidCursor");
     await rejectsWithListingCode(listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor! }), "invalidCursor");
-    assert.deepEqual((await listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor!, search: "build" })).threads.map((t) => t.id), [quoted]);
+    assert.deepEqual(
+      (await listing.list({ folders: [dir], limit: 2, cursor: first.nextCursor!, search: "build" })).threads.map((t) => t.id),
+      [quoted],
+    );
   });
 
   test("a search through a new engine reading the index finds the same threads, and its records stay encoded", async () => {

@@ -37,7 +37,15 @@ describe("thread/list: a record's stored facts", () => {
   });
 
   test("damaged stored text is refused, and a row decodes only when asked, keeping the decoded form only when told", () => {
-    for (const bad of ["", "[", "{}", "[1,2,3]", '["/p",null,null,null,"a",null,null,null,null,"extra"]', '["/p",null,null,9999,"a",null,null,null,null]', '["/p",null,null,null,"a","é",null,null,null]']) {
+    for (const bad of [
+      "",
+      "[",
+      "{}",
+      "[1,2,3]",
+      '["/p",null,null,null,"a",null,null,null,null,"extra"]',
+      '["/p",null,null,9999,"a",null,null,null,null]',
+      '["/p",null,null,null,"a","é",null,null,null]',
+    ]) {
       assert.equal(decodeFacts(bad, NAME, 500), undefined, bad);
     }
     const row: Row = { name: NAME, dir: "/s/", size: 500, mtimeMs: 1, ino: 1, facts: StoredFacts.of(facts({ title: "t" }), NAME, 500) };

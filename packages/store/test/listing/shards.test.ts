@@ -19,7 +19,10 @@ function engine(options: { workerLookNames?: number } = {}) {
   return { listing: newListing({ ...SMALL, ...options, openTranscript }), opened: state.opened };
 }
 
-const indexFiles = (dir: string) => readdirSync(dir).filter((name) => name.startsWith(".thread-index")).sort();
+const indexFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.startsWith(".thread-index"))
+    .sort();
 const base = (path: string) => path.slice(path.lastIndexOf("/") + 1);
 
 /** Each shard file's identity: a rewrite replaces the file (a new inode). */
@@ -42,7 +45,11 @@ describe("thread/list: a big folder's index in shards", () => {
       assert.equal(shard.header, `{"version":4,"shard":"8-${at}"}`);
       for (const line of shard.lines) assert.equal(shardOf(line.name, 8), at, `${line.name} is in shard ${at}`);
       const times = shard.lines.map((line) => Number(line.mtimeMs));
-      assert.deepEqual(times, [...times].sort((a, b) => b - a), "a shard lists its records newest first");
+      assert.deepEqual(
+        times,
+        [...times].sort((a, b) => b - a),
+        "a shard lists its records newest first",
+      );
     }
     assert.deepEqual(indexedNames(dir), made.map((t) => base(t.path)).sort());
     for (const workerLookNames of [undefined, 1]) {
@@ -80,13 +87,25 @@ describe("thread/list: a big folder's index in shards", () => {
     assert.equal((await listing.list({ folders: [dir], limit: 200 })).threads.length, 20);
     await listing.flush();
     assert.equal(readIndexFiles(dir).shards, 8);
-    assert.ok(indexFiles(dir).every((name) => name === ".thread-index.json" || name.startsWith(".thread-index-8-")), indexFiles(dir).join(" "));
+    assert.ok(
+      indexFiles(dir).every((name) => name === ".thread-index.json" || name.startsWith(".thread-index-8-")),
+      indexFiles(dir).join(" "),
+    );
     for (const { path } of made.slice(2)) unlinkSync(path);
     assert.equal((await listing.list({ folders: [dir], limit: 200 })).threads.length, 2);
     await listing.flush();
     assert.deepEqual(indexFiles(dir), [".thread-index-1-0.tsv", ".thread-index.json"]);
-    assert.deepEqual(indexedNames(dir), made.slice(0, 2).map((t) => base(t.path)).sort());
-    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith(".tmp")), []);
+    assert.deepEqual(
+      indexedNames(dir),
+      made
+        .slice(0, 2)
+        .map((t) => base(t.path))
+        .sort(),
+    );
+    assert.deepEqual(
+      readdirSync(dir).filter((name) => name.endsWith(".tmp")),
+      [],
+    );
   });
 
   test("a damaged, missing or oversized shard costs only its own transcripts a read (a cut one, only its last), and is written again", async () => {
@@ -124,7 +143,10 @@ describe("thread/list: a big folder's index in shards", () => {
     const here = engine({ workerLookNames: Number.MAX_SAFE_INTEGER });
     for (let round = 0; round < 4; round++) {
       if (round > 0) {
-        appendFileSync(made[round]!.path, serializeEntry({ type: "thread_name", id: `n000000000${round}`, parentId: null, timestamp: T0, name: `round ${round}` }) + "\n");
+        appendFileSync(
+          made[round]!.path,
+          serializeEntry({ type: "thread_name", id: `n000000000${round}`, parentId: null, timestamp: T0, name: `round ${round}` }) + "\n",
+        );
         unlinkSync(made[made.length - 1]!.path);
         made.pop();
         made.push(writeTranscript(dir, { firstUser: `added ${round}`, mtimeMs: T0 + round * 1000 }));

@@ -54,7 +54,10 @@ function reference(text: string): { title?: string; name?: string } {
   return out;
 }
 
-const pick = (facts: TranscriptFacts) => ({ ...(facts.title === undefined ? {} : { title: facts.title }), ...(facts.name === undefined ? {} : { name: facts.name }) });
+const pick = (facts: TranscriptFacts) => ({
+  ...(facts.title === undefined ? {} : { title: facts.title }),
+  ...(facts.name === undefined ? {} : { name: facts.name }),
+});
 
 describe("titles", () => {
   test("bounded by code points, with an ellipsis; astral characters are never split", () => {
@@ -74,7 +77,16 @@ describe("titles", () => {
   });
 
   test("a user message's text: its string, or its first text part", () => {
-    assert.equal(userMessageText({ role: "user", content: [{ type: "image", data: "x", mimeType: "image/png" }, { type: "text", text: "caption" }] }), "caption");
+    assert.equal(
+      userMessageText({
+        role: "user",
+        content: [
+          { type: "image", data: "x", mimeType: "image/png" },
+          { type: "text", text: "caption" },
+        ],
+      }),
+      "caption",
+    );
     assert.equal(userMessageText({ role: "user", content: [{ type: "image", data: "x", mimeType: "image/png" }] }), "");
     assert.equal(userMessageText({ role: "assistant", content: "no" }), undefined);
   });
@@ -98,7 +110,17 @@ describe("the transcript pass", () => {
     const huge = `  \\ "quoted" ${"é".repeat(100)}\n${"y".repeat(5 * 1024 * 1024)}`;
     const b = await scan(write([header, user(huge), named("n")].join("\n") + "\n"));
     assert.deepEqual(pick(b.facts), { title: boundText(`\\ "quoted" ${"é".repeat(100)}`, 120), name: "n" });
-    const c = await scan(write([header, user([{ type: "text", text: `Picture ${"w".repeat(300 * 1024)}` }, { type: "image", data: "AAAA", mimeType: "image/png" }])].join("\n") + "\n"));
+    const c = await scan(
+      write(
+        [
+          header,
+          user([
+            { type: "text", text: `Picture ${"w".repeat(300 * 1024)}` },
+            { type: "image", data: "AAAA", mimeType: "image/png" },
+          ]),
+        ].join("\n") + "\n",
+      ),
+    );
     assert.equal(c.facts.title, `Picture ${"w".repeat(111)}…`);
   });
 
@@ -115,13 +137,21 @@ describe("the transcript pass", () => {
   });
 
   test("a file whose line 1 is not a header is not a transcript", async () => {
-    for (const text of ["", "\n", "not json\n", `${user("x")}\n`, `${"{".repeat(70 * 1024)}\n`, `{"type":"session","version":1,"id":"a","cwd":"/p","createdAt":"x","pad":"${"p".repeat(300 * 1024)}"}\n`]) {
+    for (const text of [
+      "",
+      "\n",
+      "not json\n",
+      `${user("x")}\n`,
+      `${"{".repeat(70 * 1024)}\n`,
+      `{"type":"session","version":1,"id":"a","cwd":"/p","createdAt":"x","pad":"${"p".repeat(300 * 1024)}"}\n`,
+    ]) {
       await assert.rejects(scan(write(text)), NotATranscript, text.slice(0, 30));
     }
   });
 
   test("an appended file is read from where the last pass stopped; a changed one from the start", async () => {
-    const first = [header, user("first"), ...Array.from({ length: 50 }, (_, i) => line({ type: "message", message: assistantText(`r${i}`) }))].join("\n") + "\n";
+    const first =
+      [header, user("first"), ...Array.from({ length: 50 }, (_, i) => line({ type: "message", message: assistantText(`r${i}`) }))].join("\n") + "\n";
     const path = write(first);
     const cold = await scan(path);
     const added = `${named("later")}\n${line({ type: "turn_start" })}\n`;
@@ -142,7 +172,7 @@ describe("the transcript pass", () => {
 
   test("random transcripts agree with a whole-line reader, scanned at once or in appended parts", async () => {
     const random = mulberry32(20250301);
-    const word = () => "lorem ipsum dolor sit amet é 😀 \\ \" \t".split(" ")[Math.floor(random() * 9)]!;
+    const word = () => 'lorem ipsum dolor sit amet é 😀 \\ " \t'.split(" ")[Math.floor(random() * 9)]!;
     const text = (max: number) => Array.from({ length: Math.floor(random() * max) }, word).join(random() < 0.1 ? "\n" : " ");
     for (let round = 0; round < 40; round++) {
       const lines = [header];
@@ -151,7 +181,8 @@ describe("the transcript pass", () => {
         const r = random();
         if (r < 0.15) lines.push(user(random() < 0.5 ? text(20) : [{ type: "text", text: text(20) }]));
         else if (r < 0.3) lines.push(named(text(8) || "n"));
-        else if (r < 0.4) lines.push(line({ type: "message", message: assistantText(random() < 0.3 ? "a".repeat(200_000 + Math.floor(random() * 200_000)) : text(30)) }));
+        else if (r < 0.4)
+          lines.push(line({ type: "message", message: assistantText(random() < 0.3 ? "a".repeat(200_000 + Math.floor(random() * 200_000)) : text(30)) }));
         else if (r < 0.45) lines.push(user("u".repeat(250_000 + Math.floor(random() * 20_000))));
         else if (r < 0.5) lines.push(named("x").slice(0, 30));
         else if (r < 0.55) lines.push(JSON.stringify({ message: userText(text(5)), id: nextId(), type: "message", parentId: null, timestamp: 1 }));

@@ -97,7 +97,10 @@ describe("thread/list: the index keeps up with what its process writes", () => {
     await other.listing.flush();
     assert.ok(indexNames(dir).includes(base(gone.path)));
     const { threads } = await here.listing.list({ folders: [dir] });
-    assert.deepEqual(threads.map((t) => t.id), [kept.id]);
+    assert.deepEqual(
+      threads.map((t) => t.id),
+      [kept.id],
+    );
     here.listing.noteWritten(kept.path);
     await here.listing.flush();
     assert.deepEqual(indexNames(dir), [base(kept.path)], "the other writer's record of a file that went is not carried");

@@ -37,7 +37,9 @@ describe("threadFault: why a thread stopped, in words a user can act on", () => 
   });
 
   test("ownership lost: another process has the thread, and nothing unsaved may be written later", () => {
-    const fault = threadFault(new SessionFileError("ownershipLost", "/s/t.jsonl: ownership lost: its lock was removed or taken by another process", { path: "/s/t.jsonl" }));
+    const fault = threadFault(
+      new SessionFileError("ownershipLost", "/s/t.jsonl: ownership lost: its lock was removed or taken by another process", { path: "/s/t.jsonl" }),
+    );
     assert.equal(fault.reason, "ownershipLost");
     assert.equal(fault.resumable, false);
     assert.match(fault.message, /^The thread stopped: another process took this thread over \(.*ownership lost.*\)\. This process writes nothing more to it/);

@@ -69,9 +69,18 @@ describe("forkSession", () => {
     const header = { type: "session", version: 1, id: "11111111-1111-4111-8111-111111111111", cwd: "/p", createdAt: "2025-01-01T00:00:00.000Z" } as const;
     writeFileSync(path, [serializeHeader(header), ...lines].join("\n") + "\n");
     const fork = await forkSession({ source: path, dir });
-    assert.deepEqual(fork.issues.map((i) => [i.kind, i.entryId]), [["corrupt", "b"]]);
+    assert.deepEqual(
+      fork.issues.map((i) => [i.kind, i.entryId]),
+      [["corrupt", "b"]],
+    );
     const copy = await readSession(fork.path);
     assert.deepEqual(copy.issues, []);
-    assert.deepEqual(copy.entries.map((e) => [e.id, e.parentId]), [["a", null], ["c", "a"]]);
+    assert.deepEqual(
+      copy.entries.map((e) => [e.id, e.parentId]),
+      [
+        ["a", null],
+        ["c", "a"],
+      ],
+    );
   });
 });

@@ -16,10 +16,17 @@ const everyKind: NewEntry[] = [
   { type: "thinking_level_change", thinkingLevel: "high", timestamp: 2 },
   { type: "approval_mode", mode: "ask", timestamp: 3 },
   { type: "turn_start", timestamp: 4 },
-  { type: "message", message: userText("line one\nline two \u2028 \u2029 \"quoted\" \\ back"), timestamp: 5 },
+  { type: "message", message: userText('line one\nline two \u2028 \u2029 "quoted" \\ back'), timestamp: 5 },
   { type: "message", message: assistantText("on it"), timestamp: 6 },
   { type: "message", message: toolResult("file contents ✓ 漢字 🎉"), timestamp: 7 },
-  { type: "turn_end", turnId: "t", status: "failed", error: { message: "boom", kind: "provider" }, files: [{ path: "a.ts", additions: 3, deletions: 1 }], timestamp: 8 },
+  {
+    type: "turn_end",
+    turnId: "t",
+    status: "failed",
+    error: { message: "boom", kind: "provider" },
+    files: [{ path: "a.ts", additions: 3, deletions: 1 }],
+    timestamp: 8,
+  },
   { type: "thread_name", name: "Fix the build", timestamp: 9 },
   { type: "compaction", summary: "earlier work", firstKeptEntryId: "abc", tokensBefore: 12345, timestamp: 10 },
   { type: "label", targetId: "abc", label: "checkpoint", timestamp: 11 },
@@ -62,7 +69,10 @@ describe("format", () => {
     const entry = { 7: "integer-like key", zeta: 1, timestamp: 5, parentId: null, id: "x1", type: "future_kind" } as unknown as SessionEntry;
     const line = serializeEntry(entry);
     assert.ok(line.startsWith('{"type":"future_kind","id":"x1","parentId":null,"timestamp":5,'), line);
-    assert.deepEqual(parseEntryLine(line), { ok: true, entry: { type: "future_kind", id: "x1", parentId: null, timestamp: 5, 7: "integer-like key", zeta: 1 } });
+    assert.deepEqual(parseEntryLine(line), {
+      ok: true,
+      entry: { type: "future_kind", id: "x1", parentId: null, timestamp: 5, 7: "integer-like key", zeta: 1 },
+    });
   });
 
   test("a malformed known kind is not an entry; an unknown kind is", () => {
@@ -70,7 +80,12 @@ describe("format", () => {
     assert.equal(parseEntryLine('{"type":"turn_end","id":"a","parentId":null,"timestamp":1,"turnId":"t","status":"done"}').ok, false);
     assert.equal(parseEntryLine('{"type":"message","id":"a","parentId":null,"timestamp":"1","message":{"role":"user"}}').ok, false);
     assert.equal(parseEntryLine('{"type":"classification","id":"a","parentId":null,"timestamp":1,"toolCallId":"c","tool":"bash","verdict":"risky"}').ok, false);
-    assert.equal(parseEntryLine('{"type":"classification","id":"a","parentId":null,"timestamp":1,"toolCallId":"c","tool":"bash","verdict":"risky","reason":"r","confirmed":"no"}').ok, false);
+    assert.equal(
+      parseEntryLine(
+        '{"type":"classification","id":"a","parentId":null,"timestamp":1,"toolCallId":"c","tool":"bash","verdict":"risky","reason":"r","confirmed":"no"}',
+      ).ok,
+      false,
+    );
     const unknown = parseEntryLine('{"type":"hologram","id":"a","parentId":null,"timestamp":1,"depth":3}');
     assert.ok(unknown.ok);
     assert.equal(isKnownEntry(unknown.entry), false);
@@ -103,11 +118,17 @@ describe("format", () => {
 
     const forked = await forkSession({ source: file.path, dir });
     const copy = await readSession(forked.path);
-    assert.deepEqual(copy.entries.map((e) => e.type), ["turn_start", "hologram", "thread_name"]);
+    assert.deepEqual(
+      copy.entries.map((e) => e.type),
+      ["turn_start", "hologram", "thread_name"],
+    );
     assert.deepEqual(copy.entries[1], { type: "hologram", id: "f00f", parentId: first.id, timestamp: 2, depth: { x: [1, 2] }, 7: "seven" });
 
     const newer = await scanSession(withNewerHeader);
-    assert.deepEqual(newer.issues.map((i) => i.kind), ["newerVersion"]);
+    assert.deepEqual(
+      newer.issues.map((i) => i.kind),
+      ["newerVersion"],
+    );
     assert.equal(newer.refs.length, 2);
   });
 });

@@ -104,9 +104,7 @@ export function startWorker(args: string[], prefix: string[] = []): Worker {
       const seen = lines.find(test);
       if (seen !== undefined) return resolve(seen);
       waiters.push({ test, resolve });
-      exited
-        .then(({ code, signal }) => reject(new Error(`worker exited (${code ?? signal}) before the expected line; stderr: ${stderr}`)))
-        .catch(reject);
+      exited.then(({ code, signal }) => reject(new Error(`worker exited (${code ?? signal}) before the expected line; stderr: ${stderr}`))).catch(reject);
     });
   after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

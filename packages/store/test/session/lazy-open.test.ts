@@ -10,11 +10,27 @@ import { tempDir, userText } from "./helpers.js";
 
 const dir = tempDir("lazy-open");
 
-const usage = (input: number, output: number) => ({ input, output, cacheRead: 1, cacheWrite: 0, totalTokens: input + output + 1, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 } });
+const usage = (input: number, output: number) => ({
+  input,
+  output,
+  cacheRead: 1,
+  cacheWrite: 0,
+  totalTokens: input + output + 1,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.5 },
+});
 const reply = (text: string, input = 10, output = 5) =>
   ({
     type: "message",
-    message: { role: "assistant", content: [{ type: "text", text }], api: "openai-completions", provider: "p", model: "m", usage: usage(input, output), stopReason: "stop", timestamp: 1 },
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      api: "openai-completions",
+      provider: "p",
+      model: "m",
+      usage: usage(input, output),
+      stopReason: "stop",
+      timestamp: 1,
+    },
   }) as never as { type: "message"; message: never };
 
 /** A thread of `turns` turns written through SessionFile, with settings changed along the way. */
@@ -44,7 +60,10 @@ describe("lazy open", () => {
     assert.equal(expected.approvalMode, "autoEdit");
     assert.equal(expected.firstUserText, "question 0");
     assert.deepEqual(expected.model, { provider: "p", id: "m1" });
-    assert.equal(expected.usage.input, Array.from({ length: 30 }, (_, i) => 10 + i).reduce((a, b) => a + b));
+    assert.equal(
+      expected.usage.input,
+      Array.from({ length: 30 }, (_, i) => 10 + i).reduce((a, b) => a + b),
+    );
 
     const lazy = await SessionFile.open(path, { lazy: true });
     assert.equal(lazy.isLoaded, false);
@@ -84,13 +103,19 @@ describe("lazy open", () => {
     assert.equal(lazy.entryRef(during.id)?.line, readFileSync(path, "utf8").trim().split("\n").length);
     lazy.close();
     const again = await SessionFile.open(path);
-    assert.deepEqual(again.branch().map((e) => e.id), ids, "what the lazy owner holds is what the file says");
+    assert.deepEqual(
+      again.branch().map((e) => e.id),
+      ids,
+      "what the lazy owner holds is what the file says",
+    );
     again.close();
   });
 
   test("a transcript without checkpoints is read to its root; a torn tail opens in full", async () => {
     const path = join(dir, "2025-01-01T00-00-00-000Z_6b1f8b2e-1111-4222-8333-444455556666.jsonl");
-    const lines = [serializeHeader({ type: "session", version: 1, id: "6b1f8b2e-1111-4222-8333-444455556666", cwd: dir, createdAt: "2025-01-01T00:00:00.000Z" })];
+    const lines = [
+      serializeHeader({ type: "session", version: 1, id: "6b1f8b2e-1111-4222-8333-444455556666", cwd: dir, createdAt: "2025-01-01T00:00:00.000Z" }),
+    ];
     const entries = [
       { type: "model_change", id: "a00000000001", parentId: null, timestamp: 1, provider: "old", modelId: "m" },
       { type: "turn_start", id: "a00000000002", parentId: "a00000000001", timestamp: 2 },

@@ -38,7 +38,8 @@ describe("session paths", () => {
     const long = projectFolderName(`/${"deep/".repeat(100)}end`);
     assert.ok(long.length <= 59 && long.startsWith("deep-") && long.includes("deep-end-"), long);
     assert.match(projectFolderName("/"), /^root-[0-9a-f]{10}$/);
-    for (const path of ["/", "/a/b", "/tmp/..hidden", "/-dash-", `/${"é".repeat(300)}`]) assert.match(projectFolderName(path), /^[a-z0-9][a-z0-9._-]*-[0-9a-f]{10}$/);
+    for (const path of ["/", "/a/b", "/tmp/..hidden", "/-dash-", `/${"é".repeat(300)}`])
+      assert.match(projectFolderName(path), /^[a-z0-9][a-z0-9._-]*-[0-9a-f]{10}$/);
   });
 
   test("a symlinked project shares its target's folder", () => {

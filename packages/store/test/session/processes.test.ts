@@ -57,9 +57,16 @@ describe("SessionFile across processes", () => {
 
       const read = await readSession(path);
       const numbers = read.entries.slice(1).map((e) => Number(/^entry (\d+) /.exec((e as { message: { content: string } }).message.content)![1]));
-      assert.deepEqual(numbers, numbers.map((_, i) => i), `round ${round}: entries in order without gaps`);
+      assert.deepEqual(
+        numbers,
+        numbers.map((_, i) => i),
+        `round ${round}: entries in order without gaps`,
+      );
       assert.ok(numbers.length > synced, `round ${round}: ${numbers.length} entries, last fsynced ${synced}`);
-      assert.ok(read.issues.every((i) => i.kind === "torn"), JSON.stringify(read.issues));
+      assert.ok(
+        read.issues.every((i) => i.kind === "torn"),
+        JSON.stringify(read.issues),
+      );
 
       const owner = await SessionFile.open(path);
       const last = owner.append({ type: "turn_start" }, { durable: true });

@@ -85,7 +85,10 @@ describe("readBranchPage", () => {
     const clean = await allPages(path, { turns: 4 });
     appendFileSync(path, '{"type":"turn_start","id":"deadbeef0000","parentId":null,"timest');
     const torn = await readBranchPage(path, { turns: 4 });
-    assert.deepEqual(torn.issues.map((i) => i.kind), ["torn"]);
+    assert.deepEqual(
+      torn.issues.map((i) => i.kind),
+      ["torn"],
+    );
     assert.equal(torn.readFrom, "end");
     assert.deepEqual((await allPages(path, { turns: 4 })).pages, clean.pages);
 

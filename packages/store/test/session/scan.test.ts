@@ -29,12 +29,21 @@ describe("scan", () => {
     const whole = chain("a1", "a2", "a3");
     const path = transcript([...whole, whole[2]!.replace("a3", "a4").slice(0, 40)], "");
     const index = await scanSession(path);
-    assert.deepEqual(index.refs.map((r) => r.id), ["a1", "a2", "a3"]);
+    assert.deepEqual(
+      index.refs.map((r) => r.id),
+      ["a1", "a2", "a3"],
+    );
     assert.equal(index.leafId, "a3");
-    assert.deepEqual(index.issues.map((i) => [i.kind, i.line]), [["torn", 5]]);
+    assert.deepEqual(
+      index.issues.map((i) => [i.kind, i.line]),
+      [["torn", 5]],
+    );
     assert.equal(index.goodSize, index.refs[2]!.offset + index.refs[2]!.length + 1);
     const read = await readSession(path);
-    assert.deepEqual(read.entries.map((e) => e.id), ["a1", "a2", "a3"]);
+    assert.deepEqual(
+      read.entries.map((e) => e.id),
+      ["a1", "a2", "a3"],
+    );
   });
 
   test("corrupt middle lines are skipped and reported, and the chain is mended", async () => {
@@ -44,20 +53,47 @@ describe("scan", () => {
     const path = transcript([a1!, a2!.replace('{"type"', "not json {"), badBody, torn, a5!]);
     const index = await scanSession(path);
     // Line 3 is garbage, so a3 hangs under a1; line 5 is torn, so a5 hangs under a3. Line 4 has a readable prefix; its body fails later.
-    assert.deepEqual(index.refs.map((r) => [r.id, r.parentId]), [["a1", null], ["a3", "a1"], ["a5", "a3"]]);
-    const scanned = [["corrupt", 3], ["danglingParent", 4], ["corrupt", 5], ["danglingParent", 6]];
-    assert.deepEqual(index.issues.map((i) => [i.kind, i.line]), scanned);
+    assert.deepEqual(
+      index.refs.map((r) => [r.id, r.parentId]),
+      [
+        ["a1", null],
+        ["a3", "a1"],
+        ["a5", "a3"],
+      ],
+    );
+    const scanned = [
+      ["corrupt", 3],
+      ["danglingParent", 4],
+      ["corrupt", 5],
+      ["danglingParent", 6],
+    ];
+    assert.deepEqual(
+      index.issues.map((i) => [i.kind, i.line]),
+      scanned,
+    );
     const read = await readSession(path);
-    assert.deepEqual(read.entries.map((e) => e.id), ["a1", "a5"]);
-    assert.deepEqual(read.issues.map((i) => [i.kind, i.line]), [...scanned, ["corrupt", 4]]);
+    assert.deepEqual(
+      read.entries.map((e) => e.id),
+      ["a1", "a5"],
+    );
+    assert.deepEqual(
+      read.issues.map((i) => [i.kind, i.line]),
+      [...scanned, ["corrupt", 4]],
+    );
   });
 
   test("duplicate ids keep the first line", async () => {
     const [a1, a2] = chain("a1", "a2");
     const path = transcript([a1!, a2!, serializeEntry(entry("a1", "a2", "again"))]);
     const index = await scanSession(path);
-    assert.deepEqual(index.refs.map((r) => r.id), ["a1", "a2"]);
-    assert.deepEqual(index.issues.map((i) => [i.kind, i.entryId]), [["duplicateId", "a1"]]);
+    assert.deepEqual(
+      index.refs.map((r) => r.id),
+      ["a1", "a2"],
+    );
+    assert.deepEqual(
+      index.issues.map((i) => [i.kind, i.entryId]),
+      [["duplicateId", "a1"]],
+    );
   });
 
   test("files without a usable header are notASessionFile; a missing one is notFound", async () => {
@@ -97,7 +133,10 @@ describe("scan", () => {
     owner.close();
     const read = await readSession(path);
     assert.deepEqual(read.issues, []);
-    assert.deepEqual(read.entries.map((e) => e.type), ["message", "message", "turn_start"]);
+    assert.deepEqual(
+      read.entries.map((e) => e.type),
+      ["message", "message", "turn_start"],
+    );
   });
 
   test("readEntries reads any refs by offset, aligned with the request, and notices a changed line", async () => {
@@ -106,8 +145,14 @@ describe("scan", () => {
     const [r1, r2, , r4] = index.refs;
     const moved: EntryRef = { ...r2!, offset: r1!.offset };
     const read = await readEntries(path, [r4!, moved, r1!]);
-    assert.deepEqual(read.entries.map((e) => e?.id), ["a4", undefined, "a1"]);
-    assert.deepEqual(read.issues.map((i) => [i.kind, i.entryId]), [["corrupt", "a2"]]);
+    assert.deepEqual(
+      read.entries.map((e) => e?.id),
+      ["a4", undefined, "a1"],
+    );
+    assert.deepEqual(
+      read.issues.map((i) => [i.kind, i.entryId]),
+      [["corrupt", "a2"]],
+    );
   });
 
   test("any chunk size gives the same index as a naive whole-line parse", async () => {
@@ -121,7 +166,11 @@ describe("scan", () => {
         const index = await scanSession(path, { chunkSize });
         const got = index.refs.map((r) => [r.id, r.parentId, r.offset, r.length, r.line]);
         assert.deepEqual(got, expected.refs, `seed ${seed}, chunk ${chunkSize}`);
-        assert.deepEqual(index.issues.map((i) => [i.kind, i.line]), expected.issues, `seed ${seed}, chunk ${chunkSize}`);
+        assert.deepEqual(
+          index.issues.map((i) => [i.kind, i.line]),
+          expected.issues,
+          `seed ${seed}, chunk ${chunkSize}`,
+        );
       }
     }
   });

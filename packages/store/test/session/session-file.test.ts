@@ -76,13 +76,22 @@ describe("SessionFile", () => {
     const root = owner.append(say("r"));
     assert.equal(root.parentId, null);
     assert.deepEqual(texts(owner), ["r"]);
-    assert.throws(() => owner.setLeaf("nope"), (e: Error & { code?: string }) => e.code === "notFound");
+    assert.throws(
+      () => owner.setLeaf("nope"),
+      (e: Error & { code?: string }) => e.code === "notFound",
+    );
     assert.equal(owner.refs().length, 6);
     assert.equal(owner.entryRef(a2.id)?.type, "message");
     assert.deepEqual(owner.read([owner.entryRef(a2.id)!]).entries, [a2]);
     owner.close();
-    assert.throws(() => owner.append(say("late")), (e: Error & { code?: string }) => e.code === "closed");
-    assert.deepEqual((await readSession(file.path)).entries.map((e) => e.id), [root.id]);
+    assert.throws(
+      () => owner.append(say("late")),
+      (e: Error & { code?: string }) => e.code === "closed",
+    );
+    assert.deepEqual(
+      (await readSession(file.path)).entries.map((e) => e.id),
+      [root.id],
+    );
   });
 
   test("a torn tail is moved aside, not destroyed, before the next append", async () => {
@@ -92,7 +101,10 @@ describe("SessionFile", () => {
     const torn = '{"type":"message","id":"0123456789ab","parentId":null,"timestamp":1,"message":{"role":"user","content":"half a rep';
     appendFileSync(file.path, torn);
     const owner = await SessionFile.open(file.path);
-    assert.deepEqual(owner.issues.map((i) => i.kind), ["torn"]);
+    assert.deepEqual(
+      owner.issues.map((i) => i.kind),
+      ["torn"],
+    );
     assert.equal(readFileSync(file.path, "utf8").endsWith(torn), true, "opening alone changes nothing");
     owner.append(say("next"));
     const moved = owner.issues.find((i) => i.kind === "tornMovedAside");
@@ -101,7 +113,10 @@ describe("SessionFile", () => {
     owner.close();
     const read = await readSession(file.path);
     assert.deepEqual(read.issues, []);
-    assert.deepEqual(read.entries.map((e) => (e as { message: { content: string } }).message.content), ["kept", "next"]);
+    assert.deepEqual(
+      read.entries.map((e) => (e as { message: { content: string } }).message.content),
+      ["kept", "next"],
+    );
   });
 
   test("a second owner is refused, in this process and through a symlink alias; readers need no lock", async () => {

@@ -153,4 +153,3 @@ export class FileLock {
     return readHolder(this.path)?.token === this.holder.token;
   }
 }
-

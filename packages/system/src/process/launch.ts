@@ -104,7 +104,10 @@ export class Launched {
     // A caller that only waits for `spawned` must not leave this rejection unhandled.
     this.done.catch(() => undefined);
     const statusPipe = reportsStatus(options.sandbox, options.keepBackground);
-    const command = options.sandbox === undefined ? { file: options.file, args: options.args } : sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground: statusPipe });
+    const command =
+      options.sandbox === undefined
+        ? { file: options.file, args: options.args }
+        : sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground: statusPipe });
     this.child = spawn(command.file, command.args, {
       cwd: options.cwd,
       env: launchEnv(options.env, options.sandbox),
@@ -224,7 +227,10 @@ export function launch(options: LaunchOptions): Launched {
  */
 export function launchEnv(env: NodeJS.ProcessEnv, sandbox?: SandboxLaunch): NodeJS.ProcessEnv {
   const out = withGitGuards(env);
-  if (out.PATH !== undefined) out.PATH = out.PATH.split(delimiter).filter((dir) => dir !== "" && isAbsolute(dir)).join(delimiter);
+  if (out.PATH !== undefined)
+    out.PATH = out.PATH.split(delimiter)
+      .filter((dir) => dir !== "" && isAbsolute(dir))
+      .join(delimiter);
   if (sandbox !== undefined) Object.assign(out, sandbox.env);
   return out;
 }

@@ -95,7 +95,10 @@ describe("FileLock", () => {
       spawn(process.execPath, [worker, "count", path, counter, String(per), i % 2 === 0 ? "0.05" : "0"], { stdio: "inherit" }),
     );
     const codes = await Promise.all(children.map((c) => new Promise<number | null>((resolve) => c.on("exit", resolve))));
-    assert.ok(codes.every((code) => code === 0), `exit codes ${codes}`);
+    assert.ok(
+      codes.every((code) => code === 0),
+      `exit codes ${codes}`,
+    );
     // Every increment was logged; had two workers overlapped inside the lock, one increment would be lost.
     const value = Number(readFileSync(counter, "utf8"));
     const logged = readFileSync(`${counter}.log`, "utf8").length / 2;

@@ -24,7 +24,7 @@ describe("parseJsonText", () => {
   test("one-based positions for a trailing comma, a missing brace, junk after the value and a bad literal", () => {
     assert.deepEqual([errorOf('{"a": 1,}').line, errorOf('{"a": 1,}').column], [1, 9]);
     assert.deepEqual([errorOf('{\n"a": 1\n').line, errorOf('{\n"a": 1\n').column], [3, 1]);
-    assert.deepEqual([errorOf('{}\n  x').line, errorOf('{}\n  x').column], [2, 3]);
+    assert.deepEqual([errorOf("{}\n  x").line, errorOf("{}\n  x").column], [2, 3]);
     assert.deepEqual([errorOf('{"a": tru}').line, errorOf('{"a": tru}').column], [1, 7]);
     assert.deepEqual([errorOf('{"a": 01}').line, errorOf('{"a": 01}').column], [1, 8]);
     assert.deepEqual([errorOf('{"a": "x\ny"}').line, errorOf('{"a": "x\ny"}').column], [1, 9]);

@@ -15,11 +15,7 @@ const PACKAGES = fileURLToPath(new URL("../../../../", import.meta.url));
  * user's own browser (which must outlive the server, so no group of ours
  * may own it), and the test kit.
  */
-const ALLOWED = new Set([
-  "system/src/process/launch.ts",
-  "app-server-client/src/transports/stdio.ts",
-  "cli/src/desktop.ts",
-]);
+const ALLOWED = new Set(["system/src/process/launch.ts", "app-server-client/src/transports/stdio.ts", "cli/src/desktop.ts"]);
 /** The test kit starts what tests need (git fixtures, another user, an impostor listener): it is no part of the server. */
 const ALLOWED_PACKAGES = new Set(["testkit"]);
 

@@ -22,7 +22,8 @@ const plan = (policy: SandboxPolicy): string[] => planMounts(policy).map((mount)
 describe("bubblewrap's view of the file system", () => {
   test("read-only root, fresh /dev and /proc, every namespace, no capability, and no network unless allowed", () => {
     const args = bwrapArgs(base, "/home/u/project/sub");
-    for (const flag of ["--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"]) assert.ok(args.includes(flag), flag);
+    for (const flag of ["--die-with-parent", "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"])
+      assert.ok(args.includes(flag), flag);
     assert.deepEqual(args.slice(args.indexOf("--cap-drop"), args.indexOf("--cap-drop") + 2), ["--cap-drop", "ALL"]);
     const joined = args.join(" ");
     assert.ok(joined.includes("--ro-bind / / --dev /dev --proc /proc"));
@@ -111,7 +112,10 @@ describe("the Seatbelt profile (macOS)", () => {
     assert.equal(depth, 0);
     const rules = profile.split("\n");
     assert.deepEqual(rules.slice(0, 2), ["(version 1)", "(allow default)"]);
-    assert.ok(rules.slice(2).every((rule) => rule.startsWith("(deny ")), "every later rule is a deny");
+    assert.ok(
+      rules.slice(2).every((rule) => rule.startsWith("(deny ")),
+      "every later rule is a deny",
+    );
     assert.ok(profile.includes("(deny network*)"));
     assert.ok(profile.includes("(deny process-info* (target others))"));
     assert.match(profile, /\(deny file-write\* \(require-all \(require-not \(subpath \(param "TMP_0"\)\)\) \(require-not \(subpath \(param "WRITABLE_0"\)\)\)/);

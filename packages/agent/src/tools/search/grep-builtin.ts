@@ -38,7 +38,11 @@ export async function grepInProcess(search: GrepSearch): Promise<string> {
   const { target, params } = search;
   const stop = new AbortController();
   const signal = search.signal ? AbortSignal.any([search.signal, stop.signal]) : stop.signal;
-  const files = new FileSearch({ pattern: compilePattern(params.pattern, params), context: params.context ?? 0, binaryQuits: true, signal }, target, search.limit);
+  const files = new FileSearch(
+    { pattern: compilePattern(params.pattern, params), context: params.context ?? 0, binaryQuits: true, signal },
+    target,
+    search.limit,
+  );
   if (target.file !== undefined) {
     const path = join(target.dir, target.file);
     // rg searches a file named outright whatever it holds.

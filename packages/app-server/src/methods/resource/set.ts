@@ -33,7 +33,10 @@ export const handler: Handler<"resource/set"> = async (params, ctx) => {
       type: params.type,
       path,
       enabled: params.enabled,
-      settings: { global: snapshot.scopes.global.settings as ResourceSettings, project: trusted ? (snapshot.scopes.project?.settings as ResourceSettings) : undefined },
+      settings: {
+        global: snapshot.scopes.global.settings as ResourceSettings,
+        project: trusted ? (snapshot.scopes.project?.settings as ResourceSettings) : undefined,
+      },
       agentDir: env.agentDir,
       ...(cwd === undefined ? {} : { cwd }),
       projectTrusted: trusted,
@@ -43,7 +46,13 @@ export const handler: Handler<"resource/set"> = async (params, ctx) => {
       scope = planResourceToggle(request).scope;
     } catch (error) {
       // An untrusted project's own folder is never read, so its resources are unknown; say why.
-      if (error instanceof ResourceError && error.code === "unknownResource" && cwd !== undefined && !trusted && isWithin(join(cwd, PROJECT_CONFIG_DIR), path)) {
+      if (
+        error instanceof ResourceError &&
+        error.code === "unknownResource" &&
+        cwd !== undefined &&
+        !trusted &&
+        isWithin(join(cwd, PROJECT_CONFIG_DIR), path)
+      ) {
         throw new ResourceError("untrusted", `${path} belongs to ${cwd}, which is not a trusted project; trust it before switching its resources`, path);
       }
       throw error;

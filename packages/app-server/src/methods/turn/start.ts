@@ -21,7 +21,8 @@ export const handler: Handler<"turn/start"> = async (params, ctx) => {
   if (task !== undefined) {
     // `/plan <task>`: plan mode first, then the task as the turn's input; nothing changes when a turn already runs.
     await thread.turns.finishReported();
-    if (thread.isRunning) throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own", turnIdData(thread.turns.runningTurnId));
+    if (thread.isRunning)
+      throw rpcError("turnInProgress", "a turn is running; /plan with a task starts a turn of its own", turnIdData(thread.turns.runningTurnId));
     thread.setPlanMode(true);
   }
   const outcome = await thread.startTurn(

@@ -125,7 +125,9 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
         addFiles(filesOf(e.dataTransfer));
       }}
     >
-      {state && <QueueList threadId={threadId} queue={state.queue} onEdit={(text) => change((d) => ({ ...d, text: d.text ? `${d.text}\n\n${text}` : text }))} />}
+      {state && (
+        <QueueList threadId={threadId} queue={state.queue} onEdit={(text) => change((d) => ({ ...d, text: d.text ? `${d.text}\n\n${text}` : text }))} />
+      )}
       <PendingComments threadId={threadId} />
       <ImageStrip images={draft.images} onRemove={(key) => change((d) => ({ ...d, images: d.images.filter((i) => i.key !== key) }))} />
       <MessageBox

@@ -24,8 +24,8 @@ export function useRunningTurn(threadId: string, state: OpenThread | undefined):
       }),
     ];
     return () => {
-    for (const stop of stops) stop();
-  };
+      for (const stop of stops) stop();
+    };
   }, [threadId]);
   return turnId;
 }

@@ -29,7 +29,7 @@ export function ExtensionStatus({ threadId }: { threadId: string }): JSX.Element
         </ul>
       )}
       <span class="ext-working" role="status" aria-live="polite">
-        {working ? ui.workingMessage ?? "Working…" : ""}
+        {working ? (ui.workingMessage ?? "Working…") : ""}
       </span>
     </div>
   );
@@ -41,7 +41,11 @@ export function Widgets({ threadId, placement }: { threadId: string; placement: 
   const widgets = state?.ui.widgets.filter((w) => w.placement === placement) ?? [];
   if (widgets.length === 0) return null;
   return (
-    <div class={`ext-widgets ext-widgets-${placement}`} role="region" aria-label={placement === "aboveEditor" ? "Extension widgets above the composer" : "Extension widgets below the composer"}>
+    <div
+      class={`ext-widgets ext-widgets-${placement}`}
+      role="region"
+      aria-label={placement === "aboveEditor" ? "Extension widgets above the composer" : "Extension widgets below the composer"}
+    >
       {widgets.map((w) => (
         <div key={w.key} class="ext-widget" data-widget-key={w.key}>
           {w.view ? renderView(w.view, { threadId, widgetKey: w.key }) : <pre class="ext-widget-lines">{(w.lines ?? []).join("\n")}</pre>}

@@ -19,7 +19,8 @@ type Node = View | ViewLeaf | { type: "stack"; children: Node[]; direction?: "ve
 
 function send(ctx: ViewContext, id: string, value?: string | boolean): void {
   if (ctx.widgetKey === undefined) return;
-  const params = value === undefined ? { threadId: ctx.threadId, widgetKey: ctx.widgetKey, id } : { threadId: ctx.threadId, widgetKey: ctx.widgetKey, id, value };
+  const params =
+    value === undefined ? { threadId: ctx.threadId, widgetKey: ctx.widgetKey, id } : { threadId: ctx.threadId, widgetKey: ctx.widgetKey, id, value };
   conn()
     .request("ui/event", params)
     .catch((error: unknown) => reportError(error, "The extension did not take it"));
@@ -81,7 +82,14 @@ function renderNode(node: Node, ctx: ViewContext, key: number): JSX.Element {
       return (
         <div key={`${key}-${node.value ?? ""}`} class="view-field">
           <label for={id}>{node.label ?? node.placeholder ?? node.id}</label>
-          <input id={id} type="text" defaultValue={node.value ?? ""} placeholder={node.placeholder} disabled={disabled} onChange={(e) => send(ctx, node.id, e.currentTarget.value)} />
+          <input
+            id={id}
+            type="text"
+            defaultValue={node.value ?? ""}
+            placeholder={node.placeholder}
+            disabled={disabled}
+            onChange={(e) => send(ctx, node.id, e.currentTarget.value)}
+          />
         </div>
       );
     }

@@ -13,7 +13,8 @@ import { dropStale, markStale, putCard, removeByRequestId, removeCard, type Pend
 export function cardKey<M extends ServerRequestMethod>(method: M, params: ServerRequestParams<M>): string {
   if (method === "ui/dialog") {
     const p = params as ServerRequestParams<"ui/dialog">;
-    const detail = p.kind === "select" ? p.options.join("\u0000") : p.kind === "confirm" ? p.message : p.kind === "input" ? (p.placeholder ?? "") : (p.prefill ?? "");
+    const detail =
+      p.kind === "select" ? p.options.join("\u0000") : p.kind === "confirm" ? p.message : p.kind === "input" ? (p.placeholder ?? "") : (p.prefill ?? "");
     return `dialog|${p.threadId}|${p.turnId ?? ""}|${p.kind}|${p.title}|${detail}`;
   }
   const p = params as ServerRequestParams<"item/toolCall/requestApproval" | "item/toolCall/requestUserInput">;

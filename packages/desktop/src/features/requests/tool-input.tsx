@@ -46,10 +46,12 @@ function lines(value: string, sign: "+" | "-", room: number): { shown: string[];
 function read(input: Input): Reading {
   const reading: Reading = { command: text(input.command), path: text(input.path) ?? text(input.file_path) };
   const pairs: Array<{ oldText?: unknown; newText?: unknown }> = Array.isArray(input.edits) ? (input.edits as Input[]) : "oldText" in input ? [input] : [];
-  const parts: Array<[string, "+" | "-"]> = pairs.flatMap((pair): Array<[string, "+" | "-"]> => [
-    [text(pair.oldText) ?? "", "-"],
-    [text(pair.newText) ?? "", "+"],
-  ]);
+  const parts: Array<[string, "+" | "-"]> = pairs.flatMap(
+    (pair): Array<[string, "+" | "-"]> => [
+      [text(pair.oldText) ?? "", "-"],
+      [text(pair.newText) ?? "", "+"],
+    ],
+  );
   const content = text(input.content);
   if (parts.length === 0 && content !== undefined) parts.push([content, "+"]);
   if (parts.length === 0) return reading;
@@ -104,8 +106,7 @@ function ReferencedInput({ payload }: { payload: PayloadRef }): JSX.Element {
   return (
     <div class="request-load-failed" role="alert">
       <p class="request-note">
-        The arguments ({formatBytes(payload.bytes)}) could not be loaded: <VisibleText text={loading.message} />. Decline unless you know what this call
-        does.
+        The arguments ({formatBytes(payload.bytes)}) could not be loaded: <VisibleText text={loading.message} />. Decline unless you know what this call does.
       </p>
       <Button onClick={() => setAttempt((n) => n + 1)}>Try again</Button>
     </div>

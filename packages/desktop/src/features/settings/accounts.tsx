@@ -55,7 +55,8 @@ export function Accounts({ providers }: { providers: string[] }): JSX.Element {
   const signIn = async (provider: string) => {
     try {
       const answer = await conn().request("account/login/start", { provider });
-      if (answer.kind === "oauth") setLogin({ loginId: answer.loginId, provider, url: answer.url, ...(answer.instructions ? { instructions: answer.instructions } : {}) });
+      if (answer.kind === "oauth")
+        setLogin({ loginId: answer.loginId, provider, url: answer.url, ...(answer.instructions ? { instructions: answer.instructions } : {}) });
     } catch (error) {
       reportError(error, `Signing in to ${provider}`);
     }

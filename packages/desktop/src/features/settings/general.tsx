@@ -161,7 +161,9 @@ function Control({ id, row, commit }: { id: string; row: SettingRow; commit: (te
     );
   }
   if (row.kind === "list") {
-    return <textarea id={id} rows={Math.max(2, text.split("\n").length)} value={text} placeholder="One per line" onChange={(e) => commit(e.currentTarget.value)} />;
+    return (
+      <textarea id={id} rows={Math.max(2, text.split("\n").length)} value={text} placeholder="One per line" onChange={(e) => commit(e.currentTarget.value)} />
+    );
   }
   const change = (e: { currentTarget: HTMLInputElement }) => commit(e.currentTarget.value);
   if (row.kind === "number") return <input id={id} type="number" value={text} onChange={change} />;

@@ -15,7 +15,11 @@ export interface Loaded<T> {
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
   const [round, setRound] = useState(0);
-  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: true });
+  const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: true,
+  });
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, loading: true }));

@@ -33,7 +33,12 @@ export function McpTab(): JSX.Element {
       confirm: "Remove",
       danger: true,
     });
-    if (yes) await run(`Removing ${server.name}`, () => conn().request("mcp/remove", { ...cwdParams(), scope: server.scope, name: server.name }), `${server.name} removed`);
+    if (yes)
+      await run(
+        `Removing ${server.name}`,
+        () => conn().request("mcp/remove", { ...cwdParams(), scope: server.scope, name: server.name }),
+        `${server.name} removed`,
+      );
   };
 
   return (
@@ -70,7 +75,15 @@ export function McpTab(): JSX.Element {
   );
 }
 
-function ServerRow({ server, update, remove }: { server: McpServer; update: (s: McpServer, change: { enabled?: boolean; exposure?: McpExposure }) => Promise<void>; remove: (s: McpServer) => Promise<void> }): JSX.Element {
+function ServerRow({
+  server,
+  update,
+  remove,
+}: {
+  server: McpServer;
+  update: (s: McpServer, change: { enabled?: boolean; exposure?: McpExposure }) => Promise<void>;
+  remove: (s: McpServer) => Promise<void>;
+}): JSX.Element {
   const id = `mcp-${idOf(server.name)}`;
   return (
     <li class="settings-row" data-mcp={server.name} data-enabled={String(server.enabled)}>

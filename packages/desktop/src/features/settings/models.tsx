@@ -92,44 +92,49 @@ export function ModelsTab(): JSX.Element {
               <p class="settings-note">No model matches.</p>
             ) : (
               <>
-              <p class="settings-note" aria-live="polite">
-                Showing {Math.min(shown, list.length)} of {list.length} models.
-              </p>
-              <ul class="settings-list" aria-label="Models">
-                {list.slice(0, shown).map((m) => (
-                  <li class="settings-row" data-model={`${m.provider}/${m.id}`} data-available={String(m.available)}>
-                    <div class="settings-row-main">
-                      <div>
-                        <h3 class="settings-row-title">{m.name}</h3>
-                        <code class="settings-row-sub">
-                          {m.provider}/{m.id}
-                        </code>
+                <p class="settings-note" aria-live="polite">
+                  Showing {Math.min(shown, list.length)} of {list.length} models.
+                </p>
+                <ul class="settings-list" aria-label="Models">
+                  {list.slice(0, shown).map((m) => (
+                    <li class="settings-row" data-model={`${m.provider}/${m.id}`} data-available={String(m.available)}>
+                      <div class="settings-row-main">
+                        <div>
+                          <h3 class="settings-row-title">{m.name}</h3>
+                          <code class="settings-row-sub">
+                            {m.provider}/{m.id}
+                          </code>
+                        </div>
+                        <span class={`badge ${m.available ? "settings-ok" : "badge-waiting"}`}>{m.available ? "available" : "unavailable"}</span>
+                        {isDefault(m) && <span class="badge badge-running">default</span>}
                       </div>
-                      <span class={`badge ${m.available ? "settings-ok" : "badge-waiting"}`}>{m.available ? "available" : "unavailable"}</span>
-                      {isDefault(m) && <span class="badge badge-running">default</span>}
-                    </div>
-                    {m.unavailableReason && <p class="settings-row-reason">{m.unavailableReason.message}</p>}
-                    <div class="settings-row-meta">
-                      <span>{m.contextWindow.toLocaleString()} tokens context</span>
-                      <span>
-                        ${m.cost.input} in / ${m.cost.output} out per million
-                      </span>
-                      <span>thinking: {m.reasoning ? m.thinkingLevels.join(", ") : "none"}</span>
-                      <span>{m.source}</span>
-                      {!isDefault(m) && (
-                        <Button class="btn-small" id={`default-${idOf(m.provider)}-${idOf(m.id)}`} aria-label={`Make ${m.name} (${m.provider}) the default`} onClick={() => void makeDefault(m)}>
-                          Make default
-                        </Button>
-                      )}
-                    </div>
-                  </li>
-                ))}
-              </ul>
-              {list.length > shown && (
-                <div class="settings-actions settings-more">
-                  <Button onClick={() => setShown(shown + MODELS_PAGE)}>Show {Math.min(MODELS_PAGE, list.length - shown)} more</Button>
-                </div>
-              )}
+                      {m.unavailableReason && <p class="settings-row-reason">{m.unavailableReason.message}</p>}
+                      <div class="settings-row-meta">
+                        <span>{m.contextWindow.toLocaleString()} tokens context</span>
+                        <span>
+                          ${m.cost.input} in / ${m.cost.output} out per million
+                        </span>
+                        <span>thinking: {m.reasoning ? m.thinkingLevels.join(", ") : "none"}</span>
+                        <span>{m.source}</span>
+                        {!isDefault(m) && (
+                          <Button
+                            class="btn-small"
+                            id={`default-${idOf(m.provider)}-${idOf(m.id)}`}
+                            aria-label={`Make ${m.name} (${m.provider}) the default`}
+                            onClick={() => void makeDefault(m)}
+                          >
+                            Make default
+                          </Button>
+                        )}
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+                {list.length > shown && (
+                  <div class="settings-actions settings-more">
+                    <Button onClick={() => setShown(shown + MODELS_PAGE)}>Show {Math.min(MODELS_PAGE, list.length - shown)} more</Button>
+                  </div>
+                )}
               </>
             )
           }

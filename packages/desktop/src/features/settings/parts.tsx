@@ -4,10 +4,34 @@ import { Button } from "../../ui/button.js";
 import type { Loaded } from "./load.js";
 
 /** A labelled on/off switch on a real checkbox, so Space toggles it and forms read it. */
-export function Switch({ id, label, checked, disabled, onChange, hint, mono }: { id: string; label: string; checked: boolean; disabled?: boolean; onChange: (on: boolean) => void; hint?: string; mono?: boolean }): JSX.Element {
+export function Switch({
+  id,
+  label,
+  checked,
+  disabled,
+  onChange,
+  hint,
+  mono,
+}: {
+  id: string;
+  label: string;
+  checked: boolean;
+  disabled?: boolean;
+  onChange: (on: boolean) => void;
+  hint?: string;
+  mono?: boolean;
+}): JSX.Element {
   return (
     <label class={`settings-switch${mono ? " settings-mono" : ""}`} for={id}>
-      <input id={id} type="checkbox" role="switch" checked={checked} disabled={disabled} onChange={(e) => onChange(e.currentTarget.checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <input
+        id={id}
+        type="checkbox"
+        role="switch"
+        checked={checked}
+        disabled={disabled}
+        onChange={(e) => onChange(e.currentTarget.checked)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
       <span>{label}</span>
       {hint && (
         <span id={`${id}-hint`} class="visually-hidden">
@@ -32,7 +56,12 @@ export function LoadGate<T>({ loaded, what, children }: { loaded: Loaded<T>; wha
       </div>
     );
   }
-  if (loaded.data === undefined) return <p class="settings-note" aria-busy="true">Loading {what}…</p>;
+  if (loaded.data === undefined)
+    return (
+      <p class="settings-note" aria-busy="true">
+        Loading {what}…
+      </p>
+    );
   return <div aria-busy={loaded.loading}>{children(loaded.data)}</div>;
 }
 

@@ -59,11 +59,15 @@ function Tabs({ current }: { current: SettingsTab }): JSX.Element {
   const onKeyDown = (event: KeyboardEvent) => {
     const at = TABS.findIndex((t) => t.id === current);
     const next =
-      event.key === "ArrowRight" ? (at + 1) % TABS.length
-      : event.key === "ArrowLeft" ? (at - 1 + TABS.length) % TABS.length
-      : event.key === "Home" ? 0
-      : event.key === "End" ? TABS.length - 1
-      : -1;
+      event.key === "ArrowRight"
+        ? (at + 1) % TABS.length
+        : event.key === "ArrowLeft"
+          ? (at - 1 + TABS.length) % TABS.length
+          : event.key === "Home"
+            ? 0
+            : event.key === "End"
+              ? TABS.length - 1
+              : -1;
     if (next < 0) return;
     event.preventDefault();
     select(TABS[next]!.id, true);

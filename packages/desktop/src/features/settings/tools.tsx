@@ -69,7 +69,14 @@ export function ToolsTab(): JSX.Element {
                 return (
                   <li class="settings-row" data-tool={tool.name} data-offered={String(offered)}>
                     <div class="settings-row-main">
-                      <Switch id={`tool-${idOf(tool.name)}`} label={tool.name} mono checked={offered} disabled={config.data === undefined} onChange={(on) => void offer(tool, on)} />
+                      <Switch
+                        id={`tool-${idOf(tool.name)}`}
+                        label={tool.name}
+                        mono
+                        checked={offered}
+                        disabled={config.data === undefined}
+                        onChange={(on) => void offer(tool, on)}
+                      />
                       <span class="badge">{tool.source}</span>
                     </div>
                     <p class="settings-row-reason">{tool.description}</p>
@@ -87,7 +94,12 @@ export function ToolsTab(): JSX.Element {
               {answer.tools.map((entry) => (
                 <li class="settings-row" data-tool-setting={entry.name}>
                   <div class="settings-row-main">
-                    <Switch id={`tool-setting-${idOf(entry.name)}`} label={`Enable ${entry.name}`} checked={entry.enabled} onChange={(on) => void setEnabled(entry, on)} />
+                    <Switch
+                      id={`tool-setting-${idOf(entry.name)}`}
+                      label={`Enable ${entry.name}`}
+                      checked={entry.enabled}
+                      onChange={(on) => void setEnabled(entry, on)}
+                    />
                   </div>
                   {Object.keys(entry.settings).length > 0 && (
                     <dl class="settings-files">

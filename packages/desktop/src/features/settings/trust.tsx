@@ -58,7 +58,11 @@ function TrustOf({ cwd }: { cwd: string }): JSX.Element {
         {({ trusted, needsTrust }) => (
           <>
             <p class="settings-trust-state" data-trusted={String(trusted)} role="status">
-              {trusted === true ? "Trusted: its project resources load." : trusted === false ? "Not trusted: its project resources are skipped." : "Undecided: its project resources are skipped until you decide."}
+              {trusted === true
+                ? "Trusted: its project resources load."
+                : trusted === false
+                  ? "Not trusted: its project resources are skipped."
+                  : "Undecided: its project resources are skipped until you decide."}
             </p>
             <p class="settings-note">
               {needsTrust

@@ -41,7 +41,9 @@ export function NewThreadDialog({ folder, onClose }: { folder: string; onClose: 
           <input type="checkbox" checked={worktree} aria-describedby="new-thread-worktree-hint" onChange={(e) => setWorktree(e.currentTarget.checked)} />
           Run in a new worktree
         </label>
-        <p id="new-thread-worktree-hint" class="field-hint">A worktree is a git checkout of the thread's own, made from the folder's current commit; your checkout stays as it is.</p>
+        <p id="new-thread-worktree-hint" class="field-hint">
+          A worktree is a git checkout of the thread's own, made from the folder's current commit; your checkout stays as it is.
+        </p>
         {error && (
           <p class="form-error" role="alert">
             {error}

@@ -33,7 +33,14 @@ export function Sidebar(): JSX.Element {
           <Icon name={open ? "chevronDown" : "chevronRight"} />
           Threads
         </button>
-        <Button variant="primary" icon="plus" class="sidebar-new" onClick={openNewThread} aria-keyshortcuts="Control+Shift+O Meta+Shift+O" title={`New thread (${shortcutLabel("mod+shift+o")})`}>
+        <Button
+          variant="primary"
+          icon="plus"
+          class="sidebar-new"
+          onClick={openNewThread}
+          aria-keyshortcuts="Control+Shift+O Meta+Shift+O"
+          title={`New thread (${shortcutLabel("mod+shift+o")})`}
+        >
           New thread
         </Button>
         <SearchBox />
@@ -48,7 +55,12 @@ export function Sidebar(): JSX.Element {
       </div>
       <ThreadGroups />
       <div class="sidebar-bottom">
-        <Button variant="ghost" icon="settings" onClick={() => (screen.value = { kind: "settings" })} aria-current={screen.value.kind === "settings" ? "page" : undefined}>
+        <Button
+          variant="ghost"
+          icon="settings"
+          onClick={() => (screen.value = { kind: "settings" })}
+          aria-current={screen.value.kind === "settings" ? "page" : undefined}
+        >
           Settings
         </Button>
         <label class="theme-switch">

@@ -45,7 +45,11 @@ export async function reload(): Promise<void> {
   const search = searchParam();
   listState.value = { ...listState.value, loading: true };
   try {
-    const page = await conn().request("thread/list", { limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}), ...(search === undefined ? {} : { search }) });
+    const page = await conn().request("thread/list", {
+      limit: PAGE_SIZE,
+      ...(view.value === "archived" ? { archived: true } : {}),
+      ...(search === undefined ? {} : { search }),
+    });
     if (mine !== epoch) return;
     rows.value = page.threads;
     listState.value = { loaded: true, loading: false, nextCursor: page.nextCursor, ...(search === undefined ? {} : { search }) };
@@ -70,7 +74,12 @@ export async function loadMore(): Promise<void> {
   const mine = epoch;
   listState.value = { ...listState.value, loading: true };
   try {
-    const page = await conn().request("thread/list", { cursor: nextCursor, limit: PAGE_SIZE, ...(view.value === "archived" ? { archived: true } : {}), ...(search === undefined ? {} : { search }) });
+    const page = await conn().request("thread/list", {
+      cursor: nextCursor,
+      limit: PAGE_SIZE,
+      ...(view.value === "archived" ? { archived: true } : {}),
+      ...(search === undefined ? {} : { search }),
+    });
     if (mine !== epoch) return;
     const known = new Set(rows.value.map((row) => row.id));
     rows.value = [...rows.value, ...page.threads.filter((row) => !known.has(row.id))];

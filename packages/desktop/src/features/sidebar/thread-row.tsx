@@ -46,7 +46,12 @@ export class ThreadRow extends Component<RowProps> {
   override shouldComponentUpdate(next: RowProps): boolean {
     const was = this.props;
     return (
-      next.row !== was.row || next.active !== was.active || next.unread !== was.unread || next.lastTurnFailed !== was.lastTurnFailed || next.archived !== was.archived || next.now !== was.now
+      next.row !== was.row ||
+      next.active !== was.active ||
+      next.unread !== was.unread ||
+      next.lastTurnFailed !== was.lastTurnFailed ||
+      next.archived !== was.archived ||
+      next.now !== was.now
     );
   }
   override render(): JSX.Element {

@@ -132,15 +132,23 @@ function ToolCall({ threadId, item, nested }: { threadId: string; item: ToolCall
       </summary>
       <div class="tool-body">
         <div class="tool-label">Input</div>
-        {item.inputRef ? <LoadFull payload={item.inputRef} label="input" /> : (
+        {item.inputRef ? (
+          <LoadFull payload={item.inputRef} label="input" />
+        ) : (
           <pre class="tool-pre">
             <VisibleText text={JSON.stringify(item.input ?? {}, null, 2)} multiline />
           </pre>
         )}
-        {item.fileChanges?.map((change) => <FileChangeView key={change.path} change={change} />)}
+        {item.fileChanges?.map((change) => (
+          <FileChangeView key={change.path} change={change} />
+        ))}
         {view}
         {(item.output !== undefined || item.outputRef) && <div class="tool-label">Output</div>}
-        {item.outputRef ? <LoadFull payload={item.outputRef} label="output" /> : item.output !== undefined && <pre class="tool-pre tool-output">{item.output}</pre>}
+        {item.outputRef ? (
+          <LoadFull payload={item.outputRef} label="output" />
+        ) : (
+          item.output !== undefined && <pre class="tool-pre tool-output">{item.output}</pre>
+        )}
         {nested && nested.length > 0 && (
           <div class="tool-nested">
             {nested.map((child) => (

@@ -82,7 +82,13 @@ function parse(text: string): Block[] {
       continue;
     }
     const para: string[] = [];
-    while (i < lines.length && lines[i]!.trim() !== "" && !/^\s*(```|~~~)/.test(lines[i]!) && !/^#{1,6}\s/.test(lines[i]!) && !/^\s*([-*+]|\d+[.)])\s+/.test(lines[i]!)) {
+    while (
+      i < lines.length &&
+      lines[i]!.trim() !== "" &&
+      !/^\s*(```|~~~)/.test(lines[i]!) &&
+      !/^#{1,6}\s/.test(lines[i]!) &&
+      !/^\s*([-*+]|\d+[.)])\s+/.test(lines[i]!)
+    ) {
       para.push(lines[i++]!);
     }
     push({ kind: "p", lines: para });
@@ -125,11 +131,12 @@ function inline(text: string): ComponentChildren {
     if (m.index > last) out.push(text.slice(last, m.index));
     if (m[1] !== undefined) out.push(<code class="md-inline">{m[1]}</code>);
     else if (m[2] !== undefined) out.push(<strong>{m[2]}</strong>);
-    else if (m[3] !== undefined) out.push(
-      <span class="md-link">
-        {m[3]} <span class="md-url">({m[4]})</span>
-      </span>,
-    );
+    else if (m[3] !== undefined)
+      out.push(
+        <span class="md-link">
+          {m[3]} <span class="md-url">({m[4]})</span>
+        </span>,
+      );
     else if (m[5] !== undefined) out.push(<em>{m[5]}</em>);
     last = pattern.lastIndex;
   }

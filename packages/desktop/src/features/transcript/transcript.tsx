@@ -95,22 +95,22 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
     <section class="transcript" aria-label="Conversation" data-thread={threadId}>
       <div class="transcript-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages">
         <div ref={content}>
-        {state.nextCursor && (
-          <div class="older">
-            <Button onClick={loadOlder} disabled={state.loadingOlder} aria-busy={state.loadingOlder}>
-              {state.loadingOlder ? "Loading older messages…" : "Load older messages"}
-            </Button>
-          </div>
-        )}
-        {state.turns.length === 0 && <p class="transcript-empty">No messages yet.</p>}
-        {state.turns.map((turn) => (
-          <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} />
-        ))}
-        {state.notices.map((notice, n) => (
-          <p key={n} class="transcript-notice" role="alert">
-            {notice}
-          </p>
-        ))}
+          {state.nextCursor && (
+            <div class="older">
+              <Button onClick={loadOlder} disabled={state.loadingOlder} aria-busy={state.loadingOlder}>
+                {state.loadingOlder ? "Loading older messages…" : "Load older messages"}
+              </Button>
+            </div>
+          )}
+          {state.turns.length === 0 && <p class="transcript-empty">No messages yet.</p>}
+          {state.turns.map((turn) => (
+            <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} />
+          ))}
+          {state.notices.map((notice, n) => (
+            <p key={n} class="transcript-notice" role="alert">
+              {notice}
+            </p>
+          ))}
         </div>
       </div>
       {away && (

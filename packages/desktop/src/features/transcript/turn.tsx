@@ -65,9 +65,7 @@ function TurnStatus({ turn }: { turn: TurnView }): JSX.Element | null {
     return (
       <div class="turn-status working" role="status" aria-live="polite">
         <span class="spinner" aria-hidden="true" />
-        {turn.retrying
-          ? `Retrying (${turn.retrying.attempt} of ${turn.retrying.maxAttempts}) after: ${turn.retrying.error.message}`
-          : "Working…"}
+        {turn.retrying ? `Retrying (${turn.retrying.attempt} of ${turn.retrying.maxAttempts}) after: ${turn.retrying.error.message}` : "Working…"}
       </div>
     );
   }
@@ -90,8 +88,7 @@ function TurnFooter({ turn }: { turn: TurnView }): JSX.Element | null {
       {turn.usage && <span class="turn-usage">{usageText(turn.usage)}</span>}
       {files.length > 0 && (
         <span class="turn-files">
-          {files.length} {files.length === 1 ? "file" : "files"} changed{" "}
-          <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
+          {files.length} {files.length === 1 ? "file" : "files"} changed <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
           <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
         </span>
       )}

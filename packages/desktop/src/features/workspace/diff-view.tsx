@@ -72,24 +72,45 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
     commentable: scope !== "committed",
     revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }) : undefined,
-    stage: scope === "unstaged" ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`) : undefined,
-    unstage: scope === "staged" ? () => void act("Unstaging", () => conn().request("git/unstage", { threadId, hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`) : undefined,
+    stage:
+      scope === "unstaged"
+        ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`)
+        : undefined,
+    unstage:
+      scope === "staged"
+        ? () => void act("Unstaging", () => conn().request("git/unstage", { threadId, hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`)
+        : undefined,
   });
 
   const fileActions = (file: DiffFile): JSX.Element => (
     <div class="ws-actions">
       {(scope === "uncommitted" || scope === "unstaged") && (
-        <Button variant="ghost" disabled={busy} aria-label={`Stage ${file.path}`} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId, path: file.path }), `Staged ${file.path}`)}>
+        <Button
+          variant="ghost"
+          disabled={busy}
+          aria-label={`Stage ${file.path}`}
+          onClick={() => void act("Staging", () => conn().request("git/stage", { threadId, path: file.path }), `Staged ${file.path}`)}
+        >
           Stage file
         </Button>
       )}
       {scope === "staged" && (
-        <Button variant="ghost" disabled={busy} aria-label={`Unstage ${file.path}`} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId, path: file.path }), `Unstaged ${file.path}`)}>
+        <Button
+          variant="ghost"
+          disabled={busy}
+          aria-label={`Unstage ${file.path}`}
+          onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId, path: file.path }), `Unstaged ${file.path}`)}
+        >
           Unstage file
         </Button>
       )}
       {REVERTIBLE.has(scope) && (
-        <Button variant="ghost" disabled={busy} aria-label={`Revert ${file.path}`} onClick={() => void revert(`every change to ${file.path}`, { path: file.path })}>
+        <Button
+          variant="ghost"
+          disabled={busy}
+          aria-label={`Revert ${file.path}`}
+          onClick={() => void revert(`every change to ${file.path}`, { path: file.path })}
+        >
           Revert file
         </Button>
       )}
@@ -111,7 +132,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
         onRefresh={() => void load()}
       />
       <p class="ws-status" role="status" aria-live="polite">
-        {loading ? "Reading the changes…" : note ?? (diff ? summary(files) : "")}
+        {loading ? "Reading the changes…" : (note ?? (diff ? summary(files) : ""))}
       </p>
       {scope === "committed" && commits?.length === 0 && <p class="ws-note">No commits on this branch since its base.</p>}
       {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
@@ -129,7 +150,16 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
             </Button>
           )}
           {diff.stale && (
-            <Button disabled={busy} onClick={() => void act("Reapplying the turn", () => conn().request("thread/diff/revert", { threadId, scope: "lastTurn", reapply: true, turnId: diff.turnId }), "Reapplied the last turn")}>
+            <Button
+              disabled={busy}
+              onClick={() =>
+                void act(
+                  "Reapplying the turn",
+                  () => conn().request("thread/diff/revert", { threadId, scope: "lastTurn", reapply: true, turnId: diff.turnId }),
+                  "Reapplied the last turn",
+                )
+              }
+            >
               Reapply turn
             </Button>
           )}

@@ -56,21 +56,61 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
       </p>
       {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
       {status && <StatusSummary status={status} />}
-      <CommitBox disabled={!!busy} onCommit={(message, includeUnstaged) =>
-        act(message ? "Committing" : "Writing a message and committing", () => conn().request("git/commit", { threadId, message, includeUnstaged }), (r) => `Committed ${r.sha.slice(0, 7)}: ${r.message.split("\n")[0]}`)
-      } />
+      <CommitBox
+        disabled={!!busy}
+        onCommit={(message, includeUnstaged) =>
+          act(
+            message ? "Committing" : "Writing a message and committing",
+            () => conn().request("git/commit", { threadId, message, includeUnstaged }),
+            (r) => `Committed ${r.sha.slice(0, 7)}: ${r.message.split("\n")[0]}`,
+          )
+        }
+      />
       <section class="ws-section" aria-labelledby="ws-remote-title">
         <h3 id="ws-remote-title">Remote</h3>
         <div class="ws-actions">
-          <Button disabled={!!busy} onClick={() => void act("Pushing", () => conn().request("git/push", { threadId }), (r) => `Pushed ${r.branch} to ${r.pushedTo}${r.upstreamSet ? " (now its upstream)" : ""}`)}>
+          <Button
+            disabled={!!busy}
+            onClick={() =>
+              void act(
+                "Pushing",
+                () => conn().request("git/push", { threadId }),
+                (r) => `Pushed ${r.branch} to ${r.pushedTo}${r.upstreamSet ? " (now its upstream)" : ""}`,
+              )
+            }
+          >
             Push
           </Button>
         </div>
-        <PullRequestForm disabled={!!busy} onCreate={(params) => act("Creating the pull request", () => conn().request("git/pr/create", { threadId, ...params }), (r) => `Pull request opened: ${r.url}`)} />
+        <PullRequestForm
+          disabled={!!busy}
+          onCreate={(params) =>
+            act(
+              "Creating the pull request",
+              () => conn().request("git/pr/create", { threadId, ...params }),
+              (r) => `Pull request opened: ${r.url}`,
+            )
+          }
+        />
       </section>
-      <Branches branches={branches} disabled={!!busy}
-        onSwitch={(name) => act(`Switching to ${name}`, () => conn().request("git/branch/switch", { threadId, name }), (r) => `On ${r.branch} now`)}
-        onCreate={(name) => act(`Creating ${name}`, () => conn().request("git/branch/create", { threadId, name }), (r) => `Created and switched to ${r.branch}`)} />
+      <Branches
+        branches={branches}
+        disabled={!!busy}
+        onSwitch={(name) =>
+          act(
+            `Switching to ${name}`,
+            () => conn().request("git/branch/switch", { threadId, name }),
+            (r) => `On ${r.branch} now`,
+          )
+        }
+        onCreate={(name) =>
+          act(
+            `Creating ${name}`,
+            () => conn().request("git/branch/create", { threadId, name }),
+            (r) => `Created and switched to ${r.branch}`,
+          )
+        }
+      />
       <Worktrees threadId={threadId} />
     </div>
   );
@@ -93,7 +133,9 @@ function StatusSummary({ status }: { status: GitStatusResult }): JSX.Element {
           {status.conflicted > 0 ? `, ${status.conflicted} conflicted` : ""}
         </dd>
       </dl>
-      {status.operation && <p class="ws-note ws-warn">git stopped in the middle of {OPERATIONS[status.operation] ?? status.operation}: finish or abort it in a terminal.</p>}
+      {status.operation && (
+        <p class="ws-note ws-warn">git stopped in the middle of {OPERATIONS[status.operation] ?? status.operation}: finish or abort it in a terminal.</p>
+      )}
     </section>
   );
 }
@@ -128,7 +170,13 @@ function CommitBox({ disabled, onCommit }: { disabled: boolean; onCommit: (messa
   );
 }
 
-function PullRequestForm({ disabled, onCreate }: { disabled: boolean; onCreate: (p: { title?: string; body?: string; draft?: boolean }) => Promise<boolean> }): JSX.Element {
+function PullRequestForm({
+  disabled,
+  onCreate,
+}: {
+  disabled: boolean;
+  onCreate: (p: { title?: string; body?: string; draft?: boolean }) => Promise<boolean>;
+}): JSX.Element {
   const [title, setTitle] = useState("");
   const [body, setBody] = useState("");
   const [draft, setDraft] = useState(false);
@@ -161,7 +209,12 @@ function PullRequestForm({ disabled, onCreate }: { disabled: boolean; onCreate: 
   );
 }
 
-function Branches({ branches, disabled, onSwitch, onCreate }: {
+function Branches({
+  branches,
+  disabled,
+  onSwitch,
+  onCreate,
+}: {
   branches: GitBranchesResult | undefined;
   disabled: boolean;
   onSwitch: (name: string) => Promise<boolean>;

@@ -21,7 +21,19 @@ interface Selection {
 }
 
 /** One hunk: its header, numbered lines coloured by kind, its actions, and a comment form on a line range. */
-export function HunkView({ threadId, path, hunk, actions, busy }: { threadId: string; path: string; hunk: DiffHunk; actions: HunkActions; busy: boolean }): JSX.Element {
+export function HunkView({
+  threadId,
+  path,
+  hunk,
+  actions,
+  busy,
+}: {
+  threadId: string;
+  path: string;
+  hunk: DiffHunk;
+  actions: HunkActions;
+  busy: boolean;
+}): JSX.Element {
   const [selection, setSelection] = useState<Selection | undefined>(undefined);
   const lines = numberLines(hunk);
   const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
@@ -33,7 +45,8 @@ export function HunkView({ threadId, path, hunk, actions, busy }: { threadId: st
       setSelection({ side, start: Math.min(selection.start, line), end: Math.max(selection.start, line) });
     } else setSelection({ side, start: line, end: line });
   };
-  const inRange = (side: "old" | "new", n: number | undefined) => !!selection && selection.side === side && n !== undefined && n >= selection.start && n <= selection.end;
+  const inRange = (side: "old" | "new", n: number | undefined) =>
+    !!selection && selection.side === side && n !== undefined && n >= selection.start && n <= selection.end;
 
   return (
     <div class="ws-hunk" data-hunk-id={hunk.id}>
@@ -114,7 +127,13 @@ function firstChanged(hunk: DiffHunk): Selection {
   return { side: "new", start: hunk.newStart, end: hunk.newStart };
 }
 
-function CommentForm({ hunk, selection, onChange, onCancel, onAdd }: {
+function CommentForm({
+  hunk,
+  selection,
+  onChange,
+  onCancel,
+  onAdd,
+}: {
   hunk: DiffHunk;
   selection: Selection;
   onChange: (s: Selection) => void;
@@ -143,30 +162,43 @@ function CommentForm({ hunk, selection, onChange, onCancel, onAdd }: {
       <div class="ws-comment-range">
         <label>
           Side{" "}
-          <select value={selection.side} onChange={(e) => {
-            const side = (e.currentTarget.value === "old" ? "old" : "new") as "old" | "new";
-            const r = sideRange(hunk, side);
-            onChange({ side, start: r.min, end: r.min });
-          }}>
+          <select
+            value={selection.side}
+            onChange={(e) => {
+              const side = (e.currentTarget.value === "old" ? "old" : "new") as "old" | "new";
+              const r = sideRange(hunk, side);
+              onChange({ side, start: r.min, end: r.min });
+            }}
+          >
             <option value="new">new</option>
             <option value="old">old</option>
           </select>
         </label>
         <label>
           From line{" "}
-          <input type="number" min={range.min} max={range.max} value={selection.start}
+          <input
+            type="number"
+            min={range.min}
+            max={range.max}
+            value={selection.start}
             onChange={(e) => {
               const start = clamp(Number(e.currentTarget.value));
               onChange({ ...selection, start, end: Math.max(start, selection.end) });
-            }} />
+            }}
+          />
         </label>
         <label>
           to{" "}
-          <input type="number" min={range.min} max={range.max} value={selection.end}
+          <input
+            type="number"
+            min={range.min}
+            max={range.max}
+            value={selection.end}
             onChange={(e) => {
               const end = clamp(Number(e.currentTarget.value));
               onChange({ ...selection, end, start: Math.min(end, selection.start) });
-            }} />
+            }}
+          />
         </label>
       </div>
       <label for={id} class="visually-hidden">

@@ -30,11 +30,11 @@ export function ScopePicker(props: {
         Show
       </label>
       <select id="ws-scope" value={scope} onChange={(e) => onScope(e.currentTarget.value as DiffScope)}>
-          {SCOPES.map((s) => (
-            <option key={s.value} value={s.value}>
-              {s.label}
-            </option>
-          ))}
+        {SCOPES.map((s) => (
+          <option key={s.value} value={s.value}>
+            {s.label}
+          </option>
+        ))}
       </select>
       {scope === "committed" && commits && commits.length > 0 && (
         <>
@@ -55,7 +55,13 @@ export function ScopePicker(props: {
           <label class="ws-inline-field" for="ws-against">
             Against
           </label>
-          <input id="ws-against" type="text" value={against} placeholder="upstream or default branch" onChange={(e) => onAgainst(e.currentTarget.value.trim())} />
+          <input
+            id="ws-against"
+            type="text"
+            value={against}
+            placeholder="upstream or default branch"
+            onChange={(e) => onAgainst(e.currentTarget.value.trim())}
+          />
         </>
       )}
       <Button variant="ghost" icon="refresh" disabled={loading} onClick={onRefresh}>

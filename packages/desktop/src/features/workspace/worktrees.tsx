@@ -78,7 +78,11 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
       confirm: "Delete",
       danger: true,
     });
-    if (yes) await run("Deleting the worktree", async () => `Deleted; snapshot kept at ${(await conn().request("worktree/delete", { path: worktree.path })).snapshot ?? "no ref"}`);
+    if (yes)
+      await run(
+        "Deleting the worktree",
+        async () => `Deleted; snapshot kept at ${(await conn().request("worktree/delete", { path: worktree.path })).snapshot ?? "no ref"}`,
+      );
   };
 
   // An archived thread must come back first: restore answers invalidParams (archived) for it.
@@ -132,9 +136,7 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
           {inWorktree ? "Hand off to local" : "Hand off to worktree"}
         </Button>
       </form>
-      {!inWorktree && environment && !environments.trusted && (
-        <p class="ws-note ws-warn">This project is not trusted: its setup script will not run.</p>
-      )}
+      {!inWorktree && environment && !environments.trusted && <p class="ws-note ws-warn">This project is not trusted: its setup script will not run.</p>}
       <ScriptLogView threadId={threadId} />
       {list.length > 0 && (
         <ul class="ws-rows" aria-label="Managed worktrees">
@@ -178,7 +180,11 @@ function ScriptLogView({ threadId }: { threadId: string }): JSX.Element | null {
       <p role="status" aria-live="polite">
         Environment {log.phase} script {ending}
       </p>
-      {log.output && <pre class="ws-output" tabIndex={0} aria-label={`${log.phase} script output`}>{log.output}</pre>}
+      {log.output && (
+        <pre class="ws-output" tabIndex={0} aria-label={`${log.phase} script output`}>
+          {log.output}
+        </pre>
+      )}
     </div>
   );
 }

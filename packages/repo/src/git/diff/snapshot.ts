@@ -76,7 +76,10 @@ export async function snapshotTree(ctx: GitContext): Promise<string> {
 export async function changedPaths(ctx: GitContext, from: string, to: string): Promise<string[]> {
   if (from === to) return [];
   const { stdout } = await git(ctx, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", from, to]);
-  return stdout.toString("utf8").split("\0").filter((path) => path !== "");
+  return stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((path) => path !== "");
 }
 
 /**
@@ -88,7 +91,10 @@ export async function pathsChangedSince(ctx: GitContext, tree: string): Promise<
   return withIndexCopy(ctx, async (index) => {
     await addIntentToAdd(ctx, index, await listUntracked(ctx));
     const { stdout } = await git(ctx, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", tree, "--"], { index });
-    return stdout.toString("utf8").split("\0").filter((path) => path !== "");
+    return stdout
+      .toString("utf8")
+      .split("\0")
+      .filter((path) => path !== "");
   });
 }
 
@@ -140,7 +146,14 @@ async function smallEnough(ctx: GitContext, paths: Buffer[]): Promise<Buffer[]> 
   const kept: Buffer[] = [];
   for (let at = 0; at < paths.length; at += 256) {
     const batch = paths.slice(at, at + 256);
-    const sizes = await Promise.all(batch.map((path) => lstat(join(ctx.repo.root, path.toString("utf8"))).then((st) => st.size, () => 0)));
+    const sizes = await Promise.all(
+      batch.map((path) =>
+        lstat(join(ctx.repo.root, path.toString("utf8"))).then(
+          (st) => st.size,
+          () => 0,
+        ),
+      ),
+    );
     batch.forEach((path, i) => {
       if (sizes[i]! <= SNAPSHOT_UNTRACKED_MAX_BYTES) kept.push(path);
     });

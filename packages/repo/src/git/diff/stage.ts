@@ -17,7 +17,10 @@ export interface StageRequest {
 const literal = (path: string) => `:(literal)${path}`;
 
 function names(out: Buffer): string[] {
-  return out.toString("utf8").split("\0").filter((path) => path !== "");
+  return out
+    .toString("utf8")
+    .split("\0")
+    .filter((path) => path !== "");
 }
 
 /** Adds whole files to the index (their deletion too); a path that matches nothing is a DiffInputError. */
@@ -25,7 +28,8 @@ async function addPaths(ctx: GitContext, paths: readonly string[]): Promise<void
   try {
     await git(ctx, ["add", "--all", "--", ...paths.map(literal)], { readOnly: false });
   } catch (error) {
-    if (error instanceof GitCommandError && /did not match any files/.test(error.stderr)) throw new DiffInputError(`${paths.join(", ")} matches no file to stage`);
+    if (error instanceof GitCommandError && /did not match any files/.test(error.stderr))
+      throw new DiffInputError(`${paths.join(", ")} matches no file to stage`);
     throw error;
   }
 }
@@ -37,7 +41,9 @@ async function resetPaths(ctx: GitContext, paths: readonly string[]): Promise<vo
 
 /** Unstaged paths (index against working tree) and untracked files: what staging everything adds. */
 async function unstagedNames(ctx: GitContext): Promise<string[]> {
-  const tracked = await withIndexCopy(ctx, async (index) => names((await git(ctx, ["diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", "--"], { index })).stdout));
+  const tracked = await withIndexCopy(ctx, async (index) =>
+    names((await git(ctx, ["diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", "--"], { index })).stdout),
+  );
   const untracked = (await listUntracked(ctx)).map((path) => path.toString("utf8"));
   return [...new Set([...tracked, ...untracked])].sort();
 }

@@ -19,7 +19,10 @@ export interface BranchInfo {
 /** The local branches, the most recently committed to first, and the branch HEAD is on (null when detached). */
 export async function listBranches(ctx: GitContext): Promise<{ current: string | null; branches: BranchInfo[] }> {
   const current = await currentBranch(ctx);
-  const listed = await gitText(["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)%00%(upstream:short)", "refs/heads/"], inRepo(ctx));
+  const listed = await gitText(
+    ["for-each-ref", "--sort=-committerdate", "--format=%(refname)%00%(objectname)%00%(upstream:short)", "refs/heads/"],
+    inRepo(ctx),
+  );
   const branches: BranchInfo[] = [];
   // A ref name holds no control character, so a line is a branch.
   for (const line of listed.split("\n")) {
@@ -50,7 +53,8 @@ async function branchExists(ctx: GitContext, name: string): Promise<boolean> {
  */
 export async function createBranch(ctx: GitContext, name: string): Promise<{ branch: string; head: string | null }> {
   await requireBranchName(ctx, name);
-  const exists = () => new GitConflictError("branchExists", `a branch named ${name} exists already`, { recoveryInstructions: "Choose another name, or switch to that branch." });
+  const exists = () =>
+    new GitConflictError("branchExists", `a branch named ${name} exists already`, { recoveryInstructions: "Choose another name, or switch to that branch." });
   if (await branchExists(ctx, name)) throw exists();
   try {
     await runGit(["switch", "--quiet", "--create", name], inRepo(ctx, { readOnly: false, config: NO_HOOKS }));
@@ -105,7 +109,9 @@ function occupied(root: string, path: string): boolean {
  */
 async function switchWouldOverwrite(ctx: GitContext, target: string): Promise<string[]> {
   const from = (await commitOf(ctx, "HEAD")) ?? (await emptyTree(ctx));
-  const differing = nulList(await gitText(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=all", from, target], inRepo(ctx)));
+  const differing = nulList(
+    await gitText(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--ignore-submodules=all", from, target], inRepo(ctx)),
+  );
   const changed = await changedPaths(ctx);
   const blocked = new Set(differing.filter((path) => changed.has(path)));
   const tracked = new Set(nulList(await gitText(["ls-files", "-z", "--cached"], inRepo(ctx))));
@@ -154,7 +160,8 @@ export async function switchBranch(ctx: GitContext, name: string): Promise<{ bra
     if (!(error instanceof GitCommandError)) throw error;
     const refused = pathsGitRefused(error.stderr);
     if (refused) throw refuse(refused);
-    if (/already (checked out|used by worktree) at/.test(error.stderr)) throw new GitRequestError(`branch ${name} is checked out in another worktree: ${error.stderr.trim()}`);
+    if (/already (checked out|used by worktree) at/.test(error.stderr))
+      throw new GitRequestError(`branch ${name} is checked out in another worktree: ${error.stderr.trim()}`);
     throw error;
   }
   return { branch: name, head: target };

@@ -43,5 +43,10 @@ export async function emptyTree(ctx: GitContext): Promise<string> {
 
 /** The first line of a command's message that says something. */
 export function firstLine(text: string): string {
-  return text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "no message";
+  return (
+    text
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim() ?? "no message"
+  );
 }

@@ -74,7 +74,10 @@ export async function readLog(ctx: GitContext, options: { base?: string; limit?:
   const head = await commitOf(ctx, "HEAD");
   if (head === undefined) return { commits: [], truncated: false };
   const range = options.base === undefined ? head : `${options.base}..${head}`;
-  const text = await gitText(["log", "--no-show-signature", "--no-color", "-z", "--format=%H%x00%s%x00%an%x00%at", `--max-count=${limit + 1}`, range, "--"], inRepo(ctx));
+  const text = await gitText(
+    ["log", "--no-show-signature", "--no-color", "-z", "--format=%H%x00%s%x00%an%x00%at", `--max-count=${limit + 1}`, range, "--"],
+    inRepo(ctx),
+  );
   const fields = text.split("\0");
   const commits: LogCommit[] = [];
   for (let i = 0; i + 3 < fields.length; i += 4) {

@@ -55,7 +55,14 @@ async function runTool(file: string, args: readonly string[], cwd: string, env: 
  * GitAuthError. The URL is the last line gh prints.
  */
 export async function createPullRequest(ctx: GitContext, options: PullRequestOptions = {}): Promise<{ url: string }> {
-  const env: NodeJS.ProcessEnv = { ...(ctx.env ?? process.env), GH_PROMPT_DISABLED: "1", GH_NO_UPDATE_NOTIFIER: "1", GH_SPINNER_DISABLED: "1", NO_COLOR: "1", GIT_TERMINAL_PROMPT: "0" };
+  const env: NodeJS.ProcessEnv = {
+    ...(ctx.env ?? process.env),
+    GH_PROMPT_DISABLED: "1",
+    GH_NO_UPDATE_NOTIFIER: "1",
+    GH_SPINNER_DISABLED: "1",
+    NO_COLOR: "1",
+    GIT_TERMINAL_PROMPT: "0",
+  };
   const gh = findOnPath("gh", env);
   if (gh === undefined) throw new ToolMissingError("gh", "gh (the GitHub CLI) is not on PATH: install it and sign in with `gh auth login`");
   const branch = await currentBranch(ctx);
@@ -73,10 +80,15 @@ export async function createPullRequest(ctx: GitContext, options: PullRequestOpt
   const created = await run(args);
   const output = `${created.stdout}${created.stderr}`.trim();
   if (created.code !== 0) {
-    if (isAuthFailure(created.stderr) || GH_AUTH_FAILURES.some((pattern) => pattern.test(created.stderr))) throw new GitAuthError(`gh could not sign in: ${firstLine(created.stderr)}`);
+    if (isAuthFailure(created.stderr) || GH_AUTH_FAILURES.some((pattern) => pattern.test(created.stderr)))
+      throw new GitAuthError(`gh could not sign in: ${firstLine(created.stderr)}`);
     throw new CommandRefusedError(`gh pr create failed: ${firstLine(created.stderr || created.stdout)}`, output);
   }
-  const url = created.stdout.split("\n").map((line) => line.trim()).filter((line) => line !== "").at(-1);
+  const url = created.stdout
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .at(-1);
   if (url === undefined || !/^https?:\/\//.test(url)) throw new CommandRefusedError("gh pr create printed no URL", output);
   return { url };
 }

@@ -25,7 +25,13 @@ export interface PushOptions {
 }
 
 /** What a remote or ssh says when it wants credentials it was not given (prompts are off). */
-const AUTH_FAILURES = [/Authentication failed/i, /could not read (Username|Password)/i, /Permission denied \(publickey/i, /terminal prompts disabled/i, /HTTP Basic: Access denied/i];
+const AUTH_FAILURES = [
+  /Authentication failed/i,
+  /could not read (Username|Password)/i,
+  /Permission denied \(publickey/i,
+  /terminal prompts disabled/i,
+  /HTTP Basic: Access denied/i,
+];
 
 export function isAuthFailure(output: string): boolean {
   return AUTH_FAILURES.some((pattern) => pattern.test(output));
@@ -63,7 +69,11 @@ export async function pushBranch(ctx: GitContext, options: PushOptions = {}): Pr
   const upstream = await upstreamOf(ctx, branch);
   const target = remote ?? upstream?.remote ?? "origin";
   if (!(await remotes(ctx)).includes(target)) {
-    throw new GitRequestError(remote !== undefined ? `there is no remote named ${remote}` : `branch ${branch} has no upstream and there is no remote named origin: name the remote to push to`);
+    throw new GitRequestError(
+      remote !== undefined
+        ? `there is no remote named ${remote}`
+        : `branch ${branch} has no upstream and there is no remote named origin: name the remote to push to`,
+    );
   }
   const remoteBranch = upstream?.remote === target ? upstream.branch : branch;
   const upstreamSet = upstream === undefined;
@@ -82,7 +92,10 @@ export async function pushBranch(ctx: GitContext, options: PushOptions = {}): Pr
   const output = `${result.stdout.toString("utf8")}${result.stderr}`.trim();
   if (result.code !== 0) {
     if (isAuthFailure(result.stderr)) throw new GitAuthError(`${target} asked for credentials: ${firstLine(result.stderr)}`);
-    const rejected = result.stdout.toString("utf8").split("\n").some((line) => line.startsWith("!"));
+    const rejected = result.stdout
+      .toString("utf8")
+      .split("\n")
+      .some((line) => line.startsWith("!"));
     if (rejected) {
       throw new GitConflictError("pushRejected", `${target} refused the push of ${branch}`, {
         output,

@@ -31,7 +31,17 @@ export function operationInProgress(gitDir: string): GitOperation | null {
  */
 export async function readStatus(ctx: GitContext): Promise<GitStatus> {
   const { stdout } = await runGit(["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"], inRepo(ctx));
-  const status: GitStatus = { branch: null, upstream: null, ahead: 0, behind: 0, staged: 0, unstaged: 0, untracked: 0, conflicted: 0, operation: operationInProgress(ctx.repo.gitDir) };
+  const status: GitStatus = {
+    branch: null,
+    upstream: null,
+    ahead: 0,
+    behind: 0,
+    staged: 0,
+    unstaged: 0,
+    untracked: 0,
+    conflicted: 0,
+    operation: operationInProgress(ctx.repo.gitDir),
+  };
   const fields = stdout.toString("utf8").split("\0");
   for (let i = 0; i < fields.length; i++) {
     const entry = fields[i]!;

@@ -2,10 +2,7 @@ import { sep } from "node:path";
 import type { SandboxPolicy } from "./policy.js";
 
 /** One mount of the sandbox's view, applied over the read-only root. */
-type Mount =
-  | { kind: "hide"; dest: string; folder: boolean }
-  | { kind: "write"; dest: string }
-  | { kind: "readOnly"; dest: string };
+type Mount = { kind: "hide"; dest: string; folder: boolean } | { kind: "write"; dest: string } | { kind: "readOnly"; dest: string };
 
 /** At one path, what comes later wins: hiding first, then the writable view, then what stays read-only inside it. */
 const RANK: Record<Mount["kind"], number> = { hide: 0, write: 1, readOnly: 2 };

@@ -39,7 +39,12 @@ const KEEP_BACKGROUND = [
  * `keepBackground` (bubblewrap only), the caller must give the child a
  * pipe on fd 3 and read the exit status there.
  */
-export function sandboxCommand(sandbox: SandboxLaunch, file: string, args: readonly string[], options: { cwd: string; keepBackground: boolean }): { file: string; args: string[] } {
+export function sandboxCommand(
+  sandbox: SandboxLaunch,
+  file: string,
+  args: readonly string[],
+  options: { cwd: string; keepBackground: boolean },
+): { file: string; args: string[] } {
   if (sandbox.kind === "seatbelt") return { file: sandbox.binary, args: [...seatbeltArgs(sandbox.policy), file, ...args] };
   const inner = options.keepBackground ? ["/bin/sh", "-c", KEEP_BACKGROUND, "knightcode-sandbox", file, ...args] : [file, ...args];
   return { file: sandbox.binary, args: [...bwrapArgs(sandbox.policy, options.cwd), "--", ...inner] };

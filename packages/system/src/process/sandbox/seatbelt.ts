@@ -33,7 +33,8 @@ export function seatbeltProfile(policy: SandboxPolicy): SeatbeltProfile {
   const hidden = policy.hidden.map((entry, i) => ({ name: param("HIDDEN", i, entry.path), folder: entry.folder }));
   const underWritable = writable.map((name) => `(subpath ${name})`);
   // A writable folder inside a hidden one (a worktree in the agent folder) is seen and written all the same.
-  const notReexposed = (filter: string): string => (underWritable.length === 0 ? filter : `(require-all ${filter} ${underWritable.map((w) => `(require-not ${w})`).join(" ")})`);
+  const notReexposed = (filter: string): string =>
+    underWritable.length === 0 ? filter : `(require-all ${filter} ${underWritable.map((w) => `(require-not ${w})`).join(" ")})`;
   const hiddenFilters = hidden.map(({ name, folder }) => notReexposed(folder ? `(subpath ${name})` : `(literal ${name})`));
   const lines = ["(version 1)", "(allow default)"];
   lines.push(`(deny file-write* (require-all ${[...underWritable, ...DEVICE_WRITES].map((f) => `(require-not ${f})`).join(" ")}))`);

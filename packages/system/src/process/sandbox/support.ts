@@ -40,7 +40,10 @@ async function probe(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): Promise
   if (platform !== "linux") return { kind: "none", available: false, reason: `no sandbox is supported on ${platform}` };
   const binary = findBwrap(env);
   if (binary === undefined) {
-    const reason = env[BWRAP_ENV] !== undefined ? `${BWRAP_ENV} names no executable bwrap (${JSON.stringify(env[BWRAP_ENV])})` : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
+    const reason =
+      env[BWRAP_ENV] !== undefined
+        ? `${BWRAP_ENV} names no executable bwrap (${JSON.stringify(env[BWRAP_ENV])})`
+        : "bubblewrap (bwrap) is not installed: apt-get install bubblewrap";
     return { kind: "bwrap", available: false, reason };
   }
   const args = bwrapArgs({ tmp: tmpdir(), writable: [], readOnly: [], hidden: [], network: false }, "/");

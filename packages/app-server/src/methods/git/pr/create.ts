@@ -7,6 +7,11 @@ export const handler: Handler<"git/pr/create"> = async (params, ctx) => {
   const threads = await ctx.services.threads();
   return onThreadCheckout(threads, params.threadId, ctx.signal, ({ git }) => {
     const { title, body, draft, base } = params;
-    return createPullRequest(git, { ...(title !== undefined ? { title } : {}), ...(body !== undefined ? { body } : {}), ...(draft !== undefined ? { draft } : {}), ...(base !== undefined ? { base } : {}) });
+    return createPullRequest(git, {
+      ...(title !== undefined ? { title } : {}),
+      ...(body !== undefined ? { body } : {}),
+      ...(draft !== undefined ? { draft } : {}),
+      ...(base !== undefined ? { base } : {}),
+    });
   });
 };

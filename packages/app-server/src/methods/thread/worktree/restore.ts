@@ -24,13 +24,20 @@ export const handler: Handler<"thread/worktree/restore"> = async (params, ctx) =
     if (place.mode !== "worktree" || place.path === undefined) throw rpcError("invalidParams", `thread ${threadId} does not run in a worktree`);
     const path = place.path;
     const worktree = threads.worktrees.all().find(({ record }) => record.path === path);
-    if (!worktree) throw rpcError("gitConflict", `${path} is not a managed worktree any more; fork the chat into a new worktree instead`, { reason: "worktreeMissing", paths: [path] });
+    if (!worktree)
+      throw rpcError("gitConflict", `${path} is not a managed worktree any more; fork the chat into a new worktree instead`, {
+        reason: "worktreeMissing",
+        paths: [path],
+      });
     await withWorktreeErrors(() =>
       withRecordLock(worktree.bucketDir, async () => {
         const { record } = threads.worktrees.all().find((one) => one.bucketDir === worktree.bucketDir) ?? worktree;
         if (!record.deleted) throw rpcError("invalidParams", `the worktree ${path} is not deleted`);
         if (record.snapshot === undefined) {
-          throw rpcError("gitConflict", `${path} was deleted without a snapshot; fork the chat into a new worktree instead`, { reason: "worktreeMissing", paths: [path] });
+          throw rpcError("gitConflict", `${path} was deleted without a snapshot; fork the chat into a new worktree instead`, {
+            reason: "worktreeMissing",
+            paths: [path],
+          });
         }
         await restoreWorktree({ repoRoot: record.repoRoot, checkoutRoot: record.checkoutRoot, path, snapshot: record.snapshot, env: ctx.context.env });
         await updateRecord(worktree.bucketDir, (current) => {
