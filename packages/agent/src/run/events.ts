@@ -1,7 +1,7 @@
 import type { AssistantMessage, AssistantMessageEvent } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { TurnError } from "./error-kind.js";
-import type { TurnStatus } from "./transcript.js";
+import type { TurnEndStatus } from "./transcript.js";
 import type { TokenUsage } from "./usage.js";
 
 export type CompactionReason = "manual" | "threshold" | "overflow";
@@ -42,7 +42,7 @@ export type SessionEvent =
       error?: string;
       aborted?: boolean;
     }
-  | { type: "turn_end"; turnId: string; status: TurnStatus; error?: TurnError; startedAt: number; completedAt: number }
+  | { type: "turn_end"; turnId: string; status: TurnEndStatus; error?: TurnError; startedAt: number; completedAt: number }
   /** The transcript can no longer be written (ownership lost, disk failure): the thread must close. */
   | { type: "fatal"; error: Error };
 

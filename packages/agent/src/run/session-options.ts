@@ -3,7 +3,7 @@ import type { AgentEvent, AgentMessage, AgentTool, AfterToolCallResult } from "@
 import type { ModelRef, ModelRegistry } from "../models/registry.js";
 import { DEFAULT_COMPACTION, type CompactionSettings } from "./compaction.js";
 import { DEFAULT_STREAM_IDLE_TIMEOUT_MS } from "./stall-guard.js";
-import type { Transcript, TurnStatus } from "./transcript.js";
+import type { Transcript, TurnEndStatus } from "./transcript.js";
 import type { TurnError } from "./error-kind.js";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SteerQueue } from "./steer-queue.js";
@@ -90,7 +90,7 @@ export interface TurnInput {
 
 export interface TurnResult {
   turnId: string;
-  status: TurnStatus;
+  status: TurnEndStatus;
   error?: TurnError;
 }
 

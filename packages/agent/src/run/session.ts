@@ -9,12 +9,12 @@ import type { CompactionReason, SessionEvent, SessionListener } from "./events.j
 import { userMessage } from "./messages.js";
 export { userMessage };
 import { createEngineAgent } from "./engine-agent.js";
-import { contextMessages, type Transcript, type TurnStatus } from "./transcript.js";
+import { contextMessages, type Transcript, type TurnEndStatus } from "./transcript.js";
 import { runTurnLoop } from "./turn-loop.js";
 import { runNestedCall, type NestedToolResult } from "./nested-tool.js";
 import { sessionEventOf } from "./agent-events.js";
 import { SteerQueue, type HeldSteer } from "./steer-queue.js";
-import { Turn } from "./turn.js";
+import { TurnRecord } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
 import type { PendingEntry, UnsavedTail } from "./unsaved.js";
 import { TranscriptWriter } from "./transcript-writer.js";
@@ -41,7 +41,7 @@ export class AgentSession {
   private level: ModelThinkingLevel;
   private tokenUsage: TokenUsage;
   /** The turn this session runs now: the same record its owner holds, never a copy. */
-  private current: Turn | undefined;
+  private current: TurnRecord | undefined;
   /** Where every entry goes; its failure stops the running turn. */
   readonly writer: TranscriptWriter;
   private systemPrompt: string;
@@ -101,7 +101,7 @@ export class AgentSession {
   }
 
   /** The turn being run, from its start entry to its end entry. */
-  get runningTurn(): Turn | undefined {
+  get runningTurn(): TurnRecord | undefined {
     return this.current;
   }
 
@@ -260,12 +260,12 @@ export class AgentSession {
    * Resolves with the outcome; a failure to start (no model, no
    * credentials) throws before anything is written.
    */
-  async runTurn(input: TurnInput, turn: Turn = new Turn()): Promise<TurnResult> {
+  async runTurn(input: TurnInput, turn: TurnRecord = new TurnRecord()): Promise<TurnResult> {
     if (this.current) throw new TurnInProgressError(this.current.id ?? "");
     if (this.fatal) throw this.fatal;
     if (turn.phase === "admitting") turn.launch();
     const agent = await this.prepare();
-    if (this.current) throw new TurnInProgressError((this.current as Turn).id ?? "");
+    if (this.current) throw new TurnInProgressError((this.current as TurnRecord).id ?? "");
     const start = this.appendSafely({ type: "turn_start" });
     if (!start) {
       // Nothing of this turn was written or shown: it did not start, and recovering must not start it either.
@@ -283,7 +283,7 @@ export class AgentSession {
     turn.settle();
     turn.signal.removeEventListener("abort", stopAgent);
     if (turn.fault) error = turn.fault;
-    const status: TurnStatus = turn.fault ? "failed" : turn.interrupted ? "interrupted" : error ? "failed" : "completed";
+    const status: TurnEndStatus = turn.fault ? "failed" : turn.interrupted ? "interrupted" : error ? "failed" : "completed";
     // Undelivered steers belong to this turn: they end with it and never reach a later one.
     agent.clearAllQueues();
     this.current = undefined;
@@ -303,7 +303,7 @@ export class AgentSession {
    * cannot hold the turn (and the thread) for ever. Then the agent is left
    * behind and the next turn gets a new one.
    */
-  private async runLoop(agent: Agent, turn: Turn, input: TurnInput): Promise<TurnError | undefined> {
+  private async runLoop(agent: Agent, turn: TurnRecord, input: TurnInput): Promise<TurnError | undefined> {
     const loop = runTurnLoop({ session: this, agent, turn, input, hooks: this.options.hooks }).catch(
       (thrown: unknown): TurnError => ({ message: thrown instanceof Error ? thrown.message : String(thrown), kind: "other" }),
     );
@@ -323,7 +323,7 @@ export class AgentSession {
    * as failed, and the next turn starts on a new agent built from the
    * transcript.
    */
-  private abandon(agent: Agent, turn: Turn): void {
+  private abandon(agent: Agent, turn: TurnRecord): void {
     this.agent = undefined;
     this.abandoned.add(agent);
     const turnId = turn.id!;

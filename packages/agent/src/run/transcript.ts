@@ -1,4 +1,5 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
+import type { TurnEndStatus } from "@knightcode/store/session/format";
 import type { BranchSummary } from "@knightcode/store/session/summary";
 import type { TurnError } from "./error-kind.js";
 
@@ -31,11 +32,11 @@ function fields(entry: TranscriptEntry): Record<string, unknown> {
   return entry as unknown as Record<string, unknown>;
 }
 
-export type TurnStatus = "completed" | "failed" | "interrupted";
+export type { TurnEndStatus };
 
 export interface TurnEndFields {
   turnId: string;
-  status: TurnStatus;
+  status: TurnEndStatus;
   error?: TurnError;
   files?: { path: string; additions: number; deletions: number }[];
 }

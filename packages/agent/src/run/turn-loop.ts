@@ -4,12 +4,12 @@ import { shouldCompact } from "./compaction.js";
 import { userMessage } from "./messages.js";
 import type { AgentSession } from "./session.js";
 import type { RetrySettings, SessionHooks, TurnInput } from "./session-options.js";
-import type { Turn } from "./turn.js";
+import type { TurnRecord } from "./turn.js";
 
 export interface TurnLoopContext {
   session: AgentSession;
   agent: Agent;
-  turn: Turn;
+  turn: TurnRecord;
   input: TurnInput;
   hooks?: SessionHooks;
 }
@@ -59,7 +59,7 @@ export async function runTurnLoop(context: TurnLoopContext): Promise<TurnError |
 }
 
 /** Marks the turn as ending, in the same step as the decision: no input can slip in after it. */
-function settle(turn: Turn, error?: TurnError): TurnError | undefined {
+function settle(turn: TurnRecord, error?: TurnError): TurnError | undefined {
   turn.settle();
   return error;
 }

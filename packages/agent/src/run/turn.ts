@@ -1,5 +1,5 @@
 import type { TurnError } from "./error-kind.js";
-import type { TurnStatus } from "./transcript.js";
+import type { TurnEndStatus } from "./transcript.js";
 
 /**
  * Where a turn stands. `admitting`: its input passes the input hooks.
@@ -10,7 +10,7 @@ import type { TurnStatus } from "./transcript.js";
 export type TurnPhase = "admitting" | "starting" | "running" | "settling" | "ended";
 
 export interface TurnOutcome {
-  status: TurnStatus;
+  status: TurnEndStatus;
   error?: TurnError;
   completedAt: number;
 }
@@ -29,7 +29,7 @@ const NEXT: Record<TurnPhase, readonly TurnPhase[]> = {
  * runs it moves it along as it writes the start and end entries. Everyone
  * else reads it; nobody keeps a copy of its state.
  */
-export class Turn {
+export class TurnRecord {
   private phaseValue: TurnPhase = "admitting";
   private readonly controller = new AbortController();
   private idValue: string | undefined;

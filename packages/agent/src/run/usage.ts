@@ -1,10 +1,9 @@
 import type { AssistantMessage } from "@mariozechner/pi-ai";
-import { addUsage, type UsageTotals } from "@knightcode/store/session/summary";
+import type { TokenUsage } from "@knightcode/schema/threads";
+import { addUsage } from "@knightcode/store/session/summary";
 
-/** A thread's token usage: the branch's cumulative counts and cost (dollars), and how full the context is now. */
-export interface TokenUsage extends UsageTotals {
-  contextWindow: number;
-}
+/** A thread's token usage: the branch's cumulative counts and cost (dollars), and how full the context is now; the wire's shape. */
+export type { TokenUsage };
 
 export function emptyUsage(contextWindow: number): TokenUsage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0, contextWindow };

@@ -5,11 +5,11 @@ import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
 
 /** Where a tool comes from: ours, or an extension's (which may replace one of ours by name). */
-export type ToolSource = "builtin" | "extension";
+export type ProbedToolSource = "builtin" | "extension";
 
 export interface ToolListing {
   /** Every tool the thread has, each name once, sorted by name. */
-  tools: { name: string; description: string; source: ToolSource }[];
+  tools: { name: string; description: string; source: ProbedToolSource }[];
   /** The tools it offers the model, in the order it offers them. */
   defaultTools: string[];
 }
@@ -34,7 +34,7 @@ export async function probeTools(env: ThreadEnvironment, cwd: string | undefined
       toolsFile,
     });
     const extensionTools = host.tools();
-    const all = new Map<string, { name: string; description: string; source: ToolSource }>();
+    const all = new Map<string, { name: string; description: string; source: ProbedToolSource }>();
     for (const tool of builtins) all.set(tool.name, { name: tool.name, description: tool.description, source: "builtin" });
     for (const tool of extensionTools) all.set(tool.name, { name: tool.name, description: tool.description, source: "extension" });
     const offered = selectTools(builtins, extensionTools, snapshot.effective.defaultTools);

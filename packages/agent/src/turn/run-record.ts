@@ -2,7 +2,7 @@ import type { ImageContent } from "@mariozechner/pi-ai";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SessionEvent } from "../run/events.js";
 import type { AgentSession } from "../run/session.js";
-import { Turn } from "../run/turn.js";
+import { TurnRecord } from "../run/turn.js";
 
 /** The identity a turn's notifications carry from its start. */
 export interface StartMeta {
@@ -39,7 +39,7 @@ export type Work =
 
 /** A turn from admission to its settled run: the controller's one record of it. */
 export interface Run {
-  readonly turn: Turn;
+  readonly turn: TurnRecord;
   readonly meta: StartMeta;
   /** Resolves the start request once the start entry is written. */
   started?: (turnId: string) => void;
@@ -60,7 +60,7 @@ export type Phase =
 export function newRun(meta: StartMeta): Run {
   let finish!: () => void;
   const done = new Promise<void>((resolve) => (finish = resolve));
-  return { turn: new Turn(), meta, completed: false, tracksFiles: false, done, finish: () => finish() };
+  return { turn: new TurnRecord(), meta, completed: false, tracksFiles: false, done, finish: () => finish() };
 }
 
 export type Waiting = "approval" | "dialog";
@@ -98,7 +98,7 @@ export class WaitCounts {
  * fault fails it, a stop interrupts it (interrupted outcomes take
  * precedence), and otherwise it failed with what was thrown.
  */
-export function unreportedEnd(turn: Turn, thrown: unknown): Extract<SessionEvent, { type: "turn_end" }> {
+export function unreportedEnd(turn: TurnRecord, thrown: unknown): Extract<SessionEvent, { type: "turn_end" }> {
   const thrownMessage = thrown instanceof Error ? thrown.message : thrown === undefined ? "the turn ended without finishing" : String(thrown);
   const error = turn.fault ?? (turn.interrupted ? undefined : { message: thrownMessage, kind: "other" as const });
   return {

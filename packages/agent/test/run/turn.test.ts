@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Turn } from "../../src/run/turn.js";
+import { TurnRecord } from "../../src/run/turn.js";
 import { runEnv, type RunEnv } from "../support/env.js";
 import { waitUntil } from "@knightcode/testkit";
 
@@ -12,7 +12,7 @@ after(() => env.close());
 
 describe("a turn's one record", () => {
   test("moves admitting -> starting -> running -> settling -> ended, and no other way", () => {
-    const turn = new Turn();
+    const turn = new TurnRecord();
     assert.equal(turn.phase, "admitting");
     assert.throws(() => turn.begin("t1", 1), /cannot go from admitting to running/);
     turn.launch();
@@ -27,13 +27,13 @@ describe("a turn's one record", () => {
   });
 
   test("an interrupt aborts its signal once; an ended turn cannot be interrupted", () => {
-    const turn = new Turn();
+    const turn = new TurnRecord();
     let aborts = 0;
     turn.signal.addEventListener("abort", () => aborts++);
     assert.equal(turn.interrupt(), true);
     assert.equal(turn.interrupt(), false);
     assert.equal(aborts, 1);
-    const ended = new Turn();
+    const ended = new TurnRecord();
     ended.launch();
     ended.begin("t2", 1);
     ended.settle();
@@ -44,7 +44,7 @@ describe("a turn's one record", () => {
 
   test("a turn interrupted before its start entry still gets one, ends interrupted and asks the model nothing", async () => {
     const { session, transcript } = await env.session();
-    const turn = new Turn();
+    const turn = new TurnRecord();
     turn.interrupt();
     const before = env.model.requests.length;
     const result = await session.runTurn({ text: "never sent" }, turn);
@@ -60,7 +60,7 @@ describe("a turn's one record", () => {
   test("the session runs the record its owner holds: the owner's interrupt stops the model request", async () => {
     const { session, events } = await env.session();
     env.model.enqueue({ text: ["one", " two"], pauseAfter: 2 });
-    const turn = new Turn();
+    const turn = new TurnRecord();
     const running = session.runTurn({ text: "go" }, turn);
     await waitUntil("the reply to stream", () => events.some((e) => e.type === "message_update" && e.event.type === "text_delta"));
     assert.equal(session.runningTurn, turn);

@@ -33,11 +33,11 @@ export interface MessageEntry extends EntryBase<"message"> {
 /** Its `id` is the turn id. */
 export type TurnStartEntry = EntryBase<"turn_start">;
 
-export type TurnStatus = "completed" | "failed" | "interrupted";
+export type TurnEndStatus = "completed" | "failed" | "interrupted";
 
 export interface TurnEndEntry extends EntryBase<"turn_end"> {
   turnId: string;
-  status: TurnStatus;
+  status: TurnEndStatus;
   error?: { message: string; kind: string };
   files?: Array<{ path: string; additions: number; deletions: number }>;
 }
