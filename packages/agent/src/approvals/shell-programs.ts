@@ -1,30 +1,9 @@
-import { allOf, networkRemotesOnly, noJqFileAccess, noRemoteHelper, noResponseFile, staysInFolder, type WordCheck } from "./shell-checks.js";
+import { allOf, networkRemotesOnly, noJqFileAccess, noRemoteHelper, staysInFolder, type WordCheck } from "./shell-checks.js";
 import { allow, type ArgRule, deny, denySingleDash, NO_OPTION_LIMITS } from "./shell-options.js";
+import { ESLINT, JEST, PRETTIER, PYTEST, TSC, VITEST } from "./shell-dev-tools.js";
+import { anyArgs, bareArgs, type CommandNode, leaf } from "./shell-nodes.js";
 
-/**
- * One step of a recognized command form. The prefix grows by one word for
- * each step taken; it may end only at a step with `args`.
- */
-export interface CommandNode {
-  /** Fixed next words, each its own step. */
-  readonly subcommands?: Readonly<Record<string, CommandNode>>;
-  /** The next word is a name the project defines (an npm script, a make target); it joins the prefix. */
-  readonly named?: CommandNode;
-  /** The next word is another recognized program run through this one (npx); its prefix is appended. */
-  readonly delegate?: readonly string[];
-  /** Present when the prefix may end here: how the remaining words are checked. */
-  readonly args?: ArgRule;
-  /**
-   * Words the program reads as its own commands though we give them no
-   * prefix (vitest's init): refused anywhere after this step.
-   */
-  readonly reserved?: readonly string[];
-}
-
-const anyArgs = (options = NO_OPTION_LIMITS, more: Partial<ArgRule> = {}): ArgRule => ({ positionals: true, options, ...more });
-
-const bareArgs = (options = NO_OPTION_LIMITS): ArgRule => ({ positionals: false, options });
-const leaf = (args: ArgRule): CommandNode => ({ args });
+export type { CommandNode };
 
 // git: options that run a program (upload-pack, exec, open-files-in-pager,
 // strategy), write a file anywhere (output), use an external diff tool, or
@@ -218,110 +197,6 @@ const GO: CommandNode = {
 // replace SHELL or CC), no -f/-C/--eval.
 const MAKE_ARGS = bareArgs(allow(["-k", "-s", "--silent", "--keep-going"], [/^-j[0-9]+$/]));
 const MAKE: CommandNode = { args: MAKE_ARGS, named: leaf(MAKE_ARGS) };
-
-// Test runners and linters load configuration and plugins as code, from
-// options such as --config, --plugin or --reporter: only a few options.
-const JEST = leaf(
-  anyArgs(
-    allow([
-      "--ci",
-      "--coverage",
-      "--runInBand",
-      "-i",
-      "--verbose",
-      "--silent",
-      "--bail",
-      "--passWithNoTests",
-      "-u",
-      "--updateSnapshot",
-      "--detectOpenHandles",
-      "--forceExit",
-      "--listTests",
-      "-t",
-      "--testNamePattern",
-      "--json",
-      "--no-cache",
-      "--onlyChanged",
-      "-o",
-      "--watchAll=false",
-    ]),
-  ),
-);
-const VITEST_ARGS = anyArgs(
-  allow(["--run", "--coverage", "--silent", "--passWithNoTests", "-u", "--update", "-t", "--testNamePattern", "--reporter=verbose", "--reporter=dot"]),
-);
-const VITEST: CommandNode = {
-  args: VITEST_ARGS,
-  reserved: ["watch", "dev", "init", "typecheck"],
-  subcommands: Object.fromEntries(["run", "bench", "list", "related"].map((sub) => [sub, leaf(VITEST_ARGS)])),
-};
-const ESLINT = leaf(
-  anyArgs(
-    allow(
-      [
-        "--fix",
-        "--fix-dry-run",
-        "--cache",
-        "--quiet",
-        "--max-warnings",
-        "--no-error-on-unmatched-pattern",
-        "--report-unused-disable-directives",
-        "--color",
-        "--no-color",
-        "--format=json",
-        "--format=stylish",
-      ],
-      [/^--max-warnings=[0-9]+$/],
-    ),
-    { check: staysInFolder },
-  ),
-);
-const PRETTIER = leaf(anyArgs(allow(["--write", "-w", "--check", "-c", "--list-different", "-l", "--cache", "--no-color"]), { check: staysInFolder }));
-// pytest: -p loads a plugin module, --pdbcls imports one, -c/-o/--config-file
-// and @file add options from another file; --basetemp is emptied first, and
-// the reports and logs are written wherever they say.
-const PYTEST = leaf(
-  anyArgs(
-    deny(
-      [
-        "config-file",
-        "inifile",
-        "override-ini",
-        "rootdir",
-        "confcutdir",
-        "pyargs",
-        "pdbcls",
-        "basetemp",
-        "junitxml",
-        "junit-xml",
-        "log-file",
-        "debug",
-        "report-log",
-        "resultlog",
-        "result-log",
-        "html",
-        "cov-report",
-      ],
-      "pco",
-    ),
-    { check: allOf(noResponseFile, staysInFolder) },
-  ),
-);
-
-// tsc: options that write elsewhere (outDir, outFile, declarationDir, the
-// build info, traces and profiles; rootDir shapes the output tree) or read
-// another project (-p, -b). tsc reads option names in any case and with one
-// dash or two, and arguments from `@file`; it writes each input's output
-// beside it, so inputs stay in the working folder.
-const TSC = leaf(
-  anyArgs(
-    denySingleDash(
-      ["outdir", "outfile", "out", "declarationdir", "tsbuildinfofile", "generatetrace", "generatecpuprofile", "rootdir", "project", "p", "build", "b"],
-      { ignoreCase: true },
-    ),
-    { check: allOf(noResponseFile, staysInFolder) },
-  ),
-);
 
 // docker and kubectl: only reading subcommands, and no option that picks
 // another daemon, cluster, credential or config (kubeconfig exec plugins run commands).

@@ -7,6 +7,7 @@ import { runCompaction, type CompactionResult } from "./compact-run.js";
 import type { TurnError } from "./error-kind.js";
 import type { CompactionReason, SessionEvent, SessionListener } from "./events.js";
 import { userMessage } from "./messages.js";
+/** Also carries the transcript's own message types (declared in messages.ts) to every importer of the session. */
 export { userMessage };
 import { createEngineAgent } from "./engine-agent.js";
 import { contextMessages, type Transcript, type TurnEndStatus } from "./transcript.js";
@@ -20,7 +21,6 @@ import type { PendingEntry, UnsavedTail } from "./unsaved.js";
 import { TranscriptWriter } from "./transcript-writer.js";
 import { graceAfterStop, leftBehindResults } from "./stop-grace.js";
 import { DEFAULT_RUN_SETTINGS, TurnInProgressError, type AgentSessionOptions, type RunSettings, type TurnInput, type TurnResult } from "./session-options.js";
-export type { NestedToolResult };
 
 /**
  * One thread's agent: its transcript, model, tools, token usage and the
@@ -338,18 +338,14 @@ export class AgentSession {
     return this.deliver(userMessage(text, images), "steer");
   }
 
-  /**
-   * Queues input for when the running turn's agent would otherwise stop:
-   * it still belongs to this turn. False when no turn accepts input.
-   */
+  /** Queues input for when the running turn's agent would otherwise stop (it still belongs to this turn); false when no turn accepts input. */
   followUp(text: string, images: ImageContent[] = []): boolean {
     return this.deliver(userMessage(text, images), "followUp");
   }
 
   /**
-   * Hands a message (the user's, or an extension's) to the running turn:
-   * `steer` reaches the model after the current tool calls, `followUp` once
-   * the agent would otherwise stop. False when no turn accepts input.
+   * Hands a message (the user's, or an extension's) to the running turn: `steer` reaches the model after the
+   * current tool calls, `followUp` once the agent would otherwise stop. False when no turn accepts input.
    * `held`: the steer it comes from, which the queue accepts in its place.
    */
   deliver(message: AgentMessage, as: "steer" | "followUp", held?: HeldSteer): boolean {
@@ -360,10 +356,7 @@ export class AgentSession {
     return true;
   }
 
-  /**
-   * Adds a message to the context between turns: saved now, sent with the
-   * next request. False while a turn runs (steer or follow up instead).
-   */
+  /** Adds a message to the context between turns: saved now, sent with the next request. False while a turn runs (steer or follow up instead). */
   addMessage(message: AgentMessage): boolean {
     if (this.current) return false;
     this.recordMessage("", message);
@@ -388,7 +381,6 @@ export class AgentSession {
     return this.systemPrompt;
   }
 
-  /** @internal */
   engineOrThrow(): Engine {
     if (!this.engine) throw new Error("engine not loaded");
     return this.engine;
