@@ -9,7 +9,9 @@
 //
 //   node scripts/folder-graph.mjs [repo root]   print it
 //   node scripts/folder-graph.mjs --write       put it in docs/architecture.md
-//   node scripts/folder-graph.mjs --check       fail when the doc's drawing is stale
+//   node scripts/folder-graph.mjs --check       fail when the doc's drawing is stale, or the house
+//                                               has a pair of folders importing each other, a
+//                                               source file over 400 lines or an `export *`
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +34,9 @@ function folderOf(srcRoot, file) {
   return parts.length > 1 ? parts[0] : "(root)";
 }
 
+const MAX_LINES = 400;
+const GENERATED = /[/\\]generated[/\\]/;
+const problems = [];
 const packages = readdirSync(join(root, "packages")).sort();
 const packageEdges = new Map();
 const lines = [];
@@ -46,7 +51,11 @@ for (const pkg of packages) {
   const edges = new Map();
   for (const file of files) {
     const from = folderOf(srcRoot, file);
-    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
+    const text = readFileSync(file, "utf8");
+    const lineCount = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    if (lineCount > MAX_LINES && !GENERATED.test(file)) problems.push(`${relative(root, file)} has ${lineCount} lines (at most ${MAX_LINES})`);
+    if (/^export \* from/m.test(text)) problems.push(`${relative(root, file)} re-exports with export *`);
+    for (const match of text.matchAll(IMPORT)) {
       const spec = match[1];
       if (spec.startsWith("@knightcode/")) {
         const target = spec.split("/")[1];
@@ -64,12 +73,19 @@ for (const pkg of packages) {
   if (edges.size === 0) continue;
   lines.push(`${pkg}:`);
   for (const from of [...edges.keys()].sort()) {
-    const targets = [...edges.get(from)].sort().map((to) => (edges.get(to)?.has(from) && from !== "(root)" && to !== "(root)" ? `${to} (both ways)` : to));
+    const both = (to) => edges.get(to)?.has(from) && from !== "(root)" && to !== "(root)";
+    for (const to of edges.get(from)) if (both(to) && from < to) problems.push(`${pkg}: ${from} and ${to} import each other`);
+    const targets = [...edges.get(from)].sort().map((to) => (both(to) ? `${to} (both ways)` : to));
     lines.push(`  ${from.padEnd(14)} -> ${targets.join(", ")}`);
   }
 }
 const mutualPackages = [];
-for (const [from, targets] of packageEdges) for (const to of targets) if (from < to && packageEdges.get(to)?.has(from)) mutualPackages.push(`${from}<>${to}`);
+for (const [from, targets] of packageEdges)
+  for (const to of targets)
+    if (from < to && packageEdges.get(to)?.has(from)) {
+      mutualPackages.push(`${from}<>${to}`);
+      problems.push(`packages ${from} and ${to} import each other`);
+    }
 const header = ["packages:"];
 for (const pkg of [...packageEdges.keys()].sort()) header.push(`  ${pkg.padEnd(20)} -> ${[...packageEdges.get(pkg)].sort().join(", ") || "(none)"}`);
 if (mutualPackages.length) header.push(`  packages importing each other: ${mutualPackages.join(", ")}`);
@@ -83,11 +99,14 @@ if (mode === undefined) {
   const doc = readFileSync(docPath, "utf8");
   const from = doc.indexOf(BEGIN);
   const to = doc.indexOf(END);
-  if (from === -1 || to < from) throw new Error(`${docPath} has no folder-graph markers`);
-  const fresh = `${doc.slice(0, from + BEGIN.length)}\n\n\`\`\`\n${drawing}\n\`\`\`\n\n${doc.slice(to)}`;
-  if (mode === "--write") writeFileSync(docPath, fresh);
-  else if (fresh !== doc) {
-    console.error("docs/architecture.md: the drawing of the house is stale; run node scripts/folder-graph.mjs --write");
+  if (from === -1 || to < from) problems.push(`${docPath} has no folder-graph markers`);
+  else {
+    const fresh = `${doc.slice(0, from + BEGIN.length)}\n\n\`\`\`\n${drawing}\n\`\`\`\n\n${doc.slice(to)}`;
+    if (mode === "--write") writeFileSync(docPath, fresh);
+    else if (fresh !== doc) problems.push("docs/architecture.md: the drawing of the house is stale; run node scripts/folder-graph.mjs --write");
+  }
+  if (mode === "--check" && problems.length > 0) {
+    for (const problem of problems) console.error(problem);
     process.exit(1);
   }
 }
