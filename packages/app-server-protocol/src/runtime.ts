@@ -1,5 +1,5 @@
 import schemaFile from "../app-server.schema.json" with { type: "json" };
-import { SchemaCompiler, formatPath, type Schema, type SchemaIssue } from "./validate.js";
+import { SchemaCompiler, formatPath, type Schema, type SchemaIssue } from "@knightcode/schema/validate";
 
 export type Section = "clientRequests" | "clientNotifications" | "serverRequests" | "serverNotifications";
 

@@ -4,6 +4,8 @@
 import { type Static, type TSchema, Type } from "typebox";
 import { ApprovalMode, ThinkingLevel } from "./threads.js";
 
+export { GLOBAL_ONLY_SETTINGS } from "./settings-scopes.js";
+
 /**
  * Two annotations the generic words cannot give: `title` names a value's
  * type in the docs' table, `expected` says what it must be in a message
@@ -132,11 +134,3 @@ export const Settings = Type.Object({
 
 /** Every known setting with its value: what a read gives after defaults fill the gaps. */
 export type Settings = Static<typeof Settings>;
-
-/**
- * Settings a repository must not be able to change for the user (what
- * contains its own commands): only the global file's value counts, and a
- * project's is ignored with a warning. A rule about where a value came
- * from, which a schema of the value cannot say.
- */
-export const GLOBAL_ONLY_SETTINGS: ReadonlySet<string> = new Set(["sandbox.mode", "sandbox.network", "sandbox.required"]);

@@ -1,6 +1,8 @@
-import { GLOBAL_ONLY_SETTINGS, Settings } from "@knightcode/schema/settings";
+import { SETTINGS_SCHEMA } from "@knightcode/schema/generated/settings";
+import type { Settings } from "@knightcode/schema/settings";
+import { GLOBAL_ONLY_SETTINGS } from "@knightcode/schema/settings-scopes";
+import type { Schema } from "@knightcode/schema/validate";
 import type { ApprovalMode, ThinkingLevel } from "@knightcode/schema/threads";
-import type { TSchema } from "typebox";
 import { type Kind, kindOf } from "./kinds.js";
 
 /** One known setting: what it accepts, what unset means, and a line for the docs. */
@@ -22,13 +24,13 @@ export type { ApprovalMode, ThinkingLevel };
 
 interface SchemaNode {
   type?: string;
-  properties?: Record<string, TSchema>;
+  properties?: Record<string, Schema>;
   default?: unknown;
   description?: string;
 }
 
 /** The catalogue as a tree of leaves, read off the settings schema: an object schema is a group, anything else a setting. */
-function catalogueOf(schema: TSchema, prefix: readonly string[]): SettingGroup {
+function catalogueOf(schema: Schema, prefix: readonly string[]): SettingGroup {
   const group: Record<string, SettingLeaf<unknown> | SettingGroup> = {};
   for (const [name, child] of Object.entries((schema as SchemaNode).properties ?? {})) {
     const segments = [...prefix, name];
@@ -46,7 +48,7 @@ function catalogueOf(schema: TSchema, prefix: readonly string[]): SettingGroup {
  * keys in a file are kept untouched (extensions store their own); only
  * these are type-checked.
  */
-export const SETTINGS_CATALOGUE: SettingGroup = catalogueOf(Settings, []);
+export const SETTINGS_CATALOGUE: SettingGroup = catalogueOf(SETTINGS_SCHEMA, []);
 
 export type EffectiveSettings = Settings;
 

@@ -1,7 +1,8 @@
-import { EnvNames } from "@knightcode/schema/settings";
+import { ENV_NAMES_SCHEMA } from "@knightcode/schema/generated/settings";
+import type { EnvNames } from "@knightcode/schema/settings";
+import type { Static } from "typebox";
+import { type Schema, SchemaCompiler } from "@knightcode/schema/validate";
 import { expected } from "@knightcode/schema/words";
-import type { Static, TSchema } from "typebox";
-import { Compile } from "typebox/compile";
 
 /** What values a known setting accepts: a type guard plus the words for messages and docs. */
 export interface Kind<T> {
@@ -10,16 +11,16 @@ export interface Kind<T> {
 }
 
 /**
- * A setting's schema as a Kind. The validator is compiled on the first
- * check and kept: most settings are never checked by a process that only
- * answers a handshake.
+ * A setting's schema (the plain copy of its TypeBox schema) as a Kind. The
+ * check is compiled on first use and kept: most settings are never checked
+ * by a process that only answers a handshake or lists threads.
  */
-export function kindOf<S extends TSchema>(schema: S): Kind<Static<S>> {
-  let validator: { Check(value: unknown): boolean } | undefined;
+export function kindOf<T>(schema: Schema): Kind<T> {
+  let compiled: ((value: unknown, path: (string | number)[]) => unknown) | undefined;
   return {
-    description: expected(schema),
-    check: (value: unknown): value is Static<S> => (validator ??= Compile(schema)).Check(value),
+    description: expected(schema as Parameters<typeof expected>[0]),
+    check: (value: unknown): value is T => (compiled ??= new SchemaCompiler({}).compile(schema))(value, []) === undefined,
   };
 }
 
-export const envNames = kindOf(EnvNames);
+export const envNames = kindOf<Static<typeof EnvNames>>(ENV_NAMES_SCHEMA);

@@ -15,7 +15,11 @@ export interface SchemaIssue {
 export type Schema = boolean | { [keyword: string]: unknown };
 type Check = (value: unknown, path: (string | number)[]) => SchemaIssue | undefined;
 
-const ANNOTATIONS = new Set(["description", "title", "default", "examples", "$comment", "$schema", "$id", "$defs", "errors", "result", "params"]);
+const ANNOTATIONS = new Set([
+  ...["description", "title", "default", "examples", "$comment", "$schema", "$id", "$defs", "errors", "result", "params"],
+  // The words a config file's schema carries for its messages and docs (words.ts, problems.ts).
+  ...["expected", "problem", "problems", "unknownKey", "missingKey", "ofParent"],
+]);
 const KEYWORDS = new Set([
   "$ref",
   "type",
