@@ -4,6 +4,6 @@
  * loads nothing it does not use.
  */
 export { AppServer } from "./server.js";
-export { ServerContext, type ServerContextOptions } from "./context.js";
+export { ServerContext, type ServerContextOptions } from "./host/context.js";
 export { StdioTransport } from "./transport/stdio.js";
-export type { ProtocolOutput } from "./stdout-guard.js";
+export type { ProtocolOutput } from "./transport/stdout-guard.js";

@@ -1,5 +1,5 @@
 import { ProtocolSchema, type ClientRequestMethod, type ServerNotificationMethod, type ServerNotificationParams } from "@knightcode/app-server-protocol";
-import type { ServerContext } from "./context.js";
+import type { ServerContext } from "./host/context.js";
 import { handlers as defaultHandlers, loadHandlers } from "./handlers.js";
 import { Connection } from "./rpc/connection.js";
 import { AppServerError, rpcError } from "./rpc/errors.js";
@@ -7,7 +7,7 @@ import type { HandlerTable, RequestContext } from "./rpc/handler.js";
 import type { Incoming } from "./rpc/message.js";
 import { shutdownConnections, type ShutdownOptions } from "./lifecycle/shutdown.js";
 import type { ServerTransport } from "./transport/types.js";
-import { Services } from "./services.js";
+import { Services } from "./services/services.js";
 import type { ThreadCatalog } from "./threads/catalog.js";
 import type { ThreadManager } from "./threads/manager.js";
 

@@ -4,7 +4,7 @@ import type { ToolCallInfo } from "@knightcode/agent/run/session-options";
 import type { TurnController } from "@knightcode/agent/turn/controller";
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { Asker } from "../asking/asker.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { ApprovalGate, type GateRecord } from "./gate.js";
 import type { NetworkGrants } from "./network-grants.js";

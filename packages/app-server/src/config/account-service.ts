@@ -3,7 +3,7 @@ import { OAuthLogins, type LoginEnd } from "@knightcode/agent/models/oauth-login
 import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
-import type { AppServer } from "../server.js";
+import type { ServerHost } from "../host/server-host.js";
 
 type Account = ServerNotificationParams<"account/updated">["accounts"][number];
 
@@ -18,7 +18,7 @@ export class AccountService {
   readonly logins: OAuthLogins;
 
   constructor(
-    private readonly server: AppServer,
+    private readonly server: ServerHost,
     readonly registry: ModelRegistry,
   ) {
     const log = server.context.log;

@@ -1,4 +1,4 @@
-import type { ServerContext } from "../context.js";
+import type { ServerContext } from "../host/context.js";
 import type { Connection } from "../rpc/connection.js";
 import { rpcError } from "../rpc/errors.js";
 

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { Handler } from "../rpc/handler.js";
 import { rpcError } from "../rpc/errors.js";
-import { SERVER_NAME, serverVersion } from "../version.js";
+import { SERVER_NAME, serverVersion } from "../host/version.js";
 
 function platformOs(): "linux" | "darwin" | "win32" {
   const os = process.platform;

@@ -9,7 +9,7 @@ import {
   type ServerRequestParams,
   type ServerRequestResult,
 } from "@knightcode/app-server-protocol";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { ServerTransport } from "../transport/types.js";
 import { ServerRequestError } from "./errors.js";
 import { InFlightRequest } from "./in-flight.js";

@@ -1,15 +1,15 @@
 import type { ClientRequestMethod, ClientRequestParams, ClientRequestResult, RequestId } from "@knightcode/app-server-protocol";
-import type { ServerContext } from "../context.js";
-import type { Logger } from "../log.js";
-import type { AppServer } from "../server.js";
-import type { Services } from "../services.js";
+import type { ServerContext } from "../host/context.js";
+import type { Logger } from "../host/log.js";
+import type { ServerHost } from "../host/server-host.js";
+import type { Services } from "../services/services.js";
 import type { Connection } from "./connection.js";
 
 /** What a handler may use: its connection, the server's services, a logger and its abort signal. */
 export interface RequestContext {
   readonly requestId: RequestId;
   readonly connection: Connection;
-  readonly server: AppServer;
+  readonly server: ServerHost;
   readonly context: ServerContext;
   /** Trust, registry, catalog, threads, accounts: each built on first use, so a handler loads only what it asks for. */
   readonly services: Services;

@@ -1,23 +1,24 @@
 import { childEnvironment } from "@knightcode/system/process/child-env";
 import { readModelsFile } from "@knightcode/agent/models/models-json";
-import type { AppServer } from "../server.js";
+import type { ServerHost } from "../host/server-host.js";
+import type { Services } from "../services/services.js";
 import { FileSearch, type FileSearchLimits } from "./service.js";
 
-const searches = new WeakMap<AppServer, FileSearch>();
+const searches = new WeakMap<ServerHost, FileSearch>();
 
 /**
  * The server's one FileSearch, made on the first search: it is shared by
  * every connection, and closes as shutdown begins, so that a search still
  * waiting answers shuttingDown at once and no fd outlives the server.
  */
-export function fileSearchOf(server: AppServer): FileSearch {
+export function fileSearchOf(server: ServerHost, services: Services): FileSearch {
   let search = searches.get(server);
   if (search) return search;
   const context = server.context;
   search = new FileSearch({
     env: () =>
       childEnvironment(context.env, {
-        withholdNames: server.services.loadedRegistry?.keyEnvNames() ?? modelsFileKeyNames(context.agentDir, context.env),
+        withholdNames: services.loadedRegistry?.keyEnvNames() ?? modelsFileKeyNames(context.agentDir, context.env),
         withholdValues: context.secrets.values,
       }),
     pathEnv: () => context.env,

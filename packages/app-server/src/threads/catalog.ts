@@ -1,6 +1,6 @@
 import { ThreadListing } from "@knightcode/store/listing/thread-listing";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
-import type { ServerContext } from "../context.js";
+import type { ServerContext } from "../host/context.js";
 import { ThreadLocator } from "./locate.js";
 
 /**

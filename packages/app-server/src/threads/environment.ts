@@ -4,7 +4,7 @@ import { mcpExtension } from "@knightcode/agent/mcp/extension";
 import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
 import type { TrustStore } from "@knightcode/agent/trust/store";
-import type { ServerContext } from "../context.js";
+import type { ServerContext } from "../host/context.js";
 
 /**
  * What every thread of a server shares: the registry and trust store the

@@ -2,7 +2,7 @@ import { threadFault } from "@knightcode/store/session/fault";
 import type { SessionFile } from "@knightcode/store/session/session-file";
 import type { UnsavedTail } from "@knightcode/agent/run/unsaved";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import { rpcError } from "../rpc/errors.js";
 
 /**

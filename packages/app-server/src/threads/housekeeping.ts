@@ -1,4 +1,4 @@
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { LoadedThread } from "./loaded-thread.js";
 
 export interface HousekeepingOptions {

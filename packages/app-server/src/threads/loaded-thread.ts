@@ -10,7 +10,7 @@ import type { Warning } from "@knightcode/system/warning";
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import { threadFault } from "@knightcode/store/session/fault";
 import type { ApprovalMode, ServerNotificationMethod, ServerNotificationParams, Thread, ThreadStatus, Turn } from "@knightcode/app-server-protocol";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { Connection } from "../rpc/connection.js";
 import type { ApprovalGate } from "../approvals/gate.js";
 import { threadGate } from "../approvals/thread-gate.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ARCHIVED_FOLDER, isArchivedPath } from "@knightcode/store/session/archive";
 import { readSettings } from "@knightcode/agent/settings/read";
 import { resolveSessionDir } from "@knightcode/store/session/paths";
-import type { ServerContext } from "../context.js";
+import type { ServerContext } from "../host/context.js";
 import { rpcError } from "../rpc/errors.js";
 
 /**

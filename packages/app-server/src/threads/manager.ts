@@ -11,7 +11,7 @@ import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import { workspaceEntry } from "@knightcode/repo/worktrees/workspace";
 import type { ThreadStatus } from "@knightcode/app-server-protocol";
-import type { ServerContext } from "../context.js";
+import type { ServerContext } from "../host/context.js";
 import { rpcError } from "../rpc/errors.js";
 import { createModelRegistry } from "../models/registry.js";
 import { createTrustStore } from "../trust/store.js";

@@ -7,7 +7,7 @@ import type { Warning } from "@knightcode/system/warning";
 import type { ApprovalMode } from "@knightcode/app-server-protocol";
 import { NetworkGrants } from "../approvals/network-grants.js";
 import { ThreadModes, validApprovalMode } from "../approvals/thread-modes.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { PayloadSink } from "../payloads/store.js";
 import { WIRE_TURN_ERRORS } from "../turns/notifier.js";
 import { askUser } from "../ui/ask-user.js";

@@ -7,7 +7,7 @@ import { SessionFileError } from "@knightcode/store/session/errors";
 import { threadPlace } from "@knightcode/repo/worktrees/workspace";
 import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { Asker } from "../asking/asker.js";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 import type { Connection } from "../rpc/connection.js";
 import { DELTAS } from "../rpc/outbox.js";
 

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { LineFramer, decodeUtf8 } from "@knightcode/app-server-protocol";
-import type { ProtocolOutput } from "../stdout-guard.js";
+import type { ProtocolOutput } from "./stdout-guard.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 
 /** A batch this large is written at once rather than at the end of the event-loop turn. */

@@ -5,7 +5,7 @@ import type { GitContext } from "@knightcode/repo/git/ops/context";
 import type { NewEntry } from "@knightcode/store/session/format";
 import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Logger } from "../log.js";
+import type { Logger } from "../host/log.js";
 
 export interface TurnChangesHost {
   readonly threadId: string;

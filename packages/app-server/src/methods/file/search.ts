@@ -9,7 +9,7 @@ import { fileSearchOf } from "../../search/file-search.js";
  */
 export const handler: Handler<"file/search"> = async (params, ctx) => {
   try {
-    return await fileSearchOf(ctx.server).search(params, ctx.signal);
+    return await fileSearchOf(ctx.server, ctx.services).search(params, ctx.signal);
   } catch (error) {
     // The connection closed or the deadline passed: nobody reads the answer, and it is no fault to log.
     if (ctx.signal.aborted && error === ctx.signal.reason) throw rpcError("internal", "the search was cancelled");

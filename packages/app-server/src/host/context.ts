@@ -1,10 +1,10 @@
 import { homedir } from "node:os";
 import type { ServerSecrets } from "@knightcode/system/process/child-env";
 import { join, resolve } from "node:path";
-import { SavedTurnCache } from "./history/saved-turns.js";
+import { SavedTurnCache } from "../history/saved-turns.js";
 import { createLogger, levelFromEnv, type Logger } from "./log.js";
-import { scheduleStaleSpoolSweep } from "./payloads/stale-spools.js";
-import { PayloadStore } from "./payloads/store.js";
+import { scheduleStaleSpoolSweep } from "../payloads/stale-spools.js";
+import { PayloadStore } from "../payloads/store.js";
 
 export interface ServerContextOptions {
   /** Where KnightCode keeps its settings, credentials and sessions; `KNIGHTCODE_CODING_AGENT_DIR` or `~/.knightcode/agent` by default. */

@@ -1,13 +1,13 @@
 import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
 import type { TrustStore } from "@knightcode/agent/trust/store";
-import type { AccountService } from "./config/account-service.js";
-import type { ServerContext } from "./context.js";
-import type { PayloadStore } from "./payloads/store.js";
-import type { AppServer } from "./server.js";
-import type { ThreadCatalog } from "./threads/catalog.js";
-import type { ThreadManager } from "./threads/manager.js";
-import type { ServerWorktrees } from "./threads/worktrees.js";
+import type { AccountService } from "../config/account-service.js";
+import type { ServerContext } from "../host/context.js";
+import type { PayloadStore } from "../payloads/store.js";
+import type { ServerHost } from "../host/server-host.js";
+import type { ThreadCatalog } from "../threads/catalog.js";
+import type { ThreadManager } from "../threads/manager.js";
+import type { ServerWorktrees } from "../threads/worktrees.js";
 
 /** The services a server builds on first use; `Services.loaded` names those built so far. */
 export type ServiceName = "trust" | "registry" | "environment" | "catalog" | "threads" | "accounts";
@@ -26,7 +26,7 @@ export class Services {
   private manager: ThreadManager | undefined;
   private registryValue: ModelRegistry | undefined;
 
-  constructor(private readonly server: AppServer) {}
+  constructor(private readonly server: ServerHost) {}
 
   get context(): ServerContext {
     return this.server.context;
@@ -44,13 +44,13 @@ export class Services {
 
   /** The server-owned trust decisions, which every settings file's project scope consults. */
   trust(): Promise<TrustStore> {
-    return this.once("trust", async () => (await import("./trust/store.js")).createTrustStore(this.context));
+    return this.once("trust", async () => (await import("../trust/store.js")).createTrustStore(this.context));
   }
 
   /** The model registry: auth.json, models.json and the providers threads registered. */
   registry(): Promise<ModelRegistry> {
     return this.once("registry", async () => {
-      this.registryValue = (await import("./models/registry.js")).createModelRegistry(this.context);
+      this.registryValue = (await import("../models/registry.js")).createModelRegistry(this.context);
       return this.registryValue;
     });
   }
@@ -63,20 +63,20 @@ export class Services {
   /** What every thread shares (registry, trust, built-in extensions, extension code cache); what a probe of a new thread runs on. */
   environment(): Promise<ThreadEnvironment> {
     return this.once("environment", async () => {
-      const [{ threadEnvironment }, registry, trust] = await Promise.all([import("./threads/environment.js"), this.registry(), this.trust()]);
+      const [{ threadEnvironment }, registry, trust] = await Promise.all([import("../threads/environment.js"), this.registry(), this.trust()]);
       return threadEnvironment(this.context, { registry, trust });
     });
   }
 
   /** The threads on disk, for listings and history: the same catalog the thread manager uses. */
   catalog(): Promise<ThreadCatalog> {
-    return this.once("catalog", async () => new (await import("./threads/catalog.js")).ThreadCatalog(this.context));
+    return this.once("catalog", async () => new (await import("../threads/catalog.js")).ThreadCatalog(this.context));
   }
 
   /** The loaded threads and the agent run they stand on: the heavy layer, loaded on first use. */
   threads(): Promise<ThreadManager> {
     return this.once("threads", async () => {
-      const [{ ThreadManager }, catalog, environment] = await Promise.all([import("./threads/manager.js"), this.catalog(), this.environment()]);
+      const [{ ThreadManager }, catalog, environment] = await Promise.all([import("../threads/manager.js"), this.catalog(), this.environment()]);
       return this.attach(new ThreadManager(this.context, catalog, environment));
     });
   }
@@ -101,7 +101,7 @@ export class Services {
   /** The account methods' shared state: OAuth logins under way and the `account/updated` broadcast. */
   accounts(): Promise<AccountService> {
     return this.once("accounts", async () => {
-      const [{ AccountService }, registry] = await Promise.all([import("./config/account-service.js"), this.registry()]);
+      const [{ AccountService }, registry] = await Promise.all([import("../config/account-service.js"), this.registry()]);
       return new AccountService(this.server, registry);
     });
   }
