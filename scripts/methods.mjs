@@ -3,9 +3,10 @@
 // name spells) the server's method table (methods/table.ts) and docs/methods.md, which names the file
 // serving each method beside its doc. With --check, writes nothing and exits 1 when either is stale.
 // Needs the protocol package built (npm run build).
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeGenerated } from "./lib/generated-files.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const methodsDir = join(root, "packages/app-server/src/methods");
@@ -52,20 +53,4 @@ const targets = [
   [tablePath, renderTable(methods)],
   [docPath, renderMethodReference(protocol, servedBy)],
 ];
-const check = process.argv.includes("--check");
-let stale = 0;
-for (const [path, text] of targets) {
-  let current = null;
-  try {
-    current = readFileSync(path, "utf8");
-  } catch {}
-  if (current === text) continue;
-  if (check) {
-    console.error(`stale: ${relative(root, path)} (run node scripts/methods.mjs)`);
-    stale++;
-  } else {
-    writeFileSync(path, text);
-    console.error(`wrote ${relative(root, path)}`);
-  }
-}
-process.exit(stale === 0 ? 0 : 1);
+writeGenerated(targets, "node scripts/methods.mjs");

@@ -2,8 +2,8 @@
 // Writes app-server.schema.json and src/generated/types.ts from the protocol table; docs/methods.md, which
 // also names the server's file of each method, is written by scripts/methods.mjs at the repository root.
 // With --check, writes nothing and exits 1 when either file is stale.
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { writeGenerated } from "../../../scripts/lib/generated-files.mjs";
 import { protocol, buildJsonSchema, methodFields, renderTypeScript } from "../dist/src/schema/index.js";
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -18,20 +18,4 @@ const targets = [
   [here("../app-server.schema.json"), JSON.stringify(schema, null, 2) + "\n"],
   [here("../src/generated/types.ts"), renderTypeScript(schema)],
 ];
-const check = process.argv.includes("--check");
-let stale = 0;
-for (const [path, text] of targets) {
-  let current = null;
-  try {
-    current = readFileSync(path, "utf8");
-  } catch {}
-  if (current === text) continue;
-  if (check) {
-    console.error(`stale: ${path} (run npm run generate:schema in packages/app-server-protocol)`);
-    stale++;
-  } else {
-    writeFileSync(path, text);
-    console.error(`wrote ${path}`);
-  }
-}
-process.exit(stale === 0 ? 0 : 1);
+writeGenerated(targets, "npm run generate:schema in packages/app-server-protocol");
