@@ -1520,7 +1520,7 @@ export type ThreadNameSetParams = {
 /** Result of `thread/name/set`. */
 export type ThreadNameSetResult = EmptyObject;
 
-/** Params of `thread/read`: Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too. */
+/** Params of `thread/read`: Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too. A turn this server is running reads as inProgress, as it stands. */
 export type ThreadReadParams = {
   /** The thread's id. */
   threadId: string;

@@ -211,7 +211,7 @@ export const threads = {
         Closed,
       ),
       errors: ["threadNotFound", "invalidCursor"],
-      doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too.",
+      doc: "Reads a page of saved history (newest page first) without loading, locking or writing the thread; archived threads too. A turn this server is running reads as inProgress, as it stands.",
     }),
     "thread/list": request({
       params: Type.Object(

@@ -104,3 +104,32 @@ describe("spec: History, listings, and large values (payload references)", () =>
     assert.equal((bad.error as { code: string }).code, "invalidParams");
   });
 });
+
+describe("spec: thread/read of a running turn", () => {
+  test("on the server that runs it, the running turn reads as inProgress with what it streamed so far, then as it ended", async () => {
+    const { thread } = await server.main.request("thread/start", { cwd });
+    let release!: () => void;
+    model.enqueue({ text: ["half ", "done"], pauseAfter: 2, gate: new Promise<void>((resolve) => (release = resolve)) });
+    const mark = server.main.notifications.length;
+    try {
+      await server.main.request("turn/start", { threadId: thread.id, text: "take your time" });
+      const { turn } = await server.main.waitForNotification("turn/started", (p) => p.threadId === thread.id, { since: mark });
+      await server.main.waitForNotification("item/agentMessage/delta", (p) => p.turnId === turn.id, { since: mark });
+      const running = (await server.main.request("thread/read", { threadId: thread.id })).turns.at(-1)!;
+      assert.equal(running.id, turn.id);
+      assert.equal(running.status, "inProgress", JSON.stringify(running));
+      assert.equal(running.completedAt, undefined);
+      const said = (running.items ?? []).map((item) => ("text" in item ? `${item.type}:${item.text}` : item.type));
+      assert.ok(said.includes("userMessage:take your time"), JSON.stringify(said));
+      release();
+      await server.main.waitForNotification("turn/completed", (p) => p.turn.id === turn.id, { since: mark, timeoutMs: 20_000 });
+      const ended = (await server.main.request("thread/read", { threadId: thread.id })).turns.at(-1)!;
+      assert.equal(ended.id, turn.id);
+      assert.equal(ended.status, "completed");
+      const answered = (ended.items ?? []).map((item) => ("text" in item ? `${item.type}:${item.text}` : item.type));
+      assert.ok(answered.includes("agentMessage:half done"), JSON.stringify(answered));
+    } finally {
+      release();
+    }
+  });
+});

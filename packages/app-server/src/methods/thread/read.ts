@@ -5,13 +5,21 @@ import { rpcError } from "../../rpc/errors.js";
 import type { Handler } from "../../rpc/handler.js";
 import { listingError, wireSummary } from "../../threads/summary.js";
 
-/** thread/read: saved history without loading, locking or writing: archived threads, and threads another process owns, too. */
+/**
+ * thread/read: saved history without loading, locking or writing: archived
+ * threads, and threads another process owns, too. A thread this server has
+ * loaded shows its running turn as it stands, in progress.
+ */
 export const handler: Handler<"thread/read"> = async (params, ctx) => {
   const catalog = await ctx.services.catalog();
   const found = catalog.locator.find(params.threadId);
   if (!found) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
   const saved = catalog.context.savedTurns;
-  let page = await readPage(found.path, params.threadId, params.cursor ?? undefined, skipKnownTurns(saved, params.threadId));
+  const cursor = params.cursor ?? undefined;
+  // On the server that runs it, the running turn is read live: its transcript has no end yet, which alone would read as interrupted.
+  const loaded = cursor === undefined ? ctx.services.loadedThreads?.get(params.threadId) : undefined;
+  const runningAtRead = loaded?.turns.runningTurnId;
+  let page = await readPage(found.path, params.threadId, cursor, skipKnownTurns(saved, params.threadId));
   let summary: StoredThreadSummary | undefined;
   try {
     summary = await catalog.listing.summaryOf(found.path);
@@ -20,8 +28,13 @@ export const handler: Handler<"thread/read"> = async (params, ctx) => {
   }
   if (!summary) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
   const store = catalog.context.payloads;
-  // A turn passed over may no longer be kept (its reference expired meanwhile): then the page is read whole.
-  if (!pageReusable(page, params.threadId, store, saved, undefined)) page = await readPage(found.path, params.threadId, params.cursor ?? undefined);
+  // A turn passed over may no longer be kept (its reference expired meanwhile), or the turn that ran when the read began has
+  // ended since and its end is not on the page: then the page is read again, whole.
+  const endedMeanwhile = runningAtRead !== undefined && loaded?.turns.runningTurnId !== runningAtRead;
+  if (endedMeanwhile || !pageReusable(page, params.threadId, store, saved, undefined)) page = await readPage(found.path, params.threadId, cursor);
   const thread = wireSummary(summary, catalog);
-  return { thread, ...pageForWire(page, params.threadId, store, responseBudget({ thread }), { saved }) };
+  const running = loaded?.runningTurnForWire(store);
+  if (!running) return { thread, ...pageForWire(page, params.threadId, store, responseBudget({ thread }), { saved }) };
+  const older = pageForWire(page, params.threadId, store, responseBudget({ thread, running }), { saved, skipTurnId: running.id });
+  return { thread, ...older, turns: [...older.turns, running] };
 };
