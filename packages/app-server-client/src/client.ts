@@ -69,7 +69,8 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
       this.closeReason = reason;
       for (const pending of this.pending.values()) {
         pending.cleanup();
-        pending.reject(new ClientError("closed", `connection closed before ${pending.method} was answered`));
+        const why = reason ? `: ${reason.message}` : "";
+        pending.reject(new ClientError("closed", `connection closed before ${pending.method} was answered${why}`, undefined, reason));
       }
       this.pending.clear();
       for (const controller of this.serverRequests.values()) controller.abort();

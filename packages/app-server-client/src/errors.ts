@@ -25,7 +25,9 @@ export class ClientError extends Error {
     message: string,
     /** The HTTP status of a refused WebSocket upgrade. */
     readonly status?: number,
+    /** What closed the connection, when the transport knows (a spawn that failed: its ENOENT). */
+    cause?: Error,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }

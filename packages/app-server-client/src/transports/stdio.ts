@@ -15,8 +15,11 @@ export interface SpawnTransportOptions {
 /** A transport over a spawned server's stdin and stdout, one JSON message per line. */
 export class SpawnedServerTransport extends TransportEvents {
   readonly child: ChildProcess;
-  /** Resolves with the exit code (or signal name) once the process has exited. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Resolves with the exit code (or signal name) once the process has
+   * exited, or with `error` when it never started (a command not found).
+   */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>;
 
   constructor(options: SpawnTransportOptions) {
     super();
@@ -41,6 +44,10 @@ export class SpawnedServerTransport extends TransportEvents {
     this.child.stdin!.on("error", () => undefined);
     this.exited = new Promise((resolve) => {
       this.child.on("exit", (code, signal) => resolve({ code, signal }));
+      // A process that never started has no exit to report: its spawn error is the end.
+      this.child.on("error", (error) => {
+        if (this.child.pid === undefined) resolve({ code: null, signal: null, error });
+      });
     });
     this.child.on("error", (error) => this.finish(error));
     this.child.on("close", (code, signal) => {
