@@ -34,9 +34,12 @@ function put(path: string, text: string): void {
 const modelsPath = () => join(server.agentDir, "models.json");
 const authPath = () => join(server.agentDir, "auth.json");
 
+/** The warning a thread/start gives when no model can run; the file's own warnings are told apart from it. */
+const NO_USABLE_MODEL = /^No model is usable yet: no provider has a key/;
+
 async function startWarnings(): Promise<Warning[]> {
   const started = await server.main.request("thread/start", { cwd: server.project() });
-  return started.warnings.filter((warning) => warning.source === "models");
+  return started.warnings.filter((warning) => warning.source === "models" && !NO_USABLE_MODEL.test(warning.message));
 }
 
 before(async () => {
@@ -114,6 +117,11 @@ describe("models.json and auth.json mistakes are warnings", () => {
       assert.match(summary.unavailableReason!.message, /"apiKey"/);
     }
     const started = await server.main.request("thread/start", { cwd: server.project() });
+    assert.equal(started.thread.model, null);
+    assert.ok(
+      started.warnings.some((w) => w.source === "models" && NO_USABLE_MODEL.test(w.message)),
+      `thread/start says no model can run before turn/start refuses: ${JSON.stringify(started.warnings)}`,
+    );
     const refused = await server.main.rawRequest("turn/start", { threadId: started.thread.id, text: "hello" });
     assert.equal(refused.error?.code, "invalidParams");
     assert.equal((refused.error?.data as { reason?: string } | undefined)?.reason, "noModel");
@@ -258,3 +266,23 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
 }
+
+describe("spec: a model that does not exist", () => {
+  test("thread/start and thread/settings/update answer invalidParams with data.reason modelNotFound; a start with a usable model warns of nothing", async () => {
+    put(modelsPath(), JSON.stringify(model.modelsJson()));
+    const cwd = server.project();
+    const unknown = { provider: "scripted", id: "no-such-model" };
+    const refused = await server.main.rawRequest("thread/start", { cwd, model: unknown });
+    assert.equal(refused.error?.code, "invalidParams");
+    assert.deepEqual(refused.error?.data, { reason: "modelNotFound" });
+    const { thread, warnings } = await server.main.request("thread/start", { cwd });
+    assert.notEqual(thread.model, null);
+    assert.equal(
+      warnings.some((w) => NO_USABLE_MODEL.test(w.message)),
+      false,
+    );
+    const update = await server.main.rawRequest("thread/settings/update", { threadId: thread.id, model: unknown });
+    assert.equal(update.error?.code, "invalidParams");
+    assert.deepEqual(update.error?.data, { reason: "modelNotFound" });
+  });
+});

@@ -1,3 +1,4 @@
+import type { Warning } from "@knightcode/app-server-protocol";
 import { rpcError } from "../../rpc/errors.js";
 import { startPlace } from "../../workspace/worktree-start.js";
 import { defaultModel } from "../../models/default-model.js";
@@ -17,7 +18,8 @@ export const handler: Handler<"thread/start"> = async (params, ctx) => {
   const { registry } = environment;
   const cwd = requireDirectory(params.cwd);
   const model = params.model ? await registry.find(params.model) : params.thinkingLevel ? await defaultModel(environment, cwd) : undefined;
-  if (params.model && !model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`);
+  if (params.model && !model)
+    throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`, { reason: "modelNotFound" });
   if (model && params.thinkingLevel) {
     const levels = await registry.thinkingLevels(model);
     if (!levels.includes(params.thinkingLevel)) throw rpcError("invalidParams", `params.thinkingLevel: ${model.id} offers ${levels.join(", ")}`);
@@ -44,5 +46,13 @@ export const handler: Handler<"thread/start"> = async (params, ctx) => {
   }
   place.started(thread, ctx.connection);
   const created = threadCreated(thread);
-  return place.warnings.length === 0 ? created : { ...created, warnings: [...created.warnings, ...place.warnings] };
+  const warnings = [...created.warnings, ...place.warnings, ...(created.thread.model === null ? [NO_USABLE_MODEL] : [])];
+  return warnings.length === created.warnings.length ? created : { ...created, warnings };
+};
+
+/** Said at the start rather than at the first turn/start, which would answer invalidParams (noModel). */
+const NO_USABLE_MODEL: Warning = {
+  source: "models",
+  message:
+    "No model is usable yet: no provider has a key. Add one (an environment variable, account/login/start, or a provider with an apiKey in models.json) before starting a turn.",
 };

@@ -17,7 +17,7 @@ export const handler: Handler<"thread/settings/update"> = async (params, ctx) =>
     await thread.turns.exclusive(async () => {
       if (params.model) {
         const model = await registry.find(params.model);
-        if (!model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`);
+        if (!model) throw rpcError("invalidParams", `params.model: unknown model ${params.model.provider}/${params.model.id}`, { reason: "modelNotFound" });
         if (params.thinkingLevel) {
           const levels = await registry.thinkingLevels(model);
           if (!levels.includes(params.thinkingLevel)) throw rpcError("invalidParams", `params.thinkingLevel: ${model.id} offers ${levels.join(", ")}`);
