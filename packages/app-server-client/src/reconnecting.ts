@@ -36,6 +36,11 @@ export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransp
   initialize: ClientRequestParams<"initialize">;
   /** Waits between attempts; the last one repeats. Default 100, 250, 500, 1000, 2000 ms. */
   retryDelaysMs?: readonly number[];
+  /**
+   * With `readyFile`: how long `connect` waits for the file to name a server that answers (a server just
+   * spawned has not written it yet), trying again after each of `retryDelaysMs`. Default 30,000 ms.
+   */
+  readyTimeoutMs?: number;
   /** Attempts per outage before giving up (then `closed` resolves with the last error). Default: no limit. */
   maxAttempts?: number;
   /** Opens the transport for a URL; a Node WebSocket by default. A page passes one over the browser's WebSocket. */
@@ -83,8 +88,42 @@ export class ReconnectingClient {
    */
   static async connect(options: ReconnectingOptions): Promise<ReconnectingClient> {
     if (options.url === undefined && options.readyFile === undefined) throw new TypeError("ReconnectingClient needs url or readyFile");
-    const client = await ReconnectingClient.open(options);
+    const client = options.readyFile === undefined ? await ReconnectingClient.open(options) : await ReconnectingClient.openWhenReady(options);
     return new ReconnectingClient(options, client);
+  }
+
+  /**
+   * The first connection through a ready file, which a server just spawned
+   * has not written yet: tried again after each of the retry delays until it
+   * leads to a server that answers, `maxAttempts` runs out (a `closed`
+   * ClientError) or `readyTimeoutMs` passes (a `timeout` one), each with the
+   * last failure as its cause. A file or listener that is not ours is
+   * refused at once, as ever.
+   */
+  private static async openWhenReady(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
+    const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await ReconnectingClient.open(options);
+      } catch (error) {
+        if (error instanceof ClientError && (error.kind === "unauthorized" || error.kind === "untrusted")) throw error;
+        const cause = error instanceof Error ? error : new Error(String(error));
+        const wait = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1000;
+        if (options.maxAttempts !== undefined && attempt >= options.maxAttempts) {
+          throw new ClientError("closed", `no server answered through ${options.readyFile} in ${attempt} attempts: ${cause.message}`, undefined, cause);
+        }
+        if (Date.now() + wait > deadline) {
+          throw new ClientError(
+            "timeout",
+            `no server answered through ${options.readyFile} within ${options.readyTimeoutMs ?? 30_000} ms: ${cause.message}`,
+            undefined,
+            cause,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private static async open(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
@@ -211,7 +250,7 @@ export class ReconnectingClient {
   }
 
   private async reconnect(reason: Error | undefined): Promise<void> {
-    const delays = this.options.retryDelaysMs ?? [100, 250, 500, 1000, 2000];
+    const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     let lastError: Error | undefined = reason;
     for (let attempt = 0; this.options.maxAttempts === undefined || attempt < this.options.maxAttempts; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, delays[Math.min(attempt, delays.length - 1)] ?? 1000));
@@ -249,6 +288,8 @@ export class ReconnectingClient {
     this.markClosed(lastError ?? new ClientError("closed", "could not reconnect"));
   }
 }
+
+const DEFAULT_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000];
 
 const initializeResults = new WeakMap<AppServerClient<MessageTransport>, ClientRequestResult<"initialize">>();
 

@@ -171,3 +171,33 @@ test("a dropped connection (the server still up): the approval waiting on it com
     await server.close();
   }
 });
+
+test("connect through a ready file the server has not written yet waits for it, and connects once it is there", async () => {
+  const readyFile = join(dir, "later.json");
+  const connecting = ReconnectingClient.connect({
+    readyFile,
+    token: TOKEN,
+    initialize: { clientInfo: { name: "reconnect-test", version: "0" } },
+    retryDelaysMs: [20, 50],
+  });
+  const server = await listening(readyFile);
+  const client = await connecting;
+  try {
+    assert.equal((await client.request("server/diagnostics", {})).loadedThreads, 0);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
+
+test("connect through a ready file that never comes gives up: a timeout after readyTimeoutMs, or closed after maxAttempts, with the cause", async () => {
+  const readyFile = join(dir, "never.json");
+  const base = { readyFile, token: TOKEN, initialize: { clientInfo: { name: "reconnect-test", version: "0" } }, retryDelaysMs: [10] };
+  const timedOut = await ReconnectingClient.connect({ ...base, readyTimeoutMs: 150 }).catch((error: unknown) => error);
+  assert.equal((timedOut as { kind?: string }).kind, "timeout");
+  assert.match(String((timedOut as Error).message), /never\.json/);
+  assert.match(String(((timedOut as Error).cause as Error | undefined)?.message), /not there yet/);
+  const gaveUp = await ReconnectingClient.connect({ ...base, maxAttempts: 3 }).catch((error: unknown) => error);
+  assert.equal((gaveUp as { kind?: string }).kind, "closed");
+  assert.match(String((gaveUp as Error).message), /in 3 attempts/);
+});
