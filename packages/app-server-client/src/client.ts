@@ -1,4 +1,5 @@
 import type {
+  AnyServerNotification,
   ClientNotificationMethod,
   ClientNotificationParams,
   ClientRequestMethod,
@@ -190,8 +191,8 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
   }
 
   /** Every notification, whatever its method. */
-  onAnyNotification(handler: (method: string, params: unknown) => void): () => void {
-    const wrapped: NotificationHandler = (params, method) => handler(method, params);
+  onAnyNotification(handler: (...notification: AnyServerNotification) => unknown): () => void {
+    const wrapped: NotificationHandler = (params, method) => handler(...([method, params] as AnyServerNotification));
     this.anyNotificationHandlers.add(wrapped);
     return () => this.anyNotificationHandlers.delete(wrapped);
   }

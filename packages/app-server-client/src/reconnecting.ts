@@ -1,4 +1,5 @@
 import type {
+  AnyServerNotification,
   MessageTransport,
   ClientRequestMethod,
   ClientRequestParams,
@@ -174,7 +175,7 @@ export class ReconnectingClient {
     return this.add((client) => client.onNotification(method, handler));
   }
 
-  onAnyNotification(handler: (method: string, params: unknown) => void): () => void {
+  onAnyNotification(handler: (...notification: AnyServerNotification) => unknown): () => void {
     return this.add((client) => client.onAnyNotification(handler));
   }
 

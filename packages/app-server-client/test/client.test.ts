@@ -77,7 +77,7 @@ test("notifications reach method handlers and catch-all handlers; unsubscribe st
   const { client, reply, flush } = pair();
   const seen: string[] = [];
   const off = client.onNotification("error", (params) => seen.push(`error:${params.message}`));
-  client.onAnyNotification((method) => seen.push(`any:${method}`));
+  client.onAnyNotification((method, _params) => seen.push(`any:${method}`));
   reply({ method: "error", params: { message: "a" } });
   await flush();
   off();
@@ -128,4 +128,18 @@ test("waitFor resolves on the first accepted notification and stops listening", 
   early.abort();
   const aborted = await client.waitFor("turn/completed", undefined, { signal: early.signal }).catch((e: unknown) => e);
   assert.ok(aborted instanceof ClientError && aborted.kind === "aborted");
+});
+
+test("onAnyNotification's params narrow by method: the handler reads each notification's own fields without a cast", async () => {
+  const { client, reply, flush } = pair();
+  const seen: string[] = [];
+  client.onAnyNotification((method, params) => {
+    // Compiles only because checking `method` narrows `params` to that notification's params.
+    if (method === "error") seen.push(`error says ${params.message}`);
+    else if (method === "thread/name/updated") seen.push(`named ${params.threadId}`);
+  });
+  reply({ method: "error", params: { message: "a" } });
+  reply({ method: "thread/name/updated", params: { threadId: "t1", name: "n" } });
+  await flush();
+  assert.deepEqual(seen, ["error says a", "named t1"]);
 });

@@ -42,6 +42,12 @@ export type ServerRequestParams<M extends ServerRequestMethod> = ParamsOf<Server
 export type ServerRequestResult<M extends ServerRequestMethod> = ResultOf<ServerRequests[M]>;
 export type ServerNotificationParams<M extends ServerNotificationMethod> = ParamsOf<ServerNotifications[M]>;
 
+/**
+ * A notification as a handler of every notification receives it, `[method, params]`: a handler
+ * declared `(method, params) => ...` narrows `params` by checking `method`.
+ */
+export type AnyServerNotification = { [M in ServerNotificationMethod]: [method: M, params: ServerNotificationParams<M>] }[ServerNotificationMethod];
+
 export interface WireError {
   code: ErrorCode;
   message: string;
