@@ -155,10 +155,25 @@ describe("door 7: ReconnectingClient reads a ready file only when it is ours and
     assert.match(error.message!, /is writable by other users and not sticky/);
   });
 
-  test("a ready file not written yet is a plain error, which a caller may retry, not an untrusted one", async () => {
-    const error = await refusal(join(folder(0o700), "later.json"));
-    assert.equal(error.kind, undefined);
+  test("a ready file not written yet is waited for, not refused as untrusted: giving up says it was not there yet", async () => {
+    const path = join(folder(0o700), "later.json");
+    type Refusal = { kind?: string; message?: string; cause?: { message?: string } };
+    const error: Refusal = await ReconnectingClient.connect({
+      readyFile: path,
+      token: TOKEN,
+      initialize: CLIENT_INFO,
+      retryDelaysMs: [20],
+      maxAttempts: 3,
+    }).then(
+      async (client): Promise<Refusal> => {
+        await client.close();
+        return { message: "connected" };
+      },
+      (e: unknown) => e as Refusal,
+    );
+    assert.equal(error.kind, "closed", error.message);
     assert.match(error.message!, /is not there yet/);
+    assert.match(error.cause?.message ?? "", /is not there yet/);
   });
 });
 
