@@ -102,15 +102,14 @@ export class ReconnectingClient {
    * refused at once, as ever.
    */
   private static async openWhenReady(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
-    const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
     for (let attempt = 1; ; attempt++) {
       try {
         return await ReconnectingClient.open(options);
       } catch (error) {
-        if (error instanceof ClientError && (error.kind === "unauthorized" || error.kind === "untrusted")) throw error;
+        if (refusedForGood(error)) throw error;
         const cause = error instanceof Error ? error : new Error(String(error));
-        const wait = delays[Math.min(attempt - 1, delays.length - 1)] ?? 1000;
+        const wait = retryDelay(options, attempt - 1);
         if (options.maxAttempts !== undefined && attempt >= options.maxAttempts) {
           throw new ClientError("closed", `no server answered through ${options.readyFile} in ${attempt} attempts: ${cause.message}`, undefined, cause);
         }
@@ -251,18 +250,16 @@ export class ReconnectingClient {
   }
 
   private async reconnect(reason: Error | undefined): Promise<void> {
-    const delays = this.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
     let lastError: Error | undefined = reason;
     for (let attempt = 0; this.options.maxAttempts === undefined || attempt < this.options.maxAttempts; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, delays[Math.min(attempt, delays.length - 1)] ?? 1000));
+      await new Promise((resolve) => setTimeout(resolve, retryDelay(this.options, attempt)));
       if (this.stopped) return;
       let client: AppServerClient<MessageTransport>;
       try {
         client = await ReconnectingClient.open(this.options);
       } catch (error) {
         lastError = error instanceof Error ? error : new Error(String(error));
-        // A refused token, or a listener or ready file that is not ours, will not fix itself: stop rather than knock forever.
-        if (error instanceof ClientError && (error.kind === "unauthorized" || error.kind === "untrusted")) break;
+        if (refusedForGood(error)) break;
         continue;
       }
       if (this.stopped) {
@@ -291,6 +288,17 @@ export class ReconnectingClient {
 }
 
 const DEFAULT_RETRY_DELAYS_MS = [100, 250, 500, 1000, 2000];
+
+/** The wait before attempt `attempt` (from 0): the configured delays, the last one repeating. */
+function retryDelay(options: ReconnectingOptions, attempt: number): number {
+  const delays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  return delays[Math.min(attempt, delays.length - 1)] ?? 1000;
+}
+
+/** A refused token, or a listener or ready file that is not ours, will not fix itself: no attempt is made after it. */
+function refusedForGood(error: unknown): boolean {
+  return error instanceof ClientError && (error.kind === "unauthorized" || error.kind === "untrusted");
+}
 
 const initializeResults = new WeakMap<AppServerClient<MessageTransport>, ClientRequestResult<"initialize">>();
 

@@ -1,5 +1,6 @@
 import { ProtocolSchema, type ClientRequestMethod, type ServerNotificationMethod, type ServerNotificationParams } from "@knightcode/app-server-protocol";
 import type { ServerContext } from "./host/context.js";
+import type { ServerHost } from "./host/server-host.js";
 import { handlers as defaultHandlers, loadHandlers } from "./handlers.js";
 import { Connection } from "./rpc/connection.js";
 import { AppServerError, rpcError } from "./rpc/errors.js";
@@ -32,7 +33,7 @@ const FIRST_REQUESTS: ClientRequestMethod[] = ["thread/start", "thread/resume", 
  * once here (handshake, method, params against the generated schema) and
  * handed to its handler with typed params; handlers own the domain work.
  */
-export class AppServer {
+export class AppServer implements ServerHost {
   readonly context: ServerContext;
   /** What handlers use, built on first use: the composition root. */
   readonly services: Services;

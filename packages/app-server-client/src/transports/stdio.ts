@@ -42,14 +42,14 @@ export class SpawnedServerTransport extends TransportEvents {
     this.child.stdout!.on("end", () => framer.end());
     // A server that exits while we write gets EPIPE; the exit itself is the news.
     this.child.stdin!.on("error", () => undefined);
-    this.exited = new Promise((resolve) => {
-      this.child.on("exit", (code, signal) => resolve({ code, signal }));
+    let settle!: (exit: { code: number | null; signal: NodeJS.Signals | null; error?: Error }) => void;
+    this.exited = new Promise((resolve) => (settle = resolve));
+    this.child.on("exit", (code, signal) => settle({ code, signal }));
+    this.child.on("error", (error) => {
       // A process that never started has no exit to report: its spawn error is the end.
-      this.child.on("error", (error) => {
-        if (this.child.pid === undefined) resolve({ code: null, signal: null, error });
-      });
+      if (this.child.pid === undefined) settle({ code: null, signal: null, error });
+      this.finish(error);
     });
-    this.child.on("error", (error) => this.finish(error));
     this.child.on("close", (code, signal) => {
       this.finish(code === 0 ? undefined : new Error(`server exited with ${signal ?? `code ${code}`}`));
     });

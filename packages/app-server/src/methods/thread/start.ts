@@ -46,8 +46,7 @@ export const handler: Handler<"thread/start"> = async (params, ctx) => {
   }
   place.started(thread, ctx.connection);
   const created = threadCreated(thread);
-  const warnings = [...created.warnings, ...place.warnings, ...(created.thread.model === null ? [NO_USABLE_MODEL] : [])];
-  return warnings.length === created.warnings.length ? created : { ...created, warnings };
+  return { ...created, warnings: [...created.warnings, ...place.warnings, ...(created.thread.model === null ? [NO_USABLE_MODEL] : [])] };
 };
 
 /** Said at the start rather than at the first turn/start, which would answer invalidParams (noModel). */
