@@ -124,7 +124,8 @@ export class LoadedThread {
       payloads: parts.payloads,
       send: (method, params) => this.send(method, params),
       isDeclined: (callId) => this.gate.declined.has(callId),
-      turnBegan: (turnId) => this.changes.began(turnId),
+      // The turn's start entry was just written: the transcript's time is the start by the files' own clock.
+      turnBegan: (turnId) => this.changes.began(turnId, this.core.file.lastWrittenAt()),
       turnSettling: (turnId) => this.changes.settled(turnId),
     });
   }

@@ -1,5 +1,6 @@
 import { NotGitRepoError } from "@knightcode/repo/git/errors";
 import { SnapshotTooLargeError, keepTurnTrees, snapshotTree, treeTotals, type FileTotals, type TurnTrees } from "@knightcode/repo/git/diff/snapshot";
+import { backdateSnapshot } from "@knightcode/repo/git/diff/backdate";
 import { discoverRepo, type RepoInfo } from "@knightcode/repo/git/repo";
 import type { GitContext } from "@knightcode/repo/git/ops/context";
 import type { NewEntry } from "@knightcode/store/session/format";
@@ -27,7 +28,8 @@ interface Before {
  * What each turn changed in the thread's git working tree. When a turn
  * starts, the working tree is snapshotted as a tree object, and every tool
  * call of the turn waits for that (`ready`), so no edit of the turn lands
- * before it. Once the run is over it is snapshotted again: the net totals
+ * before it; a file something else saved after the start while the
+ * snapshot was taken is put back as it was (`backdateSnapshot`). Once the run is over it is snapshotted again: the net totals
  * between the two are written as a `turn_files` entry and sent as
  * `turn/diff/updated`, and a ref keeps both trees from `git gc` for the
  * lastTurn scope. Outside git nothing is taken and nothing is sent.
@@ -43,9 +45,9 @@ export class TurnChanges {
 
   constructor(private readonly host: TurnChangesHost) {}
 
-  /** The turn started (its start entry is written): the snapshot before it begins. */
-  began(turnId: string): void {
-    this.pending = { turnId, before: this.snapshotBefore() };
+  /** The turn started at `since` (file-clock ms; its start entry is written): the snapshot before it begins. */
+  began(turnId: string, since: number): void {
+    this.pending = { turnId, before: this.snapshotBefore(since) };
   }
 
   /** Resolves once the running turn's first snapshot is taken (or could not be): tool calls wait for it. */
@@ -82,13 +84,14 @@ export class TurnChanges {
     }
   }
 
-  private async snapshotBefore(): Promise<Before | undefined> {
+  /** The working tree as it stood at `since`, the turn's start: a file saved while the snapshot is taken belongs to the turn. */
+  private async snapshotBefore(since: number): Promise<Before | undefined> {
     if (!(await underGitFolder(this.host.cwd))) return undefined;
     try {
       // A loaded thread's folder does not move: its repository is found once.
       this.repo ??= await discoverRepo(this.host.cwd, this.host.env);
       const git: GitContext = { repo: this.repo, env: this.host.env };
-      return { git, tree: await snapshotTree(git) };
+      return { git, tree: await backdateSnapshot(git, await snapshotTree(git), since, this.lastTrees?.after) };
     } catch (error) {
       if (error instanceof SnapshotTooLargeError) this.host.log.info(`turn changes are not tracked in ${this.host.cwd}: ${error.message}`);
       else if (!(error instanceof NotGitRepoError)) this.host.log.warn(`could not take the working tree snapshot before a turn: ${(error as Error).message}`);

@@ -253,6 +253,15 @@ export class SessionFile {
     this.dense = undefined;
   }
 
+  /**
+   * When the file was last written, by the clock the kernel stamps files
+   * with: a moment to compare other files' modification times against
+   * without the skew between that clock and `Date.now()`.
+   */
+  lastWrittenAt(): number {
+    return fstatSync(this.parts.fd).mtimeMs;
+  }
+
   /** fsyncs what was appended so far. */
   sync(): void {
     this.assertWritable();
