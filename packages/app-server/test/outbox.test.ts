@@ -28,7 +28,7 @@ function slowClient() {
   const input = new PassThrough();
   const transport = new StdioTransport({ input, output: { stream: child.stdin, write: (text, done) => child.stdin.write(text, done) } });
   const connection = new Connection(transport, "stdio", { onRequest: () => undefined, onClosed: () => undefined }, createLogger({ level: "error" }));
-  connection.beginInitialize([]);
+  connection.beginInitialize();
   input.write('{"method":"initialized","params":{}}\n');
   return { child, transport, connection, received, read: () => child.stdout.resume() };
 }

@@ -34,6 +34,17 @@ describe("services: a method loads what it uses", () => {
     }
   });
 
+  test("serverRequest/list loads nothing: without a thread manager no thread was asked anything", async () => {
+    const { server, client, close } = await coldServer();
+    try {
+      assert.deepEqual(await client.request("serverRequest/list", {}), { requests: [] });
+      assert.deepEqual([...server.services.loaded], []);
+      assert.equal(server.loadedThreads, undefined);
+    } finally {
+      await close();
+    }
+  });
+
   test("config/*, mcp/*, project/trust/*, environment/* and tool/settings/write load the trust store at most: no environment, no thread manager", async () => {
     const { server, client, home, close } = await coldServer();
     try {

@@ -122,6 +122,17 @@ export const Settings = Type.Object({
       false,
     ),
   }),
+  requests: Type.Object({
+    holdSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 86400,
+      title: "integer 0..86400",
+      expected: "an integer from 0 to 86400",
+      description:
+        "How long, in seconds, a request (an approval, `ask_user`'s questions, a dialog, a plan review) stays pending when its last subscriber leaves and that client opted in with `holdRequests`; the thread's next subscriber is asked. Past it the request is cancelled as unattended. `0` cancels at once. Global settings only. See [the protocol](protocol.md#requests-that-wait-for-a-person).",
+      default: 600,
+    }),
+  }),
   shellEnv: Type.Object({
     passThrough: Type.Array(EnvName, {
       ...ENV_NAMES_WORDS,

@@ -53,6 +53,7 @@ describe("settings catalogue", () => {
       "sandbox.mode",
       "sandbox.network",
       "sandbox.required",
+      "requests.holdSeconds",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
   });
@@ -67,6 +68,7 @@ describe("settings catalogue", () => {
     assert.equal(defaults.sessionDir, null);
     assert.deepEqual(defaults.defaultTools, []);
     assert.equal(defaults.extensionHookTimeoutMs, 30000);
+    assert.equal(defaults.requests.holdSeconds, 600);
   });
 
   test("each call returns a fresh copy", () => {

@@ -1152,6 +1152,8 @@ export type InitializeParams = {
   capabilities?: {
     /** Notification methods this connection does not want. Unknown names are tolerated. */
     optOutNotifications?: string[];
+    /** Requests to this connection (approvals, requestUserInput, ui/dialog, plan review) outlive it: when it was the last subscriber to leave, a request waits up to the global setting requests.holdSeconds for the thread's next subscriber instead of being cancelled at once. */
+    holdRequests?: boolean;
   };
 };
 
@@ -1359,6 +1361,24 @@ export type ServerDiagnosticsResult = {
     /** Why it cannot run, when it cannot. */
     reason?: string;
   };
+};
+
+/** Params of `serverRequest/list`: Lists what the server waits on a person for, so a client that starts or reconnects can resume those threads and be asked. */
+export type ServerRequestListParams = EmptyObject;
+
+/** Result of `serverRequest/list`. */
+export type ServerRequestListResult = {
+  /** Every request the server is waiting on, for any connection, held ones included; oldest first. */
+  requests: Array<{
+    /** The thread that asks. */
+    threadId: string;
+    /** The server request it is: an approval, ask_user's questions, or a dialog (plan review is a ui/dialog). */
+    method: "item/toolCall/requestApproval" | "item/toolCall/requestUserInput" | "ui/dialog";
+    /** The tool call it is about, when it is about one. */
+    itemId?: string;
+    /** When it was first asked, in milliseconds since the epoch. */
+    since: number;
+  }>;
 };
 
 /** Params of `thread/archive`: Moves an idle thread's transcript into the archived folder (unloading it first); never replaces a file there. Every connection gets thread/archived. */
@@ -1838,6 +1858,7 @@ export interface ClientRequests {
   "resource/list": { params: ResourceListParams; result: ResourceListResult };
   "resource/set": { params: ResourceSetParams; result: ResourceSetResult };
   "server/diagnostics": { params: ServerDiagnosticsParams; result: ServerDiagnosticsResult };
+  "serverRequest/list": { params: ServerRequestListParams; result: ServerRequestListResult };
   "thread/archive": { params: ThreadArchiveParams; result: ThreadArchiveResult };
   "thread/compact/start": { params: ThreadCompactStartParams; result: ThreadCompactStartResult };
   "thread/delete": { params: ThreadDeleteParams; result: ThreadDeleteResult };

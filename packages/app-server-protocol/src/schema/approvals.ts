@@ -21,8 +21,32 @@ export const ApprovalDecision = Type.Union(
 
 const Cwd = Type.String({ minLength: 1, maxLength: 4096, description: "A directory of the project." });
 
+const PendingServerRequest = Type.Object(
+  {
+    threadId: Type.String({ description: "The thread that asks." }),
+    method: Type.Union([Type.Literal("item/toolCall/requestApproval"), Type.Literal("item/toolCall/requestUserInput"), Type.Literal("ui/dialog")], {
+      description: "The server request it is: an approval, ask_user's questions, or a dialog (plan review is a ui/dialog).",
+    }),
+    itemId: Type.Optional(Type.String({ description: "The tool call it is about, when it is about one." })),
+    since: Type.Integer({ minimum: 0, description: "When it was first asked, in milliseconds since the epoch." }),
+  },
+  { ...Closed, description: "A request the server is waiting on." },
+);
+
 export const approvals = {
   clientRequests: {
+    "serverRequest/list": request({
+      params: EmptyObject,
+      result: Type.Object(
+        {
+          requests: Type.Array(PendingServerRequest, {
+            description: "Every request the server is waiting on, for any connection, held ones included; oldest first.",
+          }),
+        },
+        Closed,
+      ),
+      doc: "Lists what the server waits on a person for, so a client that starts or reconnects can resume those threads and be asked.",
+    }),
     "project/trust/read": request({
       params: Type.Object({ cwd: Cwd }, Closed),
       result: Type.Object(

@@ -21,6 +21,12 @@ const ClientCapabilities = Type.Object({
       description: "Notification methods this connection does not want. Unknown names are tolerated.",
     }),
   ),
+  holdRequests: Type.Optional(
+    Type.Boolean({
+      description:
+        "Requests to this connection (approvals, requestUserInput, ui/dialog, plan review) outlive it: when it was the last subscriber to leave, a request waits up to the global setting requests.holdSeconds for the thread's next subscriber instead of being cancelled at once.",
+    }),
+  ),
 });
 
 const InitializeParams = Type.Object(

@@ -5,7 +5,7 @@ import type { ToolCallInfo } from "@knightcode/agent/run/session-options";
 import type { ApprovalMode, PayloadRef } from "@knightcode/app-server-protocol";
 import { FIELD_LIMIT, jsonBytes } from "../payloads/refs.js";
 import type { PayloadSink } from "../payloads/store.js";
-import type { Asker } from "../asking/asker.js";
+import { type Asker, unattendedMessage } from "../asking/asker.js";
 import { confirmation, unconfirmedReason } from "./classifier-gate.js";
 import type { ControlLookups } from "./control-paths.js";
 import { grantFolder } from "./grant-folder.js";
@@ -61,7 +61,7 @@ function requestReason(verdictReason: string | undefined, analysis: ShellPrefixA
 
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
 export type GateRecord =
-  | { type: "approval"; toolCallId: string; tool: string; decision: Decision; message?: string }
+  | { type: "approval"; toolCallId: string; tool: string; decision: Decision; message?: string; unattended?: boolean }
   | { type: "classification"; toolCallId: string; tool: string; verdict: CallClassification["verdict"]; reason: string; confirmed?: boolean };
 
 const DECLINED = "The user declined this tool call.";
@@ -69,6 +69,14 @@ const PLAN_MODE =
   "Plan mode is on: nothing may change until the user approves a plan, so only read-only tools (read, grep, find, ls) and ask_user run. " +
   "Submit your plan with submit_plan; once it is approved, plan mode ends and you can carry it out.";
 const CANCELLED = "The user cancelled this tool call; the turn stops.";
+const UNATTENDED = unattendedMessage("this approval");
+
+/** The user's answer, or the cancel of a request held until nobody came (unattended). */
+interface Answer {
+  decision: Decision;
+  message?: string | undefined;
+  unattended?: boolean;
+}
 
 /**
  * A thread's approval gate. Every grant means exactly what the user saw:
@@ -119,8 +127,8 @@ export class ApprovalGate {
     // A write with a reason (outside the workspace, into a control place) is approved one at a time: no session grant stretches to it.
     const offered = offeredDecisions(kind, reason ? undefined : prefix).filter((d) => !(reason && d === "acceptForSession"));
     const shown = prefix && offered.includes("acceptPrefixForSession") ? formatPrefix(prefix) : undefined;
-    const { decision, message } = await this.askUser(call, offered, requestReason(reason, analysis).reason, shown, signal);
-    switch (decision) {
+    const answer = await this.askUser(call, offered, requestReason(reason, analysis).reason, shown, signal);
+    switch (answer.decision) {
       case "accept":
         return undefined;
       case "acceptForSession":
@@ -130,7 +138,7 @@ export class ApprovalGate {
         if (prefix) this.grantedPrefixes.set(shellName, [...(this.grantedPrefixes.get(shellName) ?? []), prefix]);
         return undefined;
       default:
-        return this.refusal(call, decision, message, signal);
+        return this.refusal(call, answer, signal);
     }
   };
 
@@ -141,7 +149,7 @@ export class ApprovalGate {
     reason: string | undefined,
     prefix: string | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<{ decision: Decision; message?: string | undefined }> {
+  ): Promise<Answer> {
     const outcome = await this.host.asker.ask(
       "item/toolCall/requestApproval",
       {
@@ -156,6 +164,10 @@ export class ApprovalGate {
       },
       { kind: "approval", signal },
     );
+    if (outcome.kind === "unattended") {
+      this.host.record({ type: "approval", toolCallId: call.toolCallId, tool: call.toolName, decision: "cancel", unattended: true });
+      return { decision: "cancel", unattended: true };
+    }
     const { decision, message } =
       outcome.kind === "unanswered"
         ? { decision: "cancel" as const, message: undefined }
@@ -164,12 +176,17 @@ export class ApprovalGate {
     return { decision, message };
   }
 
-  /** A decline tells the agent why; a cancel also stops the turn. Anything else that is no grant is a decline. */
-  private refusal(call: ToolCallInfo, decision: Decision, message: string | undefined, signal: AbortSignal | undefined): { block: true; reason: string } {
-    this.declined.add(call.toolCallId);
+  /**
+   * A decline tells the agent why; a cancel also stops the turn. Anything
+   * else that is no grant is a decline. An unattended cancel stops the turn
+   * too, but nobody declined: its call reads as failed, saying why.
+   */
+  private refusal(call: ToolCallInfo, answer: Answer, signal: AbortSignal | undefined): { block: true; reason: string } {
+    const { decision, message } = answer;
+    if (!answer.unattended) this.declined.add(call.toolCallId);
     if (decision !== "cancel") return { block: true, reason: message ? `${DECLINED} Their reason: ${message}` : DECLINED };
     if (!signal?.aborted) this.host.interruptTurn();
-    return { block: true, reason: CANCELLED };
+    return { block: true, reason: answer.unattended ? UNATTENDED : CANCELLED };
   }
 
   /** A shell call of ours that asks for the network where sandboxed commands have none, and no grant of the thread's covers it. */
@@ -192,12 +209,12 @@ export class ApprovalGate {
   ): Promise<{ block: true; reason: string } | undefined> {
     const offered: Decision[] = ["accept", "acceptNetworkForSession", "decline", "cancel"];
     const why = `asks for network access: the command runs in the sandbox with the network on${reason ? `; it also ${reason}` : ""}`;
-    const { decision, message } = await this.askUser(call, offered, why, undefined, signal);
-    if (decision === "accept" || decision === "acceptNetworkForSession") {
-      this.host.network.grant(call.toolCallId, decision === "acceptNetworkForSession");
+    const answer = await this.askUser(call, offered, why, undefined, signal);
+    if (answer.decision === "accept" || answer.decision === "acceptNetworkForSession") {
+      this.host.network.grant(call.toolCallId, answer.decision === "acceptNetworkForSession");
       return undefined;
     }
-    return this.refusal(call, decision, message, signal);
+    return this.refusal(call, answer, signal);
   }
 
   /**

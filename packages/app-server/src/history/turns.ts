@@ -31,7 +31,9 @@ class TurnBuilder {
   ) {
     for (const entry of entries) {
       if (entry.type === "message" && entry.message.role === "toolResult") this.results.set(entry.message.toolCallId, entry.message);
-      if (entry.type === "approval" && (entry.decision === "decline" || entry.decision === "cancel")) this.declined.add(entry.toolCallId);
+      // A cancel nobody was there to give is no decline: the call reads as failed, as its result says.
+      if (entry.type === "approval" && (entry.decision === "decline" || entry.decision === "cancel") && entry.unattended !== true)
+        this.declined.add(entry.toolCallId);
       if (entry.type === "classification" && entry.confirmed === false) this.declined.add(entry.toolCallId);
     }
   }

@@ -36,6 +36,7 @@ export const methodTable: MethodTable = {
   "resource/list": () => import("./resource/list.js"),
   "resource/set": () => import("./resource/set.js"),
   "server/diagnostics": () => import("./server/diagnostics.js"),
+  "serverRequest/list": () => import("./serverRequest/list.js"),
   "thread/archive": () => import("./thread/archive.js"),
   "thread/compact/start": () => import("./thread/compact/start.js"),
   "thread/delete": () => import("./thread/delete.js"),

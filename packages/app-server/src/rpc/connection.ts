@@ -42,6 +42,7 @@ export class Connection {
   readonly id = nextConnectionId++;
   private currentState: ConnectionState = "new";
   private optOut = new Set<string>();
+  private holdRequests = false;
   private readonly inFlight = new Set<InFlightRequest>();
   private readonly serverRequests = new Map<RequestId, PendingServerRequest>();
   private nextServerRequestId = 1;
@@ -88,10 +89,16 @@ export class Connection {
     return this.currentState === "ready";
   }
 
-  /** The `initialize` request was accepted: record its opt-outs and wait for `initialized`. */
-  beginInitialize(optOutNotifications: readonly string[]): void {
-    this.optOut = new Set(optOutNotifications);
+  /** The `initialize` request was accepted: record what the client opted into or out of and wait for `initialized`. */
+  beginInitialize(options: { optOutNotifications?: readonly string[]; holdRequests?: boolean } = {}): void {
+    this.optOut = new Set(options.optOutNotifications ?? []);
+    this.holdRequests = options.holdRequests === true;
     this.currentState = "initializing";
+  }
+
+  /** Whether what this client is asked outlives it (the `holdRequests` capability): see asking/asker.ts. */
+  get holdsRequests(): boolean {
+    return this.holdRequests;
   }
 
   notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {

@@ -1,6 +1,7 @@
 import type { ModelRegistry } from "@knightcode/agent/models/registry";
 import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
 import type { TrustStore } from "@knightcode/agent/trust/store";
+import type { PendingRequest } from "../asking/pending-requests.js";
 import type { AccountService } from "../config/account-service.js";
 import type { ServerContext } from "../host/context.js";
 import type { PayloadStore } from "../payloads/store.js";
@@ -89,6 +90,14 @@ export class Services {
   /** The thread manager if it exists yet; nothing is loaded to answer. */
   get loadedThreads(): ThreadManager | undefined {
     return this.manager;
+  }
+
+  /**
+   * What the loaded threads wait on a person for, oldest first; nothing is
+   * loaded to answer: without a thread manager no thread was ever asked.
+   */
+  pendingRequests(): PendingRequest[] {
+    return this.manager?.requests.list() ?? [];
   }
 
   /** The threads and the catalog while either is being made or exists, for shutdown to wait on; undefined when never asked for. */

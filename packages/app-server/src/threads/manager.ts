@@ -16,6 +16,7 @@ import { rpcError } from "../rpc/errors.js";
 import { createModelRegistry } from "../models/registry.js";
 import { createTrustStore } from "../trust/store.js";
 import { ServerWorktrees } from "./worktrees.js";
+import { PendingRequests } from "../asking/pending-requests.js";
 import { ThreadCatalog } from "./catalog.js";
 import { ThreadFences } from "./fences.js";
 import { ThreadFailures } from "./failures.js";
@@ -54,6 +55,8 @@ export class ThreadManager {
   private closing = false;
   /** The managed worktrees the threads run in. */
   readonly worktrees: ServerWorktrees = new ServerWorktrees(this);
+  /** What the threads wait on a person for, across every connection: `serverRequest/list`. */
+  readonly requests = new PendingRequests();
 
   constructor(
     readonly context: ServerContext,
@@ -265,6 +268,7 @@ export class ThreadManager {
         },
         onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
         onTurnStarted: (started) => this.worktrees.used(started, "turn"),
+        requests: this.requests,
       },
       file,
     );

@@ -9,6 +9,7 @@ import { NetworkGrants } from "../approvals/network-grants.js";
 import { ThreadModes, validApprovalMode } from "../approvals/thread-modes.js";
 import type { Logger } from "../host/log.js";
 import type { PayloadSink } from "../payloads/store.js";
+import type { PendingRequests } from "../asking/pending-requests.js";
 import { WIRE_TURN_ERRORS } from "../turns/notifier.js";
 import { askUser } from "../ui/ask-user.js";
 import { UiBridge } from "../ui/bridge.js";
@@ -30,6 +31,8 @@ export interface OpenThreadDeps {
   replace(threadId: string): Promise<string>;
   onFatal(thread: LoadedThread): void;
   onTurnStarted(thread: LoadedThread): void;
+  /** Where the server lists what its threads wait on. */
+  requests: PendingRequests;
 }
 
 /**
@@ -43,7 +46,16 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
   const id = file.header.id;
   const log = deps.log;
   const turns = new TurnController({ threadId: id, errors: WIRE_TURN_ERRORS, log });
-  const core = new ThreadCore({ file, log, writer: new TranscriptWriter(file), turns });
+  let loaded: ThreadRuntime | undefined;
+  const core = new ThreadCore({
+    file,
+    log,
+    writer: new TranscriptWriter(file),
+    turns,
+    // Nothing is asked before the runtime exists: its settings say how long a request is held.
+    holdMs: () => (loaded?.settings.effective.requests.holdSeconds ?? 0) * 1000,
+    requests: deps.requests,
+  });
   const dialogs = new ThreadDialogs({
     threadId: id,
     ask: (params, signal) => core.asker.ask("ui/dialog", params, { kind: "dialog", signal }),
@@ -93,7 +105,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
       ui,
       onWarning: (warning) => core.warn(warning),
       askUser: (questions, call) => askUser({ threadId: id, asker: core.asker, runningTurnId: () => turns.runningTurnId, interrupt }, questions, call),
-      submitPlan: (_plan, signal) => reviewPlan({ dialogs: ui, endPlanMode: () => modes.setPlanMode(false), interrupt }, signal),
+      submitPlan: (_plan, signal) => reviewPlan({ dialogs, endPlanMode: () => modes.setPlanMode(false), interrupt }, signal),
       // Until the thread's approval gate is built on its runtime, a call has nobody to ask: it is refused, never allowed.
       approvalGate: async () => ({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
       newSession: async () => {
@@ -106,6 +118,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     throw error;
   }
   const { runtime } = created;
+  loaded = runtime;
   core.loadWarnings.unshift(...created.warnings);
   modes.useDefault(defaultApprovalMode(deps.terminal, runtime));
   return new LoadedThread({

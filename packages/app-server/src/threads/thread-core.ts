@@ -7,6 +7,7 @@ import { SessionFileError } from "@knightcode/store/session/errors";
 import { threadPlace } from "@knightcode/repo/worktrees/workspace";
 import type { ServerNotificationMethod, ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { Asker } from "../asking/asker.js";
+import type { PendingRequests } from "../asking/pending-requests.js";
 import type { Logger } from "../host/log.js";
 import type { Connection } from "../rpc/connection.js";
 import { DELTAS } from "../rpc/outbox.js";
@@ -17,6 +18,10 @@ export interface ThreadCoreOptions {
   writer: TranscriptWriter;
   /** The owner of the thread's turns: its queue for turn/queue/updated, its waits for what is asked. */
   turns: TurnController;
+  /** The global setting requests.holdSeconds, in milliseconds, as it stands now. */
+  holdMs(): number;
+  /** Where the server lists what its threads wait on. */
+  requests: PendingRequests;
 }
 
 /**
@@ -51,9 +56,13 @@ export class ThreadCore {
     this.log = options.log;
     this.writer = options.writer;
     this.asker = new Asker({
+      threadId: this.id,
       subscribers: () => [...this.subscribers.keys()],
       lastInitiator: () => this.lastInitiator,
       waitOn: (kind) => options.turns.waitOn(kind),
+      holdMs: () => options.holdMs(),
+      requests: options.requests,
+      held: (method, ms) => this.log.info(`${method} held: nobody is subscribed; the next subscriber is asked (for ${Math.round(ms / 1000)} s)`),
     });
   }
 
@@ -66,10 +75,11 @@ export class ThreadCore {
     return [...this.subscribers.keys()];
   }
 
-  /** False when it was subscribed already or has closed. */
+  /** False when it was subscribed already or has closed. What is held for a subscriber is asked of it. */
   subscribe(connection: Connection, onClose: () => void): boolean {
     if (connection.state === "closed" || this.subscribers.has(connection)) return false;
     this.subscribers.set(connection, connection.onClose(onClose));
+    this.asker.subscriberJoined();
     return true;
   }
 

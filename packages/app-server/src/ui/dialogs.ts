@@ -120,6 +120,11 @@ export function interpretUserInput(result: unknown, questions: readonly AskUserQ
 
 export type UserInputParams = ServerRequestParams<"item/toolCall/requestUserInput">;
 
+/** Our own callers' options: besides the extension API's, a word when the dialog was held until nobody came (unattended). */
+export interface ThreadDialogOptions extends DialogOptions {
+  onUnattended?(): void;
+}
+
 export interface DialogHost {
   readonly threadId: string;
   /** Puts a dialog to the thread's subscribers, as approvals are put. */
@@ -137,19 +142,21 @@ export interface DialogHost {
 export class ThreadDialogs {
   constructor(private readonly host: DialogHost) {}
 
-  private async ask(params: DialogParams, opts: DialogOptions | undefined): Promise<AskOutcome> {
+  private async ask(params: DialogParams, opts: ThreadDialogOptions | undefined): Promise<AskOutcome> {
     const turn = this.host.turn();
     const signals = [opts?.signal, turn?.signal].filter((s): s is AbortSignal => s instanceof AbortSignal);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
     if (signal?.aborted) return { kind: "unanswered" };
-    return this.host.ask({ ...params, ...(turn?.id ? { turnId: turn.id } : {}) } as DialogParams, signal);
+    const outcome = await this.host.ask({ ...params, ...(turn?.id ? { turnId: turn.id } : {}) } as DialogParams, signal);
+    if (outcome.kind === "unattended") opts?.onUnattended?.();
+    return outcome;
   }
 
   private core(title: unknown): DialogCore {
     return { threadId: this.host.threadId, title: oneLine(String(title ?? "")) };
   }
 
-  async select(title: string, options: string[], opts?: DialogOptions): Promise<string | undefined> {
+  async select(title: string, options: string[], opts?: ThreadDialogOptions): Promise<string | undefined> {
     const dialog = selectDialog(this.core(title), Array.isArray(options) ? options : []);
     if (!dialog) return undefined;
     const shown = (dialog.params as { options: string[] }).options;
@@ -165,7 +172,7 @@ export class ThreadDialogs {
     return textAnswer(await this.ask(params, opts));
   }
 
-  async editor(title: string, prefill?: string, opts?: DialogOptions): Promise<string | undefined> {
+  async editor(title: string, prefill?: string, opts?: ThreadDialogOptions): Promise<string | undefined> {
     const params: DialogParams = { ...this.core(title), kind: "editor", ...(prefill !== undefined ? { prefill: dialogText(prefill) } : {}) };
     return textAnswer(await this.ask(params, opts));
   }

@@ -23,6 +23,7 @@ export const SETTINGS_SCHEMA: Schema = {
     "interruptGraceMs",
     "shellPath",
     "sandbox",
+    "requests",
     "shellEnv"
   ],
   "properties": {
@@ -351,6 +352,23 @@ export const SETTINGS_SCHEMA: Schema = {
           "type": "boolean",
           "description": "When the sandbox cannot run on this machine: `false` runs sandboxed commands under the approval rules alone, with a warning when a thread loads; `true` refuses them. Global settings only.",
           "default": false
+        }
+      }
+    },
+    "requests": {
+      "type": "object",
+      "required": [
+        "holdSeconds"
+      ],
+      "properties": {
+        "holdSeconds": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 86400,
+          "title": "integer 0..86400",
+          "expected": "an integer from 0 to 86400",
+          "description": "How long, in seconds, a request (an approval, `ask_user`'s questions, a dialog, a plan review) stays pending when its last subscriber leaves and that client opted in with `holdRequests`; the thread's next subscriber is asked. Past it the request is cancelled as unattended. `0` cancels at once. Global settings only. See [the protocol](protocol.md#requests-that-wait-for-a-person).",
+          "default": 600
         }
       }
     },

@@ -111,6 +111,8 @@ export interface ApprovalEntry extends EntryBase<"approval"> {
   /** accept, acceptForSession, acceptPrefixForSession, decline or cancel; validated by the server. */
   decision: string;
   message?: string;
+  /** A cancel because nobody was connected to answer while the request was held: the call reads as failed, not declined. Absent in older transcripts. */
+  unattended?: boolean;
 }
 
 /**
@@ -212,7 +214,10 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
   compaction: (e) => requireStrings("summary", "firstKeptEntryId")(e) ?? (typeof e.tokensBefore === "number" ? undefined : "tokensBefore"),
   label: (e) => (isString(e.targetId) ? (e.label === undefined || isString(e.label) ? undefined : "label") : "targetId"),
   custom: requireStrings("customType"),
-  approval: (e) => requireStrings("toolCallId", "tool", "decision")(e) ?? (e.message === undefined || isString(e.message) ? undefined : "message"),
+  approval: (e) =>
+    requireStrings("toolCallId", "tool", "decision")(e) ??
+    (e.message === undefined || isString(e.message) ? undefined : "message") ??
+    (e.unattended === undefined || typeof e.unattended === "boolean" ? undefined : "unattended"),
   classification: (e) =>
     requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
   workspace: (e) => {
