@@ -51,6 +51,28 @@ function waiting(status: ThreadStatus): boolean {
   return status.type === "active" && status.waitingOn.length > 0;
 }
 
+/**
+ * Subscribes to every thread the server is waiting on a person for that
+ * this page is not subscribed to (`serverRequest/list`): after a reload the
+ * page subscribes to nothing, and the requests the last page left behind
+ * are held for it (it initializes with `holdRequests`). Resuming a thread
+ * is what makes the server ask again, at once; the card then shows where
+ * the thread does, and the thread's row says it waits.
+ */
+async function adoptWaitingThreads(subscribed: ReadonlySet<string>): Promise<void> {
+  const c = conn();
+  let threads: string[];
+  try {
+    threads = [...new Set((await c.request("serverRequest/list", {})).requests.map((request) => request.threadId))];
+  } catch {
+    return;
+  }
+  for (const threadId of threads) {
+    if (subscribed.has(threadId)) continue;
+    await c.request("thread/resume", { threadId }).catch(() => toast("A thread waiting for your answer could not be opened.", "warning"));
+  }
+}
+
 /** Installs the page's server-request handlers; returns the function that removes them. */
 export function installRequestHandlers(): () => void {
   const c = conn();
@@ -65,8 +87,10 @@ export function installRequestHandlers(): () => void {
     }),
     c.onReconnect((resumed) => {
       for (const entry of resumed) if (entry.ok && !waiting(entry.result.thread.status)) dropStale(entry.result.thread.id);
+      void adoptWaitingThreads(new Set(resumed.map((entry) => entry.threadId)));
     }),
   ];
+  void adoptWaitingThreads(new Set());
   return () => {
     for (const stop of stops) stop();
   };
