@@ -2,7 +2,7 @@
 // client accepts reads and edits inside the project and declines shell
 // commands, with a reason the model sees.
 //   node examples/approvals.mjs [folder] [message]
-import { AppServerClient } from "@knightcode/app-server-client";
+import { AppServerClient, isItemReference } from "@knightcode/app-server-client";
 
 const cwd = process.argv[2] ?? process.cwd();
 const text = process.argv[3] ?? "Write notes.txt, then run ls.";
@@ -21,7 +21,8 @@ try {
   const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });
   const turn = await client.runTurn(thread.id, text);
   for await (const { method, params } of turn.events) {
-    if (method === "item/completed" && params.item.type === "toolCall") {
+    // A large item comes by reference ({id, type, payloadRef}): only an inline one has its fields.
+    if (method === "item/completed" && !isItemReference(params.item) && params.item.type === "toolCall") {
       console.log(`tool ${params.item.name}: ${params.item.status}`);
     }
   }

@@ -10,6 +10,7 @@ const client = AppServerClient.spawn({ command: "knightcode", args: ["app-server
 try {
   await client.initialize({ clientInfo: { name: "history", version: "1.0" } });
   const threads = [];
+  /** @type {string | undefined} */
   let cursor;
   do {
     const page = await client.request("thread/list", { cwd, limit: 20, ...(cursor ? { cursor } : {}) });
@@ -21,6 +22,7 @@ try {
   for (const summary of threads) {
     let pages = 0;
     let turns = 0;
+    /** @type {string | undefined} */
     let next;
     do {
       const page = await client.request("thread/read", { threadId: summary.id, ...(next ? { cursor: next } : {}) });

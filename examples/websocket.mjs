@@ -42,6 +42,7 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** @param {string} path */
 async function waitForFile(path) {
   for (let waited = 0; waited < 20_000; waited += 50) {
     try {

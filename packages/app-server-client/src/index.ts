@@ -12,6 +12,53 @@ export {
 } from "./client.js";
 export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
+export { isInlineItem, isItemReference, isToolApproval } from "./narrowing.js";
+// The protocol's types a client needs, so that a client imports one package.
+export { ERROR_CODES, isErrorCode } from "@knightcode/app-server-protocol";
+export type {
+  AnyServerNotification,
+  ApprovalDecision,
+  ApprovalInput,
+  ApprovalRequest,
+  ApprovalResponse,
+  BuiltinTool,
+  BuiltinToolInputs,
+  ClientNotificationMethod,
+  ClientNotificationParams,
+  ClientRequestMethod,
+  ClientRequestParams,
+  ClientRequestResult,
+  Dialog,
+  DialogKind,
+  DialogResponse,
+  ErrorCode,
+  ErrorData,
+  ErrorDataByCode,
+  HistoryItem,
+  Item,
+  ItemOf,
+  ItemReference,
+  ItemType,
+  RequestId,
+  ServerNotificationMethod,
+  ServerNotificationParams,
+  ServerRequestMethod,
+  ServerRequestParams,
+  ServerRequestResult,
+  Thread,
+  ThreadStatus,
+  ThreadSummary,
+  ToolApprovalRequest,
+  ToolCallStatus,
+  Turn,
+  TurnError,
+  TurnErrorKind,
+  TurnStatus,
+  UserInputRequest,
+  UserInputResponse,
+  Warning,
+  WireError,
+} from "@knightcode/app-server-protocol";
 export { Listeners, LineFramer, decodeUtf8, type LineFramerOptions, type MessageTransport } from "@knightcode/app-server-protocol";
 export { createMemoryTransportPair } from "./transports/memory.js";
 export { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";

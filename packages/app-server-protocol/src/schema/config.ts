@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { SettingsScope } from "@knightcode/schema/common";
 import { Environment } from "@knightcode/schema/environments";
 import { ResourceType } from "@knightcode/schema/resources";

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { notification, request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { DiffAnswer, DiffScope } from "@knightcode/schema/diffs";
 import { FileTotals } from "@knightcode/schema/threads";
 

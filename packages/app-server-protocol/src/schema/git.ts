@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { BranchName, GitStatus } from "@knightcode/schema/git";
 
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });

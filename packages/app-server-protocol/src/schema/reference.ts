@@ -104,6 +104,48 @@ class Reference {
     return out;
   }
 
+  /** A schema as TypeScript reads it, unions as unions: `{type: "active"; waitingOn: ("approval" | "dialog")[]}`. */
+  tsText(node: Json | undefined): string {
+    if (!isObject(node)) return "unknown";
+    if (typeof node.$ref === "string") return node.$ref.slice(node.$ref.lastIndexOf("/") + 1);
+    if (node.const !== undefined) return JSON.stringify(node.const);
+    if (Array.isArray(node.anyOf)) return node.anyOf.map((member) => this.tsText(member)).join(" | ");
+    if (node.type === "array") {
+      const items = this.tsText(node.items);
+      return items.includes(" | ") ? `(${items})[]` : `${items}[]`;
+    }
+    if (node.type === "integer") return "number";
+    if (node.type !== "object") return typeof node.type === "string" ? node.type : "unknown";
+    if (!isObject(node.properties)) return `Record<string, ${this.tsText(node.additionalProperties)}>`;
+    const required = new Set(Array.isArray(node.required) ? node.required : []);
+    const fields = Object.entries(node.properties).map(([name, field]) => `${name}${required.has(name) ? "" : "?"}: ${this.tsText(field)}`);
+    return fields.length === 0 ? "{}" : `{${fields.join("; ")}}`;
+  }
+
+  /**
+   * Every named shape a table's type may name, each once: an object as its
+   * field table, a union as the list of what it may be, each member by name
+   * (linked) or as TypeScript reads it.
+   */
+  sharedTypes(link: (text: string) => string): string[] {
+    const lines: string[] = [];
+    for (const name of Object.keys(this.defs).sort()) {
+      const node = this.defs[name];
+      if (!isObject(node)) continue;
+      lines.push("", `### ${name}`, "");
+      if (typeof node.description === "string") lines.push(node.description, "");
+      if (Array.isArray(node.anyOf)) {
+        lines.push(
+          "One of:",
+          "",
+          ...node.anyOf.map((member) => `- ${isObject(member) && typeof member.$ref === "string" ? link(this.tsText(member)) : `\`${this.tsText(member)}\``}`),
+        );
+      } else if (node.type === "object" && isObject(node.properties)) lines.push(...fieldTable(this.rows(node), link));
+      else lines.push(`\`${this.tsText(node)}\``);
+    }
+    return lines;
+  }
+
   /** A value the schema accepts, built from required fields only, for the examples. */
   example(node: Json | undefined, name: string): Json {
     const schema = this.resolve(node);
@@ -180,13 +222,19 @@ function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
-function fieldTable(rows: FieldRow[]): string[] {
+/** The names of shared types in a table's type, linked to their section under "Shared types". */
+function linker(defs: JsonObject): (text: string) => string {
+  return (text) => text.replace(/\b[A-Z][A-Za-z0-9]*\b/g, (name) => (name in defs ? `[${name}](#${name.toLowerCase()})` : name));
+}
+
+function fieldTable(rows: FieldRow[], link: (text: string) => string = (text) => text): string[] {
   if (rows.length === 0) return ["No fields."];
   return [
     "| field | type | required | description |",
     "|---|---|---|---|",
     ...rows.map(
-      (row) => `| \`${row.path}\` | ${row.type.includes("\\|") ? row.type : cell(row.type)} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`,
+      (row) =>
+        `| \`${row.path}\` | ${link(row.type.includes("\\|") ? row.type : cell(row.type))} | ${row.required ? "yes" : "no"} | ${cell(row.description)} |`,
     ),
   ];
 }
@@ -220,13 +268,14 @@ function requestIndex(entries: [string, JsonObject][], servedBy: ServedBy): stri
 export function renderMethodReference(protocol: Protocol, servedBy?: ServedBy): string {
   const schema = buildJsonSchema(protocol);
   const reference = new Reference(schema.$defs as JsonObject);
+  const link = linker(schema.$defs as JsonObject);
   const lines = [
     "# Method reference",
     "",
     "Generated from the protocol table in `packages/app-server-protocol` and the handlers under",
     "`packages/app-server/src/methods/` by `node scripts/methods.mjs`; do not edit by hand. The JSON Schema is `packages/app-server-protocol/app-server.schema.json`; the same",
     "shapes as TypeScript are exported by `@knightcode/app-server-protocol` (`src/generated/types.ts`).",
-    "A type in a table that is a name (`Thread`, `HistoryItem`) is one of those shapes.",
+    "A type in a table that is a name (`Thread`, `HistoryItem`) is one of those shapes, described under [Shared types](#shared-types).",
     `Every request may also answer ${COMMON_ERROR_CODES.map((c) => `\`${c}\``).join(", ")}.`,
   ];
   for (const [section, title] of SECTIONS) {
@@ -241,9 +290,9 @@ export function renderMethodReference(protocol: Protocol, servedBy?: ServedBy): 
     for (const [method, entry] of entries) {
       lines.push("", `### ${method}`, "", String(entry.description));
       if (servedBy && section === "clientRequests") lines.push("", `**Served by:** [\`${servedBy[method]}\`](../${servedBy[method]})`);
-      lines.push("", "**Params**", "", ...fieldTable(reference.rows(entry.params)));
+      lines.push("", "**Params**", "", ...fieldTable(reference.rows(entry.params), link));
       if (entry.result !== undefined) {
-        lines.push("", "**Result**", "", ...fieldTable(reference.rows(entry.result)));
+        lines.push("", "**Result**", "", ...fieldTable(reference.rows(entry.result), link));
         const errors = Array.isArray(entry.errors) ? entry.errors : [];
         lines.push("", `**Errors:** ${errors.length > 0 ? errors.map((code) => `\`${String(code)}\``).join(", ") : "only the common ones"}.`);
         const reasons = isObject(entry.reasons) ? Object.entries(entry.reasons) : [];
@@ -257,5 +306,12 @@ export function renderMethodReference(protocol: Protocol, servedBy?: ServedBy): 
       lines.push("", "**Example**", "", "```json", JSON.stringify(message), "```");
     }
   }
+  lines.push(
+    "",
+    "## Shared types",
+    "",
+    "The named shapes the tables above use. A union lists what it may be; a client tells them apart by the field whose value is fixed (`type`, `kind`).",
+  );
+  lines.push(...reference.sharedTypes(link));
   return lines.join("\n") + "\n";
 }

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed, EmptyObject, Warning } from "./common.js";
 import { notification, request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
 import { View } from "./views.js";
 import { ApprovalMode, FileTotals, ModelRef, ModelSummary, ThinkingLevel, TokenUsage, TurnError } from "@knightcode/schema/threads";

@@ -2,7 +2,7 @@ import { Type } from "typebox";
 import { Closed } from "./common.js";
 import { ReviewComments } from "./diffs.js";
 import { notification, request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { QueueSnapshot } from "./threads.js";
 import { ImageInput } from "./turns.js";
 

@@ -1,7 +1,7 @@
 import { Type } from "typebox";
 import { Closed, Warning } from "./common.js";
 import { notification, request } from "./define.js";
-import { reasons } from "./reasons.js";
+import { reasons } from "../reasons.js";
 import { Thread } from "./threads.js";
 import { ManagedWorktree } from "@knightcode/schema/worktrees";
 

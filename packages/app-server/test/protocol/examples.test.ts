@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
 import { ScriptedModelServer } from "@knightcode/testkit";
 
 /** The repository's examples/, run as a reader would run them, against the scripted model. */
@@ -56,6 +57,16 @@ describe("examples/ run against the scripted model", () => {
         .sort(),
       tested.sort(),
     );
+  });
+
+  test("the examples compile under strict TypeScript: the .mjs files checked as JavaScript, examples/ts as its own project", async () => {
+    const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+    for (const project of [join(EXAMPLES, "tsconfig.json"), join(EXAMPLES, "ts", "tsconfig.json")]) {
+      const checked = await promisify(execFile)(process.execPath, [tsc, "--strict", "--noEmit", "-p", project], { cwd: ROOT }).catch(
+        (error: { stdout: string }) => error,
+      );
+      assert.equal(checked.stdout, "", `${project}:\n${checked.stdout}`);
+    }
   });
 
   test("the client README's example is examples/stdio-chat.mjs, word for word", () => {

@@ -28,6 +28,8 @@ const ALL = {
 } as const;
 
 export type ErrorReason = keyof typeof ALL;
+/** Each reason with its meaning, which starts with the code that carries it. */
+export type ErrorReasonMeanings = typeof ALL;
 
 /** The named reasons with their meanings, for a method's definition. */
 export function reasons(...names: ErrorReason[]): Record<string, string> {
