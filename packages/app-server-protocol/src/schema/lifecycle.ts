@@ -21,6 +21,11 @@ const ClientCapabilities = Type.Object({
       description: "Notification methods this connection does not want. Unknown names are tolerated.",
     }),
   ),
+  sequenced: Type.Optional(
+    Type.Boolean({
+      description: "Number every notification about a thread with seq, so that thread/resume's afterSeq can replay what this client missed.",
+    }),
+  ),
 });
 
 const InitializeParams = Type.Object(

@@ -11,6 +11,7 @@ function platformOs(): "linux" | "darwin" | "win32" {
 export const handler: Handler<"initialize"> = (params, ctx) => {
   if (ctx.connection.state !== "new") throw rpcError("invalidParams", "initialize was already sent on this connection");
   ctx.connection.beginInitialize(params.capabilities?.optOutNotifications ?? []);
+  if (params.capabilities?.sequenced === true) ctx.connection.useSequence();
   const name = params.clientInfo.name.slice(0, 100);
   ctx.log.info(`client ${JSON.stringify(name)} ${params.clientInfo.version ?? ""} connected`.trimEnd());
   return {

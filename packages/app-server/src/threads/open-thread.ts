@@ -16,12 +16,17 @@ import { ThreadDialogs } from "../ui/dialogs.js";
 import { reviewPlan } from "../ui/plan-review.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { ThreadCore } from "./thread-core.js";
+import type { ThreadSequences } from "./sequences.js";
 
 /** What opening a thread needs of the server. */
 export interface OpenThreadDeps {
   environment: ThreadEnvironment;
   log: Logger;
   broadcaster: Broadcaster;
+  /** The seq of every thread, kept by the manager across unloads. */
+  sequences: ThreadSequences;
+  /** How many of a thread's latest notifications are kept to replay. */
+  replayEvents: number;
   /** A terminal host's threads run everything. */
   terminal: boolean;
   payloads(): PayloadSink;
@@ -43,7 +48,15 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
   const id = file.header.id;
   const log = deps.log;
   const turns = new TurnController({ threadId: id, errors: WIRE_TURN_ERRORS, log });
-  const core = new ThreadCore({ file, log, writer: new TranscriptWriter(file), turns });
+  const core = new ThreadCore({
+    file,
+    log,
+    writer: new TranscriptWriter(file),
+    turns,
+    sequences: deps.sequences,
+    broadcaster: deps.broadcaster,
+    replayEvents: deps.replayEvents,
+  });
   const dialogs = new ThreadDialogs({
     threadId: id,
     ask: (params, signal) => core.asker.ask("ui/dialog", params, { kind: "dialog", signal }),
@@ -114,7 +127,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     ui,
     modes,
     network,
-    broadcaster: deps.broadcaster,
+    broadcaster: core.broadcaster,
     onFatal: (failed) => deps.onFatal(failed),
     payloads: deps.payloads,
     onTurnStarted: (started) => deps.onTurnStarted(started),
