@@ -54,6 +54,8 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
   private readonly handlerErrorHooks = new Set<(error: unknown, context: HandlerErrorContext) => void>();
   private closeReason: Error | undefined;
   private isClosed = false;
+  /** Initialized with `capabilities.sequenced`: the last seq seen of each thread, for `thread/resume`'s afterSeq. */
+  private seqs: Map<string, number> | undefined;
   /** Resolves when the transport closed, with the reason if it was not a clean close. */
   readonly closed: Promise<Error | undefined>;
 
@@ -92,6 +94,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
 
   /** Performs the handshake: `initialize`, then the `initialized` notification. */
   async initialize(params: ClientRequestParams<"initialize">, options?: RequestOptions): Promise<ClientRequestResult<"initialize">> {
+    if (params.capabilities?.sequenced === true) this.seqs ??= new Map();
     const result = await this.request("initialize", params, options);
     this.notify("initialized", {});
     return result;
@@ -190,6 +193,16 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
     return runTurn(this, threadId, input, options);
   }
 
+  /**
+   * The last `seq` this connection saw of a thread: what `thread/resume`
+   * takes as `afterSeq` to replay what came after. Undefined unless the
+   * connection was initialized with `capabilities.sequenced`, or before
+   * anything numbered about the thread arrived.
+   */
+  lastSeq(threadId: string): number | undefined {
+    return this.seqs?.get(threadId);
+  }
+
   /** Every notification, whatever its method. */
   onAnyNotification(handler: (...notification: AnyServerNotification) => unknown): () => void {
     const wrapped: NotificationHandler = (params, method) => handler(...([method, params] as AnyServerNotification));
@@ -281,6 +294,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
   }
 
   private dispatchNotification(method: string, params: unknown): void {
+    if (this.seqs) noteSeq(this.seqs, params);
     if (method === "serverRequest/cancelled") {
       const requestId = (params as { requestId?: RequestId } | undefined)?.requestId;
       if (requestId !== undefined) {
@@ -328,4 +342,12 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
         },
       );
   }
+}
+
+/** Keeps the highest seq seen of the thread a notification is about. */
+function noteSeq(seqs: Map<string, number>, params: unknown): void {
+  const { seq, threadId, thread } = (params ?? {}) as { seq?: unknown; threadId?: unknown; thread?: { id?: unknown } };
+  const about = typeof threadId === "string" ? threadId : thread?.id;
+  if (typeof seq !== "number" || typeof about !== "string") return;
+  if (seq > (seqs.get(about) ?? 0)) seqs.set(about, seq);
 }

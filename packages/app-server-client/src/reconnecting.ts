@@ -23,6 +23,7 @@ import {
   type WaitOptions,
 } from "./client.js";
 import { ClientError } from "./errors.js";
+import { runTurn } from "./turn-run.js";
 import type { WebSocketTransportOptions } from "./transports/websocket.js";
 
 export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransportOptions, "url"> {
@@ -33,7 +34,10 @@ export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransp
    * A file another user could have written, or one naming a listener elsewhere, is an `untrusted` ClientError.
    */
   readyFile?: string;
-  /** What `initialize` sends, on the first connection and on every reconnection. */
+  /**
+   * What `initialize` sends, on the first connection and on every reconnection. `capabilities.sequenced`
+   * is sent as true unless this says false: a reconnection then replays what each open thread sent meanwhile.
+   */
   initialize: ClientRequestParams<"initialize">;
   /** Waits between attempts; the last one repeats. Default 100, 250, 500, 1000, 2000 ms. */
   retryDelaysMs?: readonly number[];
@@ -60,7 +64,10 @@ type Installer = (client: AppServerClient) => () => void;
  * reinstalls its notification and server-request handlers on the new
  * connection, so a request the server asks again (an approval or dialog still
  * open after a dropped connection) reaches the same handler. Requests made
- * while it reconnects wait for the new connection.
+ * while it reconnects wait for the new connection. Each thread is resumed
+ * with the last `seq` seen of it, so the notifications missed while away
+ * reach the handlers (when the server still holds them: `replayed` in the
+ * answer), and a `runTurn` follows its turn across the gap.
  */
 export class ReconnectingClient {
   private current: AppServerClient<MessageTransport>;
@@ -69,6 +76,10 @@ export class ReconnectingClient {
   private readonly reconnects = new Listeners<[ResumedThread[]]>();
   private readonly disconnects = new Listeners<[Error | undefined]>();
   private ready: Promise<void> = Promise.resolve();
+  /** Numbered notifications are asked for (the default). */
+  private readonly sequenced: boolean;
+  /** The last seq of each open thread as the connections before the current one saw it. */
+  private readonly seen = new Map<string, number>();
   private stopped = false;
   private markClosed!: (reason: Error | undefined) => void;
   /** Resolves once `close()` was called, or reconnecting gave up (with the last error). */
@@ -79,6 +90,7 @@ export class ReconnectingClient {
     first: AppServerClient<MessageTransport>,
   ) {
     this.current = first;
+    this.sequenced = options.initialize.capabilities?.sequenced !== false;
     this.watch(first);
   }
 
@@ -133,7 +145,9 @@ export class ReconnectingClient {
         ? new AppServerClient(await options.connectTransport(url), options)
         : await AppServerClient.connectWebSocket({ ...options, url });
     try {
-      initializeResults.set(client, await client.initialize(options.initialize, { timeoutMs: options.requestTimeoutMs ?? 15_000 }));
+      const sequenced = options.initialize.capabilities?.sequenced !== false;
+      const initialize = { ...options.initialize, capabilities: { ...options.initialize.capabilities, sequenced } };
+      initializeResults.set(client, await client.initialize(initialize, { timeoutMs: options.requestTimeoutMs ?? 15_000 }));
     } catch (error) {
       await client.close();
       throw error;
@@ -209,10 +223,16 @@ export class ReconnectingClient {
     return this.current.waitFor(method, predicate, options);
   }
 
-  /** On the current connection: a reconnection mid-turn rejects `completed` with a `closed` ClientError. */
+  /**
+   * Follows the turn across reconnections: the notifications missed are
+   * replayed into it and it ends with its `turn/completed` (see
+   * `TurnRun.completed` for a server that could not replay them). Without
+   * `sequenced`, on the current connection: a reconnection mid-turn rejects
+   * `completed` with a `closed` ClientError.
+   */
   async runTurn(threadId: string, input: TurnInput, options?: RequestOptions): Promise<TurnRun> {
     await this.ready;
-    return this.current.runTurn(threadId, input, options);
+    return this.sequenced ? runTurn(this, threadId, input, options) : this.current.runTurn(threadId, input, options);
   }
 
   async close(): Promise<void> {
@@ -236,6 +256,7 @@ export class ReconnectingClient {
       this.threadUis.set(thread.id, ui);
     } else if (method === "thread/unsubscribe" || method === "thread/archive" || method === "thread/delete") {
       this.threadUis.delete((params as { threadId: string }).threadId);
+      this.seen.delete((params as { threadId: string }).threadId);
     }
   }
 
@@ -266,24 +287,41 @@ export class ReconnectingClient {
         await client.close();
         return;
       }
+      const previous = this.current;
       this.current = client;
       for (const entry of this.installers) entry.uninstall = entry.install(client);
-      const resumed: ResumedThread[] = [];
-      for (const threadId of this.openThreads) {
-        try {
-          const result = await client.request("thread/resume", { threadId });
-          this.threadUis.set(threadId, result.ui);
-          resumed.push({ threadId, ok: true, result });
-        } catch (error) {
-          resumed.push({ threadId, ok: false, error: error instanceof Error ? error : new Error(String(error)) });
-        }
-      }
+      const resumed = await this.resumeAll(previous, client);
       this.watch(client);
       this.reconnects.emit(resumed);
       return;
     }
     this.stopped = true;
     this.markClosed(lastError ?? new ClientError("closed", "could not reconnect"));
+  }
+
+  /**
+   * Resumes every open thread on `client`, each after the last seq seen of
+   * it. A replay follows its answer on the connection; when one did, a last
+   * round trip makes sure every replayed notification has reached the
+   * handlers before the reconnect listeners hear of the answers.
+   */
+  private async resumeAll(previous: AppServerClient<MessageTransport>, client: AppServerClient<MessageTransport>): Promise<ResumedThread[]> {
+    const resumed: ResumedThread[] = [];
+    for (const threadId of this.openThreads) {
+      const afterSeq = this.sequenced ? (previous.lastSeq(threadId) ?? this.seen.get(threadId)) : undefined;
+      try {
+        const result = await client.request("thread/resume", afterSeq === undefined ? { threadId } : { threadId, afterSeq });
+        this.threadUis.set(threadId, result.ui);
+        // Replayed, the new connection goes on from where the old one was; a snapshot starts afresh.
+        if (result.replayed === true && afterSeq !== undefined) this.seen.set(threadId, afterSeq);
+        else this.seen.delete(threadId);
+        resumed.push({ threadId, ok: true, result });
+      } catch (error) {
+        resumed.push({ threadId, ok: false, error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    if (resumed.some((entry) => entry.ok && entry.result.replayed === true)) await client.request("server/diagnostics", {}).catch(() => undefined);
+    return resumed;
   }
 }
 

@@ -2,6 +2,7 @@ import type { ClientRequestParams, ClientRequestResult, ServerNotificationMethod
 import type { AppServerClient } from "./client.js";
 import type { RequestOptions } from "./client-options.js";
 import { ClientError } from "./errors.js";
+import type { ResumedThread } from "./reconnecting.js";
 
 /** One notification as `runTurn` yields it; checking `method` narrows `params`. */
 export type TurnEvent = { [M in ServerNotificationMethod]: { method: M; params: ServerNotificationParams<M> } }[ServerNotificationMethod];
@@ -15,15 +16,31 @@ export interface TurnRun {
   /**
    * That turn's notifications, in order, from `turn/started` to `turn/completed`
    * (inclusive); the iteration ends after `turn/completed`. Buffered from the
-   * start, so iterating late misses nothing. One iteration per run.
+   * start, so iterating late misses nothing. One iteration per run. Across a
+   * ReconnectingClient's reconnection the missed ones are replayed in place;
+   * when the server could not replay them, see `completed`.
    */
   events: AsyncIterable<TurnEvent>;
-  /** The turn as `turn/completed` reports it (completed, failed or interrupted). */
+  /**
+   * The turn as `turn/completed` reports it (completed, failed or
+   * interrupted). On a ReconnectingClient whose reconnection could not replay
+   * what was missed: the turn as the resumed history shows it when it ended
+   * meanwhile (the events then end without a `turn/completed`), or a `closed`
+   * ClientError when the thread or the turn could not be found again.
+   */
   completed: Promise<ServerNotificationParams<"turn/completed">["turn"]>;
 }
 
-/** What following a turn needs of the client. */
-type TurnClient = Pick<AppServerClient, "request" | "onAnyNotification" | "closed">;
+/**
+ * What following a turn needs of the client. A client that reconnects
+ * (ReconnectingClient) also says how each reconnection resumed the thread,
+ * and its `closed` resolves only once it stops for good.
+ */
+type TurnClient = Pick<AppServerClient, "request" | "onAnyNotification" | "closed"> & {
+  onReconnect?(listener: (resumed: ResumedThread[]) => void): () => void;
+};
+
+type Completed = ServerNotificationParams<"turn/completed">["turn"];
 
 /**
  * Starts a turn and follows it: resolves once the turn has started with its
@@ -41,12 +58,14 @@ export async function runTurn(client: TurnClient, threadId: string, input: TurnI
   let wake: (() => void) | undefined;
   let markStarted!: (turnId: string) => void;
   const started = new Promise<string>((resolve) => (markStarted = resolve));
-  let settleCompleted!: { resolve(turn: ServerNotificationParams<"turn/completed">["turn"]): void; reject(error: Error): void };
-  const completed = new Promise<ServerNotificationParams<"turn/completed">["turn"]>((resolve, reject) => (settleCompleted = { resolve, reject }));
+  let settleCompleted!: { resolve(turn: Completed): void; reject(error: Error): void };
+  const completed = new Promise<Completed>((resolve, reject) => (settleCompleted = { resolve, reject }));
   completed.catch(() => undefined);
+  let stopFollowing: (() => void) | undefined;
   const stop = () => {
     done = true;
     unsubscribe();
+    stopFollowing?.();
     wake?.();
   };
   const unsubscribe = client.onAnyNotification((method, raw) => {
@@ -65,11 +84,20 @@ export async function runTurn(client: TurnClient, threadId: string, input: TurnI
       stop();
     }
   });
-  void client.closed.then(() => {
+  const fail = (cause?: Error) => {
     if (done) return;
-    settleCompleted.reject(new ClientError("closed", `connection closed before turn ${turnId ?? "(not started)"} completed`));
+    settleCompleted.reject(new ClientError("closed", `connection closed before turn ${turnId ?? "(not started)"} completed`, undefined, cause));
     stop();
+  };
+  stopFollowing = client.onReconnect?.((resumed) => {
+    if (done) return;
+    const outcome = afterReconnect(resumed, threadId, turnId);
+    if (outcome.kind === "ended") {
+      settleCompleted.resolve(outcome.turn);
+      stop();
+    } else if (outcome.kind === "lost") fail(outcome.cause);
   });
+  void client.closed.then(() => fail());
   let answer: ClientRequestResult<"turn/start">;
   try {
     answer = await client.request("turn/start", { ...params, threadId, requestId }, options);
@@ -81,7 +109,11 @@ export async function runTurn(client: TurnClient, threadId: string, input: TurnI
     stop();
     throw new ClientError("notStarted", `turn/start answered ${answer.status}: the input started no turn`);
   }
-  const id = turnId ?? (await Promise.race([started, client.closed.then(() => undefined)]));
+  const ended = completed.then(
+    () => undefined,
+    () => undefined,
+  );
+  const id = turnId ?? (await Promise.race([started, ended, client.closed.then(() => undefined)]));
   if (id === undefined) throw new ClientError("closed", "connection closed before the turn started");
   let iterated = false;
   const iterable: AsyncIterable<TurnEvent> = {
@@ -99,4 +131,28 @@ export async function runTurn(client: TurnClient, threadId: string, input: TurnI
     },
   };
   return { turnId: id, threadId, events: iterable, completed };
+}
+
+/**
+ * What became of a turn when the connection following it came back. The
+ * notifications it missed were replayed (`replayed: true`): they reach the
+ * run like any other, so it goes on. Otherwise the answer is a snapshot: a
+ * turn still running goes on (what it sent meanwhile is missed), a turn that
+ * ended meanwhile ends as its history says, and a thread that could not be
+ * resumed, or a turn the snapshot does not show, ends the run `closed`.
+ */
+function afterReconnect(
+  resumed: readonly ResumedThread[],
+  threadId: string,
+  turnId: string | undefined,
+): { kind: "follows" } | { kind: "ended"; turn: Completed } | { kind: "lost"; cause?: Error } {
+  const entry = resumed.find((thread) => thread.threadId === threadId);
+  if (entry === undefined) return { kind: "lost" };
+  if (!entry.ok) return { kind: "lost", cause: entry.error };
+  const { result } = entry;
+  if (result.replayed === true) return { kind: "follows" };
+  if (turnId === undefined) return { kind: "lost" };
+  if (result.runningTurn?.id === turnId) return { kind: "follows" };
+  const ended = result.turns.find((turn) => turn.id === turnId && turn.status !== "inProgress");
+  return ended ? { kind: "ended", turn: ended } : { kind: "lost" };
 }

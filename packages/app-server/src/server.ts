@@ -81,9 +81,9 @@ export class AppServer implements ServerHost {
     this.inputStoppers.push(stop);
   }
 
-  /** Sends a notification to every initialized connection. */
-  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
-    for (const connection of this.liveConnections) connection.notify(method, params);
+  /** Sends a notification to every initialized connection; `seq` is the thread's number for it, when it is about a thread. */
+  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>, seq?: number): void {
+    for (const connection of this.liveConnections) connection.notify(method, params, seq);
   }
 
   /** The thread manager, loaded on first use (never before the handshake); a host that embeds the server may pass its own. */
@@ -201,6 +201,7 @@ export class AppServer implements ServerHost {
       services: this.services,
       log: connection.log,
       signal: inFlight.signal,
+      afterAnswer: (run) => inFlight.afterAnswer(run),
     };
     const handler = this.handlers[method as keyof HandlerTable] as (params: unknown, ctx: RequestContext) => unknown;
     const fail = (error: unknown) => inFlight.settle({ error: this.classify(method, error).toWire() });

@@ -1154,6 +1154,8 @@ export type InitializeParams = {
     optOutNotifications?: string[];
     /** Requests to this connection (approvals, requestUserInput, ui/dialog, plan review) outlive it: when it was the last subscriber to leave, a request waits up to the global setting requests.holdSeconds for the thread's next subscriber instead of being cancelled at once. */
     holdRequests?: boolean;
+    /** Number every notification about a thread with seq, so that thread/resume's afterSeq can replay what this client missed. */
+    sequenced?: boolean;
   };
 };
 
@@ -1562,6 +1564,8 @@ export type ThreadResumeParams = {
   threadId: string;
   /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
+  /** The last seq this client saw of the thread: what came after it is sent again right after the answer, when the server still holds it. */
+  afterSeq?: number;
 };
 
 /** Result of `thread/resume`. */
@@ -1575,6 +1579,8 @@ export type ThreadResumeResult = {
   usage: TokenUsage;
   warnings: Warning[];
   ui: ThreadUi;
+  /** Only with afterSeq. true: every notification after afterSeq follows this answer, in order, before anything newer. false: the server no longer holds them; this answer is the whole state. */
+  replayed?: boolean;
 };
 
 /** Params of `thread/settings/update`: Changes a loaded thread's model, thinking level or approval mode for its next turns. */
@@ -1983,6 +1989,8 @@ export type ErrorParams = {
   threadId?: string;
   /** The clientMessageId of the input the error is about. */
   clientMessageId?: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `item/agentMessage/delta`: More answer text. */
@@ -1995,6 +2003,8 @@ export type ItemAgentMessageDeltaParams = {
   itemId: string;
   /** Text to append to the item's text. */
   delta: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `item/completed`: An item's final times, text, fileChanges and index: replace what streamed. An item over the inline limit comes as {id, type, index?, payloadRef}. */
@@ -2004,6 +2014,8 @@ export type ItemCompletedParams = {
   /** The turn's id. */
   turnId: string;
   item: HistoryItem;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `item/reasoning/delta`: More reasoning text. */
@@ -2016,6 +2028,8 @@ export type ItemReasoningDeltaParams = {
   itemId: string;
   /** Text to append to the item's text. */
   delta: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `item/removed`: An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped). */
@@ -2026,6 +2040,8 @@ export type ItemRemovedParams = {
   turnId: string;
   /** The item's id: for a tool call, its call id. */
   itemId: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `item/started`: An item began; its times and contents are provisional. An item over the inline limit comes as {id, type, index?, payloadRef}. */
@@ -2035,6 +2051,8 @@ export type ItemStartedParams = {
   /** The turn's id. */
   turnId: string;
   item: HistoryItem;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `serverRequest/cancelled`: Withdraws a server request still waiting for its answer; an answer sent anyway is ignored. */
@@ -2046,12 +2064,16 @@ export type ServerRequestCancelledParams = {
 export type ThreadArchivedParams = {
   /** The thread's id. */
   threadId: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/deleted`: An archived thread was deleted; to every connection. */
 export type ThreadDeletedParams = {
   /** The thread's id. */
   threadId: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/name/updated`: A thread was renamed; to every connection. */
@@ -2060,6 +2082,8 @@ export type ThreadNameUpdatedParams = {
   threadId: string;
   /** The new name. */
   name: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/planMode/updated`: Plan mode turned on or off (settings, /plan, an approved plan); to subscribers. */
@@ -2068,6 +2092,8 @@ export type ThreadPlanModeUpdatedParams = {
   threadId: string;
   /** Whether plan mode is now on. */
   planMode: boolean;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/replaced`: A command replaced the thread (/new, an extension's ctx.newSession()): this connection is now subscribed to `thread` instead, and the old thread's extension contexts are stale; to the old thread's subscribers. */
@@ -2078,11 +2104,15 @@ export type ThreadReplacedParams = {
   /** The new thread's load warnings. */
   warnings: Warning[];
   ui: ThreadUi;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/started`: A thread was created (start, fork or a session-replacing command); to every connection. */
 export type ThreadStartedParams = {
   thread: Thread;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/status/changed`: A thread's status changed; to every connection. */
@@ -2090,6 +2120,8 @@ export type ThreadStatusChangedParams = {
   /** The thread's id. */
   threadId: string;
   status: ThreadStatus;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/tokenUsage/updated`: After every finalized assistant reply (and compaction billing); to subscribers. */
@@ -2099,6 +2131,8 @@ export type ThreadTokenUsageUpdatedParams = {
   /** The turn it concerns, when it concerns one. */
   turnId?: string;
   usage: TokenUsage;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/turn/completed`: The same outcome, for sidebars; to every connection. */
@@ -2106,12 +2140,16 @@ export type ThreadTurnCompletedParams = {
   /** The thread's id. */
   threadId: string;
   turn: Turn;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/unarchived`: A thread was unarchived; to every connection. */
 export type ThreadUnarchivedParams = {
   /** The thread's id. */
   threadId: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `thread/workspace/progress`: Output of an environment's setup or cleanup script in a thread's worktree; to the connection that asked for the work. */
@@ -2126,6 +2164,8 @@ export type ThreadWorkspaceProgressParams = {
   done?: boolean;
   /** With done: how it ended; null when a signal stopped it. */
   exitCode?: number | null;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `turn/completed`: A turn ended (completed, failed or interrupted); a summary without items; to subscribers. */
@@ -2133,6 +2173,8 @@ export type TurnCompletedParams = {
   /** The thread's id. */
   threadId: string;
   turn: Turn;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `turn/diff/updated`: After turn/completed: the net line totals of each file that changed in the thread's git checkout while the turn ran; not sent when none changed, nor outside git. To subscribers. */
@@ -2142,6 +2184,8 @@ export type TurnDiffUpdatedParams = {
   /** The turn's id. */
   turnId: string;
   files: FileTotals[];
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `turn/queue/updated`: Steers the agent has not delivered yet and the queued inputs, whenever either changes, at most once per thread per turn of the server's event loop (the newest state); to subscribers. */
@@ -2159,6 +2203,8 @@ export type TurnQueueUpdatedParams = {
     /** How many images go with it. */
     attachments?: number;
   }>;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `turn/retrying`: A transient provider error; the turn retries after delayMs; to subscribers. */
@@ -2174,6 +2220,8 @@ export type TurnRetryingParams = {
   /** How long until the retry. */
   delayMs: number;
   error: TurnError;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `turn/started`: A turn began; to subscribers. */
@@ -2183,6 +2231,8 @@ export type TurnStartedParams = {
   turn: Turn;
   /** The requestId of the turn/start that began it. */
   requestId?: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `ui/notify`: A notice from an extension; to subscribers. */
@@ -2193,6 +2243,8 @@ export type UiNotifyParams = {
   message: string;
   /** How the client should show it. */
   level: "info" | "warning" | "error";
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `ui/state`: Every field of the thread's extension UI but the widgets, whole, whenever one changes; to subscribers. */
@@ -2212,6 +2264,8 @@ export type UiStateParams = {
   workingMessage?: string;
   /** Whether the working indicator shows while a turn runs. */
   workingVisible: boolean;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `ui/widget`: One widget set or replaced (it moves to the end of its placement), or {threadId, key} alone when removed; to subscribers. */
@@ -2225,6 +2279,8 @@ export type UiWidgetParams = {
   /** Text lines to show. */
   lines?: string[];
   view?: View;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of `warning`: A problem that did not stop the work, such as an extension's failure; to subscribers. */
@@ -2232,6 +2288,8 @@ export type WarningParams = {
   /** The thread it concerns, when it concerns one. */
   threadId?: string;
   warning: Warning;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
 };
 
 /** Params of every method in serverNotifications, by method name. */

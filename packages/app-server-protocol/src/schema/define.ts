@@ -1,4 +1,4 @@
-import type { TSchema } from "typebox";
+import { Type, type TSchema } from "typebox";
 import type { ErrorCode } from "../errors.js";
 
 /** A client-to-server or server-to-client request: params in, result out. */
@@ -31,7 +31,25 @@ export function request<P extends TSchema, R extends TSchema>(def: {
 }
 
 export function notification<P extends TSchema>(def: { params: P; doc: string }): NotificationDef<P> {
-  return { kind: "notification", params: def.params, doc: def.doc };
+  return { kind: "notification", params: withSeq(def.params), doc: def.doc };
+}
+
+/** The `seq` a connection initialized with `capabilities.sequenced` finds on every notification about a thread. */
+const Seq = Type.Integer({
+  minimum: 1,
+  description:
+    "Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq.",
+});
+
+/**
+ * A notification's params, with an optional `seq` when they are about a
+ * thread (they name `threadId` or carry `thread`): written once here, so no
+ * notification about a thread can be without it.
+ */
+function withSeq<P extends TSchema>(params: P): P {
+  const { type, properties, required, ...options } = params as TSchema & { type?: unknown; properties?: Record<string, TSchema>; required?: unknown };
+  if (type !== "object" || properties === undefined || !("threadId" in properties || "thread" in properties)) return params;
+  return Type.Object({ ...properties, seq: Type.Optional(Seq) }, options) as unknown as P;
 }
 
 /** One domain's slice of the method table; the table merges the slices. */

@@ -27,6 +27,11 @@ const ClientCapabilities = Type.Object({
         "Requests to this connection (approvals, requestUserInput, ui/dialog, plan review) outlive it: when it was the last subscriber to leave, a request waits up to the global setting requests.holdSeconds for the thread's next subscriber instead of being cancelled at once.",
     }),
   ),
+  sequenced: Type.Optional(
+    Type.Boolean({
+      description: "Number every notification about a thread with seq, so that thread/resume's afterSeq can replay what this client missed.",
+    }),
+  ),
 });
 
 const InitializeParams = Type.Object(

@@ -183,7 +183,20 @@ export const threads = {
       doc: "Creates a thread (its session file exists at once), loads it and subscribes the caller; in worktree mode, in a new managed worktree made first.",
     }),
     "thread/resume": request({
-      params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
+      params: Type.Object(
+        {
+          threadId: ThreadId,
+          cursor: Cursor,
+          afterSeq: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              description:
+                "The last seq this client saw of the thread: what came after it is sent again right after the answer, when the server still holds it.",
+            }),
+          ),
+        },
+        Closed,
+      ),
       result: Type.Object(
         {
           thread: Thread,
@@ -194,6 +207,12 @@ export const threads = {
           usage: TokenUsage,
           warnings: Type.Array(Warning),
           ui: ThreadUi,
+          replayed: Type.Optional(
+            Type.Boolean({
+              description:
+                "Only with afterSeq. true: every notification after afterSeq follows this answer, in order, before anything newer. false: the server no longer holds them; this answer is the whole state.",
+            }),
+          ),
         },
         Closed,
       ),

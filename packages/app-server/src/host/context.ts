@@ -17,6 +17,8 @@ export interface ServerContextOptions {
   terminal?: boolean;
   /** How long a thread without subscribers or work stays loaded; ten minutes, or `KNIGHTCODE_THREAD_IDLE_MS`. */
   idleUnloadMs?: number;
+  /** How many of a loaded thread's latest notifications are kept to replay; 5,000, or `KNIGHTCODE_REPLAY_EVENTS`. */
+  replayEvents?: number;
   log?: Logger;
   env?: NodeJS.ProcessEnv;
   /** The WebSocket token and its file: never given to a child process, never read by a read-only tool. */
@@ -50,6 +52,7 @@ export class ServerContext {
   readonly extensionPaths: readonly string[];
   readonly terminal: boolean;
   readonly idleUnloadMs: number;
+  readonly replayEvents: number;
   readonly env: NodeJS.ProcessEnv;
   readonly secrets: ServerSecrets;
   readonly counters: ServerCounters = {
@@ -74,6 +77,7 @@ export class ServerContext {
     this.extensionPaths = (options.extensionPaths ?? []).map((path) => resolve(path));
     this.terminal = options.terminal ?? false;
     this.idleUnloadMs = options.idleUnloadMs ?? positiveInteger(this.env.KNIGHTCODE_THREAD_IDLE_MS) ?? 10 * 60_000;
+    this.replayEvents = options.replayEvents ?? positiveInteger(this.env.KNIGHTCODE_REPLAY_EVENTS) ?? 5_000;
     scheduleStaleSpoolSweep({
       onRemoved: (paths) => this.log.info(`removed stale payload spools: ${paths.join(", ")}`),
       onError: (message, error) => this.log.warn(message, error),

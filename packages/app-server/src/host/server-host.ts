@@ -11,7 +11,8 @@ export interface ServerHost {
   readonly context: ServerContext;
   /** Shutdown began: input stopped, and nothing new starts. */
   readonly isShuttingDown: boolean;
-  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+  /** To every initialized connection; `seq` is the thread's number for it, when it is about a thread. */
+  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>, seq?: number): void;
   /** `stop` runs once, when input stops at the start of shutdown. */
   onStopInput(stop: () => void): void;
   threadCounts(): { loaded: number; loading: number };

@@ -12,6 +12,7 @@ export const handler: Handler<"initialize"> = (params, ctx) => {
   if (ctx.connection.state !== "new") throw rpcError("invalidParams", "initialize was already sent on this connection");
   const capabilities = params.capabilities;
   ctx.connection.beginInitialize({ optOutNotifications: capabilities?.optOutNotifications ?? [], holdRequests: capabilities?.holdRequests === true });
+  if (capabilities?.sequenced === true) ctx.connection.useSequence();
   const name = params.clientInfo.name.slice(0, 100);
   ctx.log.info(`client ${JSON.stringify(name)} ${params.clientInfo.version ?? ""} connected`.trimEnd());
   return {

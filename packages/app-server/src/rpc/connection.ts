@@ -14,7 +14,8 @@ import type { ServerTransport } from "../transport/types.js";
 import { ServerRequestError } from "./errors.js";
 import { InFlightRequest } from "./in-flight.js";
 import { parseIncoming, type Incoming } from "./message.js";
-import { Outbox } from "./outbox.js";
+import { Outbox, threadOf } from "./outbox.js";
+import { ThreadHolds, type SequencedEvent } from "./thread-holds.js";
 
 export type ConnectionState = "new" | "initializing" | "ready" | "closed";
 
@@ -50,6 +51,9 @@ export class Connection {
   private readonly detach: (() => void)[];
   /** What this client is sent while it falls behind reading. */
   private readonly outbox: Outbox;
+  /** What waits about threads being replayed to this client. */
+  private readonly holds = new ThreadHolds();
+  private sequencedValue = false;
   readonly log: Logger;
 
   constructor(
@@ -101,11 +105,37 @@ export class Connection {
     return this.holdRequests;
   }
 
-  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
+  /** `initialize` asked for `capabilities.sequenced`: notifications about a thread carry their seq. */
+  useSequence(): void {
+    this.sequencedValue = true;
+  }
+
+  get sequenced(): boolean {
+    return this.sequencedValue;
+  }
+
+  /** A notification; `seq`, the thread's number for it, is added only for a sequenced client. */
+  notify<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>, seq?: number): void {
     if (this.currentState === "closed" || this.optOut.has(method)) return;
     // Connection-level errors (a malformed line) may precede the handshake; everything else waits for it.
     if (this.currentState !== "ready" && method !== "error") return;
-    this.outbox.notify(method, params as Record<string, unknown>);
+    const sent = (seq !== undefined && this.sequencedValue ? { ...params, seq } : params) as Record<string, unknown>;
+    const waiting = this.holds.queueOf(threadOf(sent));
+    if (waiting) waiting.push(() => this.outbox.notify(method, sent));
+    else this.outbox.notify(method, sent);
+  }
+
+  /**
+   * Holds everything this client is sent about `threadId` until the
+   * returned release runs, which sends `replay` first: undefined when a
+   * replay of that thread to this client is under way already.
+   */
+  holdForReplay(threadId: string): ((replay: readonly SequencedEvent[]) => void) | undefined {
+    if (!this.holds.hold(threadId)) return undefined;
+    return (replay) =>
+      this.holds.release(threadId, () => {
+        for (const event of replay) this.notify(event.method, event.params as never, event.seq);
+      });
   }
 
   notifyError(message: string, kind: string): void {
@@ -136,7 +166,10 @@ export class Connection {
         },
       });
       const threadId = (params as { threadId?: unknown }).threadId;
-      this.outbox.request(typeof threadId === "string" ? threadId : undefined, { id, method, params });
+      const about = typeof threadId === "string" ? threadId : undefined;
+      const waiting = this.holds.queueOf(about);
+      if (waiting) waiting.push(() => this.outbox.request(about, { id, method, params }));
+      else this.outbox.request(about, { id, method, params });
     });
   }
 

@@ -16,6 +16,8 @@ export interface RequestContext {
   readonly log: Logger;
   /** Aborted when the connection closes or shutdown's deadline passes. */
   readonly signal: AbortSignal;
+  /** Runs `run` right after the answer (or the error) is written, in the same step: what must follow the answer and precede anything else. */
+  afterAnswer(run: () => void): void;
 }
 
 export type Handler<M extends ClientRequestMethod> = (

@@ -10,6 +10,7 @@ export class InFlightRequest {
   private isSettled = false;
   readonly settled: Promise<void>;
   private markSettled!: () => void;
+  private readonly answered: (() => void)[] = [];
 
   constructor(
     readonly id: RequestId,
@@ -33,7 +34,18 @@ export class InFlightRequest {
     this.isSettled = true;
     this.answer({ id: this.id, ...message });
     this.markSettled();
+    this.runAnswered();
     return true;
+  }
+
+  /** Runs `run` right after the answer is written, in the same step; at once when it was. */
+  afterAnswer(run: () => void): void {
+    if (this.isSettled) run();
+    else this.answered.push(run);
+  }
+
+  private runAnswered(): void {
+    for (const run of this.answered.splice(0)) run();
   }
 
   /** The connection went away: nothing can be answered any more. */
@@ -41,6 +53,7 @@ export class InFlightRequest {
     if (!this.isSettled) {
       this.isSettled = true;
       this.markSettled();
+      this.runAnswered();
     }
     this.controller.abort(new Error(reason));
   }

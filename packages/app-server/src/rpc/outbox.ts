@@ -28,7 +28,8 @@ const STATE_OF: Readonly<Record<string, (params: Params) => string | undefined>>
 /** Notifications that stream an item's text: many, small, and `item/completed` carries the whole of it. */
 export const DELTAS: ReadonlySet<string> = new Set(["item/agentMessage/delta", "item/reasoning/delta"]);
 
-function threadOf(params: Params): string | undefined {
+/** The thread a message's params are about: its `threadId`, or the id of the `thread` it carries. */
+export function threadOf(params: Params): string | undefined {
   const thread = params.thread;
   return text(params.threadId) ?? (thread && typeof thread === "object" ? text((thread as Params).id) : undefined);
 }

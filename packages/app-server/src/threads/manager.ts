@@ -26,6 +26,8 @@ import { creationError, sessionError } from "../rpc/session-error.js";
 import { threadEnvironment } from "./environment.js";
 import { derivedName } from "./thread-object.js";
 import { relocateThread, replaceThread } from "./replace.js";
+import { ThreadSequences } from "./sequences.js";
+import { threadOf } from "../rpc/outbox.js";
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -57,6 +59,8 @@ export class ThreadManager {
   readonly worktrees: ServerWorktrees = new ServerWorktrees(this);
   /** What the threads wait on a person for, across every connection: `serverRequest/list`. */
   readonly requests = new PendingRequests();
+  /** The seq of every thread this process numbered: kept across unloads, so it never goes back. */
+  private readonly sequences = new ThreadSequences();
 
   constructor(
     readonly context: ServerContext,
@@ -155,7 +159,7 @@ export class ThreadManager {
       await this.discardCreated(file, thread);
       throw error;
     }
-    this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
+    thread.core.broadcaster.broadcast("thread/started", { thread: thread.thread() });
     return thread;
   }
 
@@ -245,7 +249,7 @@ export class ThreadManager {
     file.append({ type: "thread_name", name: `${sourceName} (fork)` });
     this.locator.moved(file.header.id, file.path);
     const thread = await this.open(file, "fork");
-    this.broadcaster.broadcast("thread/started", { thread: thread.thread() });
+    thread.core.broadcaster.broadcast("thread/started", { thread: thread.thread() });
     return thread;
   }
 
@@ -258,6 +262,8 @@ export class ThreadManager {
         environment: this.environment,
         log,
         broadcaster: this.broadcaster,
+        sequences: this.sequences,
+        replayEvents: this.context.replayEvents,
         terminal: this.context.terminal,
         payloads: () => this.context.payloads,
         env: this.context.env,
@@ -299,8 +305,13 @@ export class ThreadManager {
     this.locator.moved(threadId, path);
   }
 
-  /** Tells every connection (thread/archived, thread/deleted, ...). */
-  broadcast: Broadcaster["broadcast"] = (method, params) => this.broadcaster.broadcast(method, params);
+  /** Tells every connection (thread/archived, thread/deleted, ...), numbered as the thread's other notifications are. */
+  broadcast: Broadcaster["broadcast"] = (method, params) => {
+    const threadId = threadOf(params as Record<string, unknown>);
+    const loaded = threadId === undefined ? undefined : this.loaded.get(threadId);
+    if (loaded) return loaded.core.broadcaster.broadcast(method, params);
+    this.broadcaster.broadcast(method, params, threadId === undefined ? undefined : this.sequences.next(threadId));
+  };
 
   /** What a thread this process holds or lost is doing: a lost thread's systemError outlives its unload. */
   private liveStatus(threadId: string): ThreadStatus | undefined {
@@ -340,7 +351,7 @@ export class ThreadManager {
     if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.
     if (reason === "unload" && failure === undefined && !options.quiet)
-      this.broadcaster.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
+      this.broadcast("thread/status/changed", { threadId: thread.id, status: { type: "notLoaded" } });
   }
 
   /**

@@ -17,12 +17,17 @@ import { ThreadDialogs } from "../ui/dialogs.js";
 import { reviewPlan } from "../ui/plan-review.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { ThreadCore } from "./thread-core.js";
+import type { ThreadSequences } from "./sequences.js";
 
 /** What opening a thread needs of the server. */
 export interface OpenThreadDeps {
   environment: ThreadEnvironment;
   log: Logger;
   broadcaster: Broadcaster;
+  /** The seq of every thread, kept by the manager across unloads. */
+  sequences: ThreadSequences;
+  /** How many of a thread's latest notifications are kept to replay. */
+  replayEvents: number;
   /** A terminal host's threads run everything. */
   terminal: boolean;
   payloads(): PayloadSink;
@@ -55,6 +60,9 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     // Nothing is asked before the runtime exists: its settings say how long a request is held.
     holdMs: () => (loaded?.settings.effective.requests.holdSeconds ?? 0) * 1000,
     requests: deps.requests,
+    sequences: deps.sequences,
+    broadcaster: deps.broadcaster,
+    replayEvents: deps.replayEvents,
   });
   const dialogs = new ThreadDialogs({
     threadId: id,
@@ -127,7 +135,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     ui,
     modes,
     network,
-    broadcaster: deps.broadcaster,
+    broadcaster: core.broadcaster,
     onFatal: (failed) => deps.onFatal(failed),
     payloads: deps.payloads,
     onTurnStarted: (started) => deps.onTurnStarted(started),

@@ -63,8 +63,9 @@ function handOver(from: LoadedThread, to: LoadedThread): void {
   from.core.flushQueueUpdate();
   const replaced = { threadId: from.id, thread: to.thread(), warnings: to.loadWarnings, ui: to.ui.snapshot() };
   to.lastInitiator ??= from.lastInitiator;
+  const seq = from.core.stamp("thread/replaced", replaced);
   for (const connection of from.subscriberConnections()) {
-    connection.notify("thread/replaced", replaced);
+    connection.notify("thread/replaced", replaced, seq);
     to.subscribe(connection);
     from.unsubscribe(connection);
   }
@@ -95,9 +96,10 @@ export async function relocateThread<T>(host: ReplaceHost, thread: LoadedThread,
   try {
     fresh.lastInitiator ??= initiator?.state === "closed" ? undefined : initiator;
     const replaced = { threadId: fresh.id, thread: fresh.thread(), warnings: fresh.loadWarnings, ui: fresh.ui.snapshot() };
+    const seq = fresh.core.stamp("thread/replaced", replaced);
     for (const connection of subscribers) {
       if (connection.state === "closed") continue;
-      connection.notify("thread/replaced", replaced);
+      connection.notify("thread/replaced", replaced, seq);
       fresh.subscribe(connection);
     }
     fresh.turns.restoreQueue(moved.queued);

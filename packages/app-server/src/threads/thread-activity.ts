@@ -5,7 +5,8 @@ import type { ThreadCore } from "./thread-core.js";
 import { derivedName } from "./thread-object.js";
 
 export interface Broadcaster {
-  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void;
+  /** To every connection; `seq` is the thread's number for it, when it is about a thread. */
+  broadcast<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>, seq?: number): void;
 }
 
 export interface ThreadActivityOptions {

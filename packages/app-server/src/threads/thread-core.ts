@@ -11,6 +11,10 @@ import type { PendingRequests } from "../asking/pending-requests.js";
 import type { Logger } from "../host/log.js";
 import type { Connection } from "../rpc/connection.js";
 import { DELTAS } from "../rpc/outbox.js";
+import type { SequencedEvent } from "../rpc/thread-holds.js";
+import { EventRing } from "./event-ring.js";
+import type { ThreadSequences } from "./sequences.js";
+import type { Broadcaster } from "./thread-activity.js";
 
 export interface ThreadCoreOptions {
   file: SessionFile;
@@ -22,6 +26,12 @@ export interface ThreadCoreOptions {
   holdMs(): number;
   /** Where the server lists what its threads wait on. */
   requests: PendingRequests;
+  /** The seq of every thread, which outlives this one's unloading. */
+  sequences: ThreadSequences;
+  /** The server's notifications to every connection. */
+  broadcaster: Broadcaster;
+  /** How many of the latest notifications are kept to replay. */
+  replayEvents: number;
 }
 
 /**
@@ -48,6 +58,10 @@ export class ThreadCore {
   private opened = false;
   /** The queue or the steers changed since the last turn/queue/updated went out. */
   private queueDirty = false;
+  /** What was sent lately, to replay: made when the first sequenced client subscribes, dropped on unload. */
+  private ring: EventRing | undefined;
+  /** Sends to every connection what is about this thread, numbered as what its subscribers are sent. */
+  readonly broadcaster: Broadcaster;
 
   constructor(private readonly options: ThreadCoreOptions) {
     this.file = options.file;
@@ -64,6 +78,7 @@ export class ThreadCore {
       requests: options.requests,
       held: (method, ms) => this.log.info(`${method} held: nobody is subscribed; the next subscriber is asked (for ${Math.round(ms / 1000)} s)`),
     });
+    this.broadcaster = { broadcast: (method, params) => options.broadcaster.broadcast(method, params, this.stamp(method, params)) };
   }
 
   get hasSubscribers(): boolean {
@@ -80,6 +95,7 @@ export class ThreadCore {
     if (connection.state === "closed" || this.subscribers.has(connection)) return false;
     this.subscribers.set(connection, connection.onClose(onClose));
     this.asker.subscriberJoined();
+    if (connection.sequenced) this.ring ??= new EventRing(this.options.sequences.current(this.id), this.options.replayEvents);
     return true;
   }
 
@@ -94,11 +110,27 @@ export class ThreadCore {
     return true;
   }
 
-  /** Every subscriber goes, and nothing is asked of anyone any more. */
+  /** Every subscriber goes, nothing is asked of anyone any more, and nothing is kept to replay. */
   dropSubscribers(): void {
     for (const stopWatching of this.subscribers.values()) stopWatching();
     this.subscribers.clear();
     this.lastInitiator = undefined;
+    this.ring = undefined;
+  }
+
+  /**
+   * Numbers a notification about this thread as sent to its subscribers
+   * (and keeps it to replay, once a sequenced client subscribed): its seq.
+   */
+  stamp<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): number {
+    const seq = this.options.sequences.next(this.id);
+    this.ring?.record({ seq, method, params });
+    return seq;
+  }
+
+  /** Every notification sent after `afterSeq`, oldest first, when all are still held; undefined when not. */
+  replayAfter(afterSeq: number): SequencedEvent[] | undefined {
+    return this.ring?.after(afterSeq, this.options.sequences.current(this.id));
   }
 
   /**
@@ -108,7 +140,8 @@ export class ThreadCore {
    */
   send<M extends ServerNotificationMethod>(method: M, params: ServerNotificationParams<M>): void {
     if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.flushQueueUpdate();
-    for (const connection of this.subscribers.keys()) connection.notify(method, params);
+    const seq = this.stamp(method, params);
+    for (const connection of this.subscribers.keys()) connection.notify(method, params, seq);
   }
 
   /**

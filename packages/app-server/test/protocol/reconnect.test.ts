@@ -67,11 +67,13 @@ test("the server restarts mid-thread: the client reconnects, resumes the thread 
     first.transport.child.kill("SIGKILL");
     await first.waitForExit();
     await disconnected;
-    await assert.rejects(cut.completed, { kind: "closed" });
     releaseStream();
 
     second = await listening(readyFile);
     const resumed = await reconnected;
+    // The new server cannot replay what the old one sent: the run ends as the history it answered shows the turn.
+    assert.equal(resumed[0]?.ok && resumed[0].result.replayed, false);
+    assert.equal((await cut.completed).status, "interrupted");
     assert.equal(resumed.length, 1);
     const again = resumed[0]!;
     assert.ok(again.ok, again.ok ? "" : again.error.message);
@@ -163,8 +165,8 @@ test("a dropped connection (the server still up): the approval waiting on it com
     await waitUntil("the command to run", () => existsSync(join(cwd, "after-drop.txt")) || undefined);
     assert.deepEqual(asked, ["call_drop", "call_drop"], "asked again, on the new connection");
     assert.ok(heldElsewhere <= 1 && (heldElsewhere === 0 || withdrawnElsewhere), "whoever held it meanwhile saw it withdrawn");
-    await assert.rejects(run.completed, { kind: "closed" }, "the old connection's run ended with it");
     await waitUntil("the turn to complete on the new connection", () => completions.includes("completed") || undefined, 20_000);
+    assert.equal((await run.completed).status, "completed", "the run followed its turn across the reconnection");
     server.assertNoSchemaViolations();
   } finally {
     await client.close();

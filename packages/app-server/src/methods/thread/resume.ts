@@ -3,12 +3,14 @@ import { PAGE_TURNS, pageForWire, pageReusable, readPage, readPageBefore, skipKn
 import { responseBudget } from "../../payloads/refs.js";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
 import { threadCreated } from "../../threads/created.js";
-import type { Handler } from "../../rpc/handler.js";
+import type { Handler, RequestContext } from "../../rpc/handler.js";
 
 /**
  * thread/resume: loads the thread and answers its newest (or named) history
  * page with live snapshots. From the page read to the answer nothing
- * awaits: the snapshots and the subscription are one step.
+ * awaits: the snapshots and the subscription are one step. With `afterSeq`,
+ * the same step also takes what the thread sent since then, when it still
+ * holds all of it, to send right after the answer (see `replayTo`).
  */
 export const handler: Handler<"thread/resume"> = async (params, ctx) => {
   const threads = await ctx.services.threads();
@@ -20,6 +22,7 @@ export const handler: Handler<"thread/resume"> = async (params, ctx) => {
     // Checked with no await before the answer: what the check found kept is what the answer uses.
     if (!pageReusable(page, params.threadId, store, saved, thread.turns.runningTurnId)) page = await settledPage(thread, params.threadId, cursor);
     const runningTurn = thread.runningTurnForWire(store);
+    const replayed = params.afterSeq === undefined ? {} : { replayed: replayTo(thread, params.afterSeq, ctx) };
     thread.resumedBy(ctx.connection);
     const created = threadCreated(thread);
     const rest = {
@@ -31,9 +34,26 @@ export const handler: Handler<"thread/resume"> = async (params, ctx) => {
       ui: created.ui,
     };
     const skip = runningTurn ? { skipTurnId: runningTurn.id } : {};
-    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved }) };
+    return { ...rest, ...pageForWire(page, params.threadId, store, responseBudget(rest), { ...skip, saved }), ...replayed };
   });
 };
+
+/**
+ * Whether what `thread` sent after `afterSeq` goes to this client again.
+ * When the thread still holds all of it, everything about the thread to
+ * this client waits from now until the answer is out; then the held events
+ * go, in order, and after them what waited. Decided before the client
+ * subscribes, so what the subscription sends is newer than the replay and
+ * waits behind it: nothing is lost between the two, nor sent twice.
+ */
+function replayTo(thread: LoadedThread, afterSeq: number, ctx: RequestContext): boolean {
+  const events = thread.core.replayAfter(afterSeq);
+  if (events === undefined) return false;
+  const release = ctx.connection.holdForReplay(thread.id);
+  if (release === undefined) return false;
+  ctx.afterAnswer(() => release(events));
+  return true;
+}
 
 /**
  * The page as the transcript stands when the answer is built. The read

@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { test } from "node:test";
+import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
+import { ReconnectingClient, SpawnedServerTransport, type ResumedThread, type TurnEvent } from "../src/index.js";
+
+const BIN = fileURLToPath(new URL("../../../cli/bin/knightcode.js", import.meta.url));
+const TOKEN = "client-replay-token-0123456789abcdef";
+
+/** A real `knightcode app-server` with a WebSocket listener, its home in a temporary folder; its stdio keeps it up. */
+function spawnServer(model: ScriptedModelServer, home: string, readyFile: string): SpawnedServerTransport {
+  const agentDir = join(home, ".knightcode", "agent");
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(join(agentDir, "models.json"), JSON.stringify(model.modelsJson()));
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN };
+  delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
+  return new SpawnedServerTransport({
+    command: process.execPath,
+    args: [BIN, "app-server", "--listen", "ws://127.0.0.1:0", "--listen-ready-file", readyFile],
+    cwd: home,
+    env,
+    stderr: "ignore",
+  });
+}
+
+test("a runTurn across a dropped connection ends with its real turn/completed and yields every delta once", async (t) => {
+  const model = await ScriptedModelServer.start();
+  const home = mkdtempSync(join(tmpdir(), "kc-client-replay-"));
+  const server = spawnServer(model, home, join(home, "ready.json"));
+  t.after(async () => {
+    server.close();
+    await server.exited;
+    await model.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const client = await ReconnectingClient.connect({
+    readyFile: join(home, "ready.json"),
+    token: TOKEN,
+    initialize: { clientInfo: { name: "client-replay-test", version: "0" } },
+    retryDelaysMs: [20],
+  });
+  t.after(() => client.close());
+  const cwd = join(home, "project");
+  mkdirSync(cwd);
+  const { thread } = await client.request("thread/start", { cwd });
+
+  const chunks = Array.from({ length: 40 }, (_, index) => `${index} `);
+  let release!: () => void;
+  model.enqueue({ text: chunks, pauseAfter: 5, gate: new Promise<void>((resolve) => (release = resolve)) });
+  const run = await client.runTurn(thread.id, "count to forty");
+  const events: TurnEvent[] = [];
+  const iterated = (async () => {
+    for await (const event of run.events) events.push(event);
+  })();
+  await waitUntil("the first deltas", () => events.some((event) => event.method === "item/agentMessage/delta") || undefined);
+
+  const reconnected = new Promise<ResumedThread[]>((resolve) => client.onReconnect(resolve));
+  // The rest streams while the client is away.
+  client.onDisconnect(() => release());
+  await client.client.close();
+  const [resumed] = await reconnected;
+  assert.ok(resumed?.ok && resumed.result.replayed === true, "the server replayed what was missed");
+
+  const completed = await run.completed;
+  await iterated;
+  assert.equal(completed.status, "completed");
+  assert.equal(completed.id, run.turnId);
+  const deltas = events.filter((event) => event.method === "item/agentMessage/delta").map((event) => event.params.delta);
+  assert.equal(deltas.join(""), chunks.join(""), "every delta, once, in order");
+  assert.equal(events.at(-1)?.method, "turn/completed");
+});
