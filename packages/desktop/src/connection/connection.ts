@@ -42,7 +42,8 @@ export class Connection {
     try {
       client = await ReconnectingClient.connect({
         url,
-        initialize: { clientInfo: CLIENT_INFO },
+        // Held requests: a reload does not cancel what a thread asked; the reloaded page is asked again.
+        initialize: { clientInfo: CLIENT_INFO, capabilities: { holdRequests: true } },
         connectTransport: (at) => connectOrExplain(at, token),
         retryDelaysMs: [100, 250, 500, 1000, 2000],
         requestTimeoutMs: 60_000,
