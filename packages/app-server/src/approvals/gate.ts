@@ -34,7 +34,7 @@ export interface GateHost {
    */
   classify?(call: ToolCallInfo, signal: AbortSignal | undefined): Promise<CallClassification | undefined>;
   /** Asks the user a yes-or-no question (a `ui/dialog` confirm); false for no, a dismissal or nobody to ask. */
-  confirm(title: string, message: string, signal: AbortSignal | undefined): Promise<boolean>;
+  confirm(title: string, message: string, signal: AbortSignal | undefined, onUnattended?: () => void): Promise<boolean>;
   /** Where an input too large for the request line goes. */
   payloads(): PayloadSink;
   /** cancel stops the whole turn, as Escape does. */
@@ -62,7 +62,15 @@ function requestReason(verdictReason: string | undefined, analysis: ShellPrefixA
 /** What the gate writes to the transcript: the user's answer to an approval, or the classifier's verdict and the user's answer to it. */
 export type GateRecord =
   | { type: "approval"; toolCallId: string; tool: string; decision: Decision; message?: string; unattended?: boolean }
-  | { type: "classification"; toolCallId: string; tool: string; verdict: CallClassification["verdict"]; reason: string; confirmed?: boolean };
+  | {
+      type: "classification";
+      toolCallId: string;
+      tool: string;
+      verdict: CallClassification["verdict"];
+      reason: string;
+      confirmed?: boolean;
+      unattended?: boolean;
+    };
 
 const DECLINED = "The user declined this tool call.";
 const PLAN_MODE =
@@ -232,7 +240,14 @@ export class ApprovalGate {
       return undefined;
     }
     const { title, message } = confirmation(call, judged);
-    const confirmed = signal?.aborted ? false : await this.host.confirm(title, message, signal).catch(() => false);
+    let unattended = false;
+    const confirmed = signal?.aborted ? false : await this.host.confirm(title, message, signal, () => (unattended = true)).catch(() => false);
+    if (unattended) {
+      // Nobody declined: the call fails as an unattended approval does, and the turn stops.
+      this.host.record({ ...base, confirmed: false, unattended: true });
+      if (!signal?.aborted) this.host.interruptTurn();
+      return { block: true, reason: UNATTENDED };
+    }
     this.host.record({ ...base, confirmed });
     if (confirmed && !signal?.aborted) return undefined;
     this.declined.add(call.toolCallId);

@@ -21,8 +21,8 @@ export interface ThreadGateParts {
   turns: TurnController;
   log: Logger;
   record(entry: GateRecord): void;
-  /** A yes-or-no question to the thread's user (a `ui/dialog` confirm). */
-  confirm(title: string, message: string, signal: AbortSignal | undefined): Promise<boolean>;
+  /** A yes-or-no question to the thread's user (a `ui/dialog` confirm); `onUnattended` runs when it was held until nobody came. */
+  confirm(title: string, message: string, signal: AbortSignal | undefined, onUnattended?: () => void): Promise<boolean>;
   payloads(): PayloadSink;
 }
 
@@ -45,7 +45,7 @@ export function threadGate(parts: ThreadGateParts): ApprovalGate {
     asker: parts.asker,
     record: (entry) => parts.record(entry),
     classify: (call, signal) => classify(parts, call, signal),
-    confirm: (title, message, signal) => parts.confirm(title, message, signal),
+    confirm: (title, message, signal, onUnattended) => parts.confirm(title, message, signal, onUnattended),
     interruptTurn: () => turns.interrupt(),
     payloads: () => parts.payloads(),
     network: parts.network,

@@ -34,7 +34,7 @@ class TurnBuilder {
       // A cancel nobody was there to give is no decline: the call reads as failed, as its result says.
       if (entry.type === "approval" && (entry.decision === "decline" || entry.decision === "cancel") && entry.unattended !== true)
         this.declined.add(entry.toolCallId);
-      if (entry.type === "classification" && entry.confirmed === false) this.declined.add(entry.toolCallId);
+      if (entry.type === "classification" && entry.confirmed === false && entry.unattended !== true) this.declined.add(entry.toolCallId);
     }
   }
 

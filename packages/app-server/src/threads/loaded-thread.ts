@@ -89,7 +89,8 @@ export class LoadedThread {
       turns: this.turns,
       log: core.log,
       record: (entry) => core.writer.append(entry),
-      confirm: (title, message, signal) => this.ui.confirm(title, message, signal ? { signal } : undefined),
+      confirm: (title, message, signal, onUnattended) =>
+        this.ui.confirm(title, message, { ...(signal ? { signal } : {}), ...(onUnattended ? { onUnattended } : {}) }),
       payloads: parts.payloads,
     });
     this.changes = new TurnChanges({

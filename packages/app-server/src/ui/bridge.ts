@@ -4,6 +4,7 @@ import type { DialogOptions, ExtensionUI, NotifyLevel, ScopedExtensionUI, Widget
 import type { Warning } from "@knightcode/system/warning";
 import type { ServerNotificationParams, ThreadUi, View, ViewControl } from "@knightcode/app-server-protocol";
 import { checkView, findControl, MAX_WIDGET_VIEW_BYTES } from "./views.js";
+import type { ThreadDialogOptions } from "./dialogs.js";
 
 export const MAX_WIDGET_BYTES = MAX_WIDGET_VIEW_BYTES;
 export const MAX_WIDGETS = 16;
@@ -149,7 +150,7 @@ export class UiBridge implements ScopedExtensionUI {
     return this.options.dialogs.select(title, options, opts);
   }
 
-  confirm(title: string, message: string, opts?: DialogOptions): Promise<boolean> {
+  confirm(title: string, message: string, opts?: ThreadDialogOptions): Promise<boolean> {
     return this.options.dialogs.confirm(title, message, opts);
   }
 

@@ -163,7 +163,7 @@ export class ThreadDialogs {
     return selectAnswer(await this.ask(dialog.params, opts), shown, dialog.originals);
   }
 
-  async confirm(title: string, message: string, opts?: DialogOptions): Promise<boolean> {
+  async confirm(title: string, message: string, opts?: ThreadDialogOptions): Promise<boolean> {
     return confirmAnswer(await this.ask({ ...this.core(title), kind: "confirm", message: dialogText(message) }, opts));
   }
 

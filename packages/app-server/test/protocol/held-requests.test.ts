@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RequestId, ServerRequestParams, ServerRequestResult } from "@knightcode/app-server-protocol";
@@ -223,6 +223,37 @@ describe("issue 29: requests wait for a person (holdRequests)", () => {
       await resumed.waitForNotification("turn/completed", (p) => p.threadId === threadId);
       await resumed.client.close();
     } finally {
+      await server.main.request("config/write", { scope: "global", key: "requests.holdSeconds", value: 600 });
+    }
+  });
+
+  test("a classifier's confirmation held past requests.holdSeconds fails its call as unattended, never declined, and the turn stops", async () => {
+    const tools = join(server.agentDir, "tools.json");
+    writeFileSync(tools, JSON.stringify({ classifiers: { gate: { enabled: true, model: { provider: "scripted", id: "scripted-model" } } } }));
+    await server.main.request("config/write", { scope: "global", key: "requests.holdSeconds", value: 1 });
+    try {
+      const first = await connect("classified", true);
+      const asked: unknown[] = [];
+      first.client.onRequest("ui/dialog", (params) => {
+        asked.push(params);
+        return new Promise<never>(() => undefined);
+      });
+      const thread = (await first.request("thread/start", { cwd, approvalMode: "fullAccess" })).thread;
+      const toolCall = call("bash", { command: "echo risky > classified.txt" });
+      // The turn's tool call, then the classifier's verdict on it: one scripted model answers both, in order.
+      model.enqueue({ toolCalls: [toolCall] }, { text: "RISKY: writes a file" });
+      const mark = server.main.notifications.length;
+      await first.request("turn/start", { threadId: thread.id, text: "go" });
+      await waitUntil("the confirmation", () => asked[0]);
+      await first.client.close();
+      const done = await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === thread.id, { since: mark });
+      assert.equal(done.turn.status, "interrupted");
+      const saved = await savedItem(thread.id, done.turn.id, toolCall.id!);
+      assert.equal(saved?.status, "failed");
+      assert.ok(saved?.output?.startsWith(`${UNATTENDED} this approval`), saved?.output);
+      assert.equal(existsSync(join(cwd, "classified.txt")), false, "the call did not run");
+    } finally {
+      rmSync(tools, { force: true });
       await server.main.request("config/write", { scope: "global", key: "requests.holdSeconds", value: 600 });
     }
   });

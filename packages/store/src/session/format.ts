@@ -127,6 +127,8 @@ export interface ClassificationEntry extends EntryBase<"classification"> {
   reason: string;
   /** Absent when nobody was asked. */
   confirmed?: boolean;
+  /** Not confirmed because nobody was connected to answer while the question was held: the call reads as failed, not declined. */
+  unattended?: boolean;
 }
 
 /** Where a thread runs: the user's checkout, or a managed worktree of its own. */
@@ -219,7 +221,9 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
     (e.message === undefined || isString(e.message) ? undefined : "message") ??
     (e.unattended === undefined || typeof e.unattended === "boolean" ? undefined : "unattended"),
   classification: (e) =>
-    requireStrings("toolCallId", "tool", "verdict", "reason")(e) ?? (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed"),
+    requireStrings("toolCallId", "tool", "verdict", "reason")(e) ??
+    (e.confirmed === undefined || typeof e.confirmed === "boolean" ? undefined : "confirmed") ??
+    (e.unattended === undefined || typeof e.unattended === "boolean" ? undefined : "unattended"),
   workspace: (e) => {
     if (e.mode !== "local" && e.mode !== "worktree") return "mode";
     if (!isString(e.cwd) || e.cwd === "") return "cwd";
