@@ -19,7 +19,8 @@ import {
   type RequestOptions,
   type ServerRequestContext,
   type TurnInput,
-  type TurnRun,
+  type TurnOptions,
+  type TurnRunFor,
   type WaitOptions,
 } from "./client.js";
 import { ClientError } from "./errors.js";
@@ -210,9 +211,9 @@ export class ReconnectingClient {
   }
 
   /** On the current connection: a reconnection mid-turn rejects `completed` with a `closed` ClientError. */
-  async runTurn(threadId: string, input: TurnInput, options?: RequestOptions): Promise<TurnRun> {
+  async runTurn<O extends TurnOptions = RequestOptions>(threadId: string, input: TurnInput, options?: O): Promise<TurnRunFor<O>> {
     await this.ready;
-    return this.current.runTurn(threadId, input, options);
+    return this.current.runTurn<O>(threadId, input, options);
   }
 
   async close(): Promise<void> {
