@@ -1,6 +1,6 @@
 // A client in TypeScript, in a project of its own: spawn the server from
-// the installed package, start a thread, answer its approvals by tool and
-// stream a turn.
+// the installed package, start a thread, stream a turn and answer its
+// approvals by tool, in the turn's order.
 //   node dist/main.js [folder] [message]
 import { knightcodeBin } from "@knightcode/cli";
 import { AppServerClient, AppServerError, isItemReference, isToolApproval, type ApprovalRequest, type ApprovalResponse } from "@knightcode/app-server-client";
@@ -18,22 +18,24 @@ function decide(request: ApprovalRequest): ApprovalResponse {
 
 // `node <knightcodeBin>` runs the installed CLI: no PATH needed.
 const client = AppServerClient.spawn({ command: process.execPath, args: [knightcodeBin, "app-server"], stderr: "ignore", requestTimeoutMs: 30_000 });
-client.onRequest("item/toolCall/requestApproval", (request) => {
-  const answer = decide(request);
-  console.log(`approval: ${request.tool} -> ${answer.decision}`);
-  return answer;
-});
 try {
   await client.initialize({ clientInfo: { name: "my-client", version: "1.0" } });
   const { thread, warnings } = await client.request("thread/start", { cwd, approvalMode: "ask" });
   for (const warning of warnings) console.error(`warning: ${warning.message}`);
 
-  const turn = await client.runTurn(thread.id, text);
-  for await (const { method, params } of turn.events) {
-    if (method === "item/agentMessage/delta") process.stdout.write(params.delta);
+  // requests: the turn's approvals come through its events, each after its call's item/started.
+  const turn = await client.runTurn(thread.id, text, { requests: true });
+  for await (const event of turn.events) {
+    if (event.method === "item/agentMessage/delta") process.stdout.write(event.params.delta);
+    // Checking `method` narrows `params`, and what `respond` takes.
+    if (event.method === "item/toolCall/requestApproval") {
+      const answer = decide(event.params);
+      console.log(`approval: ${event.params.tool} -> ${answer.decision}`);
+      event.request.respond(answer);
+    }
     // A large item comes by reference ({id, type, payloadRef}); an inline one narrows on `type`.
-    if (method === "item/completed" && !isItemReference(params.item) && params.item.type === "toolCall") {
-      console.log(`tool ${params.item.name}: ${params.item.status}`);
+    if (event.method === "item/completed" && !isItemReference(event.params.item) && event.params.item.type === "toolCall") {
+      console.log(`tool ${event.params.item.name}: ${event.params.item.status}`);
     }
   }
   console.log(`\n[turn ${(await turn.completed).status}]`);

@@ -27,12 +27,14 @@ import {
   type WireTurn,
 } from "./payloads.js";
 import type { ClientOptions, HandlerErrorContext, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
-import { runTurn, type TurnInput, type TurnRun } from "./turn-run.js";
+import { runTurn, type TurnInput, type TurnRunFor } from "./turn-run.js";
+import type { InterceptedRequest, RequestInterceptor, TurnOptions } from "./turn-requests.js";
 import { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
 import { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
 
 export type { ClientOptions, HandlerErrorContext, MessageTap, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
-export type { TurnEvent, TurnInput, TurnRun } from "./turn-run.js";
+export type { TurnEvent, TurnInput, TurnRun, TurnRunFor } from "./turn-run.js";
+export type { InterceptedRequest, RequestInterceptor, TurnOptions, TurnRequest, TurnRequestEvent } from "./turn-requests.js";
 
 type NotificationHandler = (params: unknown, method: string) => void;
 type ServerRequestHandler = (params: unknown, context: ServerRequestContext) => unknown;
@@ -50,6 +52,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
   private readonly notificationHandlers = new Map<string, Set<NotificationHandler>>();
   private readonly anyNotificationHandlers = new Set<NotificationHandler>();
   private readonly requestHandlers = new Map<string, ServerRequestHandler>();
+  private readonly requestInterceptors = new Set<RequestInterceptor>();
   private readonly serverRequests = new Map<RequestId, AbortController>();
   private readonly handlerErrorHooks = new Set<(error: unknown, context: HandlerErrorContext) => void>();
   private closeReason: Error | undefined;
@@ -187,10 +190,11 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
    * id, its notifications as an async iterable, and a promise of the turn as
    * `turn/completed` reports it. Rejects with the `turn/start` error, or with
    * a `notStarted` ClientError when the input started no turn (a command or
-   * an extension handled it).
+   * an extension handled it). With `requests: true`, the turn's server
+   * requests come through its events instead of the `onRequest` handlers.
    */
-  runTurn(threadId: string, input: TurnInput, options: RequestOptions = {}): Promise<TurnRun> {
-    return runTurn(this, threadId, input, options);
+  runTurn<O extends TurnOptions = RequestOptions>(threadId: string, input: TurnInput, options?: O): Promise<TurnRunFor<O>> {
+    return runTurn(this, threadId, input, options) as Promise<TurnRunFor<O>>;
   }
 
   /**
@@ -219,6 +223,12 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
     return () => {
       if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
     };
+  }
+
+  /** Sees each server request before the handlers do; one it takes reaches no handler. Returns its removal. */
+  interceptRequests(interceptor: RequestInterceptor): () => void {
+    this.requestInterceptors.add(interceptor);
+    return () => this.requestInterceptors.delete(interceptor);
   }
 
   /** Like the `onHandlerError` option, added later; returns its removal. */
@@ -307,6 +317,7 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
   }
 
   private handleServerRequest(id: RequestId, method: string, params: unknown): void {
+    if (this.requestInterceptors.size > 0 && this.offerRequest(id, method, params)) return;
     const handler = this.requestHandlers.get(method);
     if (!handler) {
       this.write({ id, error: { code: "methodNotFound", message: `this client does not handle ${method}` } });
@@ -341,6 +352,21 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
           this.write({ id, error: wire });
         },
       );
+  }
+
+  private offerRequest(id: RequestId, method: string, params: unknown): boolean {
+    const controller = new AbortController();
+    const respond = (result: unknown) => {
+      if (this.serverRequests.get(id) !== controller) return false;
+      this.serverRequests.delete(id);
+      this.write({ id, result: result ?? {} });
+      return true;
+    };
+    const request: InterceptedRequest = { id, method, params, signal: controller.signal, respond };
+    this.serverRequests.set(id, controller);
+    for (const interceptor of this.requestInterceptors) if (interceptor(request)) return true;
+    this.serverRequests.delete(id);
+    return false;
   }
 }
 

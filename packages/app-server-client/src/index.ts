@@ -7,7 +7,13 @@ export {
   type ServerRequestContext,
   type TurnEvent,
   type TurnInput,
+  type TurnOptions,
+  type TurnRequest,
+  type TurnRequestEvent,
   type TurnRun,
+  type TurnRunFor,
+  type InterceptedRequest,
+  type RequestInterceptor,
   type WaitOptions,
 } from "./client.js";
 export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";

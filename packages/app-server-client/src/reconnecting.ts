@@ -16,10 +16,12 @@ import {
   AppServerClient,
   type ClientOptions,
   type HandlerErrorContext,
+  type RequestInterceptor,
   type RequestOptions,
   type ServerRequestContext,
   type TurnInput,
-  type TurnRun,
+  type TurnOptions,
+  type TurnRunFor,
   type WaitOptions,
 } from "./client.js";
 import { ClientError } from "./errors.js";
@@ -226,13 +228,20 @@ export class ReconnectingClient {
   /**
    * Follows the turn across reconnections: the notifications missed are
    * replayed into it and it ends with its `turn/completed` (see
-   * `TurnRun.completed` for a server that could not replay them). Without
-   * `sequenced`, on the current connection: a reconnection mid-turn rejects
-   * `completed` with a `closed` ClientError.
+   * `TurnRun.completed` for a server that could not replay them); with
+   * `requests: true`, a request asked again after a reconnection reaches its
+   * events too. Without `sequenced`, on the current connection: a
+   * reconnection mid-turn rejects `completed` with a `closed` ClientError.
    */
-  async runTurn(threadId: string, input: TurnInput, options?: RequestOptions): Promise<TurnRun> {
+  async runTurn<O extends TurnOptions = RequestOptions>(threadId: string, input: TurnInput, options?: O): Promise<TurnRunFor<O>> {
     await this.ready;
-    return this.sequenced ? runTurn(this, threadId, input, options) : this.current.runTurn(threadId, input, options);
+    if (!this.sequenced) return this.current.runTurn<O>(threadId, input, options);
+    return (await runTurn(this, threadId, input, options)) as TurnRunFor<O>;
+  }
+
+  /** Sees each server request before the handlers, on this connection and on every later one; returns its removal. */
+  interceptRequests(interceptor: RequestInterceptor): () => void {
+    return this.add((client) => client.interceptRequests(interceptor));
   }
 
   async close(): Promise<void> {
