@@ -72,3 +72,48 @@ test("a runTurn across a dropped connection ends with its real turn/completed an
   assert.equal(deltas.join(""), chunks.join(""), "every delta, once, in order");
   assert.equal(events.at(-1)?.method, "turn/completed");
 });
+
+test("F5 during an approval: a runTurn with requests gets the held approval again after the reconnection, answers it, and the turn completes", async (t) => {
+  const model = await ScriptedModelServer.start();
+  const home = mkdtempSync(join(tmpdir(), "kc-client-held-"));
+  const server = spawnServer(model, home, join(home, "ready.json"));
+  t.after(async () => {
+    server.close();
+    await server.exited;
+    await model.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const client = await ReconnectingClient.connect({
+    readyFile: join(home, "ready.json"),
+    token: TOKEN,
+    initialize: { clientInfo: { name: "client-held-test", version: "0" }, capabilities: { holdRequests: true } },
+    retryDelaysMs: [20],
+  });
+  t.after(() => client.close());
+  const cwd = join(home, "project");
+  mkdirSync(cwd);
+  const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });
+  model.enqueue({ toolCalls: [{ id: "call_held", name: "write", arguments: { path: "held.txt", content: "kept\n" } }] }, { text: "written" });
+  const run = await client.runTurn(thread.id, "write it", { requests: true });
+  const asked: string[] = [];
+  let first = true;
+  const methods: string[] = [];
+  for await (const event of run.events) {
+    methods.push(event.method);
+    if (!("request" in event) || event.method !== "item/toolCall/requestApproval") continue;
+    asked.push(event.params.itemId);
+    if (first) {
+      // The first time the approval shows, the connection drops: the server holds it for this client.
+      first = false;
+      const reconnected = new Promise<ResumedThread[]>((resolve) => client.onReconnect(resolve));
+      await client.client.close();
+      await reconnected;
+      continue;
+    }
+    assert.equal(event.request.respond({ decision: "accept" }), true);
+  }
+  assert.deepEqual(asked, ["call_held", "call_held"], "asked again after the reconnection, in the run");
+  assert.ok(methods.indexOf("item/started") < methods.indexOf("item/toolCall/requestApproval"), "the call's item/started comes first");
+  assert.equal((await run.completed).status, "completed");
+  assert.equal(methods.at(-1), "turn/completed");
+});
