@@ -44,6 +44,37 @@ test("the ring is bounded by bytes as well: one runaway notification pushes out 
   assert.deepEqual(ring.after(7, 7), []);
 });
 
+test("deltas held as runs come back as they were sent: each with its own seq and text, from the middle of a run too", () => {
+  const ring = new EventRing(0, 10_000);
+  const sent: SequencedEvent[] = [];
+  const send = (event: SequencedEvent) => {
+    sent.push(event);
+    ring.record(event);
+  };
+  let seq = 0;
+  send({ seq: ++seq, method: "item/started", params: { threadId: "t", turnId: "u", item: { id: "i", type: "agentMessage", text: "" } } });
+  for (let n = 0; n < 600; n++) send({ seq: ++seq, method: "item/agentMessage/delta", params: { threadId: "t", turnId: "u", itemId: "i", delta: `w${n} ` } });
+  send({ seq: ++seq, method: "item/reasoning/delta", params: { threadId: "t", turnId: "u", itemId: "r", delta: "think" } });
+  for (let n = 0; n < 3; n++) send({ seq: ++seq, method: "item/agentMessage/delta", params: { threadId: "t", turnId: "u", itemId: "i", delta: "" } });
+  assert.deepEqual(JSON.stringify(ring.after(0, seq)), JSON.stringify(sent), "byte for byte, in order");
+  for (const from of [1, 2, 256, 257, 300, 601, 602, seq - 1, seq]) {
+    assert.deepEqual(JSON.stringify(ring.after(from, seq)), JSON.stringify(sent.filter((e) => e.seq > from)), `after ${from}`);
+  }
+});
+
+test("a full ring drops the oldest deltas of a run one by one, its newest stay", () => {
+  const ring = new EventRing(0, 300);
+  for (let seq = 1; seq <= 301; seq++) ring.record(delta(seq, `d${seq}`));
+  assert.equal(ring.after(0, 301), undefined);
+  assert.deepEqual(
+    ring.after(1, 301)?.map((e) => (e.params as { delta: string }).delta),
+    Array.from({ length: 300 }, (_, i) => `d${i + 2}`),
+  );
+  for (let seq = 302; seq <= 800; seq++) ring.record(delta(seq, `d${seq}`));
+  assert.equal(ring.after(499, 800), undefined);
+  assert.equal(ring.after(500, 800)?.length, 300);
+});
+
 test("a thread's seq never goes back, and starts past the numbers of a server started earlier", () => {
   const earlier = new ThreadSequences(1_000);
   const later = new ThreadSequences(2_000);
