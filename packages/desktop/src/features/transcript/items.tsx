@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import type { FileChange, HistoryItem, Item, ItemReference, PayloadRef, ToolCallItem, UserMessageItem } from "@knightcode/app-server-protocol";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { CopyButton } from "../../ui/copy-button.js";
 import { Icon, type IconName } from "../../ui/icons.js";
 import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
@@ -46,7 +47,12 @@ function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; 
     case "userMessage":
       return <UserMessage item={item} />;
     case "agentMessage":
-      return <Markdown text={item.text} />;
+      return (
+        <>
+          <Markdown text={item.text} />
+          <MessageActions text={item.text} />
+        </>
+      );
     case "reasoning":
       // Collapsed by default: the answer matters more than the way to it.
       return (
@@ -78,37 +84,50 @@ function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; 
   }
 }
 
+/** Under a message: copying it as written (its Markdown source, not the drawn text). */
+function MessageActions({ text }: { text: string }): JSX.Element | null {
+  if (!text) return null;
+  return (
+    <div class="message-actions">
+      <CopyButton text={text} label="Copy message" compact />
+    </div>
+  );
+}
+
 function UserMessage({ item }: { item: UserMessageItem }): JSX.Element {
   return (
-    <div class="user-message">
-      <span class="visually-hidden">You said:</span>
-      {item.comments?.map((comment, n) => (
-        <figure key={n} class="review-comment">
-          <figcaption>
-            {comment.path}:{comment.startLine}
-            {comment.endLine !== comment.startLine ? `–${comment.endLine}` : ""}
-          </figcaption>
-          <blockquote>
-            <pre>{comment.quote}</pre>
-          </blockquote>
-          <p>{comment.text}</p>
-        </figure>
-      ))}
-      {item.text && <p class="user-text">{item.text}</p>}
-      {item.images && item.images.length > 0 && (
-        <div class="thumbs">
-          {item.images.map((image, n) =>
-            image.data ? (
-              <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attachment ${n + 1}`} />
-            ) : (
-              <span key={n} class="badge">
-                <Icon name="image" /> {image.path ?? "image"}
-              </span>
-            ),
-          )}
-        </div>
-      )}
-    </div>
+    <>
+      <div class="user-message">
+        <span class="visually-hidden">You said:</span>
+        {item.comments?.map((comment, n) => (
+          <figure key={n} class="review-comment">
+            <figcaption>
+              {comment.path}:{comment.startLine}
+              {comment.endLine !== comment.startLine ? `–${comment.endLine}` : ""}
+            </figcaption>
+            <blockquote>
+              <pre>{comment.quote}</pre>
+            </blockquote>
+            <p>{comment.text}</p>
+          </figure>
+        ))}
+        {item.text && <p class="user-text">{item.text}</p>}
+        {item.images && item.images.length > 0 && (
+          <div class="thumbs">
+            {item.images.map((image, n) =>
+              image.data ? (
+                <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attachment ${n + 1}`} />
+              ) : (
+                <span key={n} class="badge">
+                  <Icon name="image" /> {image.path ?? "image"}
+                </span>
+              ),
+            )}
+          </div>
+        )}
+      </div>
+      <MessageActions text={item.text ?? ""} />
+    </>
   );
 }
 
