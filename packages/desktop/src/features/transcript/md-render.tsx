@@ -119,22 +119,22 @@ function inlineToken(token: Token, key: number): ComponentChildren {
     case "link":
     case "image":
       // An image is never fetched (the page loads nothing from elsewhere): it stays a link to itself.
-      return <Link key={key} href={token.href} label={renderInline(token.tokens ?? [])} text={token.text} />;
+      return renderLink(token.href, renderInline(token.tokens ?? []), token.text, key);
     default:
       return token.raw;
   }
 }
 
-function Link({ href, label, text }: { href: string; label: ComponentChildren; text: string }): JSX.Element {
+function renderLink(href: string, label: ComponentChildren, text: string, key: number): JSX.Element {
   if (safeHref(href)) {
     return (
-      <a class="md-a" href={href} target="_blank" rel="noopener noreferrer">
+      <a key={key} class="md-a" href={href} target="_blank" rel="noopener noreferrer">
         {label}
       </a>
     );
   }
   return (
-    <span class="md-link">
+    <span key={key} class="md-link">
       {label}
       {href && href !== text && <span class="md-url"> ({href})</span>}
     </span>
