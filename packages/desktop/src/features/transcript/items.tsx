@@ -45,7 +45,12 @@ function isReference(item: HistoryItem): item is ItemReference {
 function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; nested?: HistoryItem[] }): JSX.Element {
   switch (item.type) {
     case "userMessage":
-      return <UserMessage item={item} />;
+      return (
+        <>
+          <UserMessage item={item} />
+          <MessageActions text={item.text ?? ""} />
+        </>
+      );
     case "agentMessage":
       return (
         <>
@@ -96,38 +101,35 @@ function MessageActions({ text }: { text: string }): JSX.Element | null {
 
 function UserMessage({ item }: { item: UserMessageItem }): JSX.Element {
   return (
-    <>
-      <div class="user-message">
-        <span class="visually-hidden">You said:</span>
-        {item.comments?.map((comment, n) => (
-          <figure key={n} class="review-comment">
-            <figcaption>
-              {comment.path}:{comment.startLine}
-              {comment.endLine !== comment.startLine ? `–${comment.endLine}` : ""}
-            </figcaption>
-            <blockquote>
-              <pre>{comment.quote}</pre>
-            </blockquote>
-            <p>{comment.text}</p>
-          </figure>
-        ))}
-        {item.text && <p class="user-text">{item.text}</p>}
-        {item.images && item.images.length > 0 && (
-          <div class="thumbs">
-            {item.images.map((image, n) =>
-              image.data ? (
-                <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attachment ${n + 1}`} />
-              ) : (
-                <span key={n} class="badge">
-                  <Icon name="image" /> {image.path ?? "image"}
-                </span>
-              ),
-            )}
-          </div>
-        )}
-      </div>
-      <MessageActions text={item.text ?? ""} />
-    </>
+    <div class="user-message">
+      <span class="visually-hidden">You said:</span>
+      {item.comments?.map((comment, n) => (
+        <figure key={n} class="review-comment">
+          <figcaption>
+            {comment.path}:{comment.startLine}
+            {comment.endLine !== comment.startLine ? `–${comment.endLine}` : ""}
+          </figcaption>
+          <blockquote>
+            <pre>{comment.quote}</pre>
+          </blockquote>
+          <p>{comment.text}</p>
+        </figure>
+      ))}
+      {item.text && <p class="user-text">{item.text}</p>}
+      {item.images && item.images.length > 0 && (
+        <div class="thumbs">
+          {item.images.map((image, n) =>
+            image.data ? (
+              <img key={n} class="thumb" src={`data:${image.mimeType};base64,${image.data}`} alt={`Attachment ${n + 1}`} />
+            ) : (
+              <span key={n} class="badge">
+                <Icon name="image" /> {image.path ?? "image"}
+              </span>
+            ),
+          )}
+        </div>
+      )}
+    </div>
   );
 }
 
