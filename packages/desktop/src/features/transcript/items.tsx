@@ -3,6 +3,7 @@ import { useState } from "preact/hooks";
 import type { FileChange, HistoryItem, Item, ItemReference, PayloadRef, ToolCallItem, UserMessageItem } from "@knightcode/app-server-protocol";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { CopyButton } from "../../ui/copy-button.js";
 import { Icon, type IconName } from "../../ui/icons.js";
 import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
@@ -44,9 +45,19 @@ function isReference(item: HistoryItem): item is ItemReference {
 function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; nested?: HistoryItem[] }): JSX.Element {
   switch (item.type) {
     case "userMessage":
-      return <UserMessage item={item} />;
+      return (
+        <>
+          <UserMessage item={item} />
+          <MessageActions text={item.text ?? ""} />
+        </>
+      );
     case "agentMessage":
-      return <Markdown text={item.text} />;
+      return (
+        <>
+          <Markdown text={item.text} />
+          <MessageActions text={item.text} />
+        </>
+      );
     case "reasoning":
       // Collapsed by default: the answer matters more than the way to it.
       return (
@@ -76,6 +87,16 @@ function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; 
       );
     }
   }
+}
+
+/** Under a message: copying it as written (its Markdown source, not the drawn text). */
+function MessageActions({ text }: { text: string }): JSX.Element | null {
+  if (!text) return null;
+  return (
+    <div class="message-actions">
+      <CopyButton text={text} label="Copy message" compact />
+    </div>
+  );
 }
 
 function UserMessage({ item }: { item: UserMessageItem }): JSX.Element {
