@@ -136,7 +136,8 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
 
       await menuItem(page, "Archive…");
       await page.getByRole("dialog").getByRole("button", { name: "Archive", exact: true }).click();
-      await page.getByRole("heading", { name: "What shall we work on?" }).waitFor();
+      await page.getByRole("heading", { name: "KnightCode" }).waitFor();
+      await page.getByRole("textbox", { name: "Message", exact: true }).waitFor();
       assert.equal(new URL(page.url()).searchParams.get("thread"), null);
     } finally {
       await opened.close();

@@ -54,7 +54,8 @@ export function StartScreen(): JSX.Element {
 
   return (
     <section class="start-screen" aria-labelledby="start-title">
-      <h1 id="start-title">What shall we work on?</h1>
+      <h1 id="start-title">KnightCode</h1>
+      <p class="start-lead">What shall we work on?</p>
       <form
         class="start-form"
         aria-label="Start a thread"
