@@ -89,7 +89,9 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       }
       await page.setViewportSize(DESKTOP);
 
-      await page.keyboard.press("Control+k");
+      // Ctrl+K is the palette's: the list's own search has Ctrl+Shift+F.
+      await page.keyboard.press("Control+Shift+F");
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "thread-search");
       await page.getByLabel("Search threads").fill("beta task 07");
       await rowCount(page, 1);
       await row(page, ids.get("beta task 07")!).waitFor();
