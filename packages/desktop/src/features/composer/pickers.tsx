@@ -5,7 +5,8 @@ import { useEffect } from "preact/hooks";
 import { conn } from "../../connection/connection.js";
 import { patchThread } from "../../state/open-threads.js";
 import { reportError } from "../../state/toasts.js";
-import { ModelPicker, refOf } from "./model-picker.js";
+import { refOf } from "./model-match.js";
+import { ModelPicker } from "./model-picker.js";
 
 /** The server's models, shared by every composer; fetched when the first one shows. */
 const models = signal<ModelSummary[] | undefined>(undefined);
