@@ -8,7 +8,15 @@ import { DESKTOP, launchBrowser, openPage, screenAndAudit, type AxeViolation, ty
 import { DesktopServer } from "./support/desktop.js";
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\nDo ${name}.\n`;
-const TAB_NAMES: Record<string, string> = { general: "General", models: "Models", mcp: "MCP", tools: "Tools", resources: "Resources", trust: "Trust" };
+const TAB_NAMES: Record<string, string> = {
+  general: "General",
+  models: "Models",
+  accounts: "Accounts",
+  mcp: "MCP",
+  tools: "Tools",
+  resources: "Resources",
+  trust: "Trust",
+};
 export const TABS = Object.keys(TAB_NAMES);
 
 /** What the settings tests share: a server with the scripted model, global resources, an MCP file with a bad entry, an untrusted project. */

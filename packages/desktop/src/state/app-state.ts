@@ -3,7 +3,7 @@ import { effect, signal } from "@preact/signals";
 /** What fills the main area. The thread screen shows `activeThreadId`. */
 export type Screen = { kind: "thread" } | { kind: "settings"; tab?: SettingsTab };
 
-export const SETTINGS_TABS = ["general", "models", "mcp", "tools", "resources", "trust"] as const;
+export const SETTINGS_TABS = ["general", "models", "accounts", "mcp", "tools", "resources", "trust"] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 /** The side panel beside a thread: its diffs or its git state. */

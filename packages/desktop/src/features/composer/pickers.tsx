@@ -5,6 +5,8 @@ import { useEffect } from "preact/hooks";
 import { conn } from "../../connection/connection.js";
 import { patchThread } from "../../state/open-threads.js";
 import { reportError } from "../../state/toasts.js";
+import { refOf } from "./model-match.js";
+import { ModelPicker } from "./model-picker.js";
 
 /** The server's models, shared by every composer; fetched when the first one shows. */
 const models = signal<ModelSummary[] | undefined>(undefined);
@@ -32,8 +34,6 @@ const APPROVAL: { mode: ApprovalMode; label: string; hint: string }[] = [
   { mode: "fullAccess", label: "Full access", hint: "nothing asks" },
 ];
 
-const refOf = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
-
 /** Model, thinking level and approval mode of one thread, changed through thread/settings/update. */
 export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolean }): JSX.Element {
   useEffect(loadModels, []);
@@ -55,26 +55,13 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
 
   return (
     <div class="composer-pickers">
-      <div class="composer-picker">
-        <label for={`composer-model-${thread.id}`}>Model</label>
-        <select
-          id={`composer-model-${thread.id}`}
-          value={current}
-          disabled={disabled}
-          onChange={(e) => {
-            const chosen = list.find((m) => refOf(m) === e.currentTarget.value);
-            if (chosen) update({ model: { provider: chosen.provider, id: chosen.id } }, "Changing the model");
-          }}
-        >
-          {!summary && <option value={current}>{thread.model ? current : "No model chosen"}</option>}
-          {list.map((m) => (
-            <option key={refOf(m)} value={refOf(m)} disabled={!m.available} title={m.unavailableReason?.message}>
-              {m.name}
-              {m.available ? "" : ` (unavailable: ${m.unavailableReason?.message ?? "no credentials"})`}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ModelPicker
+        id={`composer-model-${thread.id}`}
+        models={models.value}
+        current={current}
+        disabled={disabled}
+        onPick={(chosen) => update({ model: { provider: chosen.provider, id: chosen.id } }, "Changing the model")}
+      />
       <div class="composer-picker">
         <label for={`composer-thinking-${thread.id}`}>Thinking</label>
         <select

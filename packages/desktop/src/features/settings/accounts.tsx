@@ -169,3 +169,10 @@ function webAddress(url: string): boolean {
     return false;
   }
 }
+
+/** The Accounts tab: which providers have credentials, and a key or sign-in for any provider model/list knows. */
+export function AccountsTab(): JSX.Element {
+  const models = useLoad(() => conn().request("model/list", {}), []);
+  const providers = [...new Set((models.data?.models ?? []).map((m) => m.provider))].sort();
+  return <Accounts providers={providers} />;
+}

@@ -2,6 +2,7 @@ import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { conn } from "../../connection/connection.js";
 import { theme, type ThemeChoice } from "../../state/app-state.js";
+import { NotifySetting } from "../attention/notify-setting.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { formatValue, parseInput, settingRows, type ConfigRead, type Scope, type SettingRow } from "./config-model.js";
@@ -25,6 +26,7 @@ export function GeneralTab(): JSX.Element {
             <option value="dark">Dark</option>
           </select>
         </div>
+        <NotifySetting />
       </Section>
       <LoadGate loaded={loaded} what="the settings">
         {(read) => <SettingsEditor read={read} cwd={cwd} reload={loaded.reload} />}
