@@ -12,6 +12,14 @@ export type Panel = "none" | "diff" | "git";
 export const screen = signal<Screen>({ kind: "thread" });
 export const activeThreadId = signal<string | undefined>(undefined);
 export const panel = signal<Panel>("none");
+/** A scope another part of the page asked the changes panel to show (a turn's "N files changed"); the panel takes it. */
+export const askedDiffScope = signal<"lastTurn" | undefined>(undefined);
+
+/** Opens the changes panel on the thread's last turn with changes. */
+export function showLastTurnChanges(): void {
+  askedDiffScope.value = "lastTurn";
+  panel.value = "diff";
+}
 
 export type ThemeChoice = "system" | "light" | "dark";
 const THEME_KEY = "knightcode.theme";

@@ -17,6 +17,8 @@ interface ItemProps {
   item: HistoryItem;
   /** Items nested under this one (a tool call's sub-calls). */
   nested?: HistoryItem[];
+  /** A message handed to the turn while it ran (turn/steer), not the one that started it. */
+  steer?: boolean;
 }
 
 /**
@@ -26,13 +28,13 @@ interface ItemProps {
  */
 export class ItemBox extends Component<ItemProps> {
   override shouldComponentUpdate(next: ItemProps): boolean {
-    return next.item !== this.props.item || next.nested !== this.props.nested || next.threadId !== this.props.threadId;
+    return next.item !== this.props.item || next.nested !== this.props.nested || next.threadId !== this.props.threadId || next.steer !== this.props.steer;
   }
   override render(): JSX.Element {
-    const { item, threadId, nested } = this.props;
+    const { item, threadId, nested, steer } = this.props;
     return (
-      <div class="item" data-item-id={item.id} data-item-type={item.type}>
-        {isReference(item) ? <ReferencedItem threadId={threadId} item={item} /> : <InlineItem threadId={threadId} item={item} nested={nested} />}
+      <div class="item" data-item-id={item.id} data-item-type={item.type} data-steer={steer ? "true" : undefined}>
+        {isReference(item) ? <ReferencedItem threadId={threadId} item={item} /> : <InlineItem threadId={threadId} item={item} nested={nested} steer={steer} />}
       </div>
     );
   }
@@ -42,11 +44,16 @@ function isReference(item: HistoryItem): item is ItemReference {
   return "payloadRef" in item && item.payloadRef !== undefined && !("text" in item) && !("name" in item) && !("summary" in item);
 }
 
-function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; nested?: HistoryItem[] }): JSX.Element {
+function InlineItem({ threadId, item, nested, steer }: { threadId: string; item: Item; nested?: HistoryItem[]; steer?: boolean }): JSX.Element {
   switch (item.type) {
     case "userMessage":
       return (
         <>
+          {steer && (
+            <p class="steer-mark">
+              <span class="badge">Steer</span> sent while the turn ran
+            </p>
+          )}
           <UserMessage item={item} />
           <MessageActions text={item.text ?? ""} />
         </>

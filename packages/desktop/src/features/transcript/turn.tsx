@@ -1,6 +1,7 @@
 import { Component, type JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { HistoryItem, TokenUsage, Turn } from "@knightcode/app-server-protocol";
+import { showLastTurnChanges } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { ItemBox } from "./items.js";
@@ -11,24 +12,28 @@ interface TurnProps {
   threadId: string;
   turn: TurnView;
   store: TranscriptStore;
+  /** The newest turn that changed files: its diff is the changes panel's lastTurn scope. */
+  lastChanges: boolean;
 }
 
 /** One turn; redrawn only when its object changed (see TranscriptStore). */
 export class TurnBox extends Component<TurnProps> {
   override shouldComponentUpdate(next: TurnProps): boolean {
-    return next.turn !== this.props.turn || next.threadId !== this.props.threadId;
+    return next.turn !== this.props.turn || next.threadId !== this.props.threadId || next.lastChanges !== this.props.lastChanges;
   }
   override render(): JSX.Element {
-    const { turn, threadId, store } = this.props;
+    const { turn, threadId, store, lastChanges } = this.props;
     const { top, nested } = arrange(turn.items);
+    // The turn's first message started it; any later one was handed to it while it ran.
+    const opening = top.find((item) => item.type === "userMessage");
     return (
       <article class="turn" data-turn-id={turn.id} data-turn-status={turn.status}>
         {turn.payloadRef && turn.items.length === 0 && <TurnReference turn={turn} store={store} />}
         {top.map((item) => (
-          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} />
+          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} steer={item.type === "userMessage" && item !== opening} />
         ))}
         <TurnStatus turn={turn} />
-        <TurnFooter turn={turn} />
+        <TurnFooter turn={turn} lastChanges={lastChanges} />
       </article>
     );
   }
@@ -80,18 +85,26 @@ function TurnStatus({ turn }: { turn: TurnView }): JSX.Element | null {
   return null;
 }
 
-function TurnFooter({ turn }: { turn: TurnView }): JSX.Element | null {
+function TurnFooter({ turn, lastChanges }: { turn: TurnView; lastChanges: boolean }): JSX.Element | null {
   const files = turn.files ?? [];
   if (!turn.usage && files.length === 0) return null;
+  const counts = (
+    <>
+      {files.length} {files.length === 1 ? "file" : "files"} changed <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
+      <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
+    </>
+  );
   return (
     <div class="turn-footer">
       {turn.usage && <span class="turn-usage">{usageText(turn.usage)}</span>}
-      {files.length > 0 && (
-        <span class="turn-files">
-          {files.length} {files.length === 1 ? "file" : "files"} changed <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
-          <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
-        </span>
-      )}
+      {files.length > 0 &&
+        (lastChanges && turn.status !== "inProgress" ? (
+          <button type="button" class="turn-files" onClick={showLastTurnChanges} title="Show this turn's changes">
+            {counts}
+          </button>
+        ) : (
+          <span class="turn-files">{counts}</span>
+        ))}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { DiffFile, DiffHunk, DiffScope, GitLogResult, ThreadDiffRevertParams } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
+import { askedDiffScope } from "../../state/app-state.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
@@ -17,7 +18,13 @@ const REVERTIBLE = new Set<DiffScope>(["uncommitted", "unstaged", "branch", "las
 
 /** The thread's changes in a chosen scope, file by file and hunk by hunk, with revert, staging and review comments. */
 export function DiffView({ threadId }: { threadId: string }): JSX.Element {
-  const [scope, setScope] = useState<DiffScope>("uncommitted");
+  const [scope, setScope] = useState<DiffScope>(() => askedDiffScope.peek() ?? "uncommitted");
+  const asked = askedDiffScope.value;
+  useEffect(() => {
+    if (asked === undefined) return;
+    setScope(asked);
+    askedDiffScope.value = undefined;
+  }, [asked]);
   const [commit, setCommit] = useState("");
   const [against, setAgainst] = useState("");
   const [commits, setCommits] = useState<GitLogResult["commits"] | undefined>(undefined);
