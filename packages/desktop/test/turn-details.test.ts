@@ -72,10 +72,12 @@ describe("a turn's details: its changes, its steers, its usage", { skip: NO_BROW
         { toolCalls: [{ id: "call_read", name: "read", arguments: { path: "README.md" } }], usage: { input: 1200, output: 30 } },
         { text: ["partly", " more"], pauseAfter: 1, gate: hold.gate },
       );
+      const before = f.model.requests.length;
       const box = page.getByLabel("Message", { exact: true });
       await box.fill("a job to stop");
       await box.press("Enter");
-      await page.locator(".item[data-item-type='agentMessage']", { hasText: "partly" }).waitFor();
+      // The second reply is under way (the first, with its usage, is done) when the user stops the turn.
+      await waitUntil("the reply after the tool call to start", () => f.model.requests.length >= before + 2, WAIT_MS);
       await page.getByRole("button", { name: "Interrupt" }).click();
       const turn = page.locator(".turn[data-turn-status='interrupted']");
       await turn.waitFor();
