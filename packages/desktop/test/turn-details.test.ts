@@ -48,6 +48,8 @@ describe("a turn's details: its changes, its steers, its usage", { skip: NO_BROW
       const before = f.model.requests.length;
       await box.fill("also check the tests");
       await box.press("Control+Enter");
+      // Accepted as a steer before the reply goes on, so it joins this turn rather than starting the next.
+      await page.locator("[data-queue-kind='steering']", { hasText: "also check the tests" }).waitFor();
       hold.release();
       await waitUntil("the steer to reach the model", () => f.model.requests.slice(before).find((r) => sent(r).includes("also check the tests")), WAIT_MS);
       await f.turnsEnded(threadId, 1);
