@@ -14,19 +14,31 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
     await fx?.dispose();
   });
 
-  test("a commit with a generated message: an empty message lets the thread's model write it", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+  test("a commit takes only the staged file, with a drafted message the user edits first", async () => {
+    const root = fx.repo({ "a.txt": lines(20), "b.txt": lines(5) });
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }), "b.txt": lines(5, { 1: "line one" }) });
+    git(root, "add", "a.txt");
     const thread = await fx.thread(root);
-    fx.model.enqueue({ text: "feat: spell out line five" });
     const opened = await fx.openPanel(thread.id, "Git");
     try {
       const page = opened.page;
+      await page.getByText("1 staged, 1 unstaged, 0 untracked").waitFor();
+      const form = page.getByRole("form", { name: "Commit" });
+      assert.equal(await form.getByLabel("Include unstaged and untracked changes").isChecked(), false, "only what is staged, by default");
+      await form.getByText("1 file staged is committed; 1 file with other changes stays out.").waitFor();
+      // No message, no commit: the message is always one the user has seen.
+      assert.equal(await form.getByRole("button", { name: "Commit staged changes" }).isDisabled(), true);
+      await form.getByRole("button", { name: "Draft message" }).click();
+      const box = form.getByLabel("Commit message");
+      await waitUntil("the draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
+      await box.fill("Spell out line five in a.txt");
+      await form.getByRole("button", { name: "Commit staged changes" }).click();
+      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "Spell out line five in a.txt", WAIT_MS);
+      assert.equal(git(root, "show", "--name-only", "--format=", "HEAD").trim(), "a.txt", "the commit holds the staged file only");
+      assert.equal(git(root, "status", "--porcelain").trim(), "M b.txt", "b.txt stays unstaged");
       await page.getByText("0 staged, 1 unstaged, 0 untracked").waitFor();
-      await page.getByRole("button", { name: "Generate message and commit" }).click();
-      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "feat: spell out line five", WAIT_MS);
-      await page.getByText("0 staged, 0 unstaged, 0 untracked").waitFor();
-      await page.getByText(/Committed [0-9a-f]{7}: feat: spell out line five/).waitFor();
+      await page.getByText(/Committed [0-9a-f]{7}: Spell out line five in a\.txt/).waitFor();
+      assert.equal(await box.inputValue(), "");
     } finally {
       await opened.close();
     }

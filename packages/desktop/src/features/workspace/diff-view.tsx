@@ -8,6 +8,7 @@ import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
 import { Counts, FileIndex, FileNotes, summary } from "./diff-file.js";
 import { HunkView, type HunkActions } from "./hunk-view.js";
+import { describeHunk } from "./hunk-lines.js";
 import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
 import { ReviewComments } from "./review-chips.js";
 import { ScopePicker } from "./scope-picker.js";
@@ -61,10 +62,10 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
     }
   };
 
-  const revert = async (what: string, params: Omit<ThreadDiffRevertParams, "threadId" | "scope">) => {
+  const revert = async (what: string, params: Omit<ThreadDiffRevertParams, "threadId" | "scope">, words?: { title: string; body: string }) => {
     const yes = await confirmAction({
-      title: `Revert ${what}?`,
-      body: `The working tree loses ${what}; the index is not changed. An added file is deleted.`,
+      title: words?.title ?? `Revert ${what}?`,
+      body: words?.body ?? `The working tree loses ${what}; the index is not changed. An added file is deleted.`,
       confirm: "Revert",
       danger: true,
     });
@@ -76,9 +77,12 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
     ...(scope === "lastTurn" && diff?.turnId ? { turnId: diff.turnId } : {}),
   });
 
-  const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
+  // A last turn whose files moved on (undone, or edited since) is shown as a record: its hunks are no longer in the working tree to act on.
+  const gone = diff?.scope === "lastTurn" && diff.stale === true;
+  const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => (gone ? { commentable: false } : liveActions(file, hunk));
+  const liveActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
     commentable: scope !== "committed",
-    revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }) : undefined,
+    revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }, describeHunk(file.path, hunk)) : undefined,
     stage:
       scope === "unstaged"
         ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`)
@@ -89,7 +93,8 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
         : undefined,
   });
 
-  const fileActions = (file: DiffFile): JSX.Element => (
+  const fileActions = (file: DiffFile): JSX.Element | null => (gone ? null : liveFileActions(file));
+  const liveFileActions = (file: DiffFile): JSX.Element => (
     <div class="ws-actions">
       {(scope === "uncommitted" || scope === "unstaged") && (
         <Button
@@ -149,8 +154,9 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
         <div class="ws-turn">
           <span>
             Turn <code>{diff.turnId}</code>
-            {diff.stale ? ": its files changed since it ended." : ""}
+            {diff.stale ? ": its files changed since it ended (undone, or edited since)." : ""}
           </span>
+          {diff.stale && files.length > 0 && <p class="ws-note">Shown as the turn made them; nothing here can be reverted or commented on.</p>}
           {!diff.stale && files.length > 0 && (
             <Button disabled={busy} icon="undo" onClick={() => void revert("the last turn's changes", {})}>
               Undo turn

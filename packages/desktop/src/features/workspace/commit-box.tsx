@@ -1,0 +1,109 @@
+import type { JSX } from "preact";
+import { useState } from "preact/hooks";
+import type { DiffFile, GitStatusResult } from "@knightcode/app-server-protocol";
+import { conn } from "../../connection/connection.js";
+import { reportError } from "../../state/toasts.js";
+import { Button } from "../../ui/button.js";
+
+/**
+ * The commit form. Only what is staged goes in unless the user ticks the box,
+ * and the message is always one the user saw in the box: a draft is written
+ * into it for editing, never committed behind the user's back (git/commit
+ * without a message would have the model write one and commit at once).
+ */
+export function CommitBox({
+  threadId,
+  status,
+  disabled,
+  onCommit,
+}: {
+  threadId: string;
+  status: GitStatusResult | undefined;
+  disabled: boolean;
+  onCommit: (message: string, includeUnstaged: boolean) => Promise<boolean>;
+}): JSX.Element {
+  const [message, setMessage] = useState("");
+  const [includeUnstaged, setIncludeUnstaged] = useState(false);
+  const [drafting, setDrafting] = useState(false);
+  const others = status ? status.unstaged + status.untracked : 0;
+  const nothing = !!status && (includeUnstaged ? status.staged + others === 0 : status.staged === 0);
+
+  const draft = async () => {
+    setDrafting(true);
+    try {
+      const diff = await conn().request("thread/diff/read", { threadId, scope: includeUnstaged ? "uncommitted" : "staged", context: 0 });
+      setMessage(draftMessage(diff.files));
+      document.getElementById("ws-commit-message")?.focus();
+    } catch (error) {
+      reportError(error, "Drafting a commit message");
+    } finally {
+      setDrafting(false);
+    }
+  };
+
+  return (
+    <form
+      class="ws-section ws-commit"
+      aria-labelledby="ws-commit-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (message.trim()) void onCommit(message.trim(), includeUnstaged).then((ok) => ok && setMessage(""));
+      }}
+    >
+      <h3 id="ws-commit-title">Commit</h3>
+      <p class="ws-note" id="ws-commit-what">
+        {commitScope(status, includeUnstaged)}
+      </p>
+      <label class="ws-check">
+        <input type="checkbox" checked={includeUnstaged} onChange={(e) => setIncludeUnstaged(e.currentTarget.checked)} /> Include unstaged and untracked changes
+      </label>
+      <div class="field">
+        <label for="ws-commit-message">Commit message</label>
+        <textarea
+          id="ws-commit-message"
+          rows={4}
+          value={message}
+          aria-describedby="ws-commit-what"
+          placeholder="Write a message, or draft one from the change and edit it"
+          onInput={(e) => setMessage(e.currentTarget.value)}
+        />
+      </div>
+      <div class="ws-actions">
+        <Button disabled={disabled || drafting || nothing} onClick={() => void draft()}>
+          {drafting ? "Drafting…" : "Draft message"}
+        </Button>
+        <Button type="submit" variant="primary" icon="commit" disabled={disabled || nothing || !message.trim()}>
+          {includeUnstaged ? "Commit all changes" : "Commit staged changes"}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** What a commit would take, in the status's counts. */
+function commitScope(status: GitStatusResult | undefined, includeUnstaged: boolean): string {
+  if (!status) return "";
+  const others = status.unstaged + status.untracked;
+  const files = (n: number) => `${n} ${n === 1 ? "file" : "files"}`;
+  if (includeUnstaged) return others + status.staged === 0 ? "Nothing to commit." : "Every change is committed: staged, unstaged and untracked.";
+  if (status.staged === 0) return "Nothing is staged. Stage files in the Changes panel, or include unstaged changes.";
+  return `${files(status.staged)} staged ${status.staged === 1 ? "is" : "are"} committed${others > 0 ? `; ${files(others)} with other changes ${others === 1 ? "stays" : "stay"} out.` : "."}`;
+}
+
+const VERBS: Record<DiffFile["status"], string> = { added: "Add", deleted: "Remove", modified: "Update", renamed: "Rename" };
+
+/** A first message from the change itself: a subject naming the files, and a line per file with its counts. */
+export function draftMessage(files: DiffFile[]): string {
+  if (files.length === 0) return "";
+  const verbs = new Set(files.map((f) => VERBS[f.status]));
+  const verb = verbs.size === 1 ? [...verbs][0]! : "Change";
+  const names = files.map((f) => f.path.split("/").pop() ?? f.path);
+  const subject =
+    files.length === 1
+      ? `${verb} ${names[0]}`
+      : files.length === 2
+        ? `${verb} ${names[0]} and ${names[1]}`
+        : `${verb} ${names[0]} and ${files.length - 1} more files`;
+  if (files.length === 1) return subject;
+  return `${subject}\n\n${files.map((f) => `- ${f.path} (+${f.additions} -${f.deletions})`).join("\n")}`;
+}
