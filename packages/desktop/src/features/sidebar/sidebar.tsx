@@ -6,9 +6,8 @@ import { Icon } from "../../ui/icons.js";
 import { shortcutLabel, useShortcut } from "../../ui/keys.js";
 import { defaultFolder, projectName, startThreadIn } from "./actions.js";
 import { NewThreadDialog } from "./new-thread.js";
-import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view } from "./store.js";
+import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, unread, view } from "./store.js";
 import { ThreadRow } from "./thread-row.js";
-import { unread } from "./unread.js";
 import "./sidebar.css";
 
 export { watchThreadList } from "./store.js";
