@@ -96,4 +96,20 @@ describe("the sidebar model", () => {
       stop();
     }
   });
+
+  test("its own requests: archiving takes the row away, and the archived view lists it", async () => {
+    const { model, errors, stop } = await watching();
+    try {
+      const { thread } = await model.start(server.project, false);
+      await model.rename(thread.id, "to archive");
+      await waitUntil("the named row", () => model.rows.value.find((row) => row.id === thread.id)?.title === "to archive");
+      await model.archive(thread.id);
+      await waitUntil("the row to go", () => !model.rows.value.some((row) => row.id === thread.id));
+      model.showView("archived");
+      await waitUntil("the archived row", () => model.listState.value.loaded && model.rows.value.some((row) => row.id === thread.id));
+      assert.deepEqual(errors, []);
+    } finally {
+      stop();
+    }
+  });
 });

@@ -1,11 +1,11 @@
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
-import { conn, serverInfo } from "../../connection/connection.js";
+import { serverInfo } from "../../connection/connection.js";
 import { activeThreadId, openThread } from "../../state/app-state.js";
 import { adoptStarted, openThreadSignal } from "../../state/open-threads.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { confirmAction } from "../../ui/modal.js";
 import { serverProject } from "../../connection/token.js";
-import { groupByProject, query, rows } from "./store.js";
+import { groupByProject, query, rows, sidebarModel } from "./store.js";
 
 const LAST_FOLDER = "knightcode.lastProjectFolder";
 
@@ -15,7 +15,7 @@ export function titleOf(row: Pick<ThreadSummary, "title">): string {
 
 /** Starts a thread, shows it, and remembers the folder for the next one; its id. Rejects with the server's error. */
 export async function startThread(cwd: string, worktree: boolean): Promise<string> {
-  const result = await conn().request("thread/start", { cwd, ...(worktree ? { workspace: { mode: "worktree" as const } } : {}) });
+  const result = await sidebarModel.start(cwd, worktree);
   localStorage.setItem(LAST_FOLDER, cwd);
   adoptStarted(result);
   openThread(result.thread.id);
@@ -90,7 +90,7 @@ export async function archiveThread(row: ThreadSummary): Promise<void> {
   try {
     // Chosen before the row leaves the list: the one below it in the sidebar, else the one above.
     const next = neighbourOf(row.id);
-    await conn().request("thread/archive", { threadId: row.id });
+    await sidebarModel.archive(row.id);
     // The page forgets an archived thread: the next one opens, or the first screen when none is left.
     if (activeThreadId.value === row.id) {
       if (next) openThread(next);
@@ -112,13 +112,13 @@ function neighbourOf(threadId: string): string | undefined {
 
 /** Names a thread; the sidebar and the header follow thread/name/updated. */
 export async function renameThread(threadId: string, name: string): Promise<void> {
-  await conn().request("thread/name/set", { threadId, name });
+  await sidebarModel.rename(threadId, name);
 }
 
 /** Copies a thread into a new one, "<name> (fork)", and opens the copy (its history comes with the resume). */
 export async function forkThread(threadId: string): Promise<void> {
   try {
-    const forked = await conn().request("thread/fork", { threadId });
+    const forked = await sidebarModel.fork(threadId);
     openThread(forked.thread.id);
     toast(`Forked into “${forked.thread.name || "New thread"}”`, "success");
   } catch (error) {
@@ -128,7 +128,7 @@ export async function forkThread(threadId: string): Promise<void> {
 
 export async function unarchiveThread(row: ThreadSummary): Promise<void> {
   try {
-    await conn().request("thread/unarchive", { threadId: row.id });
+    await sidebarModel.unarchive(row.id);
     toast(`Unarchived “${titleOf(row)}”`, "success");
   } catch (error) {
     reportError(error, "Could not unarchive the thread");
@@ -144,7 +144,7 @@ export async function deleteThread(row: ThreadSummary): Promise<void> {
   });
   if (!yes) return;
   try {
-    await conn().request("thread/delete", { threadId: row.id });
+    await sidebarModel.remove(row.id);
     if (activeThreadId.value === row.id) activeThreadId.value = undefined;
   } catch (error) {
     reportError(error, "Could not delete the thread");

@@ -1,6 +1,6 @@
 import { effect, signal, type ReadonlySignal, type Signal } from "@preact/signals";
 import { ClientError } from "@knightcode/app-server-client/browser";
-import type { Thread, ThreadSummary } from "@knightcode/app-server-protocol";
+import type { ClientRequestResult, Thread, ThreadSummary } from "@knightcode/app-server-protocol";
 import type { Connection } from "../../connection/connection.js";
 import type { UnreadMarks } from "./unread.js";
 
@@ -45,6 +45,13 @@ export interface SidebarModel {
   showView(next: ListView): void;
   /** Installs the notification handlers and loads the first page; returns the function that stops it all. */
   watch(): () => void;
+  /** The thread requests the list offers; each rejects with the server's error, and the rows follow their notifications. */
+  start(cwd: string, worktree: boolean): Promise<ClientRequestResult<"thread/start">>;
+  rename(threadId: string, name: string): Promise<void>;
+  fork(threadId: string): Promise<ClientRequestResult<"thread/fork">>;
+  archive(threadId: string): Promise<void>;
+  unarchive(threadId: string): Promise<void>;
+  remove(threadId: string): Promise<void>;
 }
 
 export function createSidebarModel(deps: SidebarDeps): SidebarModel {
@@ -253,7 +260,16 @@ export function createSidebarModel(deps: SidebarDeps): SidebarModel {
     };
   }
 
-  return { rows, view, query, listState, failedLastTurn, reload, loadMore, showView, watch };
+  const threads = {
+    start: (cwd: string, worktree: boolean) => deps.conn().request("thread/start", { cwd, ...(worktree ? { workspace: { mode: "worktree" as const } } : {}) }),
+    rename: async (threadId: string, name: string) => void (await deps.conn().request("thread/name/set", { threadId, name })),
+    fork: (threadId: string) => deps.conn().request("thread/fork", { threadId }),
+    archive: async (threadId: string) => void (await deps.conn().request("thread/archive", { threadId })),
+    unarchive: async (threadId: string) => void (await deps.conn().request("thread/unarchive", { threadId })),
+    remove: async (threadId: string) => void (await deps.conn().request("thread/delete", { threadId })),
+  };
+
+  return { rows, view, query, listState, failedLastTurn, reload, loadMore, showView, watch, ...threads };
 }
 
 /** A loaded thread as a row; a worktree thread's project is not in `Thread`, so those are read instead. */
