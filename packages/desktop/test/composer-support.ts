@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type RecordedRequest, type ScriptedModelServer, waitUntilAsync } from "@knightcode/testkit";
-import type { Browser, Page } from "playwright-core";
+import { type RecordedRequest, waitUntilAsync } from "@knightcode/testkit";
+import type { Page } from "playwright-core";
 import { DESKTOP, type OpenedPage, type Viewport } from "./support/browser.js";
-import { type DesktopServer, WAIT_MS } from "./support/desktop.js";
-import { type DesktopSuite, desktopSuite } from "./support/suite.js";
+import { WAIT_MS } from "./support/desktop.js";
+import { type DesktopSuite, SuiteFixture } from "./support/suite.js";
 
 /** A 1×1 PNG, enough for a model request to carry an image. */
 export const PNG_1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -38,41 +38,14 @@ export const sent = (request: RecordedRequest): string => JSON.stringify(request
  * One server with the scripted model, a prompt template and a project, and
  * one browser: what each composer test file shares across its tests.
  */
-export class ComposerSuite {
+export class ComposerSuite extends SuiteFixture {
   project = "";
-  private readonly desktop: DesktopSuite;
 
-  constructor() {
-    this.desktop = desktopSuite({
-      setup: (suite) => {
-        const prompts = join(suite.server.agentDir, "prompts");
-        mkdirSync(prompts, { recursive: true });
-        writeFileSync(join(prompts, "review-changes.md"), "---\ndescription: Review the working tree's changes\n---\nReview the changes $@\n");
-        this.project = suite.server.project({ "README.md": "# p\n", "src/needle-file.ts": "export const needle = 1;\n" });
-      },
-    });
-  }
-
-  get server(): DesktopServer {
-    return this.desktop.server;
-  }
-
-  get model(): ScriptedModelServer {
-    return this.desktop.model;
-  }
-
-  get browser(): Browser {
-    return this.desktop.browser;
-  }
-
-  /** The server stopped and started again on the same port, token and home. */
-  restart(): Promise<DesktopServer> {
-    return this.desktop.restart();
-  }
-
-  /** The page opened on a thread that exists already. */
-  openThread(threadId: string, viewport: Viewport = DESKTOP): Promise<OpenedPage> {
-    return this.desktop.openThread(threadId, viewport);
+  protected override setup(suite: DesktopSuite): void {
+    const prompts = join(suite.server.agentDir, "prompts");
+    mkdirSync(prompts, { recursive: true });
+    writeFileSync(join(prompts, "review-changes.md"), "---\ndescription: Review the working tree's changes\n---\nReview the changes $@\n");
+    this.project = suite.server.project({ "README.md": "# p\n", "src/needle-file.ts": "export const needle = 1;\n" });
   }
 
   /** A fresh thread in the project, opened in a page with its composer ready. */

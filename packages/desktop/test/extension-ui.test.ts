@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
@@ -63,8 +62,7 @@ describe("extension UI", { skip: NO_BROWSER }, () => {
   let marker: string;
   const f = desktopSuite({
     server: (suite) => {
-      const extensionDir = mkdtempSync(join(tmpdir(), "kc-desktop-ext-ui-"));
-      suite.release(() => rmSync(extensionDir, { recursive: true, force: true }));
+      const extensionDir = suite.tempDir("kc-desktop-ext-ui-");
       marker = join(extensionDir, "ran.txt");
       writeFileSync(join(extensionDir, "panel.ts"), extension(marker));
       return { args: ["-e", join(extensionDir, "panel.ts")] };

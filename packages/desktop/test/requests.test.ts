@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
@@ -37,8 +36,7 @@ export default function (kc: any) {
 describe("request cards", { skip: NO_BROWSER }, () => {
   const f = desktopSuite({
     server: (suite) => {
-      const extensionDir = mkdtempSync(join(tmpdir(), "kc-desktop-requests-"));
-      suite.release(() => rmSync(extensionDir, { recursive: true, force: true }));
+      const extensionDir = suite.tempDir("kc-desktop-requests-");
       writeFileSync(join(extensionDir, "dialogs.ts"), DIALOGS);
       return { args: ["-e", join(extensionDir, "dialogs.ts")] };
     },

@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
@@ -33,8 +32,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
   const f = desktopSuite({
     server: (suite) => {
       // The server starts in a project of its own, as `npm run desktop:demo` starts in the demo project.
-      project = mkdtempSync(join(tmpdir(), "kc-start-project-"));
-      suite.release(() => rmSync(project, { recursive: true, force: true }));
+      project = suite.tempDir("kc-start-project-");
       writeFileSync(join(project, "README.md"), "# started here\n");
       return { cwd: project };
     },

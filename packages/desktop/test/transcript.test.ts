@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
@@ -16,8 +15,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
   const f = desktopSuite({
     server: (suite) => {
       // Retries after a cut stream come at once, not after the default back-off.
-      const home = mkdtempSync(join(tmpdir(), "kc-transcript-"));
-      suite.release(() => rmSync(home, { recursive: true, force: true }));
+      const home = suite.tempDir("kc-transcript-");
       mkdirSync(join(home, ".knightcode", "agent"), { recursive: true });
       writeFileSync(
         join(home, ".knightcode", "agent", "settings.json"),

@@ -39,10 +39,7 @@ describe("the workspace panel keeps git safe", { skip: NO_BROWSER }, () => {
   });
 
   test("a hunk revert's confirmation names the hunk: its file, its lines and its counts", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');

@@ -2,12 +2,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { initRepo, type ScriptedModelServer, writeFiles } from "@knightcode/testkit";
+import { initRepo, writeFiles } from "@knightcode/testkit";
 import { DESKTOP, type OpenedPage, type Viewport } from "./support/browser.js";
-import type { DesktopServer } from "./support/desktop.js";
-import { type DesktopSuite, desktopSuite } from "./support/suite.js";
+import { type DesktopSuite, SuiteFixture } from "./support/suite.js";
 
 export const MODEL = { provider: "scripted", id: "scripted-model" };
 
@@ -30,13 +29,12 @@ export function escapeRegExp(text: string): string {
 }
 
 /** One server (with the scripted model and only git on its PATH), a Node client on it and a browser, for one test file. */
-export class WorkspaceSuite {
+export class WorkspaceSuite extends SuiteFixture {
   private repos = 0;
   private nodeClient: AppServerClient<WebSocketTransport> | undefined;
-  private readonly desktop: DesktopSuite;
 
   constructor() {
-    this.desktop = desktopSuite({
+    super({
       server: (suite) => {
         // git and nothing else on the server's PATH, so a gh on this machine cannot answer for the pull request.
         const bin = join(realpathSync(tmpdir()), `kc-ws-bin-${process.pid}`);
@@ -45,22 +43,11 @@ export class WorkspaceSuite {
         if (!existsSync(join(bin, "git"))) symlinkSync(execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(), join(bin, "git"));
         return { env: { PATH: bin, GIT_CONFIG_NOSYSTEM: "1" } };
       },
-      setup: async (suite) => {
-        this.nodeClient = await suite.server.client();
-      },
     });
   }
 
-  get server(): DesktopServer {
-    return this.desktop.server;
-  }
-
-  get model(): ScriptedModelServer {
-    return this.desktop.model;
-  }
-
-  get browser(): Browser {
-    return this.desktop.browser;
+  protected override async setup(suite: DesktopSuite): Promise<void> {
+    this.nodeClient = await suite.server.client();
   }
 
   get client(): AppServerClient<WebSocketTransport> {
@@ -85,18 +72,23 @@ export class WorkspaceSuite {
 
   /** The page on a thread, its panel opened with the header's button. */
   async openPanel(threadId: string, which: "Changes" | "Git", viewport: Viewport = DESKTOP): Promise<OpenedPage> {
-    const opened = await this.desktop.openThread(threadId, viewport);
+    const opened = await this.openThread(threadId, viewport);
     await opened.page.getByRole("button", { name: new RegExp(`^${which} \\(`) }).click();
     await opened.page.getByRole("complementary", { name: which }).waitFor();
     return opened;
   }
 
+  /** A repository (a.txt of 20 lines on main) with `changes` written over it, and the page on a thread there with its Changes panel open. */
+  async openChanges(changes: Record<string, string>, viewport: Viewport = DESKTOP): Promise<{ root: string; opened: OpenedPage }> {
+    const root = this.repo();
+    writeFiles(root, changes);
+    const thread = await this.thread(root);
+    return { root, opened: await this.openPanel(thread.id, "Changes", viewport) };
+  }
+
   /** A repository with line 8 of a.txt changed, its Changes panel open, and `comment` added on that hunk (the line). */
   async commentOnLineEight(comment: string): Promise<{ opened: OpenedPage; page: Page; hunk: Locator }> {
-    const root = this.repo();
-    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
-    const thread = await this.thread(root);
-    const opened = await this.openPanel(thread.id, "Changes");
+    const { opened } = await this.openChanges({ "a.txt": lines(20, { 8: "line eight" }) });
     try {
       const page = opened.page;
       const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
-import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { git, waitUntil } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { fileText, lines, workspaceSuite } from "./workspace-support.js";
 
@@ -8,10 +8,7 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
   const fx = workspaceSuite();
 
   test("a hunk reverted: after confirming, that hunk is gone on disk, the other stays, and the view shows one hunk", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
@@ -32,10 +29,7 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
   });
 
   test("stage and unstage a hunk: git's index follows", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       await page.getByLabel("Show").selectOption("unstaged");

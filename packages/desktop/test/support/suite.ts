@@ -1,4 +1,6 @@
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before } from "node:test";
 import type { Browser } from "playwright-core";
 import { ScriptedModelServer } from "@knightcode/testkit";
@@ -28,6 +30,8 @@ export interface DesktopSuite {
   openThread(threadId: string, viewport?: Viewport): Promise<OpenedPage>;
   /** Something to undo after the file's tests (or at once, when the setup fails), the last registered first. */
   release(undo: () => unknown): void;
+  /** A fresh folder under the system's temporary one, removed after the file's tests. */
+  tempDir(prefix: string): string;
 }
 
 function started<T>(value: T | undefined, what: string): T {
@@ -79,6 +83,11 @@ export function desktopSuite(options: SuiteOptions = {}): DesktopSuite {
     release(step) {
       undo.push(step);
     },
+    tempDir(prefix) {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      undo.push(() => rmSync(dir, { recursive: true, force: true }));
+      return dir;
+    },
   };
 
   before(async () => {
@@ -105,4 +114,39 @@ export function desktopSuite(options: SuiteOptions = {}): DesktopSuite {
   });
   after(releaseAll);
   return suite;
+}
+
+/**
+ * A desktop suite with a test file's own setup on top: a fixture of a group
+ * of files extends it and overrides `setup`, and reads the suite's parts.
+ */
+export class SuiteFixture {
+  private readonly desktop: DesktopSuite;
+
+  constructor(options: Omit<SuiteOptions, "setup"> = {}) {
+    this.desktop = desktopSuite({ ...options, setup: (suite) => this.setup(suite) });
+  }
+
+  /** Runs in `before`, once the model, the server and the browser are up. */
+  protected setup(_suite: DesktopSuite): void | Promise<void> {}
+
+  get server(): DesktopServer {
+    return this.desktop.server;
+  }
+
+  get model(): ScriptedModelServer {
+    return this.desktop.model;
+  }
+
+  get browser(): Browser {
+    return this.desktop.browser;
+  }
+
+  restart(): Promise<DesktopServer> {
+    return this.desktop.restart();
+  }
+
+  openThread(threadId: string, viewport: Viewport = DESKTOP): Promise<OpenedPage> {
+    return this.desktop.openThread(threadId, viewport);
+  }
 }
