@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { DESKTOP, openPage, screenAndAudit, type AxeViolation, type OpenedPage, type Viewport } from "./support/browser.js";
+import { DESKTOP, describeViolations, openPage, screenAndAudit, type AxeViolation, type OpenedPage, type Viewport } from "./support/browser.js";
 import type { DesktopServer } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
 
@@ -105,4 +105,11 @@ export async function auditEveryTab(
   } finally {
     await opened.close();
   }
+}
+
+/** A readable message for an assertion on auditEveryTab's violations, tab by tab. */
+export function describeTabViolations(violations: Record<string, AxeViolation[]>): string {
+  return Object.entries(violations)
+    .map(([tab, v]) => `${tab}:\n${describeViolations(v)}`)
+    .join("\n");
 }
