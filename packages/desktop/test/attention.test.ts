@@ -1,10 +1,9 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { ScriptedModelServer, waitUntilAsync } from "@knightcode/testkit";
-import { DESKTOP, launchBrowser, openPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import { waitUntilAsync } from "@knightcode/testkit";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { call, waitForToolResult } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 /** Stands in for the operating system's notifications: records what the page raises and whether it asked. */
 const FAKE_NOTIFICATIONS = `
@@ -25,27 +24,15 @@ const FAKE_NOTIFICATIONS = `
 `;
 
 describe("attention: the tab title and notifications", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   test("while a background thread waits on an approval the title counts it; notifications, once turned on, say so", async () => {
-    const client = await server.client();
-    const project = server.project({});
+    const client = await f.server.client();
+    const project = f.server.project({});
     const open = (await client.request("thread/start", { cwd: project })).thread;
     const background = (await client.request("thread/start", { cwd: project, approvalMode: "ask" })).thread;
     await client.request("thread/name/set", { threadId: background.id, name: "Background work" });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(open.id));
+    const opened = await f.openThread(open.id);
     const { page } = opened;
     try {
       await opened.context.addInitScript(FAKE_NOTIFICATIONS);
@@ -68,7 +55,7 @@ describe("attention: the tab title and notifications", { skip: NO_BROWSER }, () 
       const asked = new Promise<{ decision: "accept" }>((resolve) => (answer = resolve));
       client.onRequest("item/toolCall/requestApproval", () => asked);
       const write = call("write", { path: "waited.txt", content: "x\n" });
-      model.enqueue({ toolCalls: [write] }, { text: "done" });
+      f.model.enqueue({ toolCalls: [write] }, { text: "done" });
       await client.request("turn/start", { threadId: background.id, text: "go" });
       await waitUntilAsync("the title to count the waiting thread", async () => (await page.title()) === "(1) KnightCode", WAIT_MS);
       const shown = () => page.evaluate(() => (window as unknown as { __shown: Array<{ title: string; body: string }> }).__shown);
@@ -79,7 +66,7 @@ describe("attention: the tab title and notifications", { skip: NO_BROWSER }, () 
       );
 
       answer({ decision: "accept" });
-      await waitForToolResult(model, write.id);
+      await waitForToolResult(f.model, write.id);
       await waitUntilAsync("the title to drop the count", async () => (await page.title()) === "KnightCode", WAIT_MS);
       await waitUntilAsync(
         "a notification that it finished",
@@ -88,10 +75,10 @@ describe("attention: the tab title and notifications", { skip: NO_BROWSER }, () 
       );
       // The open thread is not a background one: its turn raises nothing. A background turn after it is the
       // marker: the page hears of both in order, so once the marker's notification is there, the other would be too.
-      model.enqueue({ text: "here" });
+      f.model.enqueue({ text: "here" });
       await client.request("turn/start", { threadId: open.id, text: "hi" });
       await page.getByText("here").first().waitFor();
-      model.enqueue({ text: "again" });
+      f.model.enqueue({ text: "again" });
       await client.request("turn/start", { threadId: background.id, text: "more" });
       await waitUntilAsync("the marker's notification", async () => (await shown()).filter((n) => n.body === "Finished").length === 2, WAIT_MS);
       assert.deepEqual(

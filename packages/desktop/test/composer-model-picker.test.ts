@@ -1,16 +1,14 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { describeViolations, DESKTOP, NARROW, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER } from "./support/desktop.js";
-import { ComposerFixture, until } from "./composer-support.js";
+import { composerSuite, until } from "./composer-support.js";
 
 describe("the composer's model picker", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   test("typing a name finds the model; the arrow keys and Enter pick it, and the server's thread takes it", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
       const button = page.getByRole("button", { name: /^Model / });
       await button.click();
@@ -52,7 +50,7 @@ describe("the composer's model picker", { skip: NO_BROWSER }, () => {
   test("a model without a key is not offered: it is counted behind 'add a key', which opens the Accounts settings", async () => {
     const client = await f.server.client();
     const missing = (await client.request("model/list", { available: false })).models[0]!;
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     try {
       await page.getByRole("button", { name: /^Model / }).click();
       await page.keyboard.type(missing.name);
@@ -73,7 +71,7 @@ describe("the composer's model picker", { skip: NO_BROWSER }, () => {
   });
 
   test("the open picker: screenshot and axe at desktop and narrow widths, light and dark", async () => {
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     try {
       await page.getByRole("button", { name: /^Model / }).click();
       await page.getByRole("listbox", { name: "Models" }).getByRole("option").first().waitFor();

@@ -1,9 +1,10 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Locator, Page } from "playwright-core";
-import { ScriptedModelServer, waitUntilAsync } from "@knightcode/testkit";
-import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import type { Locator, Page } from "playwright-core";
+import { waitUntilAsync } from "@knightcode/testkit";
+import { DESKTOP, describeViolations, NARROW, screenAndAudit } from "./support/browser.js";
+import { NO_BROWSER } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 const CODE = "const answer: number = 42;\nconsole.log(answer);";
 const REPLY = [
@@ -31,32 +32,20 @@ const REPLY = [
 const ASK = "Show me the plan";
 
 describe("Markdown in a reply", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   /** A thread whose one turn asked for the plan and got REPLY, streamed in pieces; the page is opened on it. */
   async function threadWithReply() {
-    const client = await server.client();
+    const client = await f.server.client();
     const { thread } = await client.request("thread/start", {
-      cwd: server.project({}),
+      cwd: f.server.project({}),
       approvalMode: "fullAccess",
       model: { provider: "scripted", id: "scripted-reasoner" },
     });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(thread.id));
-    await opened.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+    const opened = await f.openThread(thread.id);
+    await opened.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: f.server.origin });
     // Streamed in pieces that cut through the table and the fence: what the page keeps is the whole.
-    model.enqueue({ text: [REPLY.slice(0, 60), REPLY.slice(60, 200), REPLY.slice(200)] });
+    f.model.enqueue({ text: [REPLY.slice(0, 60), REPLY.slice(60, 200), REPLY.slice(200)] });
     const turn = await (await client.runTurn(thread.id, ASK)).completed;
     assert.equal(turn.status, "completed");
     const el = opened.page.locator(`[data-turn-id="${turn.id}"]`);

@@ -1,10 +1,10 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Locator, Page } from "playwright-core";
-import { ScriptedModelServer } from "@knightcode/testkit";
-import { describeViolations, launchBrowser, NARROW, openPage, screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import type { Locator, Page } from "playwright-core";
+import { describeViolations, NARROW, screenAndAudit } from "./support/browser.js";
+import { NO_BROWSER } from "./support/desktop.js";
 import { askThroughPage, call, waitForToolResult } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 /** Whether the element is inside the window and nothing covers its middle: a user can see and press it. */
 async function reachable(page: Page, target: Locator): Promise<boolean> {
@@ -15,33 +15,21 @@ async function reachable(page: Page, target: Locator): Promise<boolean> {
 }
 
 describe("a narrow window (420 px)", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   test("a long approval card keeps its buttons on screen; screenshot and axe", async () => {
-    const client = await server.client();
-    const project = server.project({});
+    const client = await f.server.client();
+    const project = f.server.project({});
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "ask" });
-    const opened = await openPage(browser, server, NARROW, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id, NARROW);
     const { page } = opened;
     try {
       await page.getByLabel("Message", { exact: true }).waitFor();
       // A diff far taller than the window.
       const content = Array.from({ length: 120 }, (_, i) => `line ${i + 1}`).join("\n");
       const write = call("write", { path: "long.txt", content: `${content}\n` });
-      model.enqueue({ toolCalls: [write] }, { text: "written" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [write] }, { text: "written" });
+      await askThroughPage(f.server, thread.id);
       const card = page.getByRole("group", { name: "Allow write?" });
       await card.locator(".diff-add").first().waitFor();
       assert.ok((await card.locator(".diff-add").count()) > 40, "the card is long");
@@ -57,7 +45,7 @@ describe("a narrow window (420 px)", { skip: NO_BROWSER }, () => {
       const violations = await screenAndAudit(page, "narrow-approval-card");
       assert.deepEqual(violations, [], describeViolations(violations));
       await card.getByRole("button", { name: "Allow once" }).click();
-      await waitForToolResult(model, write.id);
+      await waitForToolResult(f.model, write.id);
       assert.deepEqual(opened.consoleErrors, []);
     } finally {
       await opened.close();
@@ -65,9 +53,9 @@ describe("a narrow window (420 px)", { skip: NO_BROWSER }, () => {
   });
 
   test("the changes and git panels open full screen over the transcript; their button closes them", async () => {
-    const client = await server.client();
-    const { thread } = await client.request("thread/start", { cwd: server.project({ "a.txt": "a\n" }) });
-    const opened = await openPage(browser, server, NARROW, server.threadUrl(thread.id));
+    const client = await f.server.client();
+    const { thread } = await client.request("thread/start", { cwd: f.server.project({ "a.txt": "a\n" }) });
+    const opened = await f.openThread(thread.id, NARROW);
     const { page } = opened;
     try {
       await page.getByLabel("Message", { exact: true }).waitFor();

@@ -1,12 +1,12 @@
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
+import { waitUntil } from "@knightcode/testkit";
+import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 /** Whether the focused element is the first screen's message box. */
 async function messageBoxFocused(page: Page): Promise<boolean> {
@@ -27,31 +27,23 @@ async function watchSending(page: Page): Promise<void> {
 }
 
 describe("the first screen", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
   let project: string;
   let other: string;
-
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    // The server starts in a project of its own, as `npm run desktop:demo` starts in the demo project.
-    project = mkdtempSync(join(tmpdir(), "kc-start-project-"));
-    writeFileSync(join(project, "README.md"), "# started here\n");
-    server = await DesktopServer.start({ model, cwd: project });
-    other = server.project({ "README.md": "# other\n" }, "other-project");
-    mkdirSync(other, { recursive: true });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-    rmSync(project, { recursive: true, force: true });
+  const f = desktopSuite({
+    server: (suite) => {
+      // The server starts in a project of its own, as `npm run desktop:demo` starts in the demo project.
+      project = suite.tempDir("kc-start-project-");
+      writeFileSync(join(project, "README.md"), "# started here\n");
+      return { cwd: project };
+    },
+    setup: (suite) => {
+      other = suite.server.project({ "README.md": "# other\n" }, "other-project");
+      mkdirSync(other, { recursive: true });
+    },
   });
 
   test("opens on a focused message box in the server's folder; Enter starts a thread there, shows the message as sending, and streams the reply", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     try {
       const box = page.getByRole("textbox", { name: "Message", exact: true });
@@ -59,7 +51,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
       await waitUntil("the message box to have the focus", () => messageBoxFocused(page), WAIT_MS);
       assert.equal(await page.getByLabel("Project folder").inputValue(), project, "the project is the folder the server was started in");
 
-      model.enqueue({ text: ["Hello ", "from ", "the ", "scripted ", "model."] });
+      f.model.enqueue({ text: ["Hello ", "from ", "the ", "scripted ", "model."] });
       await watchSending(page);
       // Typed into the focused box, as a user would, without clicking first.
       await page.keyboard.type("What does this project do?");
@@ -77,7 +69,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
       await waitUntil("the composer to have the focus", () => messageBoxFocused(page), WAIT_MS);
       assert.equal(await page.evaluate(() => !!document.activeElement?.closest("form.composer")), true);
 
-      const client = await server.client();
+      const client = await f.server.client();
       const { threads } = await client.request("thread/list", { limit: 10 });
       assert.equal(threads.length, 1);
       assert.equal(threads[0]!.cwd, project, "thread/start ran in the server's folder");
@@ -88,9 +80,9 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
   });
 
   test("a recent project can be chosen; a folder the server refuses shows why and keeps the message", async () => {
-    const client = await server.client();
+    const client = await f.server.client();
     await client.request("thread/start", { cwd: other });
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     try {
       await page.locator("nav.sidebar[data-loaded='true']").waitFor();
@@ -112,7 +104,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
 
   for (const viewport of [DESKTOP, NARROW]) {
     test(`the first screen and the open palette pass axe at ${viewport.width} px`, async () => {
-      const opened = await openPage(browser, server, viewport);
+      const opened = await openPage(f.browser, f.server, viewport);
       const { page } = opened;
       try {
         await page.locator("nav.sidebar[data-loaded='true']").waitFor();

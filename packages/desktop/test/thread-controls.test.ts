@@ -1,10 +1,11 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { ScriptedModelServer, waitUntilAsync } from "@knightcode/testkit";
-import { launchBrowser, openPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { waitUntilAsync } from "@knightcode/testkit";
+import { openPage } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 type Client = AppServerClient<WebSocketTransport>;
 
@@ -25,33 +26,23 @@ async function menuItem(page: Page, name: string): Promise<void> {
 }
 
 describe("thread controls", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
   let client: Client;
   let project: string;
-
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-    client = await server.client();
-    project = server.project({ "README.md": "# controls\n" }, "controls");
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
+  const f = desktopSuite({
+    setup: async (suite) => {
+      client = await suite.server.client();
+      project = suite.server.project({ "README.md": "# controls\n" }, "controls");
+    },
   });
 
   test("rename and fork from the thread's menu: the new name reaches the server, the fork opens with the history", async () => {
     const threadId = await namedThread(client, project, "original name");
-    model.enqueue({ text: "first answer" });
+    f.model.enqueue({ text: "first answer" });
     const done = client.waitFor("thread/turn/completed", (p) => p.threadId === threadId, { timeoutMs: WAIT_MS });
     await client.request("thread/resume", { threadId });
     await client.request("turn/start", { threadId, text: "first question" });
     await done;
-    const opened = await openPage(browser, server, undefined, server.threadUrl(threadId));
+    const opened = await f.openThread(threadId);
     const { page } = opened;
     try {
       await title(page).filter({ hasText: "original name" }).waitFor();
@@ -84,7 +75,7 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
   test("the Ctrl+K palette opens a thread by keyboard, and Escape puts the focus back", async () => {
     const wanted = await namedThread(client, project, "palette target");
     await namedThread(client, project, "palette decoy");
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     try {
       await page.locator("nav.sidebar[data-loaded='true']").waitFor();
@@ -119,12 +110,12 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
   });
 
   test("archiving the open thread opens the next one in the sidebar, and the first screen when none is left", async () => {
-    const lone = server.project({ "README.md": "# lone\n" }, "lone");
+    const lone = f.server.project({ "README.md": "# lone\n" }, "lone");
     const listed = await client.request("thread/list", { limit: 100 });
     for (const t of listed.threads) await client.request("thread/archive", { threadId: t.id });
     const second = await namedThread(client, lone, "second");
     const first = await namedThread(client, lone, "first");
-    const opened = await openPage(browser, server, undefined, server.threadUrl(first));
+    const opened = await f.openThread(first);
     const { page } = opened;
     try {
       await title(page).filter({ hasText: "first" }).waitFor();

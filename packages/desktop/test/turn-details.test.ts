@@ -1,24 +1,21 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { initRepo, waitUntil } from "@knightcode/testkit";
-import { ComposerFixture, held, sent, until } from "./composer-support.js";
-import { DESKTOP, openPage } from "./support/browser.js";
+import { composerSuite, held, until } from "./composer-support.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 
 /** What a turn's footer says of its cost: "1,234 in · 56 out · $0.0000". */
 const USAGE = /^(\d[\d,]*) in · (\d[\d,]*) out/;
 
 describe("a turn's details: its changes, its steers, its usage", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   test('"N files changed" under the turn opens that turn\'s diff in the changes panel', async () => {
     const client = await f.server.client();
     const repo = initRepo(join(f.server.home, "turn-diff-repo"), { "README.md": "# r\n" });
     const { thread } = await client.request("thread/start", { cwd: repo, approvalMode: "fullAccess" });
-    const opened = await openPage(f.browser, f.server, DESKTOP, f.server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     const { page } = opened;
     try {
       f.model.enqueue({ toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "first note\n" } }] }, { text: "Wrote it." });
@@ -37,22 +34,10 @@ describe("a turn's details: its changes, its steers, its usage", { skip: NO_BROW
   });
 
   test("a message handed to a running turn shows marked as a steer; the one that started it does not", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     const hold = held();
     try {
-      f.model.enqueue({ text: ["looking"], pauseAfter: 1, gate: hold.gate }, { text: "steered answer" });
-      const box = page.getByLabel("Message", { exact: true });
-      await box.fill("start the work");
-      await box.press("Enter");
-      await page.getByRole("button", { name: "Steer" }).waitFor();
-      const before = f.model.requests.length;
-      await box.fill("also check the tests");
-      await box.press("Control+Enter");
-      // Accepted as a steer before the reply goes on, so it joins this turn rather than starting the next.
-      await page.locator("[data-queue-kind='steering']", { hasText: "also check the tests" }).waitFor();
-      hold.release();
-      await waitUntil("the steer to reach the model", () => f.model.requests.slice(before).find((r) => sent(r).includes("also check the tests")), WAIT_MS);
-      await f.turnsEnded(threadId, 1);
+      await f.steerHeldTurn(page, threadId, hold);
       const conversation = page.getByRole("region", { name: "Conversation" });
       const steer = conversation.locator(".item", { hasText: "also check the tests" });
       await steer.getByText("Steer", { exact: true }).waitFor();
@@ -67,7 +52,7 @@ describe("a turn's details: its changes, its steers, its usage", { skip: NO_BROW
   });
 
   test("an interrupted turn shows the usage of the replies it had", async () => {
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     const hold = held();
     try {
       f.model.enqueue(

@@ -1,18 +1,12 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { git, waitUntil, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { lines, WorkspaceFixture } from "./workspace-support.js";
+import { lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   test("a commit takes only the staged file, with a drafted message the user edits first", async () => {
     const root = fx.repo({ "a.txt": lines(20), "b.txt": lines(5) });

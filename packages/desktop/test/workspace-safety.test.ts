@@ -1,19 +1,13 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { git, waitUntil, writeFiles } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+import { fileText, lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel keeps git safe", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   test("push with no remote says so, shows the command to add one, and pushes to a remote the user names", async () => {
     const root = fx.repo();
@@ -45,10 +39,7 @@ describe("the workspace panel keeps git safe", { skip: NO_BROWSER }, () => {
   });
 
   test("a hunk revert's confirmation names the hunk: its file, its lines and its counts", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
@@ -94,17 +85,8 @@ describe("the workspace panel keeps git safe", { skip: NO_BROWSER }, () => {
   });
 
   test("a review comment shows under its line, and is gone once sent with a message", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { opened, page, hunk } = await fx.commentOnLineEight("Use a digit here.");
     try {
-      const page = opened.page;
-      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
-      await hunk.getByRole("button", { name: /^Comment on hunk/ }).click();
-      const form = page.getByRole("form", { name: "Review comment" });
-      await form.getByLabel("Comment").fill("Use a digit here.");
-      await form.getByRole("button", { name: "Add comment" }).click();
       const note = hunk.getByRole("note", { name: "Review comment on a.txt:8" });
       await note.getByText("Use a digit here.", { exact: false }).waitFor();
       const above = await note.evaluate((el) => el.previousElementSibling?.textContent ?? "");

@@ -1,9 +1,8 @@
 import type { ThreadSummary } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { Button } from "../../ui/button.js";
+import { FormDialog } from "../../ui/form-dialog.js";
 import { Icon } from "../../ui/icons.js";
-import { Modal } from "../../ui/modal.js";
 import { archiveThread, forkThread, renameThread } from "./actions.js";
 import { rows } from "./store.js";
 
@@ -107,36 +106,19 @@ function summaryOf(threadId: string, title: string): ThreadSummary {
 
 function RenameDialog({ threadId, title, onClose }: { threadId: string; title: string; onClose: () => void }): JSX.Element {
   const [name, setName] = useState(title);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const submit = (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    renameThread(threadId, name.trim()).then(onClose, (e: unknown) => {
-      setBusy(false);
-      setError(e instanceof Error ? e.message : String(e));
-    });
-  };
   return (
-    <Modal title="Rename thread" onClose={onClose}>
-      <form onSubmit={submit}>
-        <div class="field">
-          <label for="rename-thread-name">Name</label>
-          <input id="rename-thread-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required autocomplete="off" autofocus />
-        </div>
-        {error && (
-          <p class="form-error" role="alert">
-            {error}
-          </p>
-        )}
-        <div class="modal-actions">
-          <Button onClick={onClose}>Cancel</Button>
-          <Button type="submit" variant="primary" disabled={busy || !name.trim()}>
-            {busy ? "Renaming…" : "Rename"}
-          </Button>
-        </div>
-      </form>
-    </Modal>
+    <FormDialog
+      title="Rename thread"
+      onClose={onClose}
+      run={() => renameThread(threadId, name.trim())}
+      canSubmit={!!name.trim()}
+      submitLabel="Rename"
+      busyLabel="Renaming…"
+    >
+      <div class="field">
+        <label for="rename-thread-name">Name</label>
+        <input id="rename-thread-name" type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} required autocomplete="off" autofocus />
+      </div>
+    </FormDialog>
   );
 }
