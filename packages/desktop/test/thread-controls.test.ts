@@ -94,7 +94,15 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
       await page.keyboard.press("Control+K");
       await page.keyboard.type("palette");
       const options = palette.getByRole("option");
-      await options.filter({ hasText: "palette decoy" }).waitFor();
+      // The list follows the typing: wait until it shows the filter's answer, not a list from before it.
+      await waitUntilAsync(
+        "the palette filtered to the two threads",
+        async () => {
+          const texts = await options.allTextContents();
+          return texts.length === 2 ? texts : undefined;
+        },
+        WAIT_MS,
+      );
       assert.deepEqual(await options.allTextContents(), ["Threadpalette decoycontrols", "Threadpalette targetcontrols"]);
       assert.equal(await options.first().getAttribute("aria-selected"), "true");
       await page.keyboard.press("ArrowDown");
