@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { waitUntil } from "@knightcode/testkit";
+import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
@@ -48,7 +48,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
     try {
       const box = page.getByRole("textbox", { name: "Message", exact: true });
       await box.waitFor();
-      await waitUntil("the message box to have the focus", () => messageBoxFocused(page), WAIT_MS);
+      await waitUntilAsync("the message box to have the focus", async () => (await messageBoxFocused(page)) || undefined, WAIT_MS);
       assert.equal(await page.getByLabel("Project folder").inputValue(), project, "the project is the folder the server was started in");
 
       f.model.enqueue({ text: ["Hello ", "from ", "the ", "scripted ", "model."] });
@@ -108,7 +108,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
       const { page } = opened;
       try {
         await page.locator("nav.sidebar[data-loaded='true']").waitFor();
-        await waitUntil("the message box to have the focus", () => messageBoxFocused(page), WAIT_MS);
+        await waitUntilAsync("the message box to have the focus", async () => (await messageBoxFocused(page)) || undefined, WAIT_MS);
         const first = await screenAndAudit(page, "start-screen");
         assert.equal(first.length, 0, describeViolations(first));
 
@@ -120,7 +120,8 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
         assert.equal(open.length, 0, describeViolations(open));
         await page.keyboard.press("Escape");
         await palette.waitFor({ state: "detached" });
-        assert.ok(await messageBoxFocused(page), "the focus is back in the message box");
+        // The focus goes back once the dialog has gone: wait for it rather than read it at once.
+        await waitUntilAsync("the focus back in the message box", async () => (await messageBoxFocused(page)) || undefined, WAIT_MS);
       } finally {
         await opened.close();
       }
