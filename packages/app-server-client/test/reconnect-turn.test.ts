@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
+import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
 import { ReconnectingClient, SpawnedServerTransport, type ResumedThread, type TurnEvent } from "../src/index.js";
 
@@ -26,9 +27,10 @@ function spawnServer(model: ScriptedModelServer, home: string, readyFile: string
   });
 }
 
-test("a runTurn across a dropped connection ends with its real turn/completed and yields every delta once", async (t) => {
+/** A server for one test, with its model and home, and a ReconnectingClient on it; all gone when the test ends. */
+async function started(t: TestContext, name: string, initialize: ClientRequestParams<"initialize">) {
   const model = await ScriptedModelServer.start();
-  const home = mkdtempSync(join(tmpdir(), "kc-client-replay-"));
+  const home = mkdtempSync(join(tmpdir(), `kc-client-${name}-`));
   const server = spawnServer(model, home, join(home, "ready.json"));
   t.after(async () => {
     server.close();
@@ -36,15 +38,15 @@ test("a runTurn across a dropped connection ends with its real turn/completed an
     await model.close();
     rmSync(home, { recursive: true, force: true });
   });
-  const client = await ReconnectingClient.connect({
-    readyFile: join(home, "ready.json"),
-    token: TOKEN,
-    initialize: { clientInfo: { name: "client-replay-test", version: "0" } },
-    retryDelaysMs: [20],
-  });
+  const client = await ReconnectingClient.connect({ readyFile: join(home, "ready.json"), token: TOKEN, initialize, retryDelaysMs: [20] });
   t.after(() => client.close());
   const cwd = join(home, "project");
   mkdirSync(cwd);
+  return { model, client, cwd };
+}
+
+test("a runTurn across a dropped connection ends with its real turn/completed and yields every delta once", async (t) => {
+  const { model, client, cwd } = await started(t, "replay", { clientInfo: { name: "client-replay-test", version: "0" } });
   const { thread } = await client.request("thread/start", { cwd });
 
   const chunks = Array.from({ length: 40 }, (_, index) => `${index} `);
@@ -74,24 +76,10 @@ test("a runTurn across a dropped connection ends with its real turn/completed an
 });
 
 test("F5 during an approval: a runTurn with requests gets the held approval again after the reconnection, answers it, and the turn completes", async (t) => {
-  const model = await ScriptedModelServer.start();
-  const home = mkdtempSync(join(tmpdir(), "kc-client-held-"));
-  const server = spawnServer(model, home, join(home, "ready.json"));
-  t.after(async () => {
-    server.close();
-    await server.exited;
-    await model.close();
-    rmSync(home, { recursive: true, force: true });
+  const { model, client, cwd } = await started(t, "held", {
+    clientInfo: { name: "client-held-test", version: "0" },
+    capabilities: { holdRequests: true },
   });
-  const client = await ReconnectingClient.connect({
-    readyFile: join(home, "ready.json"),
-    token: TOKEN,
-    initialize: { clientInfo: { name: "client-held-test", version: "0" }, capabilities: { holdRequests: true } },
-    retryDelaysMs: [20],
-  });
-  t.after(() => client.close());
-  const cwd = join(home, "project");
-  mkdirSync(cwd);
   const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });
   model.enqueue({ toolCalls: [{ id: "call_held", name: "write", arguments: { path: "held.txt", content: "kept\n" } }] }, { text: "written" });
   const run = await client.runTurn(thread.id, "write it", { requests: true });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { ScriptedModelServer } from "@knightcode/testkit";
+import { runNode, type NodeRun } from "../support/run-node.js";
 
 /** The repository's examples/, run as a reader would run them, against the scripted model. */
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
@@ -31,21 +32,13 @@ after(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function run(name: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(name: string, ...args: string[]): Promise<NodeRun> {
   // `knightcode` on the PATH, as `npm exec` puts it there: the examples spawn it by name.
   const PATH = `${join(ROOT, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}`;
   const env: NodeJS.ProcessEnv = { ...process.env, PATH, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, ".knightcode", "agent") };
   delete env.KNIGHTCODE_APP_SERVER_TOKEN;
   delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(EXAMPLES, name), ...args], { cwd: home, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(join(EXAMPLES, name), args, { cwd: home, env });
 }
 
 describe("examples/ run against the scripted model", () => {

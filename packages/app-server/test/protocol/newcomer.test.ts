@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { ScriptedModelServer } from "@knightcode/testkit";
+import { runNode, type NodeRun } from "../support/run-node.js";
 
 /**
  * The newcomer's walk of docs/client.md, outside the repository: the
@@ -37,19 +38,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function runClient(client: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runClient(client: string, ...args: string[]): Promise<NodeRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, ".knightcode", "agent") };
   delete env.KNIGHTCODE_APP_SERVER_TOKEN;
   delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(client, "dist", "main.js"), ...args], { cwd: client, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return runNode(join(client, "dist", "main.js"), args, { cwd: client, env });
 }
 
 describe("docs/client.md, walked in a fresh project outside the repository", () => {
