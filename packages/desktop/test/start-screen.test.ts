@@ -66,7 +66,7 @@ describe("the first screen", { skip: NO_BROWSER }, () => {
       assert.match(seen, /What does this project do\?.*Sending/s, "the message showed at once, marked as sending");
       await page.locator("[data-sending]").waitFor({ state: "detached" });
       // The thread's own composer has the focus, ready for the next message.
-      await waitUntil("the composer to have the focus", () => messageBoxFocused(page), WAIT_MS);
+      await waitUntilAsync("the composer to have the focus", () => messageBoxFocused(page), WAIT_MS);
       assert.equal(await page.evaluate(() => !!document.activeElement?.closest("form.composer")), true);
 
       const client = await f.server.client();

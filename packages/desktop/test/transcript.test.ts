@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { waitUntil } from "@knightcode/testkit";
+import { waitUntilAsync } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, screenAndAudit, type OpenedPage } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
@@ -128,7 +128,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       // More than the 16 KiB a field may carry inline: the whole output came back, not a preview.
       assert.ok(text!.length > 16 * 1024, `${text!.length} characters`);
       // Shown scrolled to its end: the tail is what the reader sees.
-      await waitUntil(
+      await waitUntilAsync(
         "the output scrolled to its end",
         () => full.evaluate((p) => p.scrollTop > 0 && p.scrollTop + p.clientHeight >= p.scrollHeight - 2),
         WAIT_MS,
@@ -153,7 +153,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       await turnEl(page, ids.at(-1)!).waitFor();
       assert.equal(await turnEl(page, ids[0]!).count(), 0, "the oldest page waits");
       // Pinned to the bottom: the newest turn is in view.
-      await waitUntil(
+      await waitUntilAsync(
         "the newest turn in view",
         () => turnEl(page, ids.at(-1)!).evaluate((t) => t.getBoundingClientRect().bottom <= window.innerHeight + 1),
         WAIT_MS,
@@ -186,7 +186,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       const answer = page.locator(`[data-turn-id="${run.turnId}"] [data-item-type='agentMessage']`);
       await answer.getByText("line 140", { exact: true }).waitFor();
       // Following: the newest line is in view without anyone scrolling.
-      await waitUntil(
+      await waitUntilAsync(
         "the view at the bottom",
         () => scroller.evaluate((s) => s.scrollHeight > s.clientHeight && s.scrollHeight - s.scrollTop - s.clientHeight < 2),
         WAIT_MS,
@@ -201,7 +201,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       await answer.getByText("line 299", { exact: true }).waitFor();
       assert.equal(await scroller.evaluate((s) => Math.round(s.scrollTop)), 100, "the reader's place was kept");
       await jump.click();
-      await waitUntil("back at the bottom", () => scroller.evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
+      await waitUntilAsync("back at the bottom", () => scroller.evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
       await jump.waitFor({ state: "detached" });
     } finally {
       await opened.close();

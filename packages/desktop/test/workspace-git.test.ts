@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { git, waitUntil, waitUntilAsync, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { lines, workspaceSuite } from "./workspace-support.js";
 
@@ -24,7 +24,7 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       assert.equal(await form.getByRole("button", { name: "Commit staged changes" }).isDisabled(), true);
       await form.getByRole("button", { name: "Draft message" }).click();
       const box = form.getByLabel("Commit message");
-      await waitUntil("the draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
+      await waitUntilAsync("the draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
       await box.fill("Spell out line five in a.txt");
       await form.getByRole("button", { name: "Commit staged changes" }).click();
       await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "Spell out line five in a.txt", WAIT_MS);

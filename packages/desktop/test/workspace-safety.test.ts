@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { git, waitUntil, waitUntilAsync, writeFiles } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { fileText, lines, workspaceSuite } from "./workspace-support.js";
@@ -118,7 +118,7 @@ describe("the workspace panel keeps git safe", { skip: NO_BROWSER }, () => {
         const form = page.getByRole("form", { name: "Commit" });
         await form.getByText("2 files staged are committed; 1 file with other changes stays out.").waitFor();
         await form.getByRole("button", { name: "Draft message" }).click();
-        await waitUntil("the draft", async () => (await form.getByLabel("Commit message").inputValue()).startsWith("Update a.txt and b.txt"), WAIT_MS);
+        await waitUntilAsync("the draft", async () => (await form.getByLabel("Commit message").inputValue()).startsWith("Update a.txt and b.txt"), WAIT_MS);
         await page.getByRole("button", { name: "Push", exact: true }).click();
         await page.getByRole("region", { name: "No remote to push to" }).waitFor();
         await form.scrollIntoViewIfNeeded();

@@ -1,5 +1,5 @@
 import type { JSX } from "preact";
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import type { DiffFile, GitStatusResult } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
@@ -22,16 +22,26 @@ export function CommitBox({
   disabled: boolean;
   onCommit: (message: string, includeUnstaged: boolean) => Promise<boolean>;
 }): JSX.Element {
-  const [message, setMessage] = useState("");
+  const [message, setMessageState] = useState("");
+  // The box's text as of now, for a draft that arrives after the user typed.
+  const current = useRef("");
+  const setMessage = (text: string) => {
+    current.current = text;
+    setMessageState(text);
+  };
   const [includeUnstaged, setIncludeUnstaged] = useState(false);
   const [drafting, setDrafting] = useState(false);
   const others = status ? status.unstaged + status.untracked : 0;
   const nothing = !!status && (includeUnstaged ? status.staged + others === 0 : status.staged === 0);
 
+  // A draft fills the box only if the user has not written in it since asking:
+  // their own words are never replaced by one that arrives late.
   const draft = async () => {
     setDrafting(true);
+    const asked = current.current;
     try {
       const diff = await conn().request("thread/diff/read", { threadId, scope: includeUnstaged ? "uncommitted" : "staged", context: 0 });
+      if (current.current !== asked) return;
       setMessage(draftMessage(diff.files));
       document.getElementById("ws-commit-message")?.focus();
     } catch (error) {
