@@ -114,7 +114,8 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     const { threadId, opened } = await openThread();
     const { page } = opened;
     try {
-      const command = "node -e \"process.stdout.write('x'.repeat(200000) + '\\\\nTHE-END')\"";
+      // 2,000 lines: taller than the box, so where it is scrolled to shows.
+      const command = "node -e \"process.stdout.write(('x'.repeat(99) + '\\\\n').repeat(2000) + 'THE-END')\"";
       f.model.enqueue({ toolCalls: [{ id: "call_big", name: "bash", arguments: { command } }] }, { text: "done" });
       const turn = await runTurn(threadId, "big output");
       const el = turnEl(page, turn.id);

@@ -5,11 +5,7 @@
  * by type and at run time: the promise itself would count as the condition
  * met at once (waitUntilAsync awaits each look).
  */
-export async function waitUntil<T>(
-  what: string,
-  probe: () => (T & { then?: never }) | undefined | false,
-  timeoutMs = 10_000,
-): Promise<T> {
+export async function waitUntil<T>(what: string, probe: () => (T & { then?: never }) | undefined | false, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();

@@ -12,5 +12,8 @@ test("waitUntil and waitUntilAsync resolve with the probe's first value that is 
   assert.equal(await waitUntil("the third look", () => ++looks >= 3 && looks), 3);
   let asks = 0;
   assert.equal(await waitUntilAsync("the second answer", async () => ++asks >= 2 && "ready"), "ready");
-  await assert.rejects(waitUntil("nothing", () => false, 20), /timed out after 20 ms waiting for nothing/);
+  await assert.rejects(
+    waitUntil("nothing", () => false, 20),
+    /timed out after 20 ms waiting for nothing/,
+  );
 });
