@@ -13,7 +13,7 @@ import { MessageBox } from "./message-box.js";
 import { Pickers } from "./pickers.js";
 import { QueueList } from "./queue.js";
 import { useRunningTurn } from "./running.js";
-import { sendMessage, steerMessage } from "./send.js";
+import { sendMessage, steerMessage } from "./store.js";
 import { pendingReviewComments } from "../workspace/panel.js";
 
 const ACCEPT = "image/png,image/jpeg,image/gif,image/webp";

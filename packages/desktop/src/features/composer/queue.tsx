@@ -2,7 +2,7 @@ import type { QueueSnapshot } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { reportError } from "../../state/toasts.js";
 import { IconButton } from "../../ui/button.js";
-import { composer } from "./send.js";
+import { composer } from "./store.js";
 
 /**
  * What waits on the server: steers for the running turn, then follow-ups.

@@ -1,7 +1,7 @@
 import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
 import { transcriptStore } from "../transcript/store.js";
-import { forgetSending, sending, type Sending } from "./send.js";
+import { forgetSending, sending, type Sending } from "./store.js";
 import "./sending.css";
 
 /** The clientMessageIds of the user messages the transcript holds. */

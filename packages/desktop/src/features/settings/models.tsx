@@ -1,11 +1,11 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { ModelSummary } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { screen } from "../../state/app-state.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
-import { conflictText, isConflict, writeSettings } from "./config-write.js";
+import { conflictText, isConflict } from "./config-write.js";
+import { settings } from "./store.js";
 import { useLoad } from "./load.js";
 import { idOf, LoadGate, Section } from "./parts.js";
 
@@ -25,15 +25,15 @@ export function ModelsTab(): JSX.Element {
     ...(availability === "all" ? {} : { available: availability === "available" }),
     ...(provider ? { provider } : {}),
   };
-  const models = useLoad(() => conn().request("model/list", params), [availability, provider]);
+  const models = useLoad(() => settings.listModels(params), [availability, provider]);
   useEffect(() => setShown(MODELS_PAGE), [availability, provider]);
   // The provider choices come from the whole list, so a filter never hides its own options.
-  const everything = useLoad(() => conn().request("model/list", {}), []);
-  const config = useLoad(() => conn().request("config/read", {}), []);
+  const everything = useLoad(() => settings.listModels(), []);
+  const config = useLoad(() => settings.readGlobalConfig(), []);
   // A stored or removed key changes which models are available.
   useEffect(
     () =>
-      conn().on("account/updated", () => {
+      settings.onAccountUpdated(() => {
         models.reload();
         everything.reload();
       }),
@@ -48,15 +48,7 @@ export function ModelsTab(): JSX.Element {
     const read = config.data;
     if (!read) return;
     try {
-      await writeSettings(
-        read,
-        "global",
-        [
-          ["defaultProvider", m.provider],
-          ["defaultModel", m.id],
-        ],
-        undefined,
-      );
+      await settings.makeDefault(read, m);
       toast(`New threads start with ${m.name}`, "success");
     } catch (error) {
       if (isConflict(error)) toast(conflictText(read, "global", error), "error");

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { connectionState } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
-import { sendMessage } from "../composer/send.js";
+import { sendMessage } from "../composer/store.js";
 import { projectName, recentProjects, requestComposerFocus, startFolder, startThread } from "./actions.js";
 import "../composer/sending.css";
 import "./start-screen.css";
