@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
 import { waitUntilAsync } from "@knightcode/testkit";
-import { openPage } from "./support/browser.js";
+import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
 
@@ -138,6 +138,46 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
       await page.getByRole("heading", { name: "KnightCode" }).waitFor();
       await page.getByRole("textbox", { name: "Message", exact: true }).waitFor();
       assert.equal(new URL(page.url()).searchParams.get("thread"), null);
+    } finally {
+      await opened.close();
+    }
+  });
+  test("the thread menu, the rename dialog and the palette: screenshots and axe at desktop and narrow widths, light and dark", async () => {
+    const id = await namedThread(client, project, "audited thread");
+    const opened = await f.openThread(id);
+    const { page } = opened;
+    const audit = async (name: string) => {
+      for (const viewport of [DESKTOP, NARROW]) {
+        await page.setViewportSize(viewport);
+        for (const scheme of ["light", "dark"] as const) {
+          await page.emulateMedia({ colorScheme: scheme });
+          const violations = await screenAndAudit(page, `${name}${scheme === "dark" ? "-dark" : ""}`);
+          assert.deepEqual(violations, [], `${name} at ${viewport.width} px, ${scheme}:\n${describeViolations(violations)}`);
+        }
+      }
+      await page.setViewportSize(DESKTOP);
+    };
+    try {
+      await title(page).filter({ hasText: "audited thread" }).waitFor();
+      await page.getByRole("button", { name: "Thread actions" }).click();
+      await page.getByRole("menu", { name: "Thread actions" }).getByRole("menuitem").first().waitFor();
+      await audit("thread-menu");
+      await page.keyboard.press("Escape");
+      await page.getByRole("menu", { name: "Thread actions" }).waitFor({ state: "detached" });
+
+      await menuItem(page, "Rename…");
+      const dialog = page.getByRole("dialog");
+      await dialog.getByRole("textbox").waitFor();
+      await audit("rename-dialog");
+      await dialog.getByRole("button", { name: "Cancel" }).click();
+      await dialog.waitFor({ state: "detached" });
+
+      await page.keyboard.press("Control+K");
+      const palette = page.getByRole("dialog", { name: "Command palette" });
+      await palette.getByRole("option").first().waitFor();
+      await audit("palette");
+      await page.keyboard.press("Escape");
+      await palette.waitFor({ state: "detached" });
     } finally {
       await opened.close();
     }
