@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
+import { waitUntilAsync } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
