@@ -22,10 +22,23 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await form.getByText("1 file staged is committed; 1 file with other changes stays out.").waitFor();
       // No message, no commit: the message is always one the user has seen.
       assert.equal(await form.getByRole("button", { name: "Commit staged changes" }).isDisabled(), true);
+      // The thread's model writes the draft; the button says so until it arrives.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fx.model.enqueue({ text: ["Spell out ", "line five"], pauseAfter: 1, gate });
+      const asked = fx.model.requests.length + 1;
       await form.getByRole("button", { name: "Draft message" }).click();
+      await form.getByRole("button", { name: "Drafting…" }).waitFor();
+      const sent = JSON.stringify((await fx.model.waitForRequests(asked))[asked - 1]!.body);
+      release();
+      assert.match(sent, /line five/);
+      assert.doesNotMatch(sent, /line one/, "the model sees only the staged change");
       const box = form.getByLabel("Commit message");
-      await waitUntilAsync("the draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
-      await box.fill("Spell out line five in a.txt");
+      await waitUntilAsync("the model's draft in the box", async () => (await box.inputValue()) === "Spell out line five", WAIT_MS);
+      assert.equal(git(root, "rev-list", "--count", "HEAD").trim(), "1", "drafting commits nothing");
+      // The user edits the draft where it stands; the commit carries the edit.
+      await box.press("End");
+      await box.pressSequentially(" in a.txt");
       await form.getByRole("button", { name: "Commit staged changes" }).click();
       await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "Spell out line five in a.txt", WAIT_MS);
       assert.equal(git(root, "show", "--name-only", "--format=", "HEAD").trim(), "a.txt", "the commit holds the staged file only");
@@ -33,6 +46,29 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await page.getByText("0 staged, 1 unstaged, 0 untracked").waitFor();
       await page.getByText(/Committed [0-9a-f]{7}: Spell out line five in a\.txt/).waitFor();
       assert.equal(await box.inputValue(), "");
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("when the model cannot write the draft, the plain one from the files lands in the box, and the form says why", async () => {
+    const root = fx.repo({ "a.txt": lines(20) });
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+    git(root, "add", "a.txt");
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const form = opened.page.getByRole("form", { name: "Commit" });
+      await form.getByText("1 file staged is committed.").waitFor();
+      fx.model.enqueue({ status: 500, body: { error: { message: "model down" } } });
+      await form.getByRole("button", { name: "Draft message" }).click();
+      const box = form.getByLabel("Commit message");
+      await waitUntilAsync("the plain draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
+      await form
+        .getByRole("status")
+        .filter({ hasText: /^The model could not write a message \(.+\): this draft only lists the files\.$/ })
+        .waitFor();
+      assert.equal(git(root, "rev-list", "--count", "HEAD").trim(), "1", "nothing was committed");
     } finally {
       await opened.close();
     }

@@ -5,13 +5,15 @@ import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { sendMessage } from "../composer/store.js";
 import { projectName, recentProjects, requestComposerFocus, startFolder, startThread } from "./actions.js";
+import { ProjectField } from "./project-field.js";
 import "../composer/sending.css";
 import "./start-screen.css";
 
 /**
  * The first screen, with no thread open: a message box with the focus, and
  * the project it will run in (the folder the server was started in, or a
- * recent one). Enter starts the thread there and sends the message.
+ * recent one, or one completed from the server's folders). Enter starts
+ * the thread there and sends the message.
  */
 export function StartScreen(): JSX.Element {
   const [project, setProject] = useState(startFolder);
@@ -26,7 +28,8 @@ export function StartScreen(): JSX.Element {
 
   const send = () => {
     const message = text.trim();
-    const cwd = project.trim();
+    // A folder taken from the list ends in a slash, so that its own subfolders are offered next.
+    const cwd = project.trim().replace(/(?<=.)\/+$/, "");
     if (!online || !message || !cwd || pending !== undefined) return;
     // Shown at once, as sending, while the thread is made; the box is free for what comes next.
     setPending(message);
@@ -64,23 +67,7 @@ export function StartScreen(): JSX.Element {
           send();
         }}
       >
-        <div class="field start-project">
-          <label for="start-project">Project folder</label>
-          <input
-            id="start-project"
-            type="text"
-            value={project}
-            list="start-recent-projects"
-            spellcheck={false}
-            autocomplete="off"
-            onInput={(e) => setProject(e.currentTarget.value)}
-          />
-          <datalist id="start-recent-projects">
-            {recent.map((cwd) => (
-              <option key={cwd} value={cwd} />
-            ))}
-          </datalist>
-        </div>
+        <ProjectField value={project} recent={recent} onChange={setProject} />
         {recent.length > 1 && (
           <div class="start-recent" role="group" aria-label="Recent projects">
             {recent.map((cwd) => (

@@ -1,15 +1,17 @@
 import type { JSX } from "preact";
 import { useRef, useState } from "preact/hooks";
 import type { DiffFile, GitStatusResult } from "@knightcode/app-server-protocol";
+import { AppServerError } from "@knightcode/app-server-client/browser";
 import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 
 /**
  * The commit form. Only what is staged goes in unless the user ticks the box,
- * and the message is always one the user saw in the box: a draft is written
- * into it for editing, never committed behind the user's back (git/commit
- * without a message would have the model write one and commit at once).
+ * and the message is always one the user saw in the box: the model's draft
+ * is written into it for editing, never committed behind the user's back
+ * (git/commit without a message would have the model write one and commit
+ * at once).
  */
 export function CommitBox({
   threadId,
@@ -31,6 +33,8 @@ export function CommitBox({
   };
   const [includeUnstaged, setIncludeUnstaged] = useState(false);
   const [drafting, setDrafting] = useState(false);
+  // Why the draft in the box is the plain one from the file list, when the model could not write it.
+  const [draftNote, setDraftNote] = useState<string | undefined>(undefined);
   const others = status ? status.unstaged + status.untracked : 0;
   const nothing = !!status && (includeUnstaged ? status.staged + others === 0 : status.staged === 0);
 
@@ -38,11 +42,13 @@ export function CommitBox({
   // their own words are never replaced by one that arrives late.
   const draft = async () => {
     setDrafting(true);
+    setDraftNote(undefined);
     const asked = current.current;
     try {
-      const diff = await conn().request("thread/diff/read", { threadId, scope: includeUnstaged ? "uncommitted" : "staged", context: 0 });
+      const written = await draftFor(threadId, includeUnstaged);
       if (current.current !== asked) return;
-      setMessage(draftMessage(diff.files));
+      setMessage(written.message);
+      setDraftNote(written.note);
       document.getElementById("ws-commit-message")?.focus();
     } catch (error) {
       reportError(error, "Drafting a commit message");
@@ -57,7 +63,12 @@ export function CommitBox({
       aria-labelledby="ws-commit-title"
       onSubmit={(e) => {
         e.preventDefault();
-        if (message.trim()) void onCommit(message.trim(), includeUnstaged).then((ok) => ok && setMessage(""));
+        if (message.trim())
+          void onCommit(message.trim(), includeUnstaged).then((ok) => {
+            if (!ok) return;
+            setMessage("");
+            setDraftNote(undefined);
+          });
       }}
     >
       <h3 id="ws-commit-title">Commit</h3>
@@ -73,11 +84,14 @@ export function CommitBox({
           id="ws-commit-message"
           rows={4}
           value={message}
-          aria-describedby="ws-commit-what"
+          aria-describedby={draftNote ? "ws-commit-what ws-commit-draft-note" : "ws-commit-what"}
           placeholder="Write a message, or draft one from the change and edit it"
           onInput={(e) => setMessage(e.currentTarget.value)}
         />
       </div>
+      <p class="ws-note" id="ws-commit-draft-note" role="status" hidden={!draftNote}>
+        {draftNote}
+      </p>
       <div class="ws-actions">
         <Button disabled={disabled || drafting || nothing} onClick={() => void draft()}>
           {drafting ? "Drafting…" : "Draft message"}
@@ -88,6 +102,37 @@ export function CommitBox({
       </div>
     </form>
   );
+}
+
+/**
+ * A message for the box: the thread's model writes it from the change
+ * (git/commit/message commits nothing); when no model can, the plain draft
+ * from the file list, with a note saying why. A problem of the repository
+ * itself (nothing to commit, a conflict) is the caller's to report.
+ */
+async function draftFor(threadId: string, includeUnstaged: boolean): Promise<{ message: string; note?: string }> {
+  try {
+    return await conn().request("git/commit/message", { threadId, includeUnstaged });
+  } catch (error) {
+    if (!modelFailed(error)) throw error;
+    const diff = await conn().request("thread/diff/read", { threadId, scope: includeUnstaged ? "uncommitted" : "staged", context: 0 });
+    return { message: draftMessage(diff.files), note: `The model could not write a message (${whyNoModel(error)}): this draft only lists the files.` };
+  }
+}
+
+/** Whether git/commit/message failed for want of a model, not because of the repository. */
+function modelFailed(error: unknown): boolean {
+  if (!(error instanceof AppServerError)) return true;
+  if (error.code === "invalidParams") return (error.data as { reason?: unknown } | undefined)?.reason !== undefined;
+  return !["gitConflict", "notGitRepo", "threadNotFound"].includes(error.code);
+}
+
+/** The reason a model could not write the message, in a few words. */
+function whyNoModel(error: unknown): string {
+  if (error instanceof AppServerError && error.code === "authRequired") return "its provider has no key";
+  if (error instanceof AppServerError && error.code === "invalidParams") return "no usable model is chosen";
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 /** What a commit would take, in the status's counts. */
