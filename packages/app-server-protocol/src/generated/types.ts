@@ -1452,7 +1452,7 @@ export type ThreadDeleteParams = {
 /** Result of `thread/delete`. */
 export type ThreadDeleteResult = EmptyObject;
 
-/** Params of `thread/diff/read`: The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). */
+/** Params of `thread/diff/read`: The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). lastTurn with turnId reads that turn (stale as for the last turn); turnId with another scope is invalidParams. */
 export type ThreadDiffReadParams = {
   /** The thread's id. */
   threadId: string;
@@ -1465,6 +1465,8 @@ export type ThreadDiffReadParams = {
   context?: number;
   /** Leaves out changes of whitespace only. */
   ignoreWhitespace?: boolean;
+  /** lastTurn only (beyond the spec): that turn of the thread rather than the last one. No files for a turn that changed none or took no snapshot; invalidParams for an id that is no turn of the thread, or a turn whose snapshot is no longer kept. */
+  turnId?: string;
 };
 
 /** Result of `thread/diff/read`. */

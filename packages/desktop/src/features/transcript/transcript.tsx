@@ -91,8 +91,8 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   };
 
   const context = usage ? contextText(usage) : undefined;
-  // The server reads the diff of the newest turn that changed files (the lastTurn scope), and of no other.
-  const lastChanges = state.turns.findLast((turn) => (turn.files?.length ?? 0) > 0)?.id;
+  // The newest turn's changes are the lastTurn scope, which Undo acts on; an earlier turn's are read by its id, read-only.
+  const newest = state.turns.at(-1)?.id;
   return (
     <section class="transcript" aria-label="Conversation" data-thread={threadId}>
       <div class="transcript-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages">
@@ -106,7 +106,7 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
           )}
           {state.turns.length === 0 && <p class="transcript-empty">No messages yet.</p>}
           {state.turns.map((turn) => (
-            <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} lastChanges={turn.id === lastChanges} />
+            <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} newest={turn.id === newest} />
           ))}
           {state.notices.map((notice, n) => (
             <p key={n} class="transcript-notice" role="alert">

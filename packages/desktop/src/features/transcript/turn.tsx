@@ -1,7 +1,7 @@
 import { Component, type JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { HistoryItem, TokenUsage, Turn } from "@knightcode/app-server-protocol";
-import { showLastTurnChanges } from "../../state/app-state.js";
+import { showEarlierTurnChanges, showLastTurnChanges } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { ItemBox } from "./items.js";
@@ -12,17 +12,17 @@ interface TurnProps {
   threadId: string;
   turn: TurnView;
   store: TranscriptStore;
-  /** The newest turn that changed files: its diff is the changes panel's lastTurn scope. */
-  lastChanges: boolean;
+  /** The thread's newest turn: its diff is the changes panel's lastTurn scope, with Undo; an earlier turn's opens read-only. */
+  newest: boolean;
 }
 
 /** One turn; redrawn only when its object changed (see TranscriptStore). */
 export class TurnBox extends Component<TurnProps> {
   override shouldComponentUpdate(next: TurnProps): boolean {
-    return next.turn !== this.props.turn || next.threadId !== this.props.threadId || next.lastChanges !== this.props.lastChanges;
+    return next.turn !== this.props.turn || next.threadId !== this.props.threadId || next.newest !== this.props.newest;
   }
   override render(): JSX.Element {
-    const { turn, threadId, store, lastChanges } = this.props;
+    const { turn, threadId, store, newest } = this.props;
     const { top, nested } = arrange(turn.items);
     // The turn's first message started it; any later one was handed to it while it ran.
     const opening = top.find((item) => item.type === "userMessage");
@@ -33,7 +33,7 @@ export class TurnBox extends Component<TurnProps> {
           <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} steer={item.type === "userMessage" && item !== opening} />
         ))}
         <TurnStatus turn={turn} />
-        <TurnFooter turn={turn} lastChanges={lastChanges} />
+        <TurnFooter turn={turn} newest={newest} label={opening && "text" in opening ? opening.text : undefined} />
       </article>
     );
   }
@@ -85,7 +85,7 @@ function TurnStatus({ turn }: { turn: TurnView }): JSX.Element | null {
   return null;
 }
 
-function TurnFooter({ turn, lastChanges }: { turn: TurnView; lastChanges: boolean }): JSX.Element | null {
+function TurnFooter({ turn, newest, label }: { turn: TurnView; newest: boolean; label: string | undefined }): JSX.Element | null {
   const files = turn.files ?? [];
   if (!turn.usage && files.length === 0) return null;
   const counts = (
@@ -98,8 +98,13 @@ function TurnFooter({ turn, lastChanges }: { turn: TurnView; lastChanges: boolea
     <div class="turn-footer">
       {turn.usage && <span class="turn-usage">{usageText(turn.usage)}</span>}
       {files.length > 0 &&
-        (lastChanges && turn.status !== "inProgress" ? (
-          <button type="button" class="turn-files" onClick={showLastTurnChanges} title="Show this turn's changes">
+        (turn.status !== "inProgress" ? (
+          <button
+            type="button"
+            class="turn-files"
+            onClick={() => (newest ? showLastTurnChanges() : showEarlierTurnChanges(turn.id, turnLabel(label)))}
+            title="Show this turn's changes"
+          >
             {counts}
           </button>
         ) : (
@@ -107,6 +112,13 @@ function TurnFooter({ turn, lastChanges }: { turn: TurnView; lastChanges: boolea
         ))}
     </div>
   );
+}
+
+/** How the changes panel names an earlier turn: the start of the message that began it. */
+function turnLabel(text: string | undefined): string {
+  const line = (text ?? "").trim().replace(/\s+/g, " ");
+  if (line === "") return "an earlier turn";
+  return `“${line.length > 60 ? `${line.slice(0, 59)}…` : line}”`;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { DiffFile, DiffHunk, DiffScope, GitLogResult, ThreadDiffRevertParams } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
-import { askedDiffScope } from "../../state/app-state.js";
+import { askedDiffScope, type AskedTurnDiff } from "../../state/app-state.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
@@ -19,17 +19,24 @@ const REVERTIBLE = new Set<DiffScope>(["uncommitted", "unstaged", "branch", "las
 
 /** The thread's changes in a chosen scope, file by file and hunk by hunk, with revert, staging and review comments. */
 export function DiffView({ threadId }: { threadId: string }): JSX.Element {
-  const [scope, setScope] = useState<DiffScope>(() => askedDiffScope.peek() ?? "uncommitted");
+  const [scope, setScope] = useState<DiffScope>(() => askedDiffScope.peek()?.scope ?? "uncommitted");
+  // An earlier turn asked for by its "N files changed": shown read-only until another scope (or the last turn) is chosen.
+  const [earlier, setEarlier] = useState<AskedTurnDiff["earlier"]>(() => askedDiffScope.peek()?.earlier);
   const asked = askedDiffScope.value;
   useEffect(() => {
     if (asked === undefined) return;
-    setScope(asked);
+    setScope(asked.scope);
+    setEarlier(asked.earlier);
     askedDiffScope.value = undefined;
   }, [asked]);
+  const choose = (next: DiffScope) => {
+    setScope(next);
+    setEarlier(undefined);
+  };
   const [commit, setCommit] = useState("");
   const [against, setAgainst] = useState("");
   const [commits, setCommits] = useState<GitLogResult["commits"] | undefined>(undefined);
-  const { diff, problem, loading, load, setProblem } = useDiff(threadId, { scope, commit, against });
+  const { diff, problem, loading, load, setProblem } = useDiff(threadId, { scope, commit, against, ...(earlier ? { turnId: earlier.turnId } : {}) });
   const [note, setNote] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const [actionProblem, setActionProblem] = useState<Problem | undefined>(undefined);
@@ -78,7 +85,9 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   });
 
   // A last turn whose files moved on (undone, or edited since) is shown as a record: its hunks are no longer in the working tree to act on.
-  const gone = diff?.scope === "lastTurn" && diff.stale === true;
+  // So is an earlier turn: Undo and reverts act on the last turn only.
+  const readOnly = scope === "lastTurn" && earlier !== undefined;
+  const gone = readOnly || (diff?.scope === "lastTurn" && diff.stale === true);
   const hunkActions = (file: DiffFile, hunk: DiffHunk): HunkActions => (gone ? { commentable: false } : liveActions(file, hunk));
   const liveActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
     commentable: scope !== "committed",
@@ -134,7 +143,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
     <div class="ws-diff">
       <ScopePicker
         scope={scope}
-        onScope={setScope}
+        onScope={choose}
         commits={commits}
         commit={commit}
         onCommit={setCommit}
@@ -150,7 +159,8 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
       {actionProblem && <ProblemNotice problem={actionProblem} onDismiss={() => setActionProblem(undefined)} />}
       <ReviewComments threadId={threadId} />
-      {diff?.scope === "lastTurn" && diff.turnId && (
+      {readOnly && <EarlierTurn label={earlier.label} stale={diff?.stale === true} onLast={() => setEarlier(undefined)} />}
+      {!readOnly && diff?.scope === "lastTurn" && diff.turnId && (
         <div class="ws-turn">
           <span>
             Turn <code>{diff.turnId}</code>
@@ -207,6 +217,22 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
           ))}
         </section>
       ))}
+    </div>
+  );
+}
+
+/** Which earlier turn the panel shows, and that it only shows it. */
+function EarlierTurn({ label, stale, onLast }: { label: string; stale: boolean; onLast: () => void }): JSX.Element {
+  return (
+    <div class="ws-turn" data-earlier-turn="">
+      <span>
+        An earlier turn: {label}
+        {stale ? ". Its files changed since." : ""}
+      </span>
+      <p class="ws-note">Shown as that turn made its changes, read-only: Undo and reverts act on the last turn only.</p>
+      <Button variant="ghost" onClick={onLast}>
+        Show the last turn
+      </Button>
     </div>
   );
 }

@@ -8,6 +8,8 @@ export interface DiffQuery {
   scope: DiffScope;
   commit?: string;
   against?: string;
+  /** lastTurn: an earlier turn of the thread, by its id, rather than the last one. */
+  turnId?: string;
 }
 
 /**
@@ -20,7 +22,7 @@ export function useDiff(threadId: string, query: DiffQuery) {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const latest = useRef(0);
-  const { scope, commit, against } = query;
+  const { scope, commit, against, turnId } = query;
 
   const load = useCallback(async () => {
     const ticket = ++latest.current;
@@ -35,6 +37,7 @@ export function useDiff(threadId: string, query: DiffQuery) {
         scope,
         ...(scope === "committed" && commit ? { commit } : {}),
         ...(scope === "branch" && against ? { against } : {}),
+        ...(scope === "lastTurn" && turnId ? { turnId } : {}),
       });
       if (ticket !== latest.current) return;
       setDiff(answer);
@@ -46,7 +49,7 @@ export function useDiff(threadId: string, query: DiffQuery) {
     } finally {
       if (ticket === latest.current) setLoading(false);
     }
-  }, [threadId, scope, commit, against]);
+  }, [threadId, scope, commit, against, turnId]);
 
   useWorkspaceReload(threadId, load);
   return { diff, problem, loading, load, setProblem };
