@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
 import { signal, type Signal } from "@preact/signals";
 import type { AppServerClient } from "@knightcode/app-server-client";
-import type { AgentMessageItem } from "@knightcode/app-server-protocol";
+import type { AgentMessageItem, ToolCallItem } from "@knightcode/app-server-protocol";
 import { waitUntil } from "@knightcode/testkit";
 import { createTranscriptModel, type TranscriptModel } from "../src/features/transcript/model.js";
 import type { OpenThread } from "../src/state/open-threads.js";
@@ -139,6 +139,33 @@ describe("the transcript model", () => {
       assert.equal(rebuilt.turns.length, 1);
       assert.deepEqual(rebuilt.notices, [], "a reload starts the notices afresh");
       assert.equal(m.open.get(other.id)?.value, undefined, "the other thread was never opened here");
+    } finally {
+      m.stop();
+    }
+  });
+  test("a tool output too large to come inline is read whole from its reference, multi-byte characters intact", async () => {
+    const m = await made();
+    try {
+      const { thread } = await m.client.request("thread/start", { cwd: server.project, approvalMode: "fullAccess" });
+      await openIn(m, thread.id);
+      // 50,000 three-byte characters: far over what a field carries inline, and read back in chunks that split them.
+      const command = "node -e \"process.stdout.write('\u20ac'.repeat(50000) + 'THE-END')\"";
+      server.model.enqueue({ toolCalls: [{ id: "call_big_model", name: "bash", arguments: { command } }] }, { text: "done" });
+      await m.client.request("turn/start", { threadId: thread.id, text: "big" });
+      const call = await waitUntil("the call's output as a reference", () => {
+        drawFrames(m);
+        const item = m.model
+          .transcript(thread.id)
+          .state.value.turns.at(-1)
+          ?.items.find((i): i is ToolCallItem => i.id === "call_big_model" && "outputRef" in i && i.outputRef !== undefined);
+        return item?.outputRef;
+      });
+      const text = await m.model.readPayload(call);
+      assert.ok(text.endsWith("THE-END"), text.slice(-20));
+      // The bash tool keeps the head and tail of a long output around a note; what it kept comes back whole, no character split.
+      assert.ok(new TextEncoder().encode(text).length > 16 * 1024, `${text.length} characters: more than a field carries inline`);
+      assert.equal(text.includes("\ufffd"), false, "no replacement character: no character was split");
+      assert.match(text, /^\u20ac+\n\[\.\.\. [^\n]* omitted here; [^\n]*\]\n\u20ac+THE-END$/);
     } finally {
       m.stop();
     }

@@ -1,6 +1,6 @@
 import { signal, type ReadonlySignal } from "@preact/signals";
 import { AppServerError } from "@knightcode/app-server-client/browser";
-import type { ImageInput, ReviewCommentInput } from "@knightcode/app-server-protocol";
+import type { ClientRequestResult, ImageInput, ReviewCommentInput, ThreadSettingsUpdateParams } from "@knightcode/app-server-protocol";
 import type { Connection } from "../../connection/connection.js";
 
 /**
@@ -34,7 +34,7 @@ export interface Sending {
 }
 
 /** What the model needs of a connection: the page's `Connection`, or a test's in-process client. */
-export type ComposerConnection = Pick<Connection, "request">;
+export type ComposerConnection = Pick<Connection, "request" | "on">;
 
 export interface ComposerDeps {
   /** Asked at each use: the page's connection is set after the model is made. */
@@ -67,6 +67,17 @@ export interface ComposerModel {
   steer(message: Outgoing, turnId: string | undefined): Promise<"steered" | "queued">;
   /** Removes a queued follow-up; false when it had already started (or was gone). */
   removeQueued(threadId: string, queueId: string): Promise<boolean>;
+  /** Stops the running turn (the server drops the queued follow-ups). */
+  interrupt(threadId: string): Promise<void>;
+  /** Follows the thread's turns starting and ending; returns the undo. */
+  onTurns(threadId: string, started: (turnId: string) => void, ended: (turnId: string) => void): () => void;
+  /** The model, thinking level or approval mode of the thread's next turns. */
+  updateSettings(threadId: string, change: Omit<ThreadSettingsUpdateParams, "threadId">): Promise<ClientRequestResult<"thread/settings/update">>;
+  listModels(): Promise<ClientRequestResult<"model/list">>;
+  /** The `/` commands the thread offers. */
+  commands(threadId: string): Promise<ClientRequestResult<"command/list">>;
+  /** The `@` file search; a newer search of the same thread's box supersedes this one. */
+  searchFiles(threadId: string, cwd: string, query: string, limit: number): Promise<ClientRequestResult<"file/search">>;
 }
 
 const withImages = (images: ImageInput[]) => (images.length > 0 ? { images } : {});
@@ -145,5 +156,32 @@ export function createComposerModel(deps: ComposerDeps): ComposerModel {
     return (await deps.conn().request("turn/queue/remove", { threadId, queueId })).removed;
   }
 
-  return { sending, forgetSending, send, steer, removeQueued };
+  return {
+    sending,
+    forgetSending,
+    send,
+    steer,
+    removeQueued,
+    async interrupt(threadId) {
+      await deps.conn().request("turn/interrupt", { threadId });
+    },
+    onTurns(threadId, started, ended) {
+      const c = deps.conn();
+      const stops = [
+        c.on("turn/started", (p) => {
+          if (p.threadId === threadId) started(p.turn.id);
+        }),
+        c.on("turn/completed", (p) => {
+          if (p.threadId === threadId) ended(p.turn.id);
+        }),
+      ];
+      return () => {
+        for (const stop of stops) stop();
+      };
+    },
+    updateSettings: (threadId, change) => deps.conn().request("thread/settings/update", { threadId, ...change }),
+    listModels: () => deps.conn().request("model/list", {}),
+    commands: (threadId) => deps.conn().request("command/list", { threadId }),
+    searchFiles: (threadId, cwd, query, limit) => deps.conn().request("file/search", { cwd, query, limit, searchId: `composer-${threadId}` }),
+  };
 }

@@ -2,11 +2,11 @@ import { signal } from "@preact/signals";
 import type { ApprovalMode, ModelSummary, Thread, ThinkingLevel, ThreadSettingsUpdateParams } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
 import { patchThread } from "../../state/open-threads.js";
 import { reportError } from "../../state/toasts.js";
 import { refOf } from "./model-match.js";
 import { ModelPicker } from "./model-picker.js";
+import { composer } from "./store.js";
 
 /** The server's models, shared by every composer; fetched when the first one shows. */
 const models = signal<ModelSummary[] | undefined>(undefined);
@@ -14,17 +14,15 @@ let modelsLoad: Promise<void> | undefined;
 
 function loadModels(): void {
   if (modelsLoad) return;
-  modelsLoad = conn()
-    .request("model/list", {})
-    .then(
-      (r) => {
-        models.value = r.models;
-      },
-      (error: unknown) => {
-        modelsLoad = undefined;
-        reportError(error, "Listing models");
-      },
-    );
+  modelsLoad = composer.listModels().then(
+    (r) => {
+      models.value = r.models;
+    },
+    (error: unknown) => {
+      modelsLoad = undefined;
+      reportError(error, "Listing models");
+    },
+  );
 }
 
 const LEVELS: ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
@@ -45,12 +43,10 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
   const approval = APPROVAL.find((a) => a.mode === thread.approvalMode);
 
   const update = (change: Omit<ThreadSettingsUpdateParams, "threadId">, doing: string) => {
-    conn()
-      .request("thread/settings/update", { threadId: thread.id, ...change })
-      .then(
-        (r) => patchThread(thread.id, { model: r.thread.model, thinkingLevel: r.thread.thinkingLevel, approvalMode: r.thread.approvalMode }),
-        (error: unknown) => reportError(error, doing),
-      );
+    composer.updateSettings(thread.id, change).then(
+      (r) => patchThread(thread.id, { model: r.thread.model, thinkingLevel: r.thread.thinkingLevel, approvalMode: r.thread.approvalMode }),
+      (error: unknown) => reportError(error, doing),
+    );
   };
 
   return (

@@ -52,6 +52,8 @@ export interface SidebarModel {
   archive(threadId: string): Promise<void>;
   unarchive(threadId: string): Promise<void>;
   remove(threadId: string): Promise<void>;
+  /** The subfolders of a folder (directory/list), for completing a project path. */
+  listFolders(path: string, limit: number): Promise<ClientRequestResult<"directory/list">>;
 }
 
 export function createSidebarModel(deps: SidebarDeps): SidebarModel {
@@ -267,6 +269,7 @@ export function createSidebarModel(deps: SidebarDeps): SidebarModel {
     archive: async (threadId: string) => void (await deps.conn().request("thread/archive", { threadId })),
     unarchive: async (threadId: string) => void (await deps.conn().request("thread/unarchive", { threadId })),
     remove: async (threadId: string) => void (await deps.conn().request("thread/delete", { threadId })),
+    listFolders: (path: string, limit: number) => deps.conn().request("directory/list", { path, limit }),
   };
 
   return { rows, view, query, listState, failedLastTurn, reload, loadMore, showView, watch, ...threads };

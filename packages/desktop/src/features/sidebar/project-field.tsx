@@ -1,6 +1,6 @@
 import type { JSX } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
+import { sidebarModel } from "./store.js";
 
 /** How long typing pauses before the folder is asked for: one request per pause, not per key. */
 const DEBOUNCE_MS = 120;
@@ -40,17 +40,15 @@ function useFolderOptions(typed: string, recent: string[]): Option[] {
     if (parent === undefined || listing?.parent === parent) return;
     let live = true;
     const timer = setTimeout(() => {
-      conn()
-        .request("directory/list", { path: parent, limit: LISTED })
-        .then(
-          (answer) => {
-            if (live && splitTyped(latest.current)?.parent === parent) setListing({ parent, names: answer.directories });
-          },
-          // A folder that is not there (yet) offers nothing; the field says nothing until the thread starts.
-          () => {
-            if (live && splitTyped(latest.current)?.parent === parent) setListing({ parent, names: [] });
-          },
-        );
+      sidebarModel.listFolders(parent, LISTED).then(
+        (answer) => {
+          if (live && splitTyped(latest.current)?.parent === parent) setListing({ parent, names: answer.directories });
+        },
+        // A folder that is not there (yet) offers nothing; the field says nothing until the thread starts.
+        () => {
+          if (live && splitTyped(latest.current)?.parent === parent) setListing({ parent, names: [] });
+        },
+      );
     }, DEBOUNCE_MS);
     return () => {
       live = false;

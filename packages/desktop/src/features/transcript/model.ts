@@ -1,7 +1,8 @@
 import { effect, signal, type ReadonlySignal, type Signal } from "@preact/signals";
-import type { FileTotals, HistoryItem, TokenUsage, Turn, TurnError, TurnRetryingParams } from "@knightcode/app-server-protocol";
+import type { FileTotals, HistoryItem, PayloadRef, TokenUsage, Turn, TurnError, TurnRetryingParams } from "@knightcode/app-server-protocol";
 import type { Connection } from "../../connection/connection.js";
 import type { OpenThread } from "../../state/open-threads.js";
+import { readWholePayload } from "./payload.js";
 
 /**
  * The transcript model: the owner of every open thread's turns and items.
@@ -267,6 +268,8 @@ export interface TranscriptModel {
    * thread's resume answer and its first drawing is lost. Returns its disposer.
    */
   watch(): () => void;
+  /** A value too large to come inline (a tool's output, a turn), read whole and decoded as text. */
+  readPayload(ref: PayloadRef): Promise<string>;
 }
 
 export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
@@ -307,5 +310,5 @@ export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
     };
   }
 
-  return { transcript, watch };
+  return { transcript, watch, readPayload: (ref) => readWholePayload(deps.conn(), ref) };
 }

@@ -15,3 +15,4 @@ export const transcripts = createTranscriptModel({
 
 export const transcriptStore = transcripts.transcript;
 export const watchTranscripts = transcripts.watch;
+export const readPayload = transcripts.readPayload;

@@ -5,7 +5,8 @@ import { showEarlierTurnChanges, showLastTurnChanges } from "../../state/app-sta
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { ItemBox } from "./items.js";
-import { formatBytes, readPayload } from "./payload.js";
+import { formatBytes } from "./payload.js";
+import { readPayload } from "./store.js";
 import type { TranscriptStore, TurnView } from "./store.js";
 
 interface TurnProps {

@@ -1,10 +1,9 @@
 import type { JSX } from "preact";
 import { useRef, useState } from "preact/hooks";
-import type { DiffFile, GitStatusResult } from "@knightcode/app-server-protocol";
-import { AppServerError } from "@knightcode/app-server-client/browser";
-import { conn } from "../../connection/connection.js";
+import type { GitStatusResult } from "@knightcode/app-server-protocol";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { workspace } from "./store.js";
 
 /**
  * The commit form. Only what is staged goes in unless the user ticks the box,
@@ -45,7 +44,7 @@ export function CommitBox({
     setDraftNote(undefined);
     const asked = current.current;
     try {
-      const written = await draftFor(threadId, includeUnstaged);
+      const written = await workspace.draftCommit(threadId, includeUnstaged);
       if (current.current !== asked) return;
       setMessage(written.message);
       setDraftNote(written.note);
@@ -104,37 +103,6 @@ export function CommitBox({
   );
 }
 
-/**
- * A message for the box: the thread's model writes it from the change
- * (git/commit/message commits nothing); when no model can, the plain draft
- * from the file list, with a note saying why. A problem of the repository
- * itself (nothing to commit, a conflict) is the caller's to report.
- */
-async function draftFor(threadId: string, includeUnstaged: boolean): Promise<{ message: string; note?: string }> {
-  try {
-    return await conn().request("git/commit/message", { threadId, includeUnstaged });
-  } catch (error) {
-    if (!modelFailed(error)) throw error;
-    const diff = await conn().request("thread/diff/read", { threadId, scope: includeUnstaged ? "uncommitted" : "staged", context: 0 });
-    return { message: draftMessage(diff.files), note: `The model could not write a message (${whyNoModel(error)}): this draft only lists the files.` };
-  }
-}
-
-/** Whether git/commit/message failed for want of a model, not because of the repository. */
-function modelFailed(error: unknown): boolean {
-  if (!(error instanceof AppServerError)) return true;
-  if (error.code === "invalidParams") return (error.data as { reason?: unknown } | undefined)?.reason !== undefined;
-  return !["gitConflict", "notGitRepo", "threadNotFound"].includes(error.code);
-}
-
-/** The reason a model could not write the message, in a few words. */
-function whyNoModel(error: unknown): string {
-  if (error instanceof AppServerError && error.code === "authRequired") return "its provider has no key";
-  if (error instanceof AppServerError && error.code === "invalidParams") return "no usable model is chosen";
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
-}
-
 /** What a commit would take, in the status's counts. */
 function commitScope(status: GitStatusResult | undefined, includeUnstaged: boolean): string {
   if (!status) return "";
@@ -143,22 +111,4 @@ function commitScope(status: GitStatusResult | undefined, includeUnstaged: boole
   if (includeUnstaged) return others + status.staged === 0 ? "Nothing to commit." : "Every change is committed: staged, unstaged and untracked.";
   if (status.staged === 0) return "Nothing is staged. Stage files in the Changes panel, or include unstaged changes.";
   return `${files(status.staged)} staged ${status.staged === 1 ? "is" : "are"} committed${others > 0 ? `; ${files(others)} with other changes ${others === 1 ? "stays" : "stay"} out.` : "."}`;
-}
-
-const VERBS: Record<DiffFile["status"], string> = { added: "Add", deleted: "Remove", modified: "Update", renamed: "Rename" };
-
-/** A first message from the change itself: a subject naming the files, and a line per file with its counts. */
-export function draftMessage(files: DiffFile[]): string {
-  if (files.length === 0) return "";
-  const verbs = new Set(files.map((f) => VERBS[f.status]));
-  const verb = verbs.size === 1 ? [...verbs][0]! : "Change";
-  const names = files.map((f) => f.path.split("/").pop() ?? f.path);
-  const subject =
-    files.length === 1
-      ? `${verb} ${names[0]}`
-      : files.length === 2
-        ? `${verb} ${names[0]} and ${names[1]}`
-        : `${verb} ${names[0]} and ${files.length - 1} more files`;
-  if (files.length === 1) return subject;
-  return `${subject}\n\n${files.map((f) => `- ${f.path} (+${f.additions} -${f.deletions})`).join("\n")}`;
 }

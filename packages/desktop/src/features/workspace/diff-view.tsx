@@ -1,7 +1,6 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { DiffFile, DiffHunk, DiffScope, GitLogResult, ThreadDiffRevertParams } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { askedDiffScope, type AskedTurnDiff } from "../../state/app-state.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
@@ -12,6 +11,7 @@ import { describeHunk } from "./hunk-lines.js";
 import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
 import { ReviewComments } from "./review-chips.js";
 import { ScopePicker } from "./scope-picker.js";
+import { workspace } from "./store.js";
 import { useDiff } from "./use-diff.js";
 
 /** Scopes whose changes live in the working tree, so a revert can take them back. */
@@ -43,8 +43,8 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
 
   useEffect(() => {
     if (scope !== "committed") return;
-    conn()
-      .request("git/log", { threadId, limit: 100 })
+    workspace
+      .log(threadId, 100)
       .then((log) => {
         setCommits(log.commits);
         setCommit((current) => current || log.commits[0]?.sha || "");
@@ -77,7 +77,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
       danger: true,
     });
     if (!yes) return;
-    await act("Reverting", () => conn().request("thread/diff/revert", { threadId, scope, ...scopeParams(), ...params }), `Reverted ${what}`);
+    await act("Reverting", () => workspace.revert(threadId, { scope, ...scopeParams(), ...params }), `Reverted ${what}`);
   };
   const scopeParams = () => ({
     ...(scope === "branch" && against ? { against } : {}),
@@ -92,14 +92,9 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
   const liveActions = (file: DiffFile, hunk: DiffHunk): HunkActions => ({
     commentable: scope !== "committed",
     revert: REVERTIBLE.has(scope) ? () => void revert(`this hunk of ${file.path}`, { hunkId: hunk.id }, describeHunk(file.path, hunk)) : undefined,
-    stage:
-      scope === "unstaged"
-        ? () => void act("Staging", () => conn().request("git/stage", { threadId, hunkId: hunk.id }), `Staged a hunk of ${file.path}`)
-        : undefined,
+    stage: scope === "unstaged" ? () => void act("Staging", () => workspace.stage(threadId, { hunkId: hunk.id }), `Staged a hunk of ${file.path}`) : undefined,
     unstage:
-      scope === "staged"
-        ? () => void act("Unstaging", () => conn().request("git/unstage", { threadId, hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`)
-        : undefined,
+      scope === "staged" ? () => void act("Unstaging", () => workspace.unstage(threadId, { hunkId: hunk.id }), `Unstaged a hunk of ${file.path}`) : undefined,
   });
 
   const fileActions = (file: DiffFile): JSX.Element | null => (gone ? null : liveFileActions(file));
@@ -110,7 +105,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
           variant="ghost"
           disabled={busy}
           aria-label={`Stage ${file.path}`}
-          onClick={() => void act("Staging", () => conn().request("git/stage", { threadId, path: file.path }), `Staged ${file.path}`)}
+          onClick={() => void act("Staging", () => workspace.stage(threadId, { path: file.path }), `Staged ${file.path}`)}
         >
           Stage file
         </Button>
@@ -120,7 +115,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
           variant="ghost"
           disabled={busy}
           aria-label={`Unstage ${file.path}`}
-          onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId, path: file.path }), `Unstaged ${file.path}`)}
+          onClick={() => void act("Unstaging", () => workspace.unstage(threadId, { path: file.path }), `Unstaged ${file.path}`)}
         >
           Unstage file
         </Button>
@@ -178,7 +173,7 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
               onClick={() =>
                 void act(
                   "Reapplying the turn",
-                  () => conn().request("thread/diff/revert", { threadId, scope: "lastTurn", reapply: true, turnId: diff.turnId }),
+                  () => workspace.revert(threadId, { scope: "lastTurn", reapply: true, turnId: diff.turnId }),
                   "Reapplied the last turn",
                 )
               }
@@ -189,12 +184,12 @@ export function DiffView({ threadId }: { threadId: string }): JSX.Element {
         </div>
       )}
       {scope === "unstaged" && files.length > 0 && (
-        <Button disabled={busy} onClick={() => void act("Staging", () => conn().request("git/stage", { threadId }), "Staged everything")}>
+        <Button disabled={busy} onClick={() => void act("Staging", () => workspace.stage(threadId, {}), "Staged everything")}>
           Stage all
         </Button>
       )}
       {scope === "staged" && files.length > 0 && (
-        <Button disabled={busy} onClick={() => void act("Unstaging", () => conn().request("git/unstage", { threadId }), "Unstaged everything")}>
+        <Button disabled={busy} onClick={() => void act("Unstaging", () => workspace.unstage(threadId, {}), "Unstaged everything")}>
           Unstage all
         </Button>
       )}

@@ -1,7 +1,6 @@
 import type { JSX } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { GitBranchesResult, GitStatusResult } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { AppServerError } from "@knightcode/app-server-client/browser";
@@ -9,6 +8,7 @@ import { problemFrom, ProblemNotice, type Problem } from "./problem.js";
 import { Worktrees } from "./worktrees.js";
 import { CommitBox } from "./commit-box.js";
 import { isNoRemote, PushBox } from "./push-box.js";
+import { workspace } from "./store.js";
 import { useWorkspaceReload } from "./use-reload.js";
 
 /** Where the thread's checkout stands and what can be done with it: commit, push, pull request, branches, worktrees. */
@@ -22,7 +22,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
 
   const load = useCallback(async () => {
     try {
-      const [s, b] = await Promise.all([conn().request("git/status", { threadId }), conn().request("git/branches", { threadId })]);
+      const { status: s, branches: b } = await workspace.readGit(threadId);
       setStatus(s);
       setBranches(b);
       setNotRepo(false);
@@ -66,7 +66,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
         onCommit={(message, includeUnstaged) =>
           act(
             "Committing",
-            () => conn().request("git/commit", { threadId, message, includeUnstaged }),
+            () => workspace.commit(threadId, message, includeUnstaged),
             (r) => `Committed ${r.sha.slice(0, 7)}: ${r.message.split("\n")[0]}`,
           )
         }
@@ -79,7 +79,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
           onPush={(remote) =>
             void act(
               "Pushing",
-              () => conn().request("git/push", { threadId, ...(remote ? { remote } : {}) }),
+              () => workspace.push(threadId, remote),
               (r) => {
                 setNoRemote(false);
                 return `Pushed ${r.branch} to ${r.pushedTo}${r.upstreamSet ? " (now its upstream)" : ""}`;
@@ -97,7 +97,7 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
           onCreate={(params) =>
             act(
               "Creating the pull request",
-              () => conn().request("git/pr/create", { threadId, ...params }),
+              () => workspace.createPullRequest(threadId, params),
               (r) => `Pull request opened: ${r.url}`,
             )
           }
@@ -109,14 +109,14 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
         onSwitch={(name) =>
           act(
             `Switching to ${name}`,
-            () => conn().request("git/branch/switch", { threadId, name }),
+            () => workspace.switchBranch(threadId, name),
             (r) => `On ${r.branch} now`,
           )
         }
         onCreate={(name) =>
           act(
             `Creating ${name}`,
-            () => conn().request("git/branch/create", { threadId, name }),
+            () => workspace.createBranch(threadId, name),
             (r) => `Created and switched to ${r.branch}`,
           )
         }

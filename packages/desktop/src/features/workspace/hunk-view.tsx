@@ -3,7 +3,8 @@ import { useState } from "preact/hooks";
 import type { DiffHunk } from "@knightcode/app-server-protocol";
 import { Button } from "../../ui/button.js";
 import { numberLines, sideRange } from "./hunk-lines.js";
-import { addReviewComment, commentPlace, pendingReviewComments } from "./review-comments.js";
+import { commentPlace } from "./review-comments.js";
+import { addReviewComment, pendingReviewComments } from "./store.js";
 
 /** What the file around a hunk lets the user do with it; an absent action is not offered in this scope. */
 export interface HunkActions {

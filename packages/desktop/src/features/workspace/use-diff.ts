@@ -1,16 +1,8 @@
 import { useCallback, useRef, useState } from "preact/hooks";
-import type { DiffScope, ThreadDiffReadResult } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
+import type { ThreadDiffReadResult } from "@knightcode/app-server-protocol";
 import { problemFrom, type Problem } from "./problem.js";
+import { workspace, type DiffQuery } from "./store.js";
 import { useWorkspaceReload } from "./use-reload.js";
-
-export interface DiffQuery {
-  scope: DiffScope;
-  commit?: string;
-  against?: string;
-  /** lastTurn: an earlier turn of the thread, by its id, rather than the last one. */
-  turnId?: string;
-}
 
 /**
  * The thread's diff in one scope, read again when the query changes, when a
@@ -26,18 +18,13 @@ export function useDiff(threadId: string, query: DiffQuery) {
 
   const load = useCallback(async () => {
     const ticket = ++latest.current;
-    if (scope === "committed" && !commit) {
-      setDiff(undefined);
-      return;
-    }
     setLoading(true);
     try {
-      const answer = await conn().request("thread/diff/read", {
-        threadId,
+      const answer = await workspace.readDiff(threadId, {
         scope,
-        ...(scope === "committed" && commit ? { commit } : {}),
-        ...(scope === "branch" && against ? { against } : {}),
-        ...(scope === "lastTurn" && turnId ? { turnId } : {}),
+        ...(commit ? { commit } : {}),
+        ...(against ? { against } : {}),
+        ...(turnId ? { turnId } : {}),
       });
       if (ticket !== latest.current) return;
       setDiff(answer);
