@@ -24,11 +24,13 @@ describe("the composer's model picker", { skip: NO_BROWSER }, () => {
       await until("two matches", async () => (await list.getByRole("option", { name: /^scripted-/ }).count()) === 2);
       await page.keyboard.type(" reason");
       await until("the one match", async () => (await list.getByRole("option").first().textContent())?.startsWith("scripted-reasoner"));
-      await page.keyboard.press("Backspace");
       await page.keyboard.press("ArrowDown");
       await page.keyboard.press("ArrowUp");
-      const active = await search.getAttribute("aria-activedescendant");
-      assert.match((await page.locator(`[id="${active}"]`).textContent()) ?? "", /^scripted-reasoner/);
+      // Read as the list settles after the keys: a loaded machine draws it a little later.
+      await until("the arrow keys to rest on the match", async () => {
+        const active = await search.getAttribute("aria-activedescendant");
+        return !!active && ((await page.locator(`[id="${active}"]`).textContent()) ?? "").startsWith("scripted-reasoner");
+      });
       await page.keyboard.press("Enter");
       await list.waitFor({ state: "detached" });
       await until("the button to name the model", async () => (await button.textContent()) === "scripted-reasoner");
@@ -38,7 +40,8 @@ describe("the composer's model picker", { skip: NO_BROWSER }, () => {
       assert.deepEqual(thread.model, { provider: "scripted", id: "scripted-reasoner" });
       // Escape closes without a change.
       await button.press("Enter");
-      await search.waitFor();
+      // The search box takes the focus once the list is drawn: Escape goes to it then, not to the button.
+      await until("the search box to have the focus", () => search.evaluate((el) => el === document.activeElement));
       await page.keyboard.press("Escape");
       await list.waitFor({ state: "detached" });
       assert.deepEqual(opened.consoleErrors, []);

@@ -4,7 +4,7 @@ import type { AppServerClient } from "@knightcode/app-server-client";
 import type { ReviewCommentInput, UserMessageItem } from "@knightcode/app-server-protocol";
 import { waitUntil } from "@knightcode/testkit";
 import { createComposerModel, type ComposerModel } from "../src/features/composer/model.js";
-import { asConnection, startInProcessServer, type InProcessServer } from "./feature-model-support.js";
+import { asConnection, startInProcessServer, turnsCompleted, type InProcessServer } from "./feature-model-support.js";
 
 /** The composer model over a real in-process server: no page, no browser. */
 describe("the composer model", () => {
@@ -42,14 +42,7 @@ describe("the composer model", () => {
     return { client, model, followed, comments, threadId: thread.id };
   }
 
-  const completed = (client: AppServerClient, threadId: string) =>
-    new Promise<void>((resolve) => {
-      const stop = client.onNotification("turn/completed", (p) => {
-        if (p.threadId !== threadId) return;
-        stop();
-        resolve();
-      });
-    });
+  const completed = (client: AppServerClient, threadId: string) => turnsCompleted(client, threadId);
 
   const userItems = async (client: AppServerClient, threadId: string) => {
     const { turns } = await client.request("thread/read", { threadId });
@@ -89,15 +82,7 @@ describe("the composer model", () => {
     await waitUntil("the first turn's model request", () => server.model.pending < seen);
     assert.equal(await model.send({ threadId, text: "second", images: [] }, false), "queued");
     assert.equal(model.sending.value.has(threadId), false, "a queued message is not shown as sending");
-    const both = new Promise<void>((resolve) => {
-      let count = 0;
-      const stop = client.onNotification("turn/completed", (p) => {
-        if (p.threadId === threadId && ++count === 2) {
-          stop();
-          resolve();
-        }
-      });
-    });
+    const both = turnsCompleted(client, threadId, 2);
     release();
     await both;
     assert.deepEqual(

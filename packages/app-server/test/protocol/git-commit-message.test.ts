@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
-import { failsWith, makeRepo, SERVER_GIT_ENV, type Repo } from "./git-repos.js";
+import { committedRepoWithThread, failsWith, makeRepo, SERVER_GIT_ENV, withKeylessProvider, type Repo } from "./git-repos.js";
 
 const TOKEN = "commit-message-test-token-0123456789";
 
@@ -14,9 +14,7 @@ let ws: TestClient;
 
 before(async () => {
   model = await ScriptedModelServer.start();
-  const modelsJson = model.modelsJson() as { providers: Record<string, Record<string, unknown>> };
-  modelsJson.providers.keyless = { ...modelsJson.providers.scripted, apiKey: undefined };
-  server = await startServer({ modelsJson, env: SERVER_GIT_ENV, args: ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN] });
+  server = await startServer({ modelsJson: withKeylessProvider(model), env: SERVER_GIT_ENV, args: ["--listen", "ws://127.0.0.1:0", "--listen-token", TOKEN] });
   const url = (await server.waitForStderr(/listening on (ws:\S+)/))[1]!;
   ws = await server.connectWebSocket(url, TOKEN);
   await ws.initialize();
@@ -27,12 +25,8 @@ after(async () => {
   await model.close();
 });
 
-async function repoWithThread(provider = "scripted"): Promise<{ repo: Repo; threadId: string }> {
-  const repo = makeRepo(server);
-  repo.commit("base", { "greet.ts": "export const greet = () => 'hi';\n", "notes.md": "# notes\n" });
-  const { thread } = await server.main.request("thread/start", { cwd: repo.root, model: { provider, id: "scripted-model" } });
-  return { repo, threadId: thread.id };
-}
+const repoWithThread = (provider = "scripted") =>
+  committedRepoWithThread(server, { "greet.ts": "export const greet = () => 'hi';\n", "notes.md": "# notes\n" }, provider);
 
 /** What a user sees of a repository: HEAD, the index file's bytes and time, and the status (read last: git status may refresh the index). */
 function snapshot(repo: Repo): { head: string; index: Buffer; indexTime: number; status: () => string } {
