@@ -1,6 +1,7 @@
 // What a web page needs: the client, reconnection, errors and the browser's
-// WebSocket transport. The spawn and Node WebSocket factories of
-// AppServerClient stay unused in a page.
+// WebSocket transport. Nothing here reaches a Node module (the page build
+// refuses one): the spawn and `ws` factories live in the Node entry's
+// subclasses, node-client.ts and node-reconnecting.ts.
 export {
   AppServerClient,
   type ClientOptions,

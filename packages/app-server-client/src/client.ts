@@ -29,8 +29,6 @@ import {
 import type { ClientOptions, HandlerErrorContext, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
 import { runTurn, type TurnInput, type TurnRunFor } from "./turn-run.js";
 import type { InterceptedRequest, RequestInterceptor, TurnOptions } from "./turn-requests.js";
-import { SpawnedServerTransport, type SpawnTransportOptions } from "./transports/stdio.js";
-import { WebSocketTransport, type WebSocketTransportOptions } from "./transports/websocket.js";
 
 export type { ClientOptions, HandlerErrorContext, MessageTap, RequestOptions, ServerRequestContext, WaitOptions } from "./client-options.js";
 export type { TurnEvent, TurnInput, TurnRun, TurnRunFor } from "./turn-run.js";
@@ -46,6 +44,11 @@ interface Pending {
   cleanup(): void;
 }
 
+/**
+ * A connection over any transport. It imports nothing of Node, so a page can
+ * bundle it; the Node entry's subclass (node-client.ts) adds the factories
+ * that spawn a server or open a `ws` socket.
+ */
 export class AppServerClient<T extends MessageTransport = MessageTransport> {
   private nextId = 1;
   private readonly pending = new Map<RequestId, Pending>();
@@ -83,16 +86,6 @@ export class AppServerClient<T extends MessageTransport = MessageTransport> {
       this.serverRequests.clear();
       markClosed(reason);
     });
-  }
-
-  /** Spawns `knightcode app-server` (or any compatible command) and talks over its stdio. */
-  static spawn(options: SpawnTransportOptions & ClientOptions): AppServerClient<SpawnedServerTransport> {
-    return new AppServerClient(new SpawnedServerTransport(options), options);
-  }
-
-  /** Connects to a server started with `--listen ws://127.0.0.1:<port>`. */
-  static async connectWebSocket(options: WebSocketTransportOptions & ClientOptions): Promise<AppServerClient<WebSocketTransport>> {
-    return new AppServerClient(await WebSocketTransport.connect(options), options);
   }
 
   /** Performs the handshake: `initialize`, then the `initialized` notification. */

@@ -1,22 +1,23 @@
-export {
-  AppServerClient,
-  type ClientOptions,
-  type HandlerErrorContext,
-  type MessageTap,
-  type RequestOptions,
-  type ServerRequestContext,
-  type TurnEvent,
-  type TurnInput,
-  type TurnOptions,
-  type TurnRequest,
-  type TurnRequestEvent,
-  type TurnRun,
-  type TurnRunFor,
-  type InterceptedRequest,
-  type RequestInterceptor,
-  type WaitOptions,
+export { AppServerClient } from "./node-client.js";
+export type {
+  ClientOptions,
+  HandlerErrorContext,
+  MessageTap,
+  RequestOptions,
+  ServerRequestContext,
+  TurnEvent,
+  TurnInput,
+  TurnOptions,
+  TurnRequest,
+  TurnRequestEvent,
+  TurnRun,
+  TurnRunFor,
+  InterceptedRequest,
+  RequestInterceptor,
+  WaitOptions,
 } from "./client.js";
-export { ReconnectingClient, type ReconnectingOptions, type ResumedThread } from "./reconnecting.js";
+export { ReconnectingClient } from "./node-reconnecting.js";
+export type { ReconnectingOptions, ResumedThread } from "./reconnecting.js";
 export { AppServerError, ClientError, type ClientErrorKind } from "./errors.js";
 export { isInlineItem, isItemReference, isToolApproval } from "./narrowing.js";
 // The protocol's types a client needs, so that a client imports one package.

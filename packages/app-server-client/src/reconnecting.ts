@@ -54,6 +54,16 @@ export interface ReconnectingOptions extends ClientOptions, Omit<WebSocketTransp
   connectTransport?: (url: string) => Promise<MessageTransport>;
 }
 
+/**
+ * What the Node entry brings (node-reconnecting.ts): its WebSocket for a
+ * client that names no transport, and reading a ready file. A page has
+ * neither, so this module imports nothing of Node.
+ */
+export interface ReconnectingPlatform {
+  connectWebSocket?(url: string, options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>>;
+  readReadyUrl?(path: string): Promise<string>;
+}
+
 /** One open thread after a reconnection: the `thread/resume` answer, or why it failed. */
 export type ResumedThread = { threadId: string; ok: true; result: ClientRequestResult<"thread/resume"> } | { threadId: string; ok: false; error: Error };
 
@@ -87,9 +97,10 @@ export class ReconnectingClient {
   /** Resolves once `close()` was called, or reconnecting gave up (with the last error). */
   readonly closed: Promise<Error | undefined> = new Promise((resolve) => (this.markClosed = resolve));
 
-  private constructor(
+  protected constructor(
     private readonly options: ReconnectingOptions,
     first: AppServerClient<MessageTransport>,
+    private readonly platform: ReconnectingPlatform,
   ) {
     this.current = first;
     this.sequenced = options.initialize.capabilities?.sequenced !== false;
@@ -101,10 +112,17 @@ export class ReconnectingClient {
    * `unauthorized` ClientError for a refused token, `untrusted` for a
    * listener that did not prove it holds the token or a ready file that is not ours).
    */
-  static async connect(options: ReconnectingOptions): Promise<ReconnectingClient> {
+  static connect(options: ReconnectingOptions): Promise<ReconnectingClient> {
+    return ReconnectingClient.connectOn(options, {});
+  }
+
+  protected static async connectOn(options: ReconnectingOptions, platform: ReconnectingPlatform): Promise<ReconnectingClient> {
     if (options.url === undefined && options.readyFile === undefined) throw new TypeError("ReconnectingClient needs url or readyFile");
-    const client = options.readyFile === undefined ? await ReconnectingClient.open(options) : await ReconnectingClient.openWhenReady(options);
-    return new ReconnectingClient(options, client);
+    if (options.readyFile !== undefined && !platform.readReadyUrl) throw new TypeError("only the Node entry's ReconnectingClient reads a readyFile");
+    if (!options.connectTransport && !platform.connectWebSocket) throw new TypeError("outside the Node entry, ReconnectingClient needs connectTransport");
+    const client =
+      options.readyFile === undefined ? await ReconnectingClient.open(options, platform) : await ReconnectingClient.openWhenReady(options, platform);
+    return new ReconnectingClient(options, client, platform);
   }
 
   /**
@@ -115,11 +133,11 @@ export class ReconnectingClient {
    * last failure as its cause. A file or listener that is not ours is
    * refused at once, as ever.
    */
-  private static async openWhenReady(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
+  private static async openWhenReady(options: ReconnectingOptions, platform: ReconnectingPlatform): Promise<AppServerClient<MessageTransport>> {
     const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await ReconnectingClient.open(options);
+        return await ReconnectingClient.open(options, platform);
       } catch (error) {
         if (refusedForGood(error)) throw error;
         const cause = error instanceof Error ? error : new Error(String(error));
@@ -140,12 +158,13 @@ export class ReconnectingClient {
     }
   }
 
-  private static async open(options: ReconnectingOptions): Promise<AppServerClient<MessageTransport>> {
-    const url = options.readyFile !== undefined ? await readReadyUrl(options.readyFile) : options.url!;
+  private static async open(options: ReconnectingOptions, platform: ReconnectingPlatform): Promise<AppServerClient<MessageTransport>> {
+    // connectOn checked that the platform has what the options leave to it.
+    const url = options.readyFile !== undefined ? await platform.readReadyUrl!(options.readyFile) : options.url!;
     const client =
       options.connectTransport !== undefined
         ? new AppServerClient(await options.connectTransport(url), options)
-        : await AppServerClient.connectWebSocket({ ...options, url });
+        : await platform.connectWebSocket!(url, options);
     try {
       const sequenced = options.initialize.capabilities?.sequenced !== false;
       const initialize = { ...options.initialize, capabilities: { ...options.initialize.capabilities, sequenced } };
@@ -286,7 +305,7 @@ export class ReconnectingClient {
       if (this.stopped) return;
       let client: AppServerClient<MessageTransport>;
       try {
-        client = await ReconnectingClient.open(this.options);
+        client = await ReconnectingClient.open(this.options, this.platform);
       } catch (error) {
         lastError = error instanceof Error ? error : new Error(String(error));
         if (refusedForGood(error)) break;
@@ -348,10 +367,3 @@ function refusedForGood(error: unknown): boolean {
 }
 
 const initializeResults = new WeakMap<AppServerClient<MessageTransport>, ClientRequestResult<"initialize">>();
-
-/** The `url` of a `--listen-ready-file`, once it is there and shown to be ours (see `readReadyFile`). */
-async function readReadyUrl(path: string): Promise<string> {
-  // Loaded on demand, so the class also runs in a page, which has no files.
-  const { readReadyFile } = await import("./ready-file.js");
-  return readReadyFile(path).url;
-}

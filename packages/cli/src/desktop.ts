@@ -60,10 +60,13 @@ export async function runDesktop(args: DesktopArgs, output: ProtocolOutput): Pro
   const pageUrl = `http://${address}/`;
   // The ready file is for scripts that find the server; the token stays with whoever already has it.
   if (args.readyFile !== undefined) websocket.writeReadyFile(args.readyFile, pageUrl);
-  // The token travels in the fragment, which a browser never sends to a server or puts in a Referer.
-  output.write(`${pageUrl}#token=${encodeURIComponent(token)}\n`);
+  // The token travels in the fragment, which a browser never sends to a server or puts in a Referer; the
+  // folder the server was started in goes beside it, as the project the page's first screen offers.
+  const fragment = `token=${encodeURIComponent(token)}&project=${encodeURIComponent(process.cwd())}`;
+  output.write(`${pageUrl}#${fragment}\n`);
   process.stderr.write(`knightcode desktop: serving ${pageUrl} (open the URL printed on stdout)\n`);
-  if (launcher) openWithLauncher(launcher, { address, token, proofFor: (nonce) => websocket.launcherProof(token, address, nonce) }, env);
+  if (launcher)
+    openWithLauncher(launcher, { address, token, project: process.cwd(), proofFor: (nonce) => websocket.launcherProof(token, address, nonce) }, env);
 }
 
 /** Writes the launcher for the page at `page.address` and opens the browser on it; a failure is a note, the URL is printed. */

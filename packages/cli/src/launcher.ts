@@ -12,6 +12,8 @@ export interface LauncherPage {
   /** `127.0.0.1:<port>`: where the page and its listener are. */
   address: string;
   token: string;
+  /** The folder the server was started in: the page's first project. */
+  project?: string;
   /** The listener's answer to `nonce`, from `launcherProof`. */
   proofFor(nonce: string): string;
 }
@@ -94,7 +96,8 @@ function scriptValue(value: string): string {
 
 function launcherHtml(options: LauncherPage, nonce: string, expected: string): string {
   const { address } = options;
-  const page = `http://${address}/#token=${encodeURIComponent(options.token)}`;
+  const project = options.project === undefined ? "" : `&project=${encodeURIComponent(options.project)}`;
+  const page = `http://${address}/#token=${encodeURIComponent(options.token)}${project}`;
   const notOurs = `The program listening at ${address} is not your KnightCode server, so this page did not hand it your token. Start knightcode desktop again.`;
   const gone = `Nothing answers at ${address}. If knightcode desktop has stopped, start it again.`;
   return `<!doctype html>

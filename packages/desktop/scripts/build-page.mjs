@@ -3,6 +3,7 @@
 // fonts, everything it loads, so the page needs no network. Fails when the
 // page would weigh more than the 250 KiB (gzipped) the issue allows.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -13,42 +14,26 @@ const out = join(pkg, "dist", "page");
 const LIMIT = 250 * 1024;
 
 /**
- * The client package also carries Node-only factories (spawning a server,
- * the `ws` socket, reading a ready file) that a page never calls; their
- * modules become stubs that throw if anything ever reached them. A name
- * missing from the list fails the build, never the page.
+ * The page imports the client's browser entry, which reaches nothing of
+ * Node. Anything that names a Node builtin or the `ws` package fails the
+ * build here, at its import, instead of being stubbed into the page.
  */
-const NODE_ONLY_NAMES = [
-  "spawn",
-  "readFile",
-  "existsSync",
-  "lstatSync",
-  "realpathSync",
-  "openSync",
-  "fstatSync",
-  "readSync",
-  "closeSync",
-  "constants",
-  "dirname",
-  "basename",
-  "join",
-  "isAbsolute",
-];
-const nodeOnly = {
-  name: "node-only-stubs",
+const NODE_ONLY = /^(node:.*|ws|ws\/.*)$/;
+const nodeOnlyRefused = {
+  name: "no-node-in-page",
   setup(b) {
-    b.onResolve({ filter: /^(node:.*|ws)$/ }, (args) => ({ path: args.path, namespace: "node-only" }));
-    b.onLoad({ filter: /.*/, namespace: "node-only" }, (args) => ({
-      contents: `const fail = () => { throw new Error(${JSON.stringify(args.path + " is not available in a page")}); };\nexport const ${NODE_ONLY_NAMES.map((name) => `${name} = fail`).join(", ")};\nexport default fail;\n`,
-      loader: "js",
-    }));
+    b.onResolve({ filter: /.*/ }, (args) =>
+      NODE_ONLY.test(args.path) || isBuiltin(args.path)
+        ? { errors: [{ text: `${args.path} is Node-only and cannot reach the page (imported by ${args.importer})` }] }
+        : undefined,
+    );
   },
 };
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "fonts"), { recursive: true });
 const minify = process.env.KNIGHTCODE_PAGE_DEV !== "1";
-await build({
+const { metafile } = await build({
   entryPoints: { app: join(pkg, "src", "main.tsx") },
   outdir: out,
   bundle: true,
@@ -62,9 +47,13 @@ await build({
   legalComments: "none",
   loader: { ".css": "css" },
   external: ["/fonts/*"],
-  plugins: [nodeOnly],
+  plugins: [nodeOnlyRefused],
+  metafile: true,
   logLevel: "warning",
 });
+
+// The page's inputs, for the test that shows no Node module reached it.
+writeFileSync(join(pkg, "dist", "page-inputs.json"), JSON.stringify({ inputs: Object.keys(metafile.inputs) }, null, 1));
 
 // Inter ships as one variable font per script; the page carries Latin (other scripts fall back to the system font).
 const fonts = join(pkg, "..", "..", "node_modules", "@fontsource-variable", "inter", "files");

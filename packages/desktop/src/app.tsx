@@ -1,6 +1,8 @@
 import type { JSX } from "preact";
 import { ConnectionBanner } from "./connection/banner.js";
+import { Palette } from "./features/palette/palette.js";
 import { Sidebar } from "./features/sidebar/sidebar.js";
+import { StartScreen } from "./features/sidebar/start-screen.js";
 import { SettingsScreen } from "./features/settings/settings.js";
 import { activeThreadId, screen } from "./state/app-state.js";
 import { ThreadScreen } from "./thread-screen.js";
@@ -23,14 +25,12 @@ export function App(): JSX.Element {
         ) : threadId ? (
           <ThreadScreen key={threadId} threadId={threadId} />
         ) : (
-          <div class="empty-state">
-            <h1>KnightCode</h1>
-            <p>Pick a thread on the left, or start a new one.</p>
-          </div>
+          <StartScreen />
         )}
       </main>
       <Toasts />
       <ConfirmHost />
+      <Palette />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { installRequestHandlers } from "./features/requests/requests.js";
 import { watchWorkspaceProgress } from "./features/workspace/panel.js";
 import { renderView, watchExtensionUi } from "./features/extension-ui/extension-ui.js";
 import { watchThreadList } from "./features/sidebar/sidebar.js";
+import { watchAttention } from "./features/attention/attention.js";
 import { setViewRenderer, watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
@@ -47,6 +48,7 @@ async function start(): Promise<void> {
   // The thread list's first page is asked for first, before anything else and before the first render,
   // so the sidebar's rows are not held up behind other requests or the first paint.
   watchThreadList();
+  watchAttention();
   // Handlers before the first render, so a request the server asks at once finds one.
   installRequestHandlers();
   watchOpenThreads();

@@ -1,7 +1,10 @@
 import type { JSX } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ExtensionStatus, Widgets } from "./features/extension-ui/extension-ui.js";
 import { Composer } from "./features/composer/composer.js";
+import { SendingMessages } from "./features/composer/sending.js";
+import { takeComposerFocus } from "./features/sidebar/actions.js";
+import { ThreadMenu } from "./features/sidebar/thread-menu.js";
 import { PendingRequests } from "./features/requests/requests.js";
 import { Transcript } from "./features/transcript/transcript.js";
 import { WorkspacePanel } from "./features/workspace/panel.js";
@@ -23,6 +26,12 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
   };
   useShortcut("mod+shift+d", () => togglePanel("diff"));
   useShortcut("mod+shift+g", () => togglePanel("git"));
+  const section = useRef<HTMLElement>(null);
+  const drawn = state !== undefined;
+  // A thread started from the first screen keeps the user typing: its composer takes the focus the first screen had.
+  useEffect(() => {
+    if (drawn && takeComposerFocus(threadId)) section.current?.querySelector<HTMLTextAreaElement>("form.composer textarea")?.focus();
+  }, [drawn, threadId]);
 
   if (error)
     return (
@@ -42,7 +51,7 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
   return (
     // Which load the screen shows and how many turns it brought: what a test checks after a reconnection.
     <div class={`thread-layout${side === "none" ? "" : " with-panel"}`} data-generation={state.generation} data-turns={state.resumed.turns.length}>
-      <section class="thread-screen" aria-label={`Thread ${title}`}>
+      <section ref={section} class="thread-screen" aria-label={`Thread ${title}`}>
         <header class="thread-header">
           <h1 class="thread-title" title={thread.cwd}>
             {title || "New thread"}
@@ -55,9 +64,11 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
           <div class="thread-actions">
             <IconButton icon="diff" label="Changes (Ctrl+Shift+D)" aria-pressed={side === "diff"} onClick={() => togglePanel("diff")} />
             <IconButton icon="branch" label="Git (Ctrl+Shift+G)" aria-pressed={side === "git"} onClick={() => togglePanel("git")} />
+            <ThreadMenu threadId={threadId} title={title || "New thread"} />
           </div>
         </header>
         <Transcript threadId={threadId} />
+        <SendingMessages threadId={threadId} />
         <PendingRequests threadId={threadId} />
         <Widgets threadId={threadId} placement="aboveEditor" />
         <Composer threadId={threadId} />

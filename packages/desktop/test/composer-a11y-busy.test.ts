@@ -1,8 +1,8 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { DESKTOP, ZOOMED, describeViolations, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER } from "./support/desktop.js";
-import { ComposerFixture, PNG_1x1, held } from "./composer-support.js";
+import { composerSuite, PNG_1x1, held } from "./composer-support.js";
 
 /**
  * The composer's busiest state: a turn running, a steer and a follow-up
@@ -10,16 +10,14 @@ import { ComposerFixture, PNG_1x1, held } from "./composer-support.js";
  * 640 px (a 1280-pixel window at 200% zoom).
  */
 describe("the composer: accessibility while a turn runs", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   for (const [viewport, scheme] of [
     [DESKTOP, "dark"],
     [ZOOMED, "light"],
   ] as const) {
     test(`passes axe ${scheme} at ${viewport.width} px with the queue, the running-turn buttons and an image`, async () => {
-      const { threadId, opened, page } = await f.openThread(viewport);
+      const { threadId, opened, page } = await f.newThread(viewport);
       const hold = held();
       try {
         await page.emulateMedia({ colorScheme: scheme });

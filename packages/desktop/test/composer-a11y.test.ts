@@ -1,17 +1,15 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { DESKTOP, NARROW, describeViolations, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER } from "./support/desktop.js";
-import { ComposerFixture, hasFd } from "./composer-support.js";
+import { composerSuite, hasFd } from "./composer-support.js";
 
 describe("the composer: accessibility with its popups open", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   for (const viewport of [DESKTOP, NARROW]) {
     test(`the composer with its popups open passes axe at ${viewport.width} px`, async () => {
-      const { opened, page } = await f.openThread(viewport);
+      const { opened, page } = await f.newThread(viewport);
       try {
         const box = page.getByLabel("Message", { exact: true });
         await box.pressSequentially("/");

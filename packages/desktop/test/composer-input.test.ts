@@ -3,19 +3,17 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
 import { DESKTOP, openPage } from "./support/browser.js";
 import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { ComposerFixture, PNG_1x1, hasFd, sent } from "./composer-support.js";
+import { composerSuite, PNG_1x1, hasFd, sent } from "./composer-support.js";
 
 describe("the composer: images, @ files and / commands", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   test("a pasted image shows as a thumbnail and reaches the model; a pasted non-image is refused with a message", async () => {
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     try {
       const box = page.getByLabel("Message", { exact: true });
       await box.focus();
@@ -63,7 +61,7 @@ describe("the composer: images, @ files and / commands", { skip: NO_BROWSER }, (
   });
 
   test("@ lists files from file/search as you type and inserts the one picked", { skip: hasFd() ? false : "neither fd nor fdfind is installed" }, async () => {
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     try {
       const box = page.getByLabel("Message", { exact: true });
       await box.pressSequentially("look at @needle");
@@ -109,7 +107,7 @@ describe("the composer: images, @ files and / commands", { skip: NO_BROWSER }, (
   });
 
   test("/ at the start lists command/list's commands with their descriptions and inserts the one picked", async () => {
-    const { opened, page } = await f.openThread();
+    const { opened, page } = await f.newThread();
     try {
       const box = page.getByLabel("Message", { exact: true });
       await box.pressSequentially("/review");

@@ -1,21 +1,20 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { ComposerFixture, sent, until } from "./composer-support.js";
+import { composerSuite, sent, until } from "./composer-support.js";
 
 describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   test("the pickers list the scripted models and change the server-side thread's model, thinking level and approval mode", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
-      const modelPicker = page.getByLabel("Model", { exact: true });
-      await modelPicker.locator("option", { hasText: "scripted-reasoner" }).waitFor({ state: "attached" });
-      assert.ok((await modelPicker.locator("option").allTextContents()).includes("scripted-model"));
-      await modelPicker.selectOption({ label: "scripted-reasoner" });
+      await page.getByRole("button", { name: /^Model / }).click();
+      const list = page.getByRole("listbox", { name: "Models" });
+      await list.getByRole("option", { name: /scripted-reasoner/ }).waitFor();
+      assert.ok((await list.getByRole("option").allTextContents()).some((t) => t.startsWith("scripted-model")));
+      await list.getByRole("option", { name: /scripted-reasoner/ }).click();
       const thinking = page.getByLabel("Thinking", { exact: true });
       await thinking.locator("option", { hasText: "high" }).first().waitFor({ state: "attached" });
       await until("the thinking picker to be enabled", () => thinking.isEnabled());
@@ -36,7 +35,7 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
   });
 
   test("the draft stays with its thread: another thread starts empty, and coming back (a reload too) finds it", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
       const other = (await (await f.server.client()).request("thread/start", { cwd: f.project })).thread.id;
       const box = page.getByLabel("Message", { exact: true });
@@ -57,7 +56,7 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
   });
 
   test("/new, sent like any message, moves the page to the thread it starts", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
       const box = page.getByLabel("Message", { exact: true });
       await box.fill("/new");
@@ -74,7 +73,7 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
 
   // Last: it restarts the server the other tests share.
   test("while the connection is down the draft stays editable and sending waits; after a restart it sends", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
       const box = page.getByLabel("Message", { exact: true });
       const sendButton = page.getByRole("button", { name: "Send", exact: true });
@@ -83,7 +82,7 @@ describe("the composer: pickers, drafts and the connection", { skip: NO_BROWSER 
       await box.fill("written offline");
       await box.press("Enter");
       assert.equal(await box.inputValue(), "written offline", "nothing was taken while offline");
-      f.server = await f.server.restart();
+      await f.restart();
       // Reconnecting resumes the open thread in a server that has just started, loading its runtime from
       // nothing: on a loaded machine that alone has taken most of the usual wait.
       await waitUntilAsync("Send to be enabled again", () => sendButton.isEnabled(), 3 * WAIT_MS);

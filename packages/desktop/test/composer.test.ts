@@ -1,16 +1,14 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { waitUntil } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { ComposerFixture, held, sent, until } from "./composer-support.js";
+import { composerSuite, held, sent, until } from "./composer-support.js";
 
 describe("the composer: turns", { skip: NO_BROWSER }, () => {
-  const f = new ComposerFixture();
-  before(() => f.start());
-  after(() => f.close());
+  const f = composerSuite();
 
   test("typing and Enter starts a turn the model receives; the thread ends idle and the box is empty", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     try {
       f.model.enqueue({ text: "Hi there" });
       const before = f.model.requests.length;
@@ -27,7 +25,7 @@ describe("the composer: turns", { skip: NO_BROWSER }, () => {
   });
 
   test("Escape interrupts a running turn: the server reports it interrupted and the composer is usable again", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     const hold = held();
     try {
       const client = await f.server.client();
@@ -59,7 +57,7 @@ describe("the composer: turns", { skip: NO_BROWSER }, () => {
   });
 
   test("Enter during a turn queues a follow-up, shown above the box, that runs as its own turn afterwards", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     const hold = held();
     try {
       f.model.enqueue({ text: ["first", " reply"], pauseAfter: 1, gate: hold.gate }, { text: "second reply" });
@@ -94,21 +92,10 @@ describe("the composer: turns", { skip: NO_BROWSER }, () => {
   });
 
   test("Ctrl+Enter steers the running turn: its next model request carries the text", async () => {
-    const { threadId, opened, page } = await f.openThread();
+    const { threadId, opened, page } = await f.newThread();
     const hold = held();
     try {
-      f.model.enqueue({ text: ["looking"], pauseAfter: 1, gate: hold.gate }, { text: "steered answer" });
-      const box = page.getByLabel("Message", { exact: true });
-      await box.fill("start the work");
-      await box.press("Enter");
-      await page.getByRole("button", { name: "Steer" }).waitFor();
-      const before = f.model.requests.length;
-      await box.fill("also check the tests");
-      await box.press("Control+Enter");
-      await page.locator("[data-queue-kind='steering']", { hasText: "also check the tests" }).waitFor();
-      hold.release();
-      await waitUntil("the steer to reach the model", () => f.model.requests.slice(before).find((r) => sent(r).includes("also check the tests")), WAIT_MS);
-      await f.turnsEnded(threadId, 1);
+      await f.steerHeldTurn(page, threadId, hold);
       const read = await (await f.server.client()).request("thread/read", { threadId });
       assert.equal(read.turns.length, 1, "the steer joined the running turn rather than starting one");
     } finally {

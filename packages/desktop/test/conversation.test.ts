@@ -1,12 +1,12 @@
 import { strict as assert } from "node:assert";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { describeViolations, DESKTOP, launchBrowser, NARROW, openPage } from "./support/browser.js";
+import { describe, test } from "node:test";
+import { waitUntil } from "@knightcode/testkit";
+import { describeViolations, DESKTOP, NARROW, openPage } from "./support/browser.js";
 import { screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 /**
  * The whole loop through the page alone, as a user drives it: a thread
@@ -14,22 +14,10 @@ import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
  * approved (or declined) on its card, and the outcome in the transcript.
  */
 describe("a conversation in the page", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   async function startThreadFromSidebar(project: string) {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     await page
       .getByRole("button", { name: /^New thread/ })
@@ -43,11 +31,11 @@ describe("a conversation in the page", { skip: NO_BROWSER }, () => {
   }
 
   test("a tool call approved from its card: the file is written and the transcript shows the call and the answer", async () => {
-    const project = server.project({ "README.md": "# demo\n" });
+    const project = f.server.project({ "README.md": "# demo\n" });
     const opened = await startThreadFromSidebar(project);
     const { page } = opened;
     try {
-      model.enqueue(
+      f.model.enqueue(
         {
           reasoning: "I will write the notes.",
           toolCalls: [{ id: "call_write", name: "write", arguments: { path: "NOTES.md", content: "Read the README.\n" } }],
@@ -88,12 +76,15 @@ describe("a conversation in the page", { skip: NO_BROWSER }, () => {
   });
 
   test("a decline with a message: nothing is written and the model reads why", async () => {
-    const project = server.project();
+    const project = f.server.project();
     const opened = await startThreadFromSidebar(project);
     const { page } = opened;
     try {
-      model.enqueue({ toolCalls: [{ id: "call_rm", name: "write", arguments: { path: "gone.txt", content: "x" } }] }, { text: "Understood, I left it alone." });
-      const before = model.requests.length;
+      f.model.enqueue(
+        { toolCalls: [{ id: "call_rm", name: "write", arguments: { path: "gone.txt", content: "x" } }] },
+        { text: "Understood, I left it alone." },
+      );
+      const before = f.model.requests.length;
       const box = page.getByLabel("Message", { exact: true });
       await box.fill("Make gone.txt");
       await box.press("Enter");
@@ -101,7 +92,7 @@ describe("a conversation in the page", { skip: NO_BROWSER }, () => {
       await card.getByLabel(/Message for the agent if you decline/).fill("Not in this folder, please.");
       await card.locator("[data-decision='decline']").click();
       await page.getByText("Understood, I left it alone.").waitFor();
-      const followUp = await waitUntil("the model request after the decline", () => model.requests[before + 1], WAIT_MS);
+      const followUp = await waitUntil("the model request after the decline", () => f.model.requests[before + 1], WAIT_MS);
       assert.match(JSON.stringify(followUp.body.messages), /Not in this folder, please\./);
       assert.equal(existsSync(join(project, "gone.txt")), false);
       await page.locator("[data-item-type='toolCall'] .tool-call.status-declined").waitFor();

@@ -1,12 +1,11 @@
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { describeViolations, DESKTOP, launchBrowser, NARROW, openPage, screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import { waitUntil } from "@knightcode/testkit";
+import { describeViolations, DESKTOP, NARROW, screenAndAudit } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 const PANEL_VIEW = {
   type: "stack",
@@ -60,31 +59,21 @@ export default function (kc: any) {
 }
 
 describe("extension UI", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  let extensionDir: string;
   let marker: string;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    extensionDir = mkdtempSync(join(tmpdir(), "kc-desktop-ext-ui-"));
-    marker = join(extensionDir, "ran.txt");
-    writeFileSync(join(extensionDir, "panel.ts"), extension(marker));
-    server = await DesktopServer.start({ model, args: ["-e", join(extensionDir, "panel.ts")] });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-    rmSync(extensionDir, { recursive: true, force: true });
+  const f = desktopSuite({
+    server: (suite) => {
+      const extensionDir = suite.tempDir("kc-desktop-ext-ui-");
+      marker = join(extensionDir, "ran.txt");
+      writeFileSync(join(extensionDir, "panel.ts"), extension(marker));
+      return { args: ["-e", join(extensionDir, "panel.ts")] };
+    },
   });
 
   async function threadOnPage() {
-    const client = await server.client();
-    const project = server.project();
+    const client = await f.server.client();
+    const project = f.server.project();
     const { thread } = await client.request("thread/start", { cwd: project });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     await opened.page.locator(".thread-place", { hasText: project }).waitFor();
     return { client, thread, opened };
   }
@@ -132,7 +121,7 @@ describe("extension UI", { skip: NO_BROWSER }, () => {
     try {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      model.enqueue({ text: ["first ", "second"], pauseAfter: 1, gate });
+      f.model.enqueue({ text: ["first ", "second"], pauseAfter: 1, gate });
       const working = page.locator(".ext-working");
       assert.equal(await working.textContent(), "");
       await client.request("turn/start", { threadId: thread.id, text: "go" });
@@ -149,7 +138,7 @@ describe("extension UI", { skip: NO_BROWSER }, () => {
     const { page } = opened;
     try {
       await client.request("thread/settings/update", { threadId: thread.id, approvalMode: "fullAccess" });
-      model.enqueue({ toolCalls: [{ id: "call_show", name: "show", arguments: {} }] }, { text: "Shown." });
+      f.model.enqueue({ toolCalls: [{ id: "call_show", name: "show", arguments: {} }] }, { text: "Shown." });
       const done = client.waitFor("turn/completed", (p) => p.threadId === thread.id, { timeoutMs: WAIT_MS });
       await client.request("turn/start", { threadId: thread.id, text: "show it" });
       await done;

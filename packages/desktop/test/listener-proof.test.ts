@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { Impostor, otherUser, waitUntil } from "@knightcode/testkit";
+import { Impostor, type ImpostorRecord, otherUser, waitUntil } from "@knightcode/testkit";
 import { launchBrowser, openPage } from "./support/browser.js";
 import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 
@@ -111,7 +111,7 @@ describe("the launcher and the page check who listens before the token goes anyw
 
       // What remains: a reload runs the impostor's page in the page's origin. It finds nothing to take.
       await page.reload();
-      const stolen = await waitUntil(
+      const stolen = await waitUntil<ImpostorRecord>(
         "the impostor's page to report what the tab kept",
         () => impostor!.records.find((record) => record.kind === "http" && record.url.startsWith("/steal")),
         WAIT_MS,

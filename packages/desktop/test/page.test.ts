@@ -1,26 +1,17 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit, ZOOMED } from "./support/browser.js";
+import { describe, test } from "node:test";
+import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit, ZOOMED } from "./support/browser.js";
 import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 describe("the page", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  before(async () => {
-    server = await DesktopServer.start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const f = desktopSuite({ model: false });
 
   test("connects with the token from the fragment, then takes the token out of the address bar", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     try {
       assert.equal(new URL(opened.page.url()).hash, "");
-      assert.ok(!opened.page.url().includes(server.token));
+      assert.ok(!opened.page.url().includes(f.server.token));
       await opened.page.getByRole("heading", { name: "KnightCode" }).waitFor();
       // A reload finds the token in this tab's session storage.
       await opened.page.reload();
@@ -33,10 +24,10 @@ describe("the page", { skip: NO_BROWSER }, () => {
   });
 
   test("without the token it says which address to open, and connects to nothing", async () => {
-    const context = await browser.newContext();
+    const context = await f.browser.newContext();
     try {
       const page = await context.newPage();
-      await page.goto(server.origin + "/");
+      await page.goto(f.server.origin + "/");
       await page.getByRole("alert").filter({ hasText: "#token=" }).waitFor();
     } finally {
       await context.close();
@@ -45,7 +36,7 @@ describe("the page", { skip: NO_BROWSER }, () => {
 
   test("a restart with another token is refused and said so; a restart with the same one reconnects", async () => {
     const own = await DesktopServer.start();
-    const opened = await openPage(browser, own);
+    const opened = await openPage(f.browser, own);
     let current = own;
     try {
       const { page } = opened;
@@ -72,7 +63,7 @@ describe("the page", { skip: NO_BROWSER }, () => {
     ["zoomed", ZOOMED],
   ] as const) {
     test(`the empty screen passes the accessibility audit (${name})`, async () => {
-      const opened = await openPage(browser, server, viewport);
+      const opened = await openPage(f.browser, f.server, viewport);
       try {
         const violations = await screenAndAudit(opened.page, `empty-${name}`);
         assert.deepEqual(violations, [], describeViolations(violations));

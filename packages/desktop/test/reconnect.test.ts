@@ -1,46 +1,32 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { ScriptedModelServer } from "@knightcode/testkit";
-import { launchBrowser, openPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import { NO_BROWSER } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 describe("a server restart mid-thread", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   test("the page reconnects, keeps the open thread and its history, reloads the sidebar, and follows the next turn", async () => {
-    const client = await server.client();
-    const project = server.project({ "README.md": "# restart\n" }, "restart");
+    const client = await f.server.client();
+    const project = f.server.project({ "README.md": "# restart\n" }, "restart");
     const { thread } = await client.request("thread/start", { cwd: project });
     await client.request("thread/name/set", { threadId: thread.id, name: "before the restart" });
-    model.enqueue({ text: "first answer" });
+    f.model.enqueue({ text: "first answer" });
     await (await client.runTurn(thread.id, "first question")).completed;
 
-    const opened = await openPage(browser, server, undefined, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     const { page } = opened;
     try {
       await page.getByRole("heading", { name: "before the restart" }).waitFor();
       await page.locator(`nav.sidebar[data-loaded='true'] [data-thread-id="${thread.id}"]`).waitFor();
       const generationBefore = await page.evaluate(() => document.querySelector(".thread-layout")?.getAttribute("data-generation") ?? null);
 
-      await server.stop();
+      await f.server.stop();
       await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor();
       // While the server is away, what the page showed stays.
       await page.getByRole("heading", { name: "before the restart" }).waitFor();
 
-      server = await DesktopServer.start({ model, home: server.home, port: server.port, token: server.token });
+      await f.restart();
       await page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor({ state: "detached" });
       await page.getByRole("heading", { name: "before the restart" }).waitFor();
       await page.locator(`section.transcript[data-thread="${thread.id}"]`).waitFor();
@@ -53,10 +39,10 @@ describe("a server restart mid-thread", { skip: NO_BROWSER }, () => {
       assert.equal(await page.locator(".toast-error").count(), 0, "the outage raised no error toast");
 
       // A new turn on the restarted server shows in the sidebar as it runs and when it ends.
-      const after = await server.client();
+      const after = await f.server.client();
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      model.enqueue({ text: ["second", " answer"], pauseAfter: 1, gate });
+      f.model.enqueue({ text: ["second", " answer"], pauseAfter: 1, gate });
       const run = await after.runTurn(thread.id, "second question");
       await page.locator(`[data-thread-id="${thread.id}"][data-status="running"]`).waitFor();
       release();

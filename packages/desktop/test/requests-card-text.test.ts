@@ -1,13 +1,14 @@
 import { strict as assert } from "node:assert";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { ServerRequestParams } from "@knightcode/app-server-protocol";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { describeViolations, DESKTOP, launchBrowser, openPage, screenAndAudit, type OpenedPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { waitUntil } from "@knightcode/testkit";
+import { describeViolations, DESKTOP, screenAndAudit, type OpenedPage } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { askThroughPage, call, waitForToolResult } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
 
@@ -18,25 +19,13 @@ type ApprovalParams = ServerRequestParams<"item/toolCall/requestApproval">;
  * never an empty card.
  */
 describe("the approval card shows every character of what it asks about", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   async function threadOnPage() {
-    const client = await server.client();
-    const project = server.project();
+    const client = await f.server.client();
+    const project = f.server.project();
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "ask" });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     await opened.page.locator(".thread-place", { hasText: project }).waitFor();
     return { project, thread, opened };
   }
@@ -69,8 +58,8 @@ describe("the approval card shows every character of what it asks about", { skip
       // Drawn as the text says, this reads `echo "" ohce ; ...~ fr- mr ; ""`: an echo, not a deletion.
       const command = `echo "\u202E" ; rm -rf ~/.kc-door-13-not-there ; echo "\u202C"`;
       const bash = call("bash", { command });
-      model.enqueue({ toolCalls: [bash] }, { text: "ok" });
-      const asked = await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [bash] }, { text: "ok" });
+      const asked = await askThroughPage(f.server, thread.id);
       assert.equal((asked.params as ApprovalParams).input && ((asked.params as ApprovalParams).input as { command: string }).command, command);
       const card = page.getByRole("group", { name: "Allow bash?" });
       const shown = card.getByLabel("Command");
@@ -95,7 +84,7 @@ describe("the approval card shows every character of what it asks about", { skip
       await page.emulateMedia({ colorScheme: "light" });
       await card.getByRole("button", { name: "Decline", exact: true }).click();
       await card.waitFor({ state: "detached" });
-      assert.match(await waitForToolResult(model, bash.id), /declined/);
+      assert.match(await waitForToolResult(f.model, bash.id), /declined/);
     } finally {
       await closeAll(opened);
     }
@@ -109,8 +98,8 @@ describe("the approval card shows every character of what it asks about", { skip
       for (let i = 1; lines.join("\n").length < 100 * 1024; i++) lines.push(`line ${String(i).padStart(5, "0")} of a large file`);
       const content = `${lines.join("\n")}\n`;
       const write = call("write", { path: "big.txt", content });
-      model.enqueue({ toolCalls: [write] }, { text: "written" });
-      const asked = (await askThroughPage(server, thread.id)).params as ApprovalParams;
+      f.model.enqueue({ toolCalls: [write] }, { text: "written" });
+      const asked = (await askThroughPage(f.server, thread.id)).params as ApprovalParams;
       assert.equal(asked.input, undefined, "the input is too large for the request line");
       assert.ok(asked.inputRef && asked.inputRef.bytes > 100 * 1024, "it comes as a payload reference");
       const card = page.getByRole("group", { name: "Allow write?" });
@@ -122,7 +111,7 @@ describe("the approval card shows every character of what it asks about", { skip
       await card.getByRole("button", { name: "Allow once" }).click();
       await waitUntil("the file to be written", () => existsSync(join(project, "big.txt")), WAIT_MS);
       await card.waitFor({ state: "detached" });
-      await waitForToolResult(model, write.id);
+      await waitForToolResult(f.model, write.id);
       assert.equal(readFileSync(join(project, "big.txt"), "utf8"), content);
     } finally {
       await closeAll(opened);
@@ -130,11 +119,11 @@ describe("the approval card shows every character of what it asks about", { skip
   });
 
   test("an inputRef that cannot be read: the card says so and offers to try again, which shows the input", async () => {
-    const client = await server.client();
-    const project = server.project();
+    const client = await f.server.client();
+    const project = f.server.project();
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "ask" });
     // The page's socket goes through a relay that answers its first payload/read with the error an expired reference gets.
-    const context = await browser.newContext({ viewport: DESKTOP, colorScheme: "light", reducedMotion: "reduce" });
+    const context = await f.browser.newContext({ viewport: DESKTOP, colorScheme: "light", reducedMotion: "reduce" });
     let refused = 0;
     await context.routeWebSocket(/^ws:/, (ws) => {
       const upstream = ws.connectToServer();
@@ -149,11 +138,11 @@ describe("the approval card shows every character of what it asks about", { skip
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     try {
-      await page.goto(server.threadUrl(thread.id));
+      await page.goto(f.server.threadUrl(thread.id));
       await page.waitForSelector("html[data-ready='true']");
       const write = call("write", { path: "refused.txt", content: `${"x".repeat(80)}\n`.repeat(300) });
-      model.enqueue({ toolCalls: [write] }, { text: "ok" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [write] }, { text: "ok" });
+      await askThroughPage(f.server, thread.id);
       const card = page.getByRole("group", { name: "Allow write?" });
       const failed = card.getByRole("alert");
       await failed.getByText(/could not be loaded: unknown payload: it expired/).waitFor();

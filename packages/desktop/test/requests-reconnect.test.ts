@@ -1,34 +1,23 @@
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, WebSocketRoute } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { DESKTOP, launchBrowser } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import type { WebSocketRoute } from "playwright-core";
+import { waitUntil } from "@knightcode/testkit";
+import { DESKTOP } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { askThroughPage, call } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 describe("request cards across a dropped connection", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   test("the question asked again after a reconnection keeps its one card, with what the user typed", async () => {
-    const client = await server.client();
-    const project = server.project();
+    const client = await f.server.client();
+    const project = f.server.project();
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "ask" });
     // The page's socket goes through Playwright, so the test can drop it while the server stays up.
-    const context = await browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
+    const context = await f.browser.newContext({ viewport: DESKTOP, reducedMotion: "reduce" });
     const sockets: WebSocketRoute[] = [];
     await context.routeWebSocket(/^ws:\/\/127\.0\.0\.1/, (route) => {
       sockets.push(route);
@@ -37,16 +26,16 @@ describe("request cards across a dropped connection", { skip: NO_BROWSER }, () =
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
     try {
-      await page.goto(server.threadUrl(thread.id));
+      await page.goto(f.server.threadUrl(thread.id));
       await page.waitForSelector("html[data-ready='true']");
       await page.locator(".thread-place", { hasText: project }).waitFor();
       const bash = call("bash", { command: "touch reconnected.txt" });
-      model.enqueue({ toolCalls: [bash] }, { text: "done" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [bash] }, { text: "done" });
+      await askThroughPage(f.server, thread.id);
       const card = page.getByRole("group", { name: "Allow bash?" });
       await card.getByLabel("Message for the agent if you decline (optional)").fill("typed before the drop");
       // Another subscriber holds the question while the page is away (with none, the server would cancel it).
-      const holder = await server.client();
+      const holder = await f.server.client();
       let heldElsewhere = 0;
       let withdrawnElsewhere = false;
       holder.onRequest("item/toolCall/requestApproval", (_params, { signal }) => {

@@ -1,40 +1,27 @@
 import { strict as assert } from "node:assert";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { launchBrowser, openPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import { waitUntil } from "@knightcode/testkit";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { askThroughPage, call } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 describe("a reload while a thread waits on the user (issue 29)", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-  });
+  const f = desktopSuite();
 
   test("the approval of a background thread survives F5: the reloaded page is asked again, and its answer runs the command", async () => {
-    const client = await server.client();
-    const project = server.project();
+    const client = await f.server.client();
+    const project = f.server.project();
     const { thread: waiting } = await client.request("thread/start", { cwd: project, approvalMode: "ask" });
     const { thread: other } = await client.request("thread/start", { cwd: project });
     await client.close();
-    const opened = await openPage(browser, server, undefined, server.threadUrl(waiting.id));
+    const opened = await f.openThread(waiting.id);
     const { page } = opened;
     try {
       await page.locator(".thread-place", { hasText: project }).waitFor();
-      model.enqueue({ toolCalls: [call("bash", { command: "touch answered-after-reload.txt" })] }, { text: "done" });
-      await askThroughPage(server, waiting.id);
+      f.model.enqueue({ toolCalls: [call("bash", { command: "touch answered-after-reload.txt" })] }, { text: "done" });
+      await askThroughPage(f.server, waiting.id);
       await page.getByRole("group", { name: "Allow bash?" }).waitFor();
 
       // The user moves to another thread: the one that asks goes on in the background, then the page reloads.
@@ -43,7 +30,7 @@ describe("a reload while a thread waits on the user (issue 29)", { skip: NO_BROW
       await page.reload();
       await page.waitForSelector("html[data-ready='true']");
 
-      const watcher = await server.client();
+      const watcher = await f.server.client();
       const listed = await watcher.request("serverRequest/list", {});
       assert.deepEqual(
         listed.requests.map((r) => [r.threadId, r.method]),

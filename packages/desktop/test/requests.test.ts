@@ -1,14 +1,14 @@
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { ServerRequestParams } from "@knightcode/app-server-protocol";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { describeViolations, DESKTOP, launchBrowser, NARROW, openPage, screenAndAudit, type OpenedPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { waitUntil } from "@knightcode/testkit";
+import { describeViolations, DESKTOP, NARROW, screenAndAudit, type OpenedPage } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { askThroughPage, call, waitForToolResult } from "./requests-helpers.js";
+import { desktopSuite } from "./support/suite.js";
 
 /** An extension tool that opens the dialogs its input lists and returns the answers as JSON. */
 const DIALOGS = `
@@ -34,32 +34,22 @@ export default function (kc: any) {
 `;
 
 describe("request cards", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  let extensionDir: string;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    extensionDir = mkdtempSync(join(tmpdir(), "kc-desktop-requests-"));
-    writeFileSync(join(extensionDir, "dialogs.ts"), DIALOGS);
-    server = await DesktopServer.start({ model, args: ["-e", join(extensionDir, "dialogs.ts")] });
+  const f = desktopSuite({
+    server: (suite) => {
+      const extensionDir = suite.tempDir("kc-desktop-requests-");
+      writeFileSync(join(extensionDir, "dialogs.ts"), DIALOGS);
+      return { args: ["-e", join(extensionDir, "dialogs.ts")] };
+    },
     // Outside plan mode ask_user is offered only when defaultTools names it.
-    writeFileSync(join(server.agentDir, "settings.json"), JSON.stringify({ defaultTools: ["+ask_user"] }));
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-    rmSync(extensionDir, { recursive: true, force: true });
+    setup: (suite) => writeFileSync(join(suite.server.agentDir, "settings.json"), JSON.stringify({ defaultTools: ["+ask_user"] })),
   });
 
   /** A thread in `mode` with a fresh project, and the page open on it. */
   async function threadOnPage(mode: "ask" | "fullAccess", files: Record<string, string> = {}) {
-    const client = await server.client();
-    const project = server.project(files);
+    const client = await f.server.client();
+    const project = f.server.project(files);
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: mode });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     await opened.page.locator(".thread-place", { hasText: project }).waitFor();
     return { client, project, thread, opened };
   }
@@ -87,8 +77,8 @@ describe("request cards", { skip: NO_BROWSER }, () => {
     const { page } = opened;
     try {
       const write = call("write", { path: "approved.txt", content: "hello\nworld\n" });
-      model.enqueue({ toolCalls: [write] }, { text: "written" });
-      const asked = await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [write] }, { text: "written" });
+      const asked = await askThroughPage(f.server, thread.id);
       assert.equal(asked.method, "item/toolCall/requestApproval");
       const offered = (asked.params as ServerRequestParams<"item/toolCall/requestApproval">).decisions;
       const card = page.getByRole("group", { name: "Allow write?" });
@@ -111,7 +101,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await waitUntil("the file to be written", () => existsSync(join(project, "approved.txt")), WAIT_MS);
       await card.waitFor({ state: "detached" });
       assert.equal(readFileSync(join(project, "approved.txt"), "utf8"), "hello\nworld\n");
-      await waitForToolResult(model, write.id);
+      await waitForToolResult(f.model, write.id);
     } finally {
       await closeAll(opened);
     }
@@ -122,13 +112,13 @@ describe("request cards", { skip: NO_BROWSER }, () => {
     const { page } = opened;
     try {
       const write = call("write", { path: "declined.txt", content: "no\n" });
-      model.enqueue({ toolCalls: [write] }, { text: "ok" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [write] }, { text: "ok" });
+      await askThroughPage(f.server, thread.id);
       const card = page.getByRole("group", { name: "Allow write?" });
       await card.getByLabel("Message for the agent if you decline (optional)").fill("Use the notes folder instead");
       await card.getByRole("button", { name: "Decline", exact: true }).click();
       await card.waitFor({ state: "detached" });
-      const result = await waitForToolResult(model, write.id);
+      const result = await waitForToolResult(f.model, write.id);
       assert.match(result, /Use the notes folder instead/);
       assert.equal(existsSync(join(project, "declined.txt")), false);
     } finally {
@@ -142,8 +132,8 @@ describe("request cards", { skip: NO_BROWSER }, () => {
     try {
       const first = call("bash", { command: "git status" });
       const second = call("bash", { command: "git status --short" });
-      model.enqueue({ toolCalls: [first] }, { toolCalls: [second] }, { text: "done" });
-      const asked = await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [first] }, { toolCalls: [second] }, { text: "done" });
+      const asked = await askThroughPage(f.server, thread.id);
       assert.equal((asked.params as ServerRequestParams<"item/toolCall/requestApproval">).prefix, "git status");
       const card = page.getByRole("group", { name: "Allow bash?" });
       await card.getByLabel("Command").getByText("git status").waitFor();
@@ -151,7 +141,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await card.getByRole("button", { name: "Allow “git status” commands in this session" }).click();
       await card.waitFor({ state: "detached" });
       // The second command ran on the grant: its result reached the model with nobody asked.
-      await waitForToolResult(model, second.id);
+      await waitForToolResult(f.model, second.id);
       assert.equal(await page.locator("[data-request-id]").count(), 0);
     } finally {
       await closeAll(opened);
@@ -168,8 +158,8 @@ describe("request cards", { skip: NO_BROWSER }, () => {
           { id: "name", question: "Project name?", options: [{ label: "kc" }] },
         ],
       });
-      model.enqueue({ toolCalls: [askUser] }, { text: "thanks" });
-      const asked = await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [askUser] }, { text: "thanks" });
+      const asked = await askThroughPage(f.server, thread.id);
       assert.equal(asked.method, "item/toolCall/requestUserInput");
       const card = page.getByRole("group", { name: "The agent has questions" });
       await card.getByText("Question 1 of 2").waitFor();
@@ -188,7 +178,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       assert.equal(await card.getByLabel("Your answer").inputValue(), "knight");
       await card.getByRole("button", { name: "Submit answers" }).click();
       await card.waitFor({ state: "detached" });
-      const result = await waitForToolResult(model, askUser.id);
+      const result = await waitForToolResult(f.model, askUser.id);
       assert.match(result, /SQLite/);
       assert.match(result, /small is fine/);
       assert.match(result, /knight/);
@@ -209,8 +199,8 @@ describe("request cards", { skip: NO_BROWSER }, () => {
           { kind: "confirm", title: "Push it?", message: "To origin." },
         ],
       });
-      model.enqueue({ toolCalls: [ask] }, { text: "ok" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [ask] }, { text: "ok" });
+      await askThroughPage(f.server, thread.id);
       // Each card takes the keyboard as it appears: nobody was typing elsewhere.
       const name = page.getByRole("group", { name: "Your name?" }).getByLabel("Your answer");
       await name.waitFor();
@@ -229,7 +219,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await confirm.getByText("To origin.").waitFor();
       await page.keyboard.press("Escape");
       await confirm.waitFor({ state: "detached" });
-      const result = await waitForToolResult(model, ask.id);
+      const result = await waitForToolResult(f.model, ask.id);
       assert.match(result, /answers \["Ada","draft\\nsecond line",(false|null)\]/);
     } finally {
       await closeAll(opened);
@@ -244,8 +234,8 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await memo.click();
       await page.keyboard.type("half a thought");
       const ask = call("ask", { dialogs: [{ kind: "confirm", title: "Proceed?", message: "Go on with it." }] });
-      model.enqueue({ toolCalls: [ask] }, { text: "ok" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [ask] }, { text: "ok" });
+      await askThroughPage(f.server, thread.id);
       const card = page.getByRole("group", { name: "Proceed?" });
       await card.waitFor();
       await page.getByText("1 request waits for your answer").waitFor({ state: "attached" });
@@ -259,7 +249,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await card.getByRole("button", { name: "Yes" }).and(page.locator(":focus")).waitFor();
       await page.keyboard.press("Enter");
       await card.waitFor({ state: "detached" });
-      assert.match(await waitForToolResult(model, ask.id), /answers \[true\]/);
+      assert.match(await waitForToolResult(f.model, ask.id), /answers \[true\]/);
     } finally {
       await closeAll(opened);
     }
@@ -270,17 +260,17 @@ describe("request cards", { skip: NO_BROWSER }, () => {
     const { page } = opened;
     try {
       const ask = call("ask", { dialogs: [{ kind: "select", title: "Pick a colour", options: ["red", "green"] }] });
-      model.enqueue({ toolCalls: [ask] }, { text: "noted" });
-      const asked = await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [ask] }, { text: "noted" });
+      const asked = await askThroughPage(f.server, thread.id);
       assert.equal(asked.method, "ui/dialog");
       const card = page.getByRole("group", { name: "Pick a colour" });
       await card.getByRole("button", { name: "green" }).click();
       await card.waitFor({ state: "detached" });
-      assert.match(await waitForToolResult(model, ask.id), /answers \["green"\]/);
+      assert.match(await waitForToolResult(f.model, ask.id), /answers \["green"\]/);
 
       const confirm = call("ask", { dialogs: [{ kind: "confirm", title: "Deploy now?", message: "It goes to production." }] });
-      model.enqueue({ toolCalls: [confirm] }, { text: "stopped" });
-      await askThroughPage(server, thread.id);
+      f.model.enqueue({ toolCalls: [confirm] }, { text: "stopped" });
+      await askThroughPage(f.server, thread.id);
       const confirmCard = page.getByRole("group", { name: "Deploy now?" });
       await confirmCard.getByText("It goes to production.").waitFor();
       await client.request("turn/interrupt", { threadId: thread.id });

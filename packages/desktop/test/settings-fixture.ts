@@ -1,14 +1,21 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { ScriptedModelServer } from "@knightcode/testkit";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { DESKTOP, launchBrowser, openPage, screenAndAudit, type AxeViolation, type OpenedPage, type Viewport } from "./support/browser.js";
-import { DesktopServer } from "./support/desktop.js";
+import { DESKTOP, describeViolations, openPage, screenAndAudit, type AxeViolation, type OpenedPage, type Viewport } from "./support/browser.js";
+import type { DesktopServer } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 const skill = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\nDo ${name}.\n`;
-const TAB_NAMES: Record<string, string> = { general: "General", models: "Models", mcp: "MCP", tools: "Tools", resources: "Resources", trust: "Trust" };
+const TAB_NAMES: Record<string, string> = {
+  general: "General",
+  models: "Models",
+  accounts: "Accounts",
+  mcp: "MCP",
+  tools: "Tools",
+  resources: "Resources",
+  trust: "Trust",
+};
 export const TABS = Object.keys(TAB_NAMES);
 
 /** What the settings tests share: a server with the scripted model, global resources, an MCP file with a bad entry, an untrusted project. */
@@ -22,38 +29,33 @@ export interface SettingsFixture {
   open(tab: string, viewport?: Viewport): Promise<OpenedPage>;
 }
 
-/** Registers before/after hooks for one test file; the fields are set once `before` ran. */
+/** Registers before/after hooks for one test file (a desktop suite); the fields are set once `before` ran. */
 export function settingsFixture(): SettingsFixture {
-  let model: ScriptedModelServer | undefined;
   const fixture = {} as SettingsFixture;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    const server = await DesktopServer.start({ model });
-    const agent = server.agentDir;
-    mkdirSync(join(agent, "skills", "review"), { recursive: true });
-    writeFileSync(join(agent, "skills", "review", "SKILL.md"), skill("review"));
-    // One working entry and one the server skips with a warning (its name breaks the naming rule).
-    writeFileSync(
-      join(agent, "mcp.json"),
-      JSON.stringify({ mcpServers: { local: { command: "node", args: ["mcp-server.js"] }, "bad name!": { command: "x" } } }),
-    );
-    fixture.server = server;
-    fixture.project = server.project({
-      ".knightcode/settings.json": JSON.stringify({ compaction: { keepRecentTokens: 1234 } }),
-      ".knightcode/skills/proj-skill/SKILL.md": skill("proj-skill"),
-    });
-    fixture.client = await server.client();
-    fixture.browser = await launchBrowser();
-    fixture.open = async (tab, viewport = DESKTOP) => {
-      const opened = await openPage(fixture.browser, server, viewport, `${server.origin}/?settings=${tab}#token=${server.token}`);
-      await opened.page.getByRole("tab", { name: TAB_NAMES[tab]!, selected: true }).waitFor();
-      return opened;
-    };
-  });
-  after(async () => {
-    await fixture.browser?.close();
-    await fixture.server?.dispose();
-    await model?.close();
+  desktopSuite({
+    setup: async (suite) => {
+      const server = suite.server;
+      const agent = server.agentDir;
+      mkdirSync(join(agent, "skills", "review"), { recursive: true });
+      writeFileSync(join(agent, "skills", "review", "SKILL.md"), skill("review"));
+      // One working entry and one the server skips with a warning (its name breaks the naming rule).
+      writeFileSync(
+        join(agent, "mcp.json"),
+        JSON.stringify({ mcpServers: { local: { command: "node", args: ["mcp-server.js"] }, "bad name!": { command: "x" } } }),
+      );
+      fixture.server = server;
+      fixture.project = server.project({
+        ".knightcode/settings.json": JSON.stringify({ compaction: { keepRecentTokens: 1234 } }),
+        ".knightcode/skills/proj-skill/SKILL.md": skill("proj-skill"),
+      });
+      fixture.client = await server.client();
+      fixture.browser = suite.browser;
+      fixture.open = async (tab, viewport = DESKTOP) => {
+        const opened = await openPage(fixture.browser, server, viewport, `${server.origin}/?settings=${tab}#token=${server.token}`);
+        await opened.page.getByRole("tab", { name: TAB_NAMES[tab]!, selected: true }).waitFor();
+        return opened;
+      };
+    },
   });
   return fixture;
 }
@@ -103,4 +105,11 @@ export async function auditEveryTab(
   } finally {
     await opened.close();
   }
+}
+
+/** A readable message for an assertion on auditEveryTab's violations, tab by tab. */
+export function describeTabViolations(violations: Record<string, AxeViolation[]>): string {
+  return Object.entries(violations)
+    .map(([tab, v]) => `${tab}:\n${describeViolations(v)}`)
+    .join("\n");
 }

@@ -59,7 +59,7 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       await opened.close();
     }
   });
-  test("Models lists what model/list answers, and its filters ask the server", async () => {
+  test("Models lists what model/list answers, and its filters ask the server; accounts have their own tab", async () => {
     const opened = await f.open("models");
     try {
       const page = opened.page;
@@ -87,6 +87,14 @@ describe("the settings screens: general, models, MCP", { skip: NO_BROWSER }, () 
       await page.locator(`[data-model="${target.provider}/${target.id}"] .badge-running`).waitFor();
       const settings = (await f.client.request("config/read", {})).settings as { defaultProvider?: string; defaultModel?: string };
       assert.deepEqual([settings.defaultProvider, settings.defaultModel], [target.provider, target.id]);
+      // A model that cannot run is never offered as the default.
+      const unavailable = (await f.client.request("model/list", { available: false })).models[0]!;
+      await page.getByLabel("Show").selectOption("unavailable");
+      await page.locator(`[data-model="${unavailable.provider}/${unavailable.id}"]`).waitFor();
+      assert.equal(await page.getByRole("button", { name: /^Make .* the default$/ }).count(), 0);
+      // The keys behind availability have their own tab.
+      await page.getByRole("button", { name: "Open Accounts" }).click();
+      await page.getByRole("tab", { name: "Accounts", selected: true }).waitFor();
       const accounts = await f.client.request("account/read", {});
       for (const account of accounts.accounts) await page.locator(`[data-provider="${account.provider}"]`).waitFor();
       // The key field never shows a key back.

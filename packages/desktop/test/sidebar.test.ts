@@ -1,11 +1,12 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
 import type { AppServerClient, WebSocketTransport } from "@knightcode/app-server-client";
-import { initRepo, ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { initRepo, waitUntil } from "@knightcode/testkit";
+import { DESKTOP, describeViolations, NARROW, openPage, screenAndAudit } from "./support/browser.js";
+import { NO_BROWSER } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 type Client = AppServerClient<WebSocketTransport>;
 
@@ -34,35 +35,25 @@ async function confirm(page: Page, action: string): Promise<void> {
 }
 
 describe("the sidebar", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
   let client: Client;
   const ids = new Map<string, string>();
   const projects: string[] = [];
-
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    server = await DesktopServer.start({ model });
-    browser = await launchBrowser();
-    client = await server.client();
-    // 30 threads across 3 projects: more than the sidebar's first page of 25.
-    for (const name of ["alpha", "beta", "gamma"]) projects.push(server.project({ "README.md": `# ${name}\n` }, name));
-    for (let i = 0; i < 10; i++) {
-      for (const [p, name] of ["alpha", "beta", "gamma"].entries()) {
-        const title = `${name} task ${String(i).padStart(2, "0")}`;
-        ids.set(title, await namedThread(client, projects[p]!, title));
+  const f = desktopSuite({
+    setup: async (suite) => {
+      client = await suite.server.client();
+      // 30 threads across 3 projects: more than the sidebar's first page of 25.
+      for (const name of ["alpha", "beta", "gamma"]) projects.push(suite.server.project({ "README.md": `# ${name}\n` }, name));
+      for (let i = 0; i < 10; i++) {
+        for (const [p, name] of ["alpha", "beta", "gamma"].entries()) {
+          const title = `${name} task ${String(i).padStart(2, "0")}`;
+          ids.set(title, await namedThread(client, projects[p]!, title));
+        }
       }
-    }
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
+    },
   });
 
   test("groups 30 threads by project, pages in the rest as the list scrolls, and finds one by title", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     try {
       await sidebarLoaded(page);
@@ -89,7 +80,9 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       }
       await page.setViewportSize(DESKTOP);
 
-      await page.keyboard.press("Control+k");
+      // Ctrl+K is the palette's: the list's own search has Ctrl+Shift+F.
+      await page.keyboard.press("Control+Shift+F");
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "thread-search");
       await page.getByLabel("Search threads").fill("beta task 07");
       await rowCount(page, 1);
       await row(page, ids.get("beta task 07")!).waitFor();
@@ -108,7 +101,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
 
   test("the open thread has its row even when it is older than the first page", async () => {
     const oldest = ids.get("alpha task 00")!;
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(oldest));
+    const opened = await f.openThread(oldest);
     try {
       await opened.page.locator(`[data-thread-id="${oldest}"] .thread-open[aria-current="page"]`).waitFor();
     } finally {
@@ -117,7 +110,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
   });
 
   test("archives with a confirmation, unarchives from Archived, and deletes an archived thread for good", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     const threadId = ids.get("gamma task 09")!;
     try {
@@ -164,16 +157,16 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
 
   test("stays live: a thread started elsewhere appears, a finished turn elsewhere marks unread until opened, a running thread shows it", async () => {
     const open = ids.get("beta task 09")!;
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(open));
+    const opened = await f.openThread(open);
     const { page } = opened;
     try {
       await sidebarLoaded(page);
-      const started = await namedThread(client, server.project({}, "delta"), "delta started elsewhere");
+      const started = await namedThread(client, f.server.project({}, "delta"), "delta started elsewhere");
       await row(page, started).waitFor();
       await page.getByRole("region", { name: "Project delta" }).waitFor();
 
       const other = ids.get("beta task 05")!;
-      model.enqueue({ text: "done" });
+      f.model.enqueue({ text: "done" });
       const run = await client.runTurn(other, "finish something");
       await run.completed;
       await page.locator(`[data-thread-id="${other}"][data-unread="true"]`).waitFor();
@@ -184,7 +177,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
 
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      model.enqueue({ text: ["working", " on it"], pauseAfter: 1, gate });
+      f.model.enqueue({ text: ["working", " on it"], pauseAfter: 1, gate });
       const running = ids.get("gamma task 08")!;
       const slow = await client.runTurn(running, "take your time");
       await page.locator(`[data-thread-id="${running}"][data-status="running"]`).getByText("Running").waitFor();
@@ -198,14 +191,14 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
   });
 
   test("badges: waiting on you while an approval is open, failed after a failed turn", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     const waiting = ids.get("alpha task 08")!;
     let answer!: (decision: "accept" | "decline") => void;
     const off = client.onRequest("item/toolCall/requestApproval", () => new Promise((resolve) => (answer = (decision) => resolve({ decision }))));
     try {
       await sidebarLoaded(page);
-      model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "asked.txt", content: "x" } }] }, { text: "declined, fine" });
+      f.model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "asked.txt", content: "x" } }] }, { text: "declined, fine" });
       const run = await client.runTurn(waiting, "write a file");
       await page.locator(`[data-thread-id="${waiting}"][data-status="waiting"]`).getByText("Waiting on you").waitFor();
       await waitUntil("the approval request", () => answer);
@@ -214,7 +207,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       await page.locator(`[data-thread-id="${waiting}"]:not([data-status])`).waitFor();
 
       const failing = ids.get("beta task 08")!;
-      model.enqueue({ status: 400, body: { error: { message: "the scripted model refuses" } } });
+      f.model.enqueue({ status: 400, body: { error: { message: "the scripted model refuses" } } });
       const failed = await client.runTurn(failing, "this will fail");
       const turn = await failed.completed;
       assert.equal(turn.status, "failed");
@@ -226,11 +219,11 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
   });
 
   test("New thread asks for the folder, starts a thread there (or in a new worktree) and opens it; the server's refusal shows", async () => {
-    const opened = await openPage(browser, server);
+    const opened = await openPage(f.browser, f.server);
     const { page } = opened;
     try {
       await sidebarLoaded(page);
-      const folder = server.project({ "a.txt": "a\n" }, "epsilon");
+      const folder = f.server.project({ "a.txt": "a\n" }, "epsilon");
       await page.getByRole("button", { name: "New thread", exact: true }).click();
       const dialog = page.getByRole("dialog", { name: "New thread" });
       await dialog.getByLabel("Project folder").fill(folder);
@@ -256,7 +249,7 @@ describe("the sidebar", { skip: NO_BROWSER }, () => {
       await dialog.getByRole("button", { name: "Cancel" }).click();
       await dialog.waitFor({ state: "detached" });
 
-      const repo = initRepo(join(server.home, "zeta"));
+      const repo = initRepo(join(f.server.home, "zeta"));
       await page.getByRole("button", { name: "New thread", exact: true }).click();
       await dialog.getByLabel("Project folder").fill(repo);
       await dialog.getByLabel("Run in a new worktree").check();

@@ -1,26 +1,16 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser, openPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import { NO_BROWSER } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 describe("the thread screen", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  before(async () => {
-    server = await DesktopServer.start();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-  });
+  const f = desktopSuite({ model: false });
 
   test("opens the thread the address names and keeps it there across a reload", async () => {
-    const client = await server.client();
-    const project = server.project({ "README.md": "# p\n" });
+    const client = await f.server.client();
+    const project = f.server.project({ "README.md": "# p\n" });
     const { thread } = await client.request("thread/start", { cwd: project });
-    const opened = await openPage(browser, server, undefined, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     try {
       await opened.page.locator(".thread-place", { hasText: project }).waitFor();
       await opened.page.reload();

@@ -1,55 +1,45 @@
 import { strict as assert } from "node:assert";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { ScriptedModelServer, waitUntil } from "@knightcode/testkit";
-import { DESKTOP, describeViolations, launchBrowser, NARROW, openPage, screenAndAudit, type OpenedPage } from "./support/browser.js";
-import { DesktopServer, NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
+import { waitUntilAsync } from "@knightcode/testkit";
+import { DESKTOP, describeViolations, NARROW, screenAndAudit, type OpenedPage } from "./support/browser.js";
+import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
+import { desktopSuite } from "./support/suite.js";
 
 /** A 1x1 PNG, for a user message's thumbnail. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 describe("the transcript", { skip: NO_BROWSER }, () => {
-  let browser: Browser;
-  let server: DesktopServer;
-  let model: ScriptedModelServer;
-  let home: string;
-  before(async () => {
-    model = await ScriptedModelServer.start();
-    // Retries after a cut stream come at once, not after the default back-off.
-    home = mkdtempSync(join(tmpdir(), "kc-transcript-"));
-    mkdirSync(join(home, ".knightcode", "agent"), { recursive: true });
-    writeFileSync(
-      join(home, ".knightcode", "agent", "settings.json"),
-      JSON.stringify({ retry: { provider: { baseDelayMs: 1, maxRetryDelayMs: 5, maxRetries: 2 } } }),
-    );
-    server = await DesktopServer.start({ model, home });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.dispose();
-    await model?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
+  const f = desktopSuite({
+    server: (suite) => {
+      // Retries after a cut stream come at once, not after the default back-off.
+      const home = suite.tempDir("kc-transcript-");
+      mkdirSync(join(home, ".knightcode", "agent"), { recursive: true });
+      writeFileSync(
+        join(home, ".knightcode", "agent", "settings.json"),
+        JSON.stringify({ retry: { provider: { baseDelayMs: 1, maxRetryDelayMs: 5, maxRetries: 2 } } }),
+      );
+      return { home };
+    },
   });
 
   /** A thread that needs no approvals, on the reasoning model, opened in the page before anything runs. */
   async function openThread(files: Record<string, string> = {}, viewport = DESKTOP): Promise<{ threadId: string; opened: OpenedPage }> {
-    const client = await server.client();
+    const client = await f.server.client();
     const { thread } = await client.request("thread/start", {
-      cwd: server.project(files),
+      cwd: f.server.project(files),
       approvalMode: "fullAccess",
       model: { provider: "scripted", id: "scripted-reasoner" },
     });
-    const opened = await openPage(browser, server, viewport, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id, viewport);
     await opened.page.locator(`section.transcript[data-thread="${thread.id}"]`).waitFor();
     return { threadId: thread.id, opened };
   }
 
   async function runTurn(threadId: string, text: string, extra: { images?: { mimeType: "image/png"; data: string }[] } = {}) {
-    const client = await server.client();
+    const client = await f.server.client();
     const run = await client.runTurn(threadId, { text, ...extra });
     return run.completed;
   }
@@ -62,11 +52,11 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     const { threadId, opened } = await openThread({ "notes.txt": "the secret is 42\n" });
     const { page } = opened;
     try {
-      model.enqueue(
+      f.model.enqueue(
         { reasoning: ["Let me ", "read the notes."], toolCalls: [{ id: "call_read", name: "read", arguments: { path: "notes.txt" } }] },
         { text: ["The notes ", "say **42**.\n\n", "```\nconsole.log(42)\n```\n", "- one\n- `two`"] },
       );
-      const client = await server.client();
+      const client = await f.server.client();
       const completions: { id: string; type: string; text?: string }[] = [];
       client.onNotification("item/completed", (p) => p.threadId === threadId && completions.push(p.item as never));
       const turn = await (await client.runTurn(threadId, "what do the notes say?")).completed;
@@ -108,7 +98,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     const { threadId, opened } = await openThread();
     const { page } = opened;
     try {
-      model.enqueue({ toolCalls: [{ id: "call_write", name: "write", arguments: { path: "hello.txt", content: "hello\nworld\n" } }] }, { text: "Written." });
+      f.model.enqueue({ toolCalls: [{ id: "call_write", name: "write", arguments: { path: "hello.txt", content: "hello\nworld\n" } }] }, { text: "Written." });
       const turn = await runTurn(threadId, "write hello");
       const el = turnEl(page, turn.id);
       await el.locator(".tool-call > summary", { hasText: "hello.txt" }).click();
@@ -124,8 +114,9 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     const { threadId, opened } = await openThread();
     const { page } = opened;
     try {
-      const command = "node -e \"process.stdout.write('x'.repeat(200000) + '\\\\nTHE-END')\"";
-      model.enqueue({ toolCalls: [{ id: "call_big", name: "bash", arguments: { command } }] }, { text: "done" });
+      // 2,000 lines: taller than the box, so where it is scrolled to shows.
+      const command = "node -e \"process.stdout.write(('x'.repeat(99) + '\\\\n').repeat(2000) + 'THE-END')\"";
+      f.model.enqueue({ toolCalls: [{ id: "call_big", name: "bash", arguments: { command } }] }, { text: "done" });
       const turn = await runTurn(threadId, "big output");
       const el = turnEl(page, turn.id);
       await el.locator(".tool-call > summary").click();
@@ -138,7 +129,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       // More than the 16 KiB a field may carry inline: the whole output came back, not a preview.
       assert.ok(text!.length > 16 * 1024, `${text!.length} characters`);
       // Shown scrolled to its end: the tail is what the reader sees.
-      await waitUntil(
+      await waitUntilAsync(
         "the output scrolled to its end",
         () => full.evaluate((p) => p.scrollTop > 0 && p.scrollTop + p.clientHeight >= p.scrollHeight - 2),
         WAIT_MS,
@@ -149,21 +140,21 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
   });
 
   test("a long history shows the newest turns first and loads older pages on scrolling up, keeping the place", async () => {
-    const client = await server.client();
-    const { thread } = await client.request("thread/start", { cwd: server.project(), model: { provider: "scripted", id: "scripted-model" } });
+    const client = await f.server.client();
+    const { thread } = await client.request("thread/start", { cwd: f.server.project(), model: { provider: "scripted", id: "scripted-model" } });
     const ids: string[] = [];
     for (let i = 0; i < 60; i++) {
-      model.enqueue({ text: `answer number ${i}` });
+      f.model.enqueue({ text: `answer number ${i}` });
       ids.push((await (await client.runTurn(thread.id, `question ${i}`)).completed).id);
     }
     await client.request("thread/unsubscribe", { threadId: thread.id });
-    const opened = await openPage(browser, server, DESKTOP, server.threadUrl(thread.id));
+    const opened = await f.openThread(thread.id);
     const { page } = opened;
     try {
       await turnEl(page, ids.at(-1)!).waitFor();
       assert.equal(await turnEl(page, ids[0]!).count(), 0, "the oldest page waits");
       // Pinned to the bottom: the newest turn is in view.
-      await waitUntil(
+      await waitUntilAsync(
         "the newest turn in view",
         () => turnEl(page, ids.at(-1)!).evaluate((t) => t.getBoundingClientRect().bottom <= window.innerHeight + 1),
         WAIT_MS,
@@ -189,14 +180,14 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const lines = Array.from({ length: 300 }, (_, n) => `line ${n}\n\n`);
-      model.enqueue({ text: lines, pauseAfter: 150, gate });
-      const client = await server.client();
+      f.model.enqueue({ text: lines, pauseAfter: 150, gate });
+      const client = await f.server.client();
       const run = await client.runTurn(threadId, "a long answer");
       const scroller = page.locator(".transcript-scroll");
       const answer = page.locator(`[data-turn-id="${run.turnId}"] [data-item-type='agentMessage']`);
       await answer.getByText("line 140", { exact: true }).waitFor();
       // Following: the newest line is in view without anyone scrolling.
-      await waitUntil(
+      await waitUntilAsync(
         "the view at the bottom",
         () => scroller.evaluate((s) => s.scrollHeight > s.clientHeight && s.scrollHeight - s.scrollTop - s.clientHeight < 2),
         WAIT_MS,
@@ -211,7 +202,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       await answer.getByText("line 299", { exact: true }).waitFor();
       assert.equal(await scroller.evaluate((s) => Math.round(s.scrollTop)), 100, "the reader's place was kept");
       await jump.click();
-      await waitUntil("back at the bottom", () => scroller.evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
+      await waitUntilAsync("back at the bottom", () => scroller.evaluate((s) => s.scrollHeight - s.scrollTop - s.clientHeight < 2), WAIT_MS);
       await jump.waitFor({ state: "detached" });
     } finally {
       await opened.close();
@@ -228,7 +219,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
         (globalThis as unknown as { __batches: typeof counter }).__batches = counter;
         new MutationObserver(() => counter.batches++).observe(document.querySelector(".transcript")!, { subtree: true, childList: true, characterData: true });
       });
-      model.enqueue({ text: Array.from({ length: 2000 }, (_, n) => `w${n} `) });
+      f.model.enqueue({ text: Array.from({ length: 2000 }, (_, n) => `w${n} `) });
       const turn = await runTurn(threadId, "stream");
       await turnEl(page, turn.id).locator("[data-item-type='agentMessage']", { hasText: "w1999" }).waitFor();
       await turnEl(page, turn.id).and(page.locator("[data-turn-status='completed']")).waitFor();
@@ -245,8 +236,8 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
     try {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      model.enqueue({ text: ["The answer ", "is cut", " off here"], breakAfter: 3 }, { text: ["The whole ", "answer."], pauseAfter: 1, gate });
-      const client = await server.client();
+      f.model.enqueue({ text: ["The answer ", "is cut", " off here"], breakAfter: 3 }, { text: ["The whole ", "answer."], pauseAfter: 1, gate });
+      const client = await f.server.client();
       const run = await client.runTurn(threadId, "answer me");
       const el = turnEl(page, run.turnId);
       await el.locator(".turn-status[role='status']", { hasText: /Retrying \(1 of \d+\) after: / }).waitFor();
@@ -258,7 +249,7 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
       assert.equal(await el.locator("[data-item-type='agentMessage']").count(), 1);
       assert.equal(await el.locator(".turn-status").count(), 0, "no note once it completed");
 
-      model.enqueue({ status: 401, body: { error: { message: "Invalid API key for this test" } } });
+      f.model.enqueue({ status: 401, body: { error: { message: "Invalid API key for this test" } } });
       const failed = await runTurn(threadId, "again");
       assert.equal(failed.status, "failed");
       await turnEl(page, failed.id)
@@ -272,15 +263,15 @@ describe("the transcript", { skip: NO_BROWSER }, () => {
   test("every item kind passes the accessibility audit, light and dark, desktop and narrow", async () => {
     const { threadId, opened } = await openThread({ "a.txt": "alpha\n" });
     try {
-      model.enqueue(
+      f.model.enqueue(
         { reasoning: "Thinking it over.", toolCalls: [{ id: "call_edit", name: "edit", arguments: { path: "a.txt", oldText: "alpha\n", newText: "beta\n" } }] },
         { text: "Changed `a.txt`:\n\n1. alpha\n2. beta\n\nSee [the docs](https://example.com)." },
       );
       await runTurn(threadId, "change a", { images: [{ mimeType: "image/png", data: PNG }] });
-      model.enqueue({ toolCalls: [{ id: "call_missing", name: "read", arguments: { path: "missing.txt" } }] }, { text: "It is missing." });
+      f.model.enqueue({ toolCalls: [{ id: "call_missing", name: "read", arguments: { path: "missing.txt" } }] }, { text: "It is missing." });
       await runTurn(threadId, "read the missing file");
-      model.enqueue({ text: "Summary: a.txt now says beta." });
-      const client = await server.client();
+      f.model.enqueue({ text: "Summary: a.txt now says beta." });
+      const client = await f.server.client();
       await client.request("thread/compact/start", { threadId });
       await opened.page.locator("[data-item-type='compaction']").waitFor();
       for (const call of await opened.page.locator(".tool-call > summary").all()) await call.click();

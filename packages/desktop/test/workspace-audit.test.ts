@@ -1,18 +1,12 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { writeFiles } from "@knightcode/testkit";
 import { DESKTOP, describeViolations, NARROW, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER } from "./support/desktop.js";
-import { lines, WorkspaceFixture } from "./workspace-support.js";
+import { lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's accessibility", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   for (const [name, viewport] of [
     ["desktop", DESKTOP],

@@ -1,32 +1,74 @@
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { describe, test } from "node:test";
+import { git, waitUntil, waitUntilAsync, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { lines, WorkspaceFixture } from "./workspace-support.js";
+import { lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
-  test("a commit with a generated message: an empty message lets the thread's model write it", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+  test("a commit takes only the staged file, with a drafted message the user edits first", async () => {
+    const root = fx.repo({ "a.txt": lines(20), "b.txt": lines(5) });
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }), "b.txt": lines(5, { 1: "line one" }) });
+    git(root, "add", "a.txt");
     const thread = await fx.thread(root);
-    fx.model.enqueue({ text: "feat: spell out line five" });
     const opened = await fx.openPanel(thread.id, "Git");
     try {
       const page = opened.page;
+      await page.getByText("1 staged, 1 unstaged, 0 untracked").waitFor();
+      const form = page.getByRole("form", { name: "Commit" });
+      assert.equal(await form.getByLabel("Include unstaged and untracked changes").isChecked(), false, "only what is staged, by default");
+      await form.getByText("1 file staged is committed; 1 file with other changes stays out.").waitFor();
+      // No message, no commit: the message is always one the user has seen.
+      assert.equal(await form.getByRole("button", { name: "Commit staged changes" }).isDisabled(), true);
+      // The thread's model writes the draft; the button says so until it arrives.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fx.model.enqueue({ text: ["Spell out ", "line five"], pauseAfter: 1, gate });
+      const asked = fx.model.requests.length + 1;
+      await form.getByRole("button", { name: "Draft message" }).click();
+      await form.getByRole("button", { name: "Drafting…" }).waitFor();
+      const sent = JSON.stringify((await fx.model.waitForRequests(asked))[asked - 1]!.body);
+      release();
+      assert.match(sent, /line five/);
+      assert.doesNotMatch(sent, /line one/, "the model sees only the staged change");
+      const box = form.getByLabel("Commit message");
+      await waitUntilAsync("the model's draft in the box", async () => (await box.inputValue()) === "Spell out line five", WAIT_MS);
+      assert.equal(git(root, "rev-list", "--count", "HEAD").trim(), "1", "drafting commits nothing");
+      // The user edits the draft where it stands; the commit carries the edit.
+      await box.press("End");
+      await box.pressSequentially(" in a.txt");
+      await form.getByRole("button", { name: "Commit staged changes" }).click();
+      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "Spell out line five in a.txt", WAIT_MS);
+      assert.equal(git(root, "show", "--name-only", "--format=", "HEAD").trim(), "a.txt", "the commit holds the staged file only");
+      assert.equal(git(root, "status", "--porcelain").trim(), "M b.txt", "b.txt stays unstaged");
       await page.getByText("0 staged, 1 unstaged, 0 untracked").waitFor();
-      await page.getByRole("button", { name: "Generate message and commit" }).click();
-      await waitUntil("the commit", () => git(root, "log", "-1", "--format=%s").trim() === "feat: spell out line five", WAIT_MS);
-      await page.getByText("0 staged, 0 unstaged, 0 untracked").waitFor();
-      await page.getByText(/Committed [0-9a-f]{7}: feat: spell out line five/).waitFor();
+      await page.getByText(/Committed [0-9a-f]{7}: Spell out line five in a\.txt/).waitFor();
+      assert.equal(await box.inputValue(), "");
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("when the model cannot write the draft, the plain one from the files lands in the box, and the form says why", async () => {
+    const root = fx.repo({ "a.txt": lines(20) });
+    writeFiles(root, { "a.txt": lines(20, { 5: "line five" }) });
+    git(root, "add", "a.txt");
+    const thread = await fx.thread(root);
+    const opened = await fx.openPanel(thread.id, "Git");
+    try {
+      const form = opened.page.getByRole("form", { name: "Commit" });
+      await form.getByText("1 file staged is committed.").waitFor();
+      fx.model.enqueue({ status: 500, body: { error: { message: "model down" } } });
+      await form.getByRole("button", { name: "Draft message" }).click();
+      const box = form.getByLabel("Commit message");
+      await waitUntilAsync("the plain draft in the box", async () => (await box.inputValue()) === "Update a.txt", WAIT_MS);
+      await form
+        .getByRole("status")
+        .filter({ hasText: /^The model could not write a message \(.+\): this draft only lists the files\.$/ })
+        .waitFor();
+      assert.equal(git(root, "rev-list", "--count", "HEAD").trim(), "1", "nothing was committed");
     } finally {
       await opened.close();
     }

@@ -1,17 +1,11 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { git, waitUntil, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+import { fileText, lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's other scopes", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   test("the last turn: undo takes its edit back after confirming, and reapply brings it again", async () => {
     const root = fx.repo();

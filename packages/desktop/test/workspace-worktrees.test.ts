@@ -1,19 +1,13 @@
 import { strict as assert } from "node:assert";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { git, waitUntil, writeFiles } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { escapeRegExp, fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+import { escapeRegExp, fileText, lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's worktrees", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   test("a worktree thread handed off: the change lands in the checkout and the header shows the new place", async () => {
     const root = fx.repo();

@@ -1,23 +1,14 @@
 import { strict as assert } from "node:assert";
-import { after, before, describe, test } from "node:test";
-import { git, waitUntil, writeFiles } from "@knightcode/testkit";
+import { describe, test } from "node:test";
+import { git, waitUntil } from "@knightcode/testkit";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { fileText, lines, WorkspaceFixture } from "./workspace-support.js";
+import { fileText, lines, workspaceSuite } from "./workspace-support.js";
 
 describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
-  let fx: WorkspaceFixture;
-  before(async () => {
-    fx = await WorkspaceFixture.start();
-  });
-  after(async () => {
-    await fx?.dispose();
-  });
+  const fx = workspaceSuite();
 
   test("a hunk reverted: after confirming, that hunk is gone on disk, the other stays, and the view shows one hunk", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       const hunks = page.locator('[data-path="a.txt"] .ws-hunk');
@@ -38,10 +29,7 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
   });
 
   test("stage and unstage a hunk: git's index follows", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { root, opened } = await fx.openChanges({ "a.txt": lines(20, { 2: "line two", 18: "line eighteen" }) });
     try {
       const page = opened.page;
       await page.getByLabel("Show").selectOption("unstaged");
@@ -70,17 +58,8 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
   });
 
   test("review comments: a comment on a hunk's lines travels with the next turn, quoted", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { opened, page } = await fx.commentOnLineEight("Spell it as a digit.");
     try {
-      const page = opened.page;
-      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
-      await hunk.getByRole("button", { name: /^Comment on hunk/ }).click();
-      const form = page.getByRole("form", { name: "Review comment" });
-      await form.getByLabel("Comment").fill("Spell it as a digit.");
-      await form.getByRole("button", { name: "Add comment" }).click();
       const chips = page.getByRole("region", { name: "Review comments to send" });
       await chips.getByText("a.txt:8", { exact: true }).waitFor();
       fx.model.enqueue({ text: "noted" });
@@ -98,17 +77,8 @@ describe("the workspace panel's diff view", { skip: NO_BROWSER }, () => {
   });
 
   test("review comments go with the next message typed in the composer, quoted", async () => {
-    const root = fx.repo();
-    writeFiles(root, { "a.txt": lines(20, { 8: "line eight" }) });
-    const thread = await fx.thread(root);
-    const opened = await fx.openPanel(thread.id, "Changes");
+    const { opened, page } = await fx.commentOnLineEight("Use a digit here.");
     try {
-      const page = opened.page;
-      const hunk = page.locator('[data-path="a.txt"] .ws-hunk').first();
-      await hunk.getByRole("button", { name: /^Comment on hunk/ }).click();
-      const form = page.getByRole("form", { name: "Review comment" });
-      await form.getByLabel("Comment").fill("Use a digit here.");
-      await form.getByRole("button", { name: "Add comment" }).click();
       await page.locator(".composer-comments", { hasText: "1 review comment goes with this message" }).waitFor();
       fx.model.enqueue({ text: "will do" });
       const before = fx.model.requests.length;

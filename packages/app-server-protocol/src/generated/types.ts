@@ -881,6 +881,29 @@ export type ConfigWriteResult = {
   version: string;
 };
 
+/** Params of `directory/list`: Beyond the spec: the subfolders of a folder on the server's machine, for a client completing a project path. Names only: no files, no contents. A relative path, one that does not exist, one that is no folder, or one the server may not read is invalidParams, its message saying which. */
+export type DirectoryListParams = {
+  /** An absolute path, or `~` / `~/…` for the server's home folder: the folder whose subfolders to list. */
+  path: string;
+  /** Most subfolders to answer; 200 by default. */
+  limit?: number;
+};
+
+/** Result of `directory/list`. */
+export type DirectoryListResult = {
+  /** The folder listed: absolute, with `~` expanded and `.`/`..` resolved. */
+  path: string;
+  /** Sorted by name; hidden ones (a leading dot) left out; a symbolic link to a folder included. */
+  directories: Array<{
+    /** The subfolder's name, as the file system has it. */
+    name: string;
+    /** Its absolute path. */
+    path: string;
+  }>;
+  /** More subfolders were there than limit: the answer holds the first limit in the order they were read, sorted. */
+  truncated: boolean;
+};
+
 /** Params of `environment/list`: Reads the project's .knightcode/environments.json; no file is an empty list. */
 export type EnvironmentListParams = {
   /** An absolute path to an existing directory. */
@@ -999,6 +1022,20 @@ export type GitCommitResult = {
   message: string;
   /** The thread's model wrote the message. */
   generated: boolean;
+};
+
+/** Params of `git/commit/message`: Acts on the thread's own checkout (the repository around its folder). Beyond the spec: the message git/commit without one would have the thread's model write, answered instead of committed, so a client can show it for editing first. Reads only: nothing is staged or committed, the index is not written. Nothing to commit is invalidParams; unresolved conflicts are gitConflict localChanges; no usable model is invalidParams (data.reason) or authRequired, as for git/commit; the model failing is internal. The request is in no transcript and no usage. */
+export type GitCommitMessageParams = {
+  /** The thread's id. */
+  threadId: string;
+  /** Write it for every change (untracked files included, ignored ones not), as git/commit would stage them; true by default. */
+  includeUnstaged?: boolean;
+};
+
+/** Result of `git/commit/message`. */
+export type GitCommitMessageResult = {
+  /** The message the thread's model wrote, for the user to read and edit. */
+  message: string;
 };
 
 /** Params of `git/log`: Acts on the thread's own checkout (the repository around its folder). The commits since the base (for the committed scope): the merge base with the upstream, else with the default branch (origin's HEAD, main, master) when HEAD is not on it; without a base, the last commits. */
@@ -1415,7 +1452,7 @@ export type ThreadDeleteParams = {
 /** Result of `thread/delete`. */
 export type ThreadDeleteResult = EmptyObject;
 
-/** Params of `thread/diff/read`: The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). */
+/** Params of `thread/diff/read`: The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). lastTurn with turnId reads that turn (stale as for the last turn); turnId with another scope is invalidParams. */
 export type ThreadDiffReadParams = {
   /** The thread's id. */
   threadId: string;
@@ -1428,6 +1465,8 @@ export type ThreadDiffReadParams = {
   context?: number;
   /** Leaves out changes of whitespace only. */
   ignoreWhitespace?: boolean;
+  /** lastTurn only (beyond the spec): that turn of the thread rather than the last one. No files for a turn that changed none or took no snapshot; invalidParams for an id that is no turn of the thread, or a turn whose snapshot is no longer kept. */
+  turnId?: string;
 };
 
 /** Result of `thread/diff/read`. */
@@ -1839,6 +1878,7 @@ export interface ClientRequests {
   "command/list": { params: CommandListParams; result: CommandListResult };
   "config/read": { params: ConfigReadParams; result: ConfigReadResult };
   "config/write": { params: ConfigWriteParams; result: ConfigWriteResult };
+  "directory/list": { params: DirectoryListParams; result: DirectoryListResult };
   "environment/list": { params: EnvironmentListParams; result: EnvironmentListResult };
   "environment/save": { params: EnvironmentSaveParams; result: EnvironmentSaveResult };
   "file/search": { params: FileSearchParams; result: FileSearchResult };
@@ -1846,6 +1886,7 @@ export interface ClientRequests {
   "git/branch/switch": { params: GitBranchSwitchParams; result: GitBranchSwitchResult };
   "git/branches": { params: GitBranchesParams; result: GitBranchesResult };
   "git/commit": { params: GitCommitParams; result: GitCommitResult };
+  "git/commit/message": { params: GitCommitMessageParams; result: GitCommitMessageResult };
   "git/log": { params: GitLogParams; result: GitLogResult };
   "git/pr/create": { params: GitPrCreateParams; result: GitPrCreateResult };
   "git/push": { params: GitPushParams; result: GitPushResult };

@@ -57,12 +57,24 @@ export const diffs = {
   clientRequests: {
     "thread/diff/read": request({
       params: Type.Object(
-        { threadId: ThreadId, ...ScopeParams, ignoreWhitespace: Type.Optional(Type.Boolean({ description: "Leaves out changes of whitespace only." })) },
+        {
+          threadId: ThreadId,
+          ...ScopeParams,
+          ignoreWhitespace: Type.Optional(Type.Boolean({ description: "Leaves out changes of whitespace only." })),
+          turnId: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description:
+                "lastTurn only (beyond the spec): that turn of the thread rather than the last one. No files for a turn that changed none or took no snapshot; invalidParams for an id that is no turn of the thread, or a turn whose snapshot is no longer kept.",
+            }),
+          ),
+        },
         Closed,
       ),
       result: DiffAnswer,
       errors: ["threadNotFound", "notGitRepo"],
-      doc: "The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none).",
+      doc: "The thread's checkout's changes in one scope (uncommitted by default). Reads take no lock and never write the index. committed needs commit; branch compares with against, else the worktree's base, the upstream or the default branch (invalidParams when there is none). lastTurn with turnId reads that turn (stale as for the last turn); turnId with another scope is invalidParams.",
     }),
     "thread/diff/revert": request({
       params: Type.Object(

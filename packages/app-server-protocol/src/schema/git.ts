@@ -61,6 +61,23 @@ export const git = {
       reasons: reasons("concurrentChange", "localChanges"),
       doc: `${CHECKOUT} Commits, the user's hooks running. Nothing to commit is invalidParams; unresolved conflicts are gitConflict localChanges; HEAD or the change moving while the model wrote the message is gitConflict concurrentChange; a hook or git refusing is internal with data.output. The message request is in no transcript and no usage.`,
     }),
+    "git/commit/message": request({
+      params: Type.Object(
+        {
+          ...onThread,
+          includeUnstaged: Type.Optional(
+            Type.Boolean({
+              description: "Write it for every change (untracked files included, ignored ones not), as git/commit would stage them; true by default.",
+            }),
+          ),
+        },
+        Closed,
+      ),
+      result: Type.Object({ message: Type.String({ description: "The message the thread's model wrote, for the user to read and edit." }) }, Closed),
+      errors: ["threadNotFound", "notGitRepo", "gitConflict", "authRequired"],
+      reasons: reasons("localChanges", "noModel"),
+      doc: `${CHECKOUT} Beyond the spec: the message git/commit without one would have the thread's model write, answered instead of committed, so a client can show it for editing first. Reads only: nothing is staged or committed, the index is not written. Nothing to commit is invalidParams; unresolved conflicts are gitConflict localChanges; no usable model is invalidParams (data.reason) or authRequired, as for git/commit; the model failing is internal. The request is in no transcript and no usage.`,
+    }),
     "git/push": request({
       params: Type.Object(
         {

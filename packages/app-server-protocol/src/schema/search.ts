@@ -39,5 +39,38 @@ export const search = {
       errors: ["toolMissing"],
       doc: "Fuzzy file search in a folder, over the files fd lists there (.gitignore honoured inside a repository, .git left out, hidden files included, symbolic links not followed). Listings are cached for ten seconds. A superseded search answers `{files: [], truncated: false}`; `toolMissing` when neither fd nor fdfind is on the server's PATH.",
     }),
+    "directory/list": request({
+      params: Type.Object(
+        {
+          path: Type.String({
+            minLength: 1,
+            maxLength: 4096,
+            description: "An absolute path, or `~` / `~/…` for the server's home folder: the folder whose subfolders to list.",
+          }),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: "Most subfolders to answer; 200 by default." })),
+        },
+        Closed,
+      ),
+      result: Type.Object(
+        {
+          path: Type.String({ description: "The folder listed: absolute, with `~` expanded and `.`/`..` resolved." }),
+          directories: Type.Array(
+            Type.Object(
+              {
+                name: Type.String({ description: "The subfolder's name, as the file system has it." }),
+                path: Type.String({ description: "Its absolute path." }),
+              },
+              Closed,
+            ),
+            { description: "Sorted by name; hidden ones (a leading dot) left out; a symbolic link to a folder included." },
+          ),
+          truncated: Type.Boolean({
+            description: "More subfolders were there than limit: the answer holds the first limit in the order they were read, sorted.",
+          }),
+        },
+        Closed,
+      ),
+      doc: "Beyond the spec: the subfolders of a folder on the server's machine, for a client completing a project path. Names only: no files, no contents. A relative path, one that does not exist, one that is no folder, or one the server may not read is invalidParams, its message saying which.",
+    }),
   },
 } as const;

@@ -29,10 +29,12 @@ interface Before {
  * starts, the working tree is snapshotted as a tree object, and every tool
  * call of the turn waits for that (`ready`), so no edit of the turn lands
  * before it; a file something else saved after the start while the
- * snapshot was taken is put back as it was (`backdateSnapshot`). Once the run is over it is snapshotted again: the net totals
- * between the two are written as a `turn_files` entry and sent as
- * `turn/diff/updated`, and a ref keeps both trees from `git gc` for the
- * lastTurn scope. Outside git nothing is taken and nothing is sent.
+ * snapshot was taken is put back as it was (`backdateSnapshot`). Once the
+ * run is over it is snapshotted again: the net totals between the two are
+ * written as a `turn_files` entry and sent as `turn/diff/updated`, and the
+ * thread's ref chains both trees to its earlier turns', so `git gc` keeps
+ * every turn's diff while the thread lives. Outside git nothing is taken
+ * and nothing is sent.
  */
 export class TurnChanges {
   private pending: { turnId: string; before: Promise<Before | undefined> } | undefined;

@@ -432,7 +432,7 @@ describe("spec: Approvals (decisions)", () => {
       for (const [index, answer] of answers.entries()) {
         const toolCall = call("write", { path: `bad-${index}.txt`, content: "x" });
         const { turnId, modelMark } = await startToolTurn(server.main, thread.id, [toolCall]);
-        await waitUntil("the approval request", () => asked[index]);
+        await waitUntil<RequestId>("the approval request", () => asked[index]);
         server.main.sendRaw({ id: asked[index]!, result: answer });
         const { items, followUp } = await finish(server.main, turnId, modelMark);
         assert.equal(items.find((i) => i.id === toolCall.id)?.status, "declined", `answer ${JSON.stringify(answer)}`);

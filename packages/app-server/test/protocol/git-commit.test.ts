@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestServer } from "../support/harness.js";
-import { failsWith, makeRepo, SERVER_GIT_ENV, type Repo } from "./git-repos.js";
+import { committedRepoWithThread, failsWith, SERVER_GIT_ENV, withKeylessProvider, type Repo } from "./git-repos.js";
 
 /** What the message request bills: it would show in the thread's usage if it were counted there. */
 const MESSAGE_INPUT_TOKENS = 50_000;
@@ -14,10 +14,7 @@ let server: TestServer;
 
 before(async () => {
   model = await ScriptedModelServer.start();
-  const modelsJson = model.modelsJson() as { providers: Record<string, Record<string, unknown>> };
-  // The same models behind a provider with no credential.
-  modelsJson.providers.keyless = { ...modelsJson.providers.scripted, apiKey: undefined };
-  server = await startServer({ modelsJson, env: SERVER_GIT_ENV });
+  server = await startServer({ modelsJson: withKeylessProvider(model), env: SERVER_GIT_ENV });
 });
 after(async () => {
   if (process.env.SHOW_STDERR) process.stderr.write(server.stderr);
@@ -25,12 +22,7 @@ after(async () => {
   await model.close();
 });
 
-async function repoWithThread(provider = "scripted"): Promise<{ repo: Repo; threadId: string }> {
-  const repo = makeRepo(server);
-  repo.commit("base", { "greet.ts": "export const greet = () => 'hi';\n" });
-  const { thread } = await server.main.request("thread/start", { cwd: repo.root, model: { provider, id: "scripted-model" } });
-  return { repo, threadId: thread.id };
-}
+const repoWithThread = (provider = "scripted") => committedRepoWithThread(server, { "greet.ts": "export const greet = () => 'hi';\n" }, provider);
 
 const head = (repo: Repo) => repo.git("rev-parse", "HEAD").trim();
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
-import { repoAt, type TestRepo } from "@knightcode/testkit";
+import { repoAt, type ScriptedModelServer, type TestRepo } from "@knightcode/testkit";
 import type { AppServerError } from "@knightcode/app-server-protocol";
 import type { TestServer } from "../support/harness.js";
 
@@ -31,4 +31,23 @@ export async function failsWith(request: Promise<unknown>, code: string, reason?
   assert.equal(caught.code, code, caught.message);
   if (reason !== undefined) assert.equal(caught.data?.reason, reason, caught.message);
   return caught.data ?? {};
+}
+
+/** The scripted model's providers, plus `keyless`: the same models behind a provider with no credential. */
+export function withKeylessProvider(model: ScriptedModelServer): { providers: Record<string, Record<string, unknown>> } {
+  const modelsJson = model.modelsJson() as { providers: Record<string, Record<string, unknown>> };
+  modelsJson.providers.keyless = { ...modelsJson.providers.scripted, apiKey: undefined };
+  return modelsJson;
+}
+
+/** A repository whose first commit holds `files`, and a thread in it on `provider`'s scripted model. */
+export async function committedRepoWithThread(
+  server: TestServer,
+  files: Record<string, string>,
+  provider = "scripted",
+): Promise<{ repo: Repo; threadId: string }> {
+  const repo = makeRepo(server);
+  repo.commit("base", files);
+  const { thread } = await server.main.request("thread/start", { cwd: repo.root, model: { provider, id: "scripted-model" } });
+  return { repo, threadId: thread.id };
 }

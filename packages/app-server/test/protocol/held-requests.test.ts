@@ -244,7 +244,7 @@ describe("issue 29: requests wait for a person (holdRequests)", () => {
       model.enqueue({ toolCalls: [toolCall] }, { text: "RISKY: writes a file" });
       const mark = server.main.notifications.length;
       await first.request("turn/start", { threadId: thread.id, text: "go" });
-      await waitUntil("the confirmation", () => asked[0]);
+      await waitUntil("the confirmation", () => asked.length > 0);
       await first.client.close();
       const done = await server.main.waitForNotification("thread/turn/completed", (p) => p.threadId === thread.id, { since: mark });
       assert.equal(done.turn.status, "interrupted");

@@ -1,4 +1,5 @@
 const KEY = "knightcode.token";
+const PROJECT_KEY = "knightcode.serverProject";
 
 /**
  * The token arrives in the URL's fragment, which a browser never sends to a
@@ -8,12 +9,20 @@ const KEY = "knightcode.token";
 export function takeToken(): string | undefined {
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get("token");
+  // `knightcode desktop` names the folder it was started in beside the token: the first screen's project.
+  const project = params.get("project");
+  if (project) sessionStorage.setItem(PROJECT_KEY, project);
   if (token) {
     sessionStorage.setItem(KEY, token);
     history.replaceState(null, "", location.pathname + location.search);
     return token;
   }
   return sessionStorage.getItem(KEY) ?? undefined;
+}
+
+/** The folder the server was started in, as its printed address named it. */
+export function serverProject(): string | undefined {
+  return sessionStorage.getItem(PROJECT_KEY) ?? undefined;
 }
 
 /**

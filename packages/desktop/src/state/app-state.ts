@@ -3,7 +3,7 @@ import { effect, signal } from "@preact/signals";
 /** What fills the main area. The thread screen shows `activeThreadId`. */
 export type Screen = { kind: "thread" } | { kind: "settings"; tab?: SettingsTab };
 
-export const SETTINGS_TABS = ["general", "models", "mcp", "tools", "resources", "trust"] as const;
+export const SETTINGS_TABS = ["general", "models", "accounts", "mcp", "tools", "resources", "trust"] as const;
 export type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 /** The side panel beside a thread: its diffs or its git state. */
@@ -12,6 +12,30 @@ export type Panel = "none" | "diff" | "git";
 export const screen = signal<Screen>({ kind: "thread" });
 export const activeThreadId = signal<string | undefined>(undefined);
 export const panel = signal<Panel>("none");
+/**
+ * What a turn's "N files changed" asks the changes panel to show: the last
+ * turn (as the lastTurn scope, with its Undo), or an earlier turn by its id,
+ * read-only, with words that say which turn it is.
+ */
+export interface AskedTurnDiff {
+  scope: "lastTurn";
+  earlier?: { turnId: string; label: string };
+}
+
+/** A scope another part of the page asked the changes panel to show (a turn's "N files changed"); the panel takes it. */
+export const askedDiffScope = signal<AskedTurnDiff | undefined>(undefined);
+
+/** Opens the changes panel on the thread's last turn with changes. */
+export function showLastTurnChanges(): void {
+  askedDiffScope.value = { scope: "lastTurn" };
+  panel.value = "diff";
+}
+
+/** Opens the changes panel on an earlier turn's changes, read-only; `label` names the turn (its message). */
+export function showEarlierTurnChanges(turnId: string, label: string): void {
+  askedDiffScope.value = { scope: "lastTurn", earlier: { turnId, label } };
+  panel.value = "diff";
+}
 
 export type ThemeChoice = "system" | "light" | "dark";
 const THEME_KEY = "knightcode.theme";

@@ -32,6 +32,7 @@ const PATHS = {
   handoff: "M2 8h9M8 5l3 3-3 3M13 3v10",
   dot: "M8 6.5a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z",
   menu: "M2 4h12M2 8h12M2 12h12",
+  copy: "M6 6h8v8H6zM3 10V2h8",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -21,6 +21,8 @@ export interface DesktopOptions {
   token?: string;
   args?: string[];
   env?: Record<string, string | undefined>;
+  /** The folder the server starts in (its printed address names it as the page's project); the home by default. */
+  cwd?: string;
   /** A folder with a stand-in `xdg-open`: put first on PATH, and the browser is "opened" (no `--no-open`). */
   opener?: string;
 }
@@ -60,7 +62,7 @@ export class DesktopServer {
       ...(options.port !== undefined ? ["--port", String(options.port)] : []),
       ...(options.args ?? []),
     ];
-    this.child = spawn(process.execPath, args, { cwd: this.home, env, stdio: ["ignore", "pipe", "pipe"] });
+    this.child = spawn(process.execPath, args, { cwd: options.cwd ?? this.home, env, stdio: ["ignore", "pipe", "pipe"] });
     this.child.stdout!.on("data", (chunk: Buffer) => (this.stdoutText += chunk.toString()));
     this.child.stderr!.on("data", (chunk: Buffer) => (this.stderrText += chunk.toString()));
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
@@ -74,11 +76,11 @@ export class DesktopServer {
       "knightcode desktop to print its address",
       () => {
         if (exitCode !== undefined) throw new Error(`knightcode desktop exited (${exitCode}): ${server.stderrText}`);
-        return server.stdoutText.match(/^(http:\/\/127\.0\.0\.1:(\d+)\/)#token=(\S+)\n/m) ?? undefined;
+        return server.stdoutText.match(/^(http:\/\/127\.0\.0\.1:(\d+)\/)#token=([^&\s]+)(&\S*)?\n/m) ?? undefined;
       },
       WAIT_MS,
     );
-    server.url = `${match[1]}#token=${match[3]}`;
+    server.url = `${match[1]}#token=${match[3]}${match[4] ?? ""}`;
     server.port = Number(match[2]);
     server.token = match[3]!;
     return server;

@@ -31,7 +31,7 @@ export const handler: Handler<"thread/delete"> = async (params, ctx) => {
     } catch (error) {
       throw sessionError(error, threadId);
     }
-    // What kept its last turn's snapshots alive for an undo goes with it; a folder that is gone or outside git has none.
+    // What kept its turns' snapshots alive (one chain under one ref) goes with it; a folder that is gone or outside git has none.
     if (place) {
       await runGit(["update-ref", "-d", turnRef(threadId)], { cwd: place.cwd, env: ctx.context.env, readOnly: false }).catch(() => undefined);
     }

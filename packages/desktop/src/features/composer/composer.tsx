@@ -1,6 +1,6 @@
 import type { JSX } from "preact";
 import { useCallback, useRef, useState } from "preact/hooks";
-import { conn, connectionState } from "../../connection/connection.js";
+import { connectionState } from "../../connection/connection.js";
 import { openThreadSignal } from "../../state/open-threads.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button, IconButton } from "../../ui/button.js";
@@ -13,7 +13,7 @@ import { MessageBox } from "./message-box.js";
 import { Pickers } from "./pickers.js";
 import { QueueList } from "./queue.js";
 import { useRunningTurn } from "./running.js";
-import { sendMessage, steerMessage } from "./send.js";
+import { composer, sendMessage, steerMessage } from "./store.js";
 import { pendingReviewComments } from "../workspace/panel.js";
 
 const ACCEPT = "image/png,image/jpeg,image/gif,image/webp";
@@ -65,14 +65,12 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
     if (!online) return;
     // The server drops queued follow-ups on interrupt; their text comes back into the draft.
     const dropped = state?.queue.followUp.map((f) => f.text) ?? [];
-    conn()
-      .request("turn/interrupt", { threadId })
-      .then(
-        () => {
-          if (dropped.length > 0) change((d) => ({ ...d, text: [d.text, ...dropped].filter(Boolean).join("\n\n") }));
-        },
-        (error: unknown) => reportError(error, "Interrupting"),
-      );
+    composer.interrupt(threadId).then(
+      () => {
+        if (dropped.length > 0) change((d) => ({ ...d, text: [d.text, ...dropped].filter(Boolean).join("\n\n") }));
+      },
+      (error: unknown) => reportError(error, "Interrupting"),
+    );
   };
 
   // Escape interrupts from anywhere nothing else claims it: not a dialog, a request card or another field.

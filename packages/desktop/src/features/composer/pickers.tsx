@@ -2,9 +2,11 @@ import { signal } from "@preact/signals";
 import type { ApprovalMode, ModelSummary, Thread, ThinkingLevel, ThreadSettingsUpdateParams } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { useEffect } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
 import { patchThread } from "../../state/open-threads.js";
 import { reportError } from "../../state/toasts.js";
+import { refOf } from "./model-match.js";
+import { ModelPicker } from "./model-picker.js";
+import { composer } from "./store.js";
 
 /** The server's models, shared by every composer; fetched when the first one shows. */
 const models = signal<ModelSummary[] | undefined>(undefined);
@@ -12,17 +14,15 @@ let modelsLoad: Promise<void> | undefined;
 
 function loadModels(): void {
   if (modelsLoad) return;
-  modelsLoad = conn()
-    .request("model/list", {})
-    .then(
-      (r) => {
-        models.value = r.models;
-      },
-      (error: unknown) => {
-        modelsLoad = undefined;
-        reportError(error, "Listing models");
-      },
-    );
+  modelsLoad = composer.listModels().then(
+    (r) => {
+      models.value = r.models;
+    },
+    (error: unknown) => {
+      modelsLoad = undefined;
+      reportError(error, "Listing models");
+    },
+  );
 }
 
 const LEVELS: ThinkingLevel[] = ["off", "minimal", "low", "medium", "high", "xhigh"];
@@ -31,8 +31,6 @@ const APPROVAL: { mode: ApprovalMode; label: string; hint: string }[] = [
   { mode: "autoEdit", label: "Auto-edit", hint: "file edits run without asking; other changes still ask" },
   { mode: "fullAccess", label: "Full access", hint: "nothing asks" },
 ];
-
-const refOf = (m: { provider: string; id: string }) => `${m.provider}/${m.id}`;
 
 /** Model, thinking level and approval mode of one thread, changed through thread/settings/update. */
 export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolean }): JSX.Element {
@@ -45,36 +43,21 @@ export function Pickers({ thread, disabled }: { thread: Thread; disabled: boolea
   const approval = APPROVAL.find((a) => a.mode === thread.approvalMode);
 
   const update = (change: Omit<ThreadSettingsUpdateParams, "threadId">, doing: string) => {
-    conn()
-      .request("thread/settings/update", { threadId: thread.id, ...change })
-      .then(
-        (r) => patchThread(thread.id, { model: r.thread.model, thinkingLevel: r.thread.thinkingLevel, approvalMode: r.thread.approvalMode }),
-        (error: unknown) => reportError(error, doing),
-      );
+    composer.updateSettings(thread.id, change).then(
+      (r) => patchThread(thread.id, { model: r.thread.model, thinkingLevel: r.thread.thinkingLevel, approvalMode: r.thread.approvalMode }),
+      (error: unknown) => reportError(error, doing),
+    );
   };
 
   return (
     <div class="composer-pickers">
-      <div class="composer-picker">
-        <label for={`composer-model-${thread.id}`}>Model</label>
-        <select
-          id={`composer-model-${thread.id}`}
-          value={current}
-          disabled={disabled}
-          onChange={(e) => {
-            const chosen = list.find((m) => refOf(m) === e.currentTarget.value);
-            if (chosen) update({ model: { provider: chosen.provider, id: chosen.id } }, "Changing the model");
-          }}
-        >
-          {!summary && <option value={current}>{thread.model ? current : "No model chosen"}</option>}
-          {list.map((m) => (
-            <option key={refOf(m)} value={refOf(m)} disabled={!m.available} title={m.unavailableReason?.message}>
-              {m.name}
-              {m.available ? "" : ` (unavailable: ${m.unavailableReason?.message ?? "no credentials"})`}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ModelPicker
+        id={`composer-model-${thread.id}`}
+        models={models.value}
+        current={current}
+        disabled={disabled}
+        onPick={(chosen) => update({ model: { provider: chosen.provider, id: chosen.id } }, "Changing the model")}
+      />
       <div class="composer-picker">
         <label for={`composer-thinking-${thread.id}`}>Thinking</label>
         <select

@@ -1,8 +1,8 @@
 import type { QueueSnapshot } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
-import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import { IconButton } from "../../ui/button.js";
+import { composer } from "./store.js";
 
 /**
  * What waits on the server: steers for the running turn, then follow-ups.
@@ -12,14 +12,12 @@ import { IconButton } from "../../ui/button.js";
 export function QueueList({ threadId, queue, onEdit }: { threadId: string; queue: QueueSnapshot; onEdit: (text: string) => void }): JSX.Element | null {
   if (queue.steering.length === 0 && queue.followUp.length === 0) return null;
   const remove = (queueId: string, then?: () => void) => {
-    conn()
-      .request("turn/queue/remove", { threadId, queueId })
-      .then(
-        ({ removed }) => {
-          if (removed) then?.();
-        },
-        (error: unknown) => reportError(error, "Removing the queued message"),
-      );
+    composer.removeQueued(threadId, queueId).then(
+      (removed) => {
+        if (removed) then?.();
+      },
+      (error: unknown) => reportError(error, "Removing the queued message"),
+    );
   };
   return (
     <ul class="composer-queue" aria-label="Waiting messages">

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
+import { composer } from "./store.js";
 import type { OpenThread } from "../../state/open-threads.js";
 
 /**
@@ -14,18 +14,11 @@ export function useRunningTurn(threadId: string, state: OpenThread | undefined):
   // A (re)load is the truth as of then: take its running turn again.
   useEffect(() => setTurnId(loaded), [generation]);
   useEffect(() => {
-    const c = conn();
-    const stops = [
-      c.on("turn/started", (p) => {
-        if (p.threadId === threadId) setTurnId(p.turn.id);
-      }),
-      c.on("turn/completed", (p) => {
-        if (p.threadId === threadId) setTurnId((current) => (current === p.turn.id ? undefined : current));
-      }),
-    ];
-    return () => {
-      for (const stop of stops) stop();
-    };
+    return composer.onTurns(
+      threadId,
+      (id) => setTurnId(id),
+      (id) => setTurnId((current) => (current === id ? undefined : current)),
+    );
   }, [threadId]);
   return turnId;
 }

@@ -1,7 +1,7 @@
 import type { CommandInfo } from "@knightcode/app-server-protocol";
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
+import { composer } from "./store.js";
 import { reportError, toast } from "../../state/toasts.js";
 
 /** What the text before the caret asks for: a file after `@`, or a command after a leading `/`. */
@@ -57,8 +57,8 @@ export function useSuggestions(threadId: string, cwd: string, trigger: Trigger |
     }
     let live = true;
     if (kind === "command") {
-      commands.current ??= conn()
-        .request("command/list", { threadId })
+      commands.current ??= composer
+        .commands(threadId)
         .then((r) => r.commands)
         .catch((error: unknown) => {
           commands.current = undefined;
@@ -85,21 +85,19 @@ export function useSuggestions(threadId: string, cwd: string, trigger: Trigger |
       return;
     }
     const timer = setTimeout(() => {
-      conn()
-        .request("file/search", { cwd, query, limit: SHOWN, searchId: `composer-${threadId}` })
-        .then(
-          (r) => {
-            if (live) setItems(r.files.map((f) => ({ key: f.path, label: f.path, insert: `@${f.path} ` })));
-          },
-          (error: unknown) => {
-            if (error instanceof AppServerError && error.code === "toolMissing") {
-              // Searches already in flight answer the same: only the first says so.
-              if (!fileSearchMissing) toast(`File search is unavailable: ${error.message}. The text you type after @ is sent as it is.`, "warning");
-              fileSearchMissing = true;
-            } else reportError(error, "Searching files");
-            if (live) setItems([]);
-          },
-        );
+      composer.searchFiles(threadId, cwd, query, SHOWN).then(
+        (r) => {
+          if (live) setItems(r.files.map((f) => ({ key: f.path, label: f.path, insert: `@${f.path} ` })));
+        },
+        (error: unknown) => {
+          if (error instanceof AppServerError && error.code === "toolMissing") {
+            // Searches already in flight answer the same: only the first says so.
+            if (!fileSearchMissing) toast(`File search is unavailable: ${error.message}. The text you type after @ is sent as it is.`, "warning");
+            fileSearchMissing = true;
+          } else reportError(error, "Searching files");
+          if (live) setItems([]);
+        },
+      );
     }, SEARCH_DELAY_MS);
     return () => {
       live = false;

@@ -5,8 +5,7 @@ import { DialogRequest } from "./dialog-card.js";
 import { QuestionsRequest } from "./questions-card.js";
 import { threadCards, type PendingCard } from "./store.js";
 
-export { installRequestHandlers } from "./handlers.js";
-export { threadCards } from "./store.js";
+export { installRequestHandlers, threadCards } from "./store.js";
 
 function Card({ card }: { card: PendingCard }): JSX.Element {
   switch (card.method) {

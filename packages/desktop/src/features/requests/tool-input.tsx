@@ -2,7 +2,8 @@ import type { PayloadRef } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Button } from "../../ui/button.js";
-import { formatBytes, readPayload } from "../transcript/payload.js";
+import { formatBytes } from "../transcript/payload.js";
+import { readPayload } from "../transcript/store.js";
 import { VisibleText } from "./visible.js";
 
 /** What a tool call would do, read from its arguments: a command, a path, the lines it changes. */

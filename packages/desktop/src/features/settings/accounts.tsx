@@ -1,12 +1,12 @@
 import type { JSX } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import type { Account } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { confirmAction } from "../../ui/modal.js";
 import { Button } from "../../ui/button.js";
 import { useLoad } from "./load.js";
 import { LoadGate, Section } from "./parts.js";
+import { settings } from "./store.js";
 
 const KIND_TEXT: Record<Account["kind"], string> = { apiKey: "stored API key", oauth: "signed in", env: "key in the server's environment" };
 
@@ -19,11 +19,11 @@ interface PendingLogin {
 
 /** The providers with credentials (never a secret), an API key form that never shows the key again, and OAuth sign-in. */
 export function Accounts({ providers }: { providers: string[] }): JSX.Element {
-  const accounts = useLoad(() => conn().request("account/read", {}), []);
+  const accounts = useLoad(() => settings.readAccounts(), []);
   const [login, setLogin] = useState<PendingLogin | undefined>(undefined);
   useEffect(
     () =>
-      conn().on("account/updated", (update) => {
+      settings.onAccountUpdated((update) => {
         accounts.reload();
         const ended = update.login;
         if (!ended) return;
@@ -43,7 +43,7 @@ export function Accounts({ providers }: { providers: string[] }): JSX.Element {
     });
     if (!yes) return;
     try {
-      const { removed } = await conn().request("account/logout", { provider });
+      const removed = await settings.logout(provider);
       toast(removed ? `${provider} credential removed` : `Nothing stored for ${provider}`, removed ? "success" : "info");
     } catch (error) {
       reportError(error, `Removing the ${provider} credential`);
@@ -54,7 +54,7 @@ export function Accounts({ providers }: { providers: string[] }): JSX.Element {
 
   const signIn = async (provider: string) => {
     try {
-      const answer = await conn().request("account/login/start", { provider });
+      const answer = await settings.startLogin(provider);
       if (answer.kind === "oauth")
         setLogin({ loginId: answer.loginId, provider, url: answer.url, ...(answer.instructions ? { instructions: answer.instructions } : {}) });
     } catch (error) {
@@ -64,7 +64,7 @@ export function Accounts({ providers }: { providers: string[] }): JSX.Element {
 
   const cancel = async (pending: PendingLogin) => {
     try {
-      await conn().request("account/login/cancel", { loginId: pending.loginId });
+      await settings.cancelLogin(pending.loginId);
     } catch (error) {
       reportError(error, "Cancelling the sign-in");
     } finally {
@@ -126,7 +126,7 @@ function KeyForm({ providers, onSignIn, onStored }: { providers: string[]; onSig
     event.preventDefault();
     if (!key) return;
     try {
-      await conn().request("account/login/start", { provider: chosen, apiKey: key });
+      await settings.startLogin(chosen, key);
       toast(`Key stored for ${chosen}`, "success");
       onStored();
     } catch (error) {
@@ -168,4 +168,11 @@ function webAddress(url: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The Accounts tab: which providers have credentials, and a key or sign-in for any provider model/list knows. */
+export function AccountsTab(): JSX.Element {
+  const models = useLoad(() => settings.listModels(), []);
+  const providers = [...new Set((models.data?.models ?? []).map((m) => m.provider))].sort();
+  return <Accounts providers={providers} />;
 }

@@ -1,19 +1,19 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
 import { theme, type ThemeChoice } from "../../state/app-state.js";
+import { NotifySetting } from "../attention/notify-setting.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { formatValue, parseInput, settingRows, type ConfigRead, type Scope, type SettingRow } from "./config-model.js";
-import { conflictText, isConflict, writeSettings } from "./config-write.js";
+import { conflictText, isConflict } from "./config-write.js";
 import { useLoad } from "./load.js";
 import { idOf, LoadGate, Section, Switch, Warnings } from "./parts.js";
-import { cwdParams, settingsCwd } from "./project.js";
+import { settings, settingsCwd } from "./store.js";
 
 /** The page's theme, then every setting config/read knows, with where its value comes from. */
 export function GeneralTab(): JSX.Element {
   const cwd = settingsCwd.value;
-  const loaded = useLoad(() => conn().request("config/read", cwdParams()), [cwd]);
+  const loaded = useLoad(() => settings.readConfig(), [cwd]);
   return (
     <>
       <Section title="Appearance">
@@ -25,6 +25,7 @@ export function GeneralTab(): JSX.Element {
             <option value="dark">Dark</option>
           </select>
         </div>
+        <NotifySetting />
       </Section>
       <LoadGate loaded={loaded} what="the settings">
         {(read) => <SettingsEditor read={read} cwd={cwd} reload={loaded.reload} />}
@@ -48,7 +49,7 @@ function SettingsEditor({ read, cwd, reload }: { read: ConfigRead; cwd: string |
     setBusy(true);
     setConflict(undefined);
     try {
-      await writeSettings(read, scope, [[key, value]], cwd);
+      await settings.writeConfig(read, scope, [[key, value]]);
       toast(value === null ? `${key} reset` : `${key} saved`, "success");
     } catch (error) {
       if (isConflict(error)) setConflict(conflictText(read, scope, error));

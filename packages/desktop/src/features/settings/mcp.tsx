@@ -1,18 +1,17 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { McpExposure, McpServer } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
 import { useLoad } from "./load.js";
 import { idOf, LoadGate, Section, Switch, Warnings } from "./parts.js";
-import { cwdParams, settingsCwd } from "./project.js";
+import { settings, settingsCwd } from "./store.js";
 
 /** The MCP servers a thread here would connect (mcp/list starts none), with enable, exposure, remove and add. */
 export function McpTab(): JSX.Element {
   const cwd = settingsCwd.value;
-  const loaded = useLoad(() => conn().request("mcp/list", cwdParams()), [cwd]);
+  const loaded = useLoad(() => settings.readMcp(), [cwd]);
 
   const run = async (doing: string, request: () => Promise<unknown>, done?: string) => {
     try {
@@ -25,7 +24,7 @@ export function McpTab(): JSX.Element {
     }
   };
   const update = (server: McpServer, change: { enabled?: boolean; exposure?: McpExposure }) =>
-    run(`Changing ${server.name}`, () => conn().request("mcp/update", { ...cwdParams(), name: server.name, ...change }));
+    run(`Changing ${server.name}`, () => settings.updateMcp(server.name, change));
   const remove = async (server: McpServer) => {
     const yes = await confirmAction({
       title: `Remove ${server.name}?`,
@@ -33,12 +32,7 @@ export function McpTab(): JSX.Element {
       confirm: "Remove",
       danger: true,
     });
-    if (yes)
-      await run(
-        `Removing ${server.name}`,
-        () => conn().request("mcp/remove", { ...cwdParams(), scope: server.scope, name: server.name }),
-        `${server.name} removed`,
-      );
+    if (yes) await run(`Removing ${server.name}`, () => settings.removeMcp(server), `${server.name} removed`);
   };
 
   return (
@@ -136,9 +130,8 @@ function AddServer({ cwd, onAdded }: { cwd: string | undefined; onAdded: () => v
     event.preventDefault();
     const parts = splitCommand(target);
     const config = kind === "http" ? { url: target.trim() } : { command: parts[0] ?? "", args: parts.slice(1) };
-    const useScope = cwd === undefined ? "global" : scope;
     try {
-      const { replaced } = await conn().request("mcp/add", { scope: useScope, ...(cwd === undefined ? {} : { cwd }), name: name.trim(), config });
+      const { replaced } = await settings.addMcp(scope, name.trim(), config);
       toast(`${name.trim()} ${replaced ? "replaced" : "added"}`, "success");
       setName("");
       setTarget("");

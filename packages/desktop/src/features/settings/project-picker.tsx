@@ -1,7 +1,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { Button } from "../../ui/button.js";
-import { chosenProject, settingsCwd, threadCwd } from "./project.js";
+import { chosenProject, settingsCwd, threadCwd } from "./store.js";
 
 type Mode = "thread" | "global" | "folder";
 

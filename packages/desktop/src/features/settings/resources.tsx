@@ -1,21 +1,20 @@
 import type { JSX } from "preact";
 import type { ResourceInfo, ResourceType } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { useLoad } from "./load.js";
 import { idOf, LoadGate, Section, Switch } from "./parts.js";
-import { cwdParams, settingsCwd } from "./project.js";
+import { settings, settingsCwd } from "./store.js";
 
 const TITLES: Record<ResourceType, string> = { extensions: "Extensions", skills: "Skills", prompts: "Prompt templates", themes: "Themes" };
 
 /** resource/list grouped by kind, each with where it came from and an on/off switch (resource/set). */
 export function ResourcesTab(): JSX.Element {
   const cwd = settingsCwd.value;
-  const loaded = useLoad(() => conn().request("resource/list", cwdParams()), [cwd]);
+  const loaded = useLoad(() => settings.readResources(), [cwd]);
 
   const set = async (resource: ResourceInfo, enabled: boolean) => {
     try {
-      await conn().request("resource/set", { ...cwdParams(), type: resource.type, path: resource.path, enabled });
+      await settings.setResource(resource, enabled);
       toast(`${resource.name} ${enabled ? "on" : "off"} for threads loaded from now on`, "success");
     } catch (error) {
       reportError(error, `Switching ${resource.name}`);

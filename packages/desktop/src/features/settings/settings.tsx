@@ -2,6 +2,7 @@ import type { JSX } from "preact";
 import { useRef } from "preact/hooks";
 import { screen, type SettingsTab } from "../../state/app-state.js";
 import { Button } from "../../ui/button.js";
+import { AccountsTab } from "./accounts.js";
 import { GeneralTab } from "./general.js";
 import { McpTab } from "./mcp.js";
 import { ModelsTab } from "./models.js";
@@ -14,6 +15,7 @@ import "./settings.css";
 const TABS: Array<{ id: SettingsTab; label: string }> = [
   { id: "general", label: "General" },
   { id: "models", label: "Models" },
+  { id: "accounts", label: "Accounts" },
   { id: "mcp", label: "MCP" },
   { id: "tools", label: "Tools" },
   { id: "resources", label: "Resources" },
@@ -23,13 +25,14 @@ const TABS: Array<{ id: SettingsTab; label: string }> = [
 const PANELS: Record<SettingsTab, () => JSX.Element> = {
   general: GeneralTab,
   models: ModelsTab,
+  accounts: AccountsTab,
   mcp: McpTab,
   tools: ToolsTab,
   resources: ResourcesTab,
   trust: TrustTab,
 };
 
-/** Settings, models, MCP servers, tools, resources and project trust. */
+/** Settings, models, accounts, MCP servers, tools, resources and project trust. */
 export function SettingsScreen({ tab }: { tab: SettingsTab }): JSX.Element {
   const Panel = PANELS[tab];
   return (

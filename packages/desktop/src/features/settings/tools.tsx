@@ -1,41 +1,24 @@
 import type { JSX } from "preact";
 import type { ToolInfo, ToolSettingsEntry } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { reportError, toast } from "../../state/toasts.js";
-import type { Scope } from "./config-model.js";
-import { conflictText, isConflict, writeSettings } from "./config-write.js";
+import { conflictText, isConflict } from "./config-write.js";
 import { useLoad } from "./load.js";
 import { idOf, LoadGate, Section, Switch } from "./parts.js";
-import { cwdParams, settingsCwd } from "./project.js";
-
-/**
- * The defaultTools patterns with one tool switched: its own patterns go,
- * then `-name` removes it, or the name is added back (plain when the list
- * chooses the set outright, `+name` when it adjusts the built-in set).
- */
-export function switchTool(patterns: readonly string[], name: string, offer: boolean): string[] {
-  const rest = patterns.filter((p) => p !== name && p !== `+${name}` && p !== `-${name}`);
-  if (!offer) return [...rest, `-${name}`];
-  const choosesOutright = rest.some((p) => !p.startsWith("+") && !p.startsWith("-"));
-  return [...rest, choosesOutright ? name : `+${name}`];
-}
+import { settings, settingsCwd } from "./store.js";
 
 /** tool/list for a new thread here, each offered-or-not switch writing defaultTools, and the tools.json entries. */
 export function ToolsTab(): JSX.Element {
   const cwd = settingsCwd.value;
-  const tools = useLoad(() => conn().request("tool/list", cwdParams()), [cwd]);
-  const config = useLoad(() => conn().request("config/read", cwdParams()), [cwd]);
-  const toolSettings = useLoad(() => conn().request("tool/settings/read", {}), []);
+  const tools = useLoad(() => settings.readTools(), [cwd]);
+  const config = useLoad(() => settings.readConfig(), [cwd]);
+  const toolSettings = useLoad(() => settings.readToolSettings(), []);
 
   const offer = async (tool: ToolInfo, on: boolean) => {
     const read = config.data;
     if (!read) return;
-    // Write where the list in force comes from: a project's list replaces the global one whole.
-    const scope: Scope = read.origins.defaultTools === "project" ? "project" : "global";
-    const current = (read.settings as { defaultTools?: unknown }).defaultTools;
-    const patterns = Array.isArray(current) ? current.map(String) : [];
+    const scope = read.origins.defaultTools === "project" ? "project" : "global";
     try {
-      await writeSettings(read, scope, [["defaultTools", switchTool(patterns, tool.name, on)]], cwd);
+      await settings.offerTool(read, tool.name, on);
       toast(`${tool.name} ${on ? "offered" : "no longer offered"} to new threads`, "success");
     } catch (error) {
       if (isConflict(error)) toast(conflictText(read, scope, error), "error");
@@ -48,7 +31,7 @@ export function ToolsTab(): JSX.Element {
 
   const setEnabled = async (entry: ToolSettingsEntry, on: boolean) => {
     try {
-      await conn().request("tool/settings/write", { name: entry.name, key: "enabled", value: on });
+      await settings.setToolEnabled(entry.name, on);
     } catch (error) {
       reportError(error, `Changing ${entry.name}`);
     } finally {

@@ -1,11 +1,10 @@
 import type { JSX } from "preact";
-import { conn } from "../../connection/connection.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
 import { useLoad } from "./load.js";
 import { LoadGate, Section } from "./parts.js";
-import { settingsCwd } from "./project.js";
+import { settings, settingsCwd } from "./store.js";
 
 /** The project's trust decision (project/trust/read) and the way to change it, each change confirmed. */
 export function TrustTab(): JSX.Element {
@@ -21,7 +20,7 @@ export function TrustTab(): JSX.Element {
 }
 
 function TrustOf({ cwd }: { cwd: string }): JSX.Element {
-  const loaded = useLoad(() => conn().request("project/trust/read", { cwd }), [cwd]);
+  const loaded = useLoad(() => settings.readTrust(cwd), [cwd]);
 
   const decide = async (trusted: boolean) => {
     const yes = await confirmAction(
@@ -40,7 +39,7 @@ function TrustOf({ cwd }: { cwd: string }): JSX.Element {
     );
     if (!yes) return;
     try {
-      await conn().request("project/trust/set", { cwd, trusted });
+      await settings.setTrust(cwd, trusted);
       toast(trusted ? "Project trusted" : "Project not trusted", "success");
     } catch (error) {
       reportError(error, trusted ? "Trusting the project" : "Withdrawing trust");

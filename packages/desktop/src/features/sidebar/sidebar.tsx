@@ -4,11 +4,10 @@ import { activeThreadId, screen, theme, type ThemeChoice } from "../../state/app
 import { Button, IconButton } from "../../ui/button.js";
 import { Icon } from "../../ui/icons.js";
 import { shortcutLabel, useShortcut } from "../../ui/keys.js";
-import { defaultFolder, startThreadIn } from "./actions.js";
+import { defaultFolder, projectName, startThreadIn } from "./actions.js";
 import { NewThreadDialog } from "./new-thread.js";
-import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, view } from "./store.js";
+import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, unread, view } from "./store.js";
 import { ThreadRow } from "./thread-row.js";
-import { unread } from "./unread.js";
 import "./sidebar.css";
 
 export { watchThreadList } from "./store.js";
@@ -86,7 +85,8 @@ function SearchBox(): JSX.Element {
     const timer = setTimeout(() => (query.value = text), 200);
     return () => clearTimeout(timer);
   }, [text]);
-  useShortcut("mod+k", () => {
+  // Ctrl/Cmd+K is the palette's; the list's own search keeps a shortcut of its own.
+  useShortcut("mod+shift+f", () => {
     input.current?.focus();
     input.current?.select();
   });
@@ -100,24 +100,19 @@ function SearchBox(): JSX.Element {
         ref={input}
         id="thread-search"
         type="search"
-        placeholder={`Search (${shortcutLabel("mod+k")})`}
+        placeholder={`Search (${shortcutLabel("mod+shift+f")})`}
         value={text}
         onInput={(e) => setText(e.currentTarget.value)}
+        aria-keyshortcuts="Control+Shift+F Meta+Shift+F"
         onKeyDown={(e) => {
           if (e.key === "Escape" && text) {
             e.preventDefault();
             setText("");
           }
         }}
-        aria-keyshortcuts="Control+K Meta+K"
       />
     </div>
   );
-}
-
-function projectName(cwd: string): string {
-  const parts = cwd.split(/[\\/]+/).filter(Boolean);
-  return parts[parts.length - 1] ?? cwd;
 }
 
 function ThreadGroups(): JSX.Element {

@@ -3,10 +3,12 @@ import { useState } from "preact/hooks";
 import type { FileChange, HistoryItem, Item, ItemReference, PayloadRef, ToolCallItem, UserMessageItem } from "@knightcode/app-server-protocol";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { CopyButton } from "../../ui/copy-button.js";
 import { Icon, type IconName } from "../../ui/icons.js";
 import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
-import { formatBytes, readPayload } from "./payload.js";
+import { formatBytes } from "./payload.js";
+import { readPayload } from "./store.js";
 import { renderView } from "./view-renderer.js";
 import { VisibleText } from "../requests/visible.js";
 import { visibleString } from "../requests/visible-text.js";
@@ -16,6 +18,8 @@ interface ItemProps {
   item: HistoryItem;
   /** Items nested under this one (a tool call's sub-calls). */
   nested?: HistoryItem[];
+  /** A message handed to the turn while it ran (turn/steer), not the one that started it. */
+  steer?: boolean;
 }
 
 /**
@@ -25,13 +29,13 @@ interface ItemProps {
  */
 export class ItemBox extends Component<ItemProps> {
   override shouldComponentUpdate(next: ItemProps): boolean {
-    return next.item !== this.props.item || next.nested !== this.props.nested || next.threadId !== this.props.threadId;
+    return next.item !== this.props.item || next.nested !== this.props.nested || next.threadId !== this.props.threadId || next.steer !== this.props.steer;
   }
   override render(): JSX.Element {
-    const { item, threadId, nested } = this.props;
+    const { item, threadId, nested, steer } = this.props;
     return (
-      <div class="item" data-item-id={item.id} data-item-type={item.type}>
-        {isReference(item) ? <ReferencedItem threadId={threadId} item={item} /> : <InlineItem threadId={threadId} item={item} nested={nested} />}
+      <div class="item" data-item-id={item.id} data-item-type={item.type} data-steer={steer ? "true" : undefined}>
+        {isReference(item) ? <ReferencedItem threadId={threadId} item={item} /> : <InlineItem threadId={threadId} item={item} nested={nested} steer={steer} />}
       </div>
     );
   }
@@ -41,12 +45,27 @@ function isReference(item: HistoryItem): item is ItemReference {
   return "payloadRef" in item && item.payloadRef !== undefined && !("text" in item) && !("name" in item) && !("summary" in item);
 }
 
-function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; nested?: HistoryItem[] }): JSX.Element {
+function InlineItem({ threadId, item, nested, steer }: { threadId: string; item: Item; nested?: HistoryItem[]; steer?: boolean }): JSX.Element {
   switch (item.type) {
     case "userMessage":
-      return <UserMessage item={item} />;
+      return (
+        <>
+          {steer && (
+            <p class="steer-mark">
+              <span class="badge">Steer</span> sent while the turn ran
+            </p>
+          )}
+          <UserMessage item={item} />
+          <MessageActions text={item.text ?? ""} />
+        </>
+      );
     case "agentMessage":
-      return <Markdown text={item.text} />;
+      return (
+        <>
+          <Markdown text={item.text} />
+          <MessageActions text={item.text} />
+        </>
+      );
     case "reasoning":
       // Collapsed by default: the answer matters more than the way to it.
       return (
@@ -76,6 +95,16 @@ function InlineItem({ threadId, item, nested }: { threadId: string; item: Item; 
       );
     }
   }
+}
+
+/** Under a message: copying it as written (its Markdown source, not the drawn text). */
+function MessageActions({ text }: { text: string }): JSX.Element | null {
+  if (!text) return null;
+  return (
+    <div class="message-actions">
+      <CopyButton text={text} label="Copy message" compact />
+    </div>
+  );
 }
 
 function UserMessage({ item }: { item: UserMessageItem }): JSX.Element {

@@ -1,12 +1,12 @@
 import type { PayloadRef } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
+import type { Connection } from "../../connection/connection.js";
 
 /** Reads a whole payload reference, chunk by chunk, and decodes it as UTF-8 text. */
-export async function readPayload(ref: PayloadRef): Promise<string> {
+export async function readWholePayload(c: Pick<Connection, "request">, ref: PayloadRef): Promise<string> {
   const chunks: Uint8Array[] = [];
   let offset = 0;
   for (;;) {
-    const answer = await conn().request("payload/read", { id: ref.id, offset });
+    const answer = await c.request("payload/read", { id: ref.id, offset });
     chunks.push(decodeBase64(answer.data));
     if (answer.eof || answer.nextOffset === undefined) break;
     offset = answer.nextOffset;

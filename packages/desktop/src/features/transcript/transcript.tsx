@@ -91,6 +91,8 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
   };
 
   const context = usage ? contextText(usage) : undefined;
+  // The newest turn's changes are the lastTurn scope, which Undo acts on; an earlier turn's are read by its id, read-only.
+  const newest = state.turns.at(-1)?.id;
   return (
     <section class="transcript" aria-label="Conversation" data-thread={threadId}>
       <div class="transcript-scroll" ref={scroller} onScroll={onScroll} tabIndex={0} aria-label="Messages">
@@ -104,7 +106,7 @@ export function Transcript({ threadId }: { threadId: string }): JSX.Element {
           )}
           {state.turns.length === 0 && <p class="transcript-empty">No messages yet.</p>}
           {state.turns.map((turn) => (
-            <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} />
+            <TurnBox key={turn.id} threadId={threadId} turn={turn} store={store} newest={turn.id === newest} />
           ))}
           {state.notices.map((notice, n) => (
             <p key={n} class="transcript-notice" role="alert">

@@ -1,34 +1,40 @@
 import { Component, type JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { HistoryItem, TokenUsage, Turn } from "@knightcode/app-server-protocol";
+import { showEarlierTurnChanges, showLastTurnChanges } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { ItemBox } from "./items.js";
-import { formatBytes, readPayload } from "./payload.js";
+import { formatBytes } from "./payload.js";
+import { readPayload } from "./store.js";
 import type { TranscriptStore, TurnView } from "./store.js";
 
 interface TurnProps {
   threadId: string;
   turn: TurnView;
   store: TranscriptStore;
+  /** The thread's newest turn: its diff is the changes panel's lastTurn scope, with Undo; an earlier turn's opens read-only. */
+  newest: boolean;
 }
 
 /** One turn; redrawn only when its object changed (see TranscriptStore). */
 export class TurnBox extends Component<TurnProps> {
   override shouldComponentUpdate(next: TurnProps): boolean {
-    return next.turn !== this.props.turn || next.threadId !== this.props.threadId;
+    return next.turn !== this.props.turn || next.threadId !== this.props.threadId || next.newest !== this.props.newest;
   }
   override render(): JSX.Element {
-    const { turn, threadId, store } = this.props;
+    const { turn, threadId, store, newest } = this.props;
     const { top, nested } = arrange(turn.items);
+    // The turn's first message started it; any later one was handed to it while it ran.
+    const opening = top.find((item) => item.type === "userMessage");
     return (
       <article class="turn" data-turn-id={turn.id} data-turn-status={turn.status}>
         {turn.payloadRef && turn.items.length === 0 && <TurnReference turn={turn} store={store} />}
         {top.map((item) => (
-          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} />
+          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} steer={item.type === "userMessage" && item !== opening} />
         ))}
         <TurnStatus turn={turn} />
-        <TurnFooter turn={turn} />
+        <TurnFooter turn={turn} newest={newest} label={opening && "text" in opening ? opening.text : undefined} />
       </article>
     );
   }
@@ -80,20 +86,40 @@ function TurnStatus({ turn }: { turn: TurnView }): JSX.Element | null {
   return null;
 }
 
-function TurnFooter({ turn }: { turn: TurnView }): JSX.Element | null {
+function TurnFooter({ turn, newest, label }: { turn: TurnView; newest: boolean; label: string | undefined }): JSX.Element | null {
   const files = turn.files ?? [];
   if (!turn.usage && files.length === 0) return null;
+  const counts = (
+    <>
+      {files.length} {files.length === 1 ? "file" : "files"} changed <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
+      <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
+    </>
+  );
   return (
     <div class="turn-footer">
       {turn.usage && <span class="turn-usage">{usageText(turn.usage)}</span>}
-      {files.length > 0 && (
-        <span class="turn-files">
-          {files.length} {files.length === 1 ? "file" : "files"} changed <span class="adds">+{files.reduce((n, f) => n + f.additions, 0)}</span>{" "}
-          <span class="dels">−{files.reduce((n, f) => n + f.deletions, 0)}</span>
-        </span>
-      )}
+      {files.length > 0 &&
+        (turn.status !== "inProgress" ? (
+          <button
+            type="button"
+            class="turn-files"
+            onClick={() => (newest ? showLastTurnChanges() : showEarlierTurnChanges(turn.id, turnLabel(label)))}
+            title="Show this turn's changes"
+          >
+            {counts}
+          </button>
+        ) : (
+          <span class="turn-files">{counts}</span>
+        ))}
     </div>
   );
+}
+
+/** How the changes panel names an earlier turn: the start of the message that began it. */
+function turnLabel(text: string | undefined): string {
+  const line = (text ?? "").trim().replace(/\s+/g, " ");
+  if (line === "") return "an earlier turn";
+  return `“${line.length > 60 ? `${line.slice(0, 59)}…` : line}”`;
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { JSX } from "preact";
 import { useCallback, useState } from "preact/hooks";
 import type { GitBranchesResult, GitStatusResult } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import { problemFrom, ProblemNotice, type Problem } from "./problem.js";
 import { Worktrees } from "./worktrees.js";
+import { CommitBox } from "./commit-box.js";
+import { isNoRemote, PushBox } from "./push-box.js";
+import { workspace } from "./store.js";
 import { useWorkspaceReload } from "./use-reload.js";
 
 /** Where the thread's checkout stands and what can be done with it: commit, push, pull request, branches, worktrees. */
@@ -16,10 +18,11 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const [notRepo, setNotRepo] = useState(false);
+  const [noRemote, setNoRemote] = useState(false);
 
   const load = useCallback(async () => {
     try {
-      const [s, b] = await Promise.all([conn().request("git/status", { threadId }), conn().request("git/branches", { threadId })]);
+      const { status: s, branches: b } = await workspace.readGit(threadId);
       setStatus(s);
       setBranches(b);
       setNotRepo(false);
@@ -33,14 +36,14 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
   useWorkspaceReload(threadId, load);
 
   /** One action at a time; its refusal shows inline with git's words, and the status is read again after. */
-  const act = async <T,>(doing: string, run: () => Promise<T>, done: (result: T) => string): Promise<boolean> => {
+  const act = async <T,>(doing: string, run: () => Promise<T>, done: (result: T) => string, refused?: (error: unknown) => boolean): Promise<boolean> => {
     setBusy(doing);
     setProblem(undefined);
     try {
       toast(done(await run()), "success");
       return true;
     } catch (error) {
-      setProblem(problemFrom(error, doing));
+      if (!refused?.(error)) setProblem(problemFrom(error, doing));
       return false;
     } finally {
       setBusy(undefined);
@@ -57,37 +60,44 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
       {problem && <ProblemNotice problem={problem} onDismiss={() => setProblem(undefined)} />}
       {status && <StatusSummary status={status} />}
       <CommitBox
+        threadId={threadId}
+        status={status}
         disabled={!!busy}
         onCommit={(message, includeUnstaged) =>
           act(
-            message ? "Committing" : "Writing a message and committing",
-            () => conn().request("git/commit", { threadId, message, includeUnstaged }),
+            "Committing",
+            () => workspace.commit(threadId, message, includeUnstaged),
             (r) => `Committed ${r.sha.slice(0, 7)}: ${r.message.split("\n")[0]}`,
           )
         }
       />
       <section class="ws-section" aria-labelledby="ws-remote-title">
         <h3 id="ws-remote-title">Remote</h3>
-        <div class="ws-actions">
-          <Button
-            disabled={!!busy}
-            onClick={() =>
-              void act(
-                "Pushing",
-                () => conn().request("git/push", { threadId }),
-                (r) => `Pushed ${r.branch} to ${r.pushedTo}${r.upstreamSet ? " (now its upstream)" : ""}`,
-              )
-            }
-          >
-            Push
-          </Button>
-        </div>
+        <PushBox
+          disabled={!!busy}
+          noRemote={noRemote}
+          onPush={(remote) =>
+            void act(
+              "Pushing",
+              () => workspace.push(threadId, remote),
+              (r) => {
+                setNoRemote(false);
+                return `Pushed ${r.branch} to ${r.pushedTo}${r.upstreamSet ? " (now its upstream)" : ""}`;
+              },
+              (error) => {
+                const missing = isNoRemote(error);
+                setNoRemote(missing);
+                return missing;
+              },
+            )
+          }
+        />
         <PullRequestForm
           disabled={!!busy}
           onCreate={(params) =>
             act(
               "Creating the pull request",
-              () => conn().request("git/pr/create", { threadId, ...params }),
+              () => workspace.createPullRequest(threadId, params),
               (r) => `Pull request opened: ${r.url}`,
             )
           }
@@ -99,14 +109,14 @@ export function GitView({ threadId }: { threadId: string }): JSX.Element {
         onSwitch={(name) =>
           act(
             `Switching to ${name}`,
-            () => conn().request("git/branch/switch", { threadId, name }),
+            () => workspace.switchBranch(threadId, name),
             (r) => `On ${r.branch} now`,
           )
         }
         onCreate={(name) =>
           act(
             `Creating ${name}`,
-            () => conn().request("git/branch/create", { threadId, name }),
+            () => workspace.createBranch(threadId, name),
             (r) => `Created and switched to ${r.branch}`,
           )
         }
@@ -137,36 +147,6 @@ function StatusSummary({ status }: { status: GitStatusResult }): JSX.Element {
         <p class="ws-note ws-warn">git stopped in the middle of {OPERATIONS[status.operation] ?? status.operation}: finish or abort it in a terminal.</p>
       )}
     </section>
-  );
-}
-
-function CommitBox({ disabled, onCommit }: { disabled: boolean; onCommit: (message: string, includeUnstaged: boolean) => Promise<boolean> }): JSX.Element {
-  const [message, setMessage] = useState("");
-  const [includeUnstaged, setIncludeUnstaged] = useState(true);
-  const blank = !message.trim();
-  return (
-    <form
-      class="ws-section"
-      aria-labelledby="ws-commit-title"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void onCommit(message.trim(), includeUnstaged).then((ok) => ok && setMessage(""));
-      }}
-    >
-      <h3 id="ws-commit-title">Commit</h3>
-      <div class="field">
-        <label for="ws-commit-message">Commit message (leave empty to let the model write it)</label>
-        <textarea id="ws-commit-message" rows={3} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
-      </div>
-      <label class="ws-check">
-        <input type="checkbox" checked={includeUnstaged} onChange={(e) => setIncludeUnstaged(e.currentTarget.checked)} /> Include unstaged and untracked changes
-      </label>
-      <div class="ws-actions">
-        <Button type="submit" variant="primary" icon="commit" disabled={disabled}>
-          {blank ? "Generate message and commit" : "Commit"}
-        </Button>
-      </div>
-    </form>
   );
 }
 

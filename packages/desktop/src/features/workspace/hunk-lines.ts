@@ -28,3 +28,16 @@ export function sideRange(hunk: DiffHunk, side: "old" | "new"): { min: number; m
   const count = side === "old" ? hunk.oldLines : hunk.newLines;
   return { min: start, max: Math.max(start, start + count - 1) };
 }
+
+/** How a revert's confirmation names one hunk: its file, the lines it spans now, and its counts. */
+export function describeHunk(path: string, hunk: DiffHunk): { title: string; body: string } {
+  const added = hunk.lines.filter((l) => l.startsWith("+")).length;
+  const removed = hunk.lines.filter((l) => l.startsWith("-")).length;
+  const span = (start: number, count: number) => (count <= 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`);
+  const where = hunk.newLines > 0 ? span(hunk.newStart, hunk.newLines) : `${span(hunk.oldStart, hunk.oldLines)} (old)`;
+  const counts = `${added} added and ${removed} removed ${added + removed === 1 ? "line" : "lines"}`;
+  return {
+    title: `Revert ${where} of ${path}?`,
+    body: `This hunk of ${path} (${where}, +${added} −${removed}) goes back as it was: the working tree loses its ${counts}. The index is not changed.`,
+  };
+}

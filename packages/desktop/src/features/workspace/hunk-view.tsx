@@ -1,9 +1,10 @@
-import type { JSX } from "preact";
+import { Fragment, type JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { DiffHunk } from "@knightcode/app-server-protocol";
 import { Button } from "../../ui/button.js";
 import { numberLines, sideRange } from "./hunk-lines.js";
-import { addReviewComment } from "./review-comments.js";
+import { commentPlace } from "./review-comments.js";
+import { addReviewComment, pendingReviewComments } from "./store.js";
 
 /** What the file around a hunk lets the user do with it; an absent action is not offered in this scope. */
 export interface HunkActions {
@@ -36,6 +37,8 @@ export function HunkView({
 }): JSX.Element {
   const [selection, setSelection] = useState<Selection | undefined>(undefined);
   const lines = numberLines(hunk);
+  // Unsent comments on this hunk, each shown under the last line it covers; sending takes them away.
+  const comments = pendingReviewComments(threadId).value.filter((c) => c.path === path && c.hunkId === hunk.id);
   const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
 
   // A click on a line number starts a range; a shift-click extends it on the same side.
@@ -78,25 +81,33 @@ export function HunkView({
       <div class="ws-lines">
         {lines.map((line, index) => {
           const selected = inRange("old", line.old) || inRange("new", line.new);
+          const here = comments.filter((c) => ((c.side ?? "new") === "old" ? line.old : line.new) === c.endLine);
           return (
-            <div key={index} class={`ws-line ws-${line.kind}${selected ? " ws-selected" : ""}`}>
-              {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
-              <span class="ws-num" onClick={(e) => line.old !== undefined && pick("old", line.old, e.shiftKey)}>
-                {line.old ?? ""}
-              </span>
-              {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
-              <span class="ws-num" onClick={(e) => line.new !== undefined && pick("new", line.new, e.shiftKey)}>
-                {line.new ?? ""}
-              </span>
-              <span class="ws-mark" aria-hidden="true">
-                {line.kind === "add" ? "+" : line.kind === "del" ? "-" : " "}
-              </span>
-              <span class="ws-text">
-                {line.kind === "add" && <span class="visually-hidden">added: </span>}
-                {line.kind === "del" && <span class="visually-hidden">removed: </span>}
-                {line.text}
-              </span>
-            </div>
+            <Fragment key={index}>
+              <div class={`ws-line ws-${line.kind}${selected ? " ws-selected" : ""}`}>
+                {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
+                <span class="ws-num" onClick={(e) => line.old !== undefined && pick("old", line.old, e.shiftKey)}>
+                  {line.old ?? ""}
+                </span>
+                {/* biome-ignore lint/a11y/useKeyWithClickEvents lint/a11y/noStaticElementInteractions: a click on a line number is a pointer shortcut for picking lines; the hunk's buttons are the keyboard's way */}
+                <span class="ws-num" onClick={(e) => line.new !== undefined && pick("new", line.new, e.shiftKey)}>
+                  {line.new ?? ""}
+                </span>
+                <span class="ws-mark" aria-hidden="true">
+                  {line.kind === "add" ? "+" : line.kind === "del" ? "-" : " "}
+                </span>
+                <span class="ws-text">
+                  {line.kind === "add" && <span class="visually-hidden">added: </span>}
+                  {line.kind === "del" && <span class="visually-hidden">removed: </span>}
+                  {line.text}
+                </span>
+              </div>
+              {here.map((c, i) => (
+                <p key={i} class="ws-line-comment" role="note" aria-label={`Review comment on ${commentPlace(c)}`}>
+                  <span class="ws-faint">{commentPlace(c)}</span> {c.text}
+                </p>
+              ))}
+            </Fragment>
           );
         })}
       </div>

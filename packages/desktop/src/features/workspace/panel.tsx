@@ -3,11 +3,10 @@ import { useEffect } from "preact/hooks";
 import type { Panel } from "../../state/app-state.js";
 import { DiffView } from "./diff-view.js";
 import { GitView } from "./git-view.js";
-import { watchWorkspaceProgress } from "./progress.js";
+import { watchWorkspaceProgress } from "./store.js";
 import "./workspace.css";
 
-export { pendingReviewComments, takeReviewComments, restoreReviewComments } from "./review-comments.js";
-export { watchWorkspaceProgress } from "./progress.js";
+export { pendingReviewComments, takeReviewComments, restoreReviewComments, watchWorkspaceProgress } from "./store.js";
 
 /** The side panel of a thread: diffs, or git status and actions. */
 export function WorkspacePanel({ threadId, panel }: { threadId: string; panel: Exclude<Panel, "none"> }): JSX.Element {

@@ -56,9 +56,7 @@ export function problemFrom(error: unknown, doing: string): Problem {
   return problem;
 }
 
-export function reasonOf(error: unknown): string | undefined {
-  return error instanceof AppServerError && typeof error.data?.reason === "string" ? error.data.reason : undefined;
-}
+export { reasonOf } from "./model.js";
 
 export function ProblemNotice({ problem, onDismiss }: { problem: Problem; onDismiss: () => void }): JSX.Element {
   return (

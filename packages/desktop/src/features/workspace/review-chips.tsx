@@ -1,10 +1,10 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
 import { openThreadSignal } from "../../state/open-threads.js";
 import { reportError, toast } from "../../state/toasts.js";
 import { Button, IconButton } from "../../ui/button.js";
-import { commentPlace, pendingReviewComments, removeReviewComment, restoreReviewComments, takeReviewComments } from "./review-comments.js";
+import { commentPlace } from "./review-comments.js";
+import { pendingReviewComments, removeReviewComment, workspace } from "./store.js";
 
 const DEFAULT_TEXT = "Please address my review comments.";
 
@@ -18,15 +18,12 @@ export function ReviewComments({ threadId }: { threadId: string }): JSX.Element 
   if (comments.length === 0) return null;
 
   const send = async () => {
-    const taken = takeReviewComments(threadId);
     const status = openThreadSignal(threadId).value?.thread.status;
     setSending(true);
     try {
-      if (status?.type === "active") await conn().request("turn/queue/add", { threadId, text: DEFAULT_TEXT, comments: taken });
-      else await conn().request("turn/start", { threadId, text: DEFAULT_TEXT, comments: taken });
-      toast(`Sent ${taken.length} review ${taken.length === 1 ? "comment" : "comments"}`, "success");
+      const sent = await workspace.sendComments(threadId, status?.type === "active", DEFAULT_TEXT);
+      toast(`Sent ${sent} review ${sent === 1 ? "comment" : "comments"}`, "success");
     } catch (error) {
-      restoreReviewComments(threadId, taken);
       reportError(error, "Sending the review comments");
     } finally {
       setSending(false);

@@ -1,14 +1,8 @@
 import { useCallback, useRef, useState } from "preact/hooks";
-import type { DiffScope, ThreadDiffReadResult } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
+import type { ThreadDiffReadResult } from "@knightcode/app-server-protocol";
 import { problemFrom, type Problem } from "./problem.js";
+import { workspace, type DiffQuery } from "./store.js";
 import { useWorkspaceReload } from "./use-reload.js";
-
-export interface DiffQuery {
-  scope: DiffScope;
-  commit?: string;
-  against?: string;
-}
 
 /**
  * The thread's diff in one scope, read again when the query changes, when a
@@ -20,21 +14,17 @@ export function useDiff(threadId: string, query: DiffQuery) {
   const [problem, setProblem] = useState<Problem | undefined>(undefined);
   const [loading, setLoading] = useState(false);
   const latest = useRef(0);
-  const { scope, commit, against } = query;
+  const { scope, commit, against, turnId } = query;
 
   const load = useCallback(async () => {
     const ticket = ++latest.current;
-    if (scope === "committed" && !commit) {
-      setDiff(undefined);
-      return;
-    }
     setLoading(true);
     try {
-      const answer = await conn().request("thread/diff/read", {
-        threadId,
+      const answer = await workspace.readDiff(threadId, {
         scope,
-        ...(scope === "committed" && commit ? { commit } : {}),
-        ...(scope === "branch" && against ? { against } : {}),
+        ...(commit ? { commit } : {}),
+        ...(against ? { against } : {}),
+        ...(turnId ? { turnId } : {}),
       });
       if (ticket !== latest.current) return;
       setDiff(answer);
@@ -46,7 +36,7 @@ export function useDiff(threadId: string, query: DiffQuery) {
     } finally {
       if (ticket === latest.current) setLoading(false);
     }
-  }, [threadId, scope, commit, against]);
+  }, [threadId, scope, commit, against, turnId]);
 
   useWorkspaceReload(threadId, load);
   return { diff, problem, loading, load, setProblem };

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
-import { conn } from "../../connection/connection.js";
 import { openThreadSignal } from "../../state/open-threads.js";
+import { workspace } from "./store.js";
 
 /**
  * Runs a workspace view's `load` now, again whenever the thread is opened
@@ -12,11 +12,5 @@ export function useWorkspaceReload(threadId: string, load: () => Promise<void>):
   useEffect(() => {
     void load();
   }, [load, generation]);
-  useEffect(
-    () =>
-      conn().on("turn/diff/updated", (params) => {
-        if (params.threadId === threadId) void load();
-      }),
-    [threadId, load],
-  );
+  useEffect(() => workspace.onFilesChanged(threadId, () => void load()), [threadId, load]);
 }

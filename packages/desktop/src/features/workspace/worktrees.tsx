@@ -1,14 +1,13 @@
 import type { JSX } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import type { ManagedWorktree } from "@knightcode/app-server-protocol";
-import { conn } from "../../connection/connection.js";
 import { openThread } from "../../state/app-state.js";
 import { openThreadSignal } from "../../state/open-threads.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import { confirmAction } from "../../ui/modal.js";
-import { problemFrom, ProblemNotice, reasonOf, type Problem } from "./problem.js";
-import { scriptLog } from "./progress.js";
+import { problemFrom, ProblemNotice, type Problem } from "./problem.js";
+import { scriptLog, workspace } from "./store.js";
 
 /** Handoff between the thread's worktree and the user's checkout, the project's managed worktrees, and the setup script's log. */
 export function Worktrees({ threadId }: { threadId: string }): JSX.Element | null {
@@ -24,7 +23,7 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   const load = useCallback(async () => {
     if (!cwd) return;
     try {
-      setList((await conn().request("worktree/list", { cwd })).worktrees);
+      setList((await workspace.listWorktrees(cwd)).worktrees);
     } catch (error) {
       setProblem(problemFrom(error, "Listing the worktrees"));
     }
@@ -36,8 +35,8 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   const local = state?.thread.workspace.mode === "local";
   useEffect(() => {
     if (!cwd || !local) return;
-    conn()
-      .request("environment/list", { cwd })
+    workspace
+      .environments(cwd)
       .then((answer) => setEnvironments({ names: answer.environments.map((e) => e.name), trusted: answer.trusted === true }))
       .catch((error: unknown) => setProblem(problemFrom(error, "Reading the project's environments")));
   }, [cwd, local]);
@@ -61,8 +60,7 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
   const handoff = () =>
     run("Handing off", async () => {
       const to = inWorktree ? "local" : "worktree";
-      const answer = await conn().request("thread/handoff", {
-        threadId,
+      const answer = await workspace.handoff(threadId, {
         to,
         ...(inWorktree && branch.trim() ? { branch: branch.trim() } : {}),
         ...(!inWorktree && environment ? { environment } : {}),
@@ -79,22 +77,13 @@ export function Worktrees({ threadId }: { threadId: string }): JSX.Element | nul
       danger: true,
     });
     if (yes)
-      await run(
-        "Deleting the worktree",
-        async () => `Deleted; snapshot kept at ${(await conn().request("worktree/delete", { path: worktree.path })).snapshot ?? "no ref"}`,
-      );
+      await run("Deleting the worktree", async () => `Deleted; snapshot kept at ${(await workspace.deleteWorktree(worktree.path)).snapshot ?? "no ref"}`);
   };
 
   // An archived thread must come back first: restore answers invalidParams (archived) for it.
   const restore = (id: string) =>
     run("Restoring the worktree", async () => {
-      try {
-        await conn().request("thread/worktree/restore", { threadId: id });
-      } catch (error) {
-        if (reasonOf(error) !== "archived") throw error;
-        await conn().request("thread/unarchive", { threadId: id });
-        await conn().request("thread/worktree/restore", { threadId: id });
-      }
+      await workspace.restoreWorktree(id);
       openThread(id);
       return "Worktree restored";
     });

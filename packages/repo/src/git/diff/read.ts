@@ -3,6 +3,7 @@ import { withIndexCopy } from "../ops/index-copy.js";
 import type { GitContext } from "../ops/context.js";
 import { commitSides, headOrEmpty, resolveBranchBase } from "./base.js";
 import type { ReadShape } from "./hunk-id.js";
+import { DiffInputError } from "./errors.js";
 import { parseDiff } from "./parse.js";
 import { changedPaths, pathsChangedSince, type TurnTrees } from "./snapshot.js";
 import { DIFF_BUDGET, type Comparison, type DiffAnswer, type DiffBudget, type DiffScope, type FilePatch } from "./types.js";
@@ -23,6 +24,8 @@ export interface DiffRequest {
   worktreeBase?: string;
   /** The thread's last turn with snapshots: the `lastTurn` scope. */
   lastTurn?: TurnTrees;
+  /** lastTurn only: `lastTurn` holds this turn's trees rather than the last one's (none when it has no snapshots). */
+  turnId?: string;
 }
 
 /** How an action reads, beside what a client sees: with binary data, within other limits. */
@@ -112,6 +115,7 @@ async function compare(
  */
 export async function readDiff(ctx: GitContext, request: DiffRequest, tuning: ReadTuning = {}): Promise<DiffRead> {
   const scope = request.scope ?? "uncommitted";
+  if (scope !== "lastTurn" && request.turnId !== undefined) throw new DiffInputError("turnId goes with the lastTurn scope only");
   const shape: ReadShape = { context: request.context ?? DEFAULT_CONTEXT, ignoreWhitespace: request.ignoreWhitespace === true };
   const answer: DiffAnswer = { scope, root: ctx.repo.root, files: [] };
   // Listing untracked files walks the working tree: it runs while the comparison is resolved.
@@ -142,6 +146,7 @@ export async function readDiff(ctx: GitContext, request: DiffRequest, tuning: Re
     }
     case "lastTurn": {
       const trees = request.lastTurn;
+      if (request.turnId !== undefined) answer.turnId = request.turnId;
       if (!trees) return { answer, patches: [] };
       answer.turnId = trees.turnId;
       answer.stale = (await driftedPaths(ctx, trees, "after")).length > 0;

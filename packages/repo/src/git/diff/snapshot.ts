@@ -119,26 +119,41 @@ export async function treeTotals(ctx: GitContext, from: string, to: string): Pro
   return files;
 }
 
-/** The ref that keeps a thread's last turn's trees from `git gc`. */
+/** The ref that keeps every turn's trees of a thread from `git gc`. */
 export function turnRef(threadId: string): string {
   return `refs/knightcode/turns/${threadId}`;
 }
 
 /**
  * Points `refs/knightcode/turns/<threadId>` at a commit whose tree holds
- * the turn's two trees (`before/` and `after/`), so that `git gc` keeps
- * them while the thread may still undo the turn. Only the newest turn is
- * kept: the commit has no parent.
+ * the turn's two trees (`before/` and `after/`), and whose parent is the
+ * ref's previous commit: one chain per thread, so `git gc` keeps every
+ * turn's trees while the thread lives (any turn's diff can be read), and
+ * deleting the ref lets them all go. The ref moves only from the value
+ * read, so a concurrent writer fails rather than cutting the chain.
  */
 export async function keepTurnTrees(ctx: GitContext, threadId: string, trees: TurnTrees): Promise<void> {
+  const ref = turnRef(threadId);
   const listing = `040000 tree ${trees.after}\tafter\n040000 tree ${trees.before}\tbefore\n`;
   const holder = (await git(ctx, ["mktree"], { input: listing, readOnly: false })).stdout.toString("utf8").trim();
+  const previous = (await git(ctx, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { okCodes: [1] })).stdout.toString("utf8").trim();
+  const parent = previous === "" ? [] : ["-p", previous];
   const commit = (
-    await git(ctx, ["commit-tree", "--no-gpg-sign", holder, "-m", `KnightCode turn ${trees.turnId}`], { readOnly: false, extraEnv: IDENTITY })
+    await git(ctx, ["commit-tree", "--no-gpg-sign", holder, ...parent, "-m", `KnightCode turn ${trees.turnId}`], { readOnly: false, extraEnv: IDENTITY })
   ).stdout
     .toString("utf8")
     .trim();
-  await git(ctx, ["update-ref", "-m", "knightcode turn", turnRef(threadId), commit], { readOnly: false });
+  await git(ctx, ["update-ref", "-m", "knightcode turn", ref, commit, previous], { readOnly: false });
+}
+
+/** Whether both of a turn's trees are still in the object store (a turn kept before the chain may have been collected). */
+export async function turnTreesKept(ctx: GitContext, trees: TurnTrees): Promise<boolean> {
+  const { stdout } = await git(ctx, ["cat-file", "--batch-check=%(objecttype)"], { input: `${trees.before}\n${trees.after}\n` });
+  return stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .every((type) => type === "tree");
 }
 
 /** The untracked paths whose files are within the snapshot's size bound (one that vanished meanwhile is left to git). */
