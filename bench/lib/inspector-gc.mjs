@@ -9,7 +9,7 @@ export function inspectorUrl(stderrText) {
   return /Debugger listening on (ws:\/\/\S+)/.exec(stderrText)?.[1];
 }
 
-/** Connects to the inspector at `url`; `collectGarbage()` resolves once the collection is done. */
+/** Connects to the inspector at `url`; `collectGarbage()` resolves once the collection is done; `evaluate()` reads a value in the process. */
 export async function connectInspector(url) {
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => {
@@ -41,6 +41,12 @@ export async function connectInspector(url) {
     });
   return {
     collectGarbage: () => call("HeapProfiler.collectGarbage"),
+    /** Evaluates an expression in the process and answers its value (JSON-able). */
+    evaluate: async (expression) => {
+      const answer = await call("Runtime.evaluate", { expression, returnByValue: true });
+      if (answer.exceptionDetails) throw new Error(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
+      return answer.result.value;
+    },
     close() {
       // A session left open would make a process whose loop empties wait for the debugger to leave.
       socket.close();
