@@ -17,7 +17,9 @@
 // scripted model and reads every delta for both, so both pay the same.
 // Prints one JSON document. Needs a build (npm run build).
 //
-//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--out result.json]
+//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--out result.json] [--profile round.cpuprofile]
+//
+// --profile writes the server's CPU profile of the largest round on one connection.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -47,7 +49,11 @@ const percentile = (values, p) => {
   const sorted = Float64Array.from(values).sort();
   return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
 };
-const median = (values) => percentile(values.filter((v) => v !== null), 50);
+const median = (values) =>
+  percentile(
+    values.filter((v) => v !== null),
+    50,
+  );
 
 /** User plus system CPU time of a process, in ms, from /proc (clock ticks of 10 ms). */
 function cpuMs(pid) {
@@ -217,13 +223,19 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
   const cpuBefore = cpuMs(transport.child.pid);
   const releasedAt = performance.now();
   open();
-  await finished;
+  const profileTo = flag("profile");
+  if (profileTo && threads === THREADS.at(-1) && connections === "one") {
+    writeFileSync(profileTo, JSON.stringify(await inspector.profile(() => finished)));
+  } else await finished;
   const cpu = cpuMs(transport.child.pid) - cpuBefore;
   const delay = await inspector.evaluate(
     "(() => { const h = globalThis.__benchDelay; return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }; })()",
   );
   for (const stop of stops) stop();
-  for (const id of ids) await clientOf(0).request("thread/unsubscribe", { threadId: id }).catch(() => undefined);
+  for (const id of ids)
+    await clientOf(0)
+      .request("thread/unsubscribe", { threadId: id })
+      .catch(() => undefined);
   await Promise.all(clients.map((client) => client.close()));
   if (warmUp) return undefined;
   const total = threads * DELTAS;

@@ -23,7 +23,10 @@ async function relay(thread) {
       end = buffer.indexOf("\n\n");
       if (!event.startsWith("data: ") || event === "data: [DONE]") continue;
       const delta = JSON.parse(event.slice(6)).choices?.[0]?.delta?.content;
-      if (delta) process.stdout.write(`${JSON.stringify({ method: "item/agentMessage/delta", params: { threadId: `t${thread}`, turnId: "turn", itemId: "item", delta } })}\n`);
+      if (delta)
+        process.stdout.write(
+          `${JSON.stringify({ method: "item/agentMessage/delta", params: { threadId: `t${thread}`, turnId: "turn", itemId: "item", delta } })}\n`,
+        );
     }
   }
   process.stdout.write(`${JSON.stringify({ method: "turn/completed", params: { threadId: `t${thread}` } })}\n`);

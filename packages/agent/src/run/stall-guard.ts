@@ -7,6 +7,18 @@ import { MAX_REPLY_BYTES, ReplyMeter, tooLongEvent } from "./reply-limit.js";
 
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
 
+/**
+ * How long the relay of one reply may run before it lets the event loop
+ * turn. A socket read can hold hundreds of events, and everything
+ * downstream of each (the turn, the transcript, every subscriber's
+ * outbox) runs in microtasks that no I/O can pass: without a break, one
+ * fast reply holds every other thread's stream, the clients' requests and
+ * the timers until its whole read is relayed.
+ */
+export const RELAY_SLICE_MS = 4;
+
+const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** An extension provider's own stream function for a model, if its provider has one. */
 export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
 
@@ -31,23 +43,34 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
     const out = ai.createAssistantMessageEventStream();
     let stalled = false;
     const meter = new ReplyMeter(maxReplyBytes);
+    // One timer for the whole reply: an event moves the deadline, and the timer, when it fires early, waits out the rest.
     let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(timer);
+    let lastEventAt = performance.now();
+    const watch = (ms: number) => {
       timer = setTimeout(() => {
+        const quiet = performance.now() - lastEventAt;
+        if (quiet < idleMs) return watch(idleMs - quiet);
         stalled = true;
         controller.abort(new Error("stalled"));
-      }, idleMs);
+      }, ms);
+    };
+    const arm = () => {
+      lastEventAt = performance.now();
     };
     const finish = () => {
       clearTimeout(timer);
       outer?.removeEventListener("abort", onOuterAbort);
     };
-    arm();
+    watch(idleMs);
     void (async () => {
+      let sliceStart = performance.now();
       try {
         for await (const event of inner) {
           arm();
+          if (lastEventAt - sliceStart > RELAY_SLICE_MS) {
+            await turnOfTheLoop();
+            sliceStart = performance.now();
+          }
           if (event.type !== "done" && event.type !== "error" && meter.passed(event)) {
             controller.abort(new Error("the reply was too long"));
             out.push(tooLongEvent(event.partial, maxReplyBytes));
