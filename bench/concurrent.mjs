@@ -13,11 +13,15 @@
 //   serverCpuMsPer1000      the server's user+system CPU per 1,000 deltas
 // Beside each, the floor: a bare Node process relaying the same streams
 // (bench/lib/bare-relay.mjs: fetch, parse the events, one JSON line per
-// delta on stdout), in the same run. The bench's own process runs the
-// scripted model and reads every delta for both, so both pay the same.
+// delta on stdout), in the same run. The scripted model runs in a process
+// of its own (bench/lib/model-child.mjs), so writing fifty replies at once
+// does not delay the bench's reading of what arrives.
 // Prints one JSON document. Needs a build (npm run build).
 //
-//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--out result.json] [--profile round.cpuprofile]
+//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--chunk-delay-ms 0] [--out result.json] [--profile round.cpuprofile]
+//
+// --chunk-delay-ms paces each reply (a pause between its chunks, as a model
+// streams); 0, the default, writes each reply as fast as the socket takes it.
 //
 // --profile writes the server's CPU profile of the largest round on one connection.
 import { spawn } from "node:child_process";
@@ -29,9 +33,9 @@ import { fileURLToPath } from "node:url";
 import { connectInspector, inspectorUrl } from "./lib/inspector-gc.mjs";
 
 const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
-const { ScriptedModelServer } = await import(new URL("../packages/testkit/dist/src/index.js", import.meta.url));
 const BIN = fileURLToPath(new URL("../packages/cli/bin/knightcode.js", import.meta.url));
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
+const MODEL = fileURLToPath(new URL("./lib/model-child.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
 
 const args = process.argv.slice(2);
@@ -42,6 +46,8 @@ const flag = (name, fallback) => {
 const THREADS = flag("threads", "1,10,50").split(",").map(Number);
 const DELTAS = Number(flag("deltas", "2000"));
 const REPS = Number(flag("reps", "1"));
+/** 0: each reply is written as fast as the socket takes it (a burst); more paces it, as a model streams. */
+const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
 const GOALS = { aggregateAt50VsSingle: ">= 0.8", firstDeltaP99At50Ms: "< 100", eventLoopDelayP99At50Ms: "< 20" };
 
 const percentile = (values, p) => {
@@ -61,15 +67,27 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** A reply of DELTAS chunks, held after its role chunk until `gate` opens. */
-const reply = (gate) => ({ text: Array.from({ length: DELTAS }, (_, i) => `w${i} `), pauseAfter: 1, gate, usage: false });
-
-function opened() {
-  let open;
-  const gate = new Promise((resolve) => {
-    open = resolve;
-  });
-  return { gate, open };
+/** The scripted model's process, asked over IPC; each call answers the reply it gets. */
+function modelProcess() {
+  const child = spawn(process.execPath, [MODEL], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const waiting = [];
+  child.on("message", (message) => waiting.shift()?.(message));
+  const ask = (message) =>
+    new Promise((resolve) => {
+      waiting.push(resolve);
+      if (message) child.send(message);
+    });
+  return {
+    ready: ask(undefined),
+    /** Queues n replies held after their first chunk; answers how many requests came so far. */
+    hold: async (n) => (await ask({ hold: n, deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS })).held,
+    waitFor: (count) => ask({ waitFor: count }),
+    open: () => ask({ open: true }),
+    close: () => {
+      child.send({ close: true });
+      return new Promise((resolve) => child.once("exit", resolve));
+    },
+  };
 }
 
 /** What a round saw: per thread, when each delta arrived. */
@@ -88,11 +106,12 @@ function figures(arrivals, releasedAt, total) {
   };
 }
 
-const model = await ScriptedModelServer.start();
+const model = modelProcess();
+const { baseUrl, modelsJson } = await model.ready;
 const home = mkdtempSync(join(tmpdir(), "kc-bench-concurrent-"));
 const agentDir = join(home, ".knightcode", "agent");
 mkdirSync(agentDir, { recursive: true });
-writeFileSync(join(agentDir, "models.json"), JSON.stringify(model.modelsJson()));
+writeFileSync(join(agentDir, "models.json"), JSON.stringify(modelsJson));
 const cwd = join(home, "project");
 mkdirSync(cwd);
 const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN };
@@ -176,6 +195,7 @@ try {
     cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
     loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
     deltas: DELTAS,
+    chunkDelayMs: CHUNK_DELAY_MS,
     reps: REPS,
     goals: GOALS,
     verdict,
@@ -214,15 +234,13 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
       if (done.size === threads) allDone();
     }),
   ]);
-  const { gate, open } = opened();
-  const before = model.requests.length;
-  for (let i = 0; i < threads; i++) model.enqueue(reply(gate));
+  const before = await model.hold(threads);
   await Promise.all(ids.map((id, i) => clientOf(i).request("turn/start", { threadId: id, text: "stream" })));
-  await model.waitForRequests(before + threads, 60_000);
+  await model.waitFor(before + threads);
   await inspector.evaluate("globalThis.__benchDelay.reset(), true");
   const cpuBefore = cpuMs(transport.child.pid);
   const releasedAt = performance.now();
-  open();
+  void model.open();
   const profileTo = flag("profile");
   if (profileTo && threads === THREADS.at(-1) && connections === "one") {
     writeFileSync(profileTo, JSON.stringify(await inspector.profile(() => finished)));
@@ -250,10 +268,8 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
 
 /** The same N streams relayed by a bare Node process. */
 async function floorRound(threads) {
-  const { gate, open } = opened();
-  const before = model.requests.length;
-  for (let i = 0; i < threads; i++) model.enqueue(reply(gate));
-  const child = spawn(process.execPath, [BARE, model.baseUrl, String(threads)], { stdio: ["ignore", "pipe", "inherit"] });
+  const before = await model.hold(threads);
+  const child = spawn(process.execPath, [BARE, baseUrl, String(threads)], { stdio: ["ignore", "pipe", "inherit"] });
   const arrivals = new Map(Array.from({ length: threads }, (_, i) => [`t${i}`, []]));
   let completed = 0;
   const finished = new Promise((resolve) => {
@@ -263,9 +279,9 @@ async function floorRound(threads) {
       else if (message.method === "turn/completed" && ++completed === threads) resolve();
     });
   });
-  await model.waitForRequests(before + threads, 60_000);
+  await model.waitFor(before + threads);
   const releasedAt = performance.now();
-  open();
+  void model.open();
   await finished;
   await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve()));
   return { threads, ...figures(arrivals, releasedAt, threads * DELTAS) };

@@ -1,0 +1,34 @@
+// The scripted model in a process of its own, so that writing fifty
+// replies at once does not hold up the bench that times their arrival.
+// Driven over IPC: {hold: n, deltas, chunkDelayMs} queues n replies held after their
+// first chunk, answering {held: requestsSoFar} once queued; {waitFor: n}
+// answers {arrived} once n requests came; {open: true} releases every
+// held reply. It prints its base URL as the first IPC message.
+const { ScriptedModelServer } = await import(new URL("../../packages/testkit/dist/src/index.js", import.meta.url));
+
+const model = await ScriptedModelServer.start();
+let open;
+let gate = new Promise((resolve) => {
+  open = resolve;
+});
+
+process.on("message", async (message) => {
+  if (message.hold !== undefined) {
+    const text = Array.from({ length: message.deltas }, (_, i) => `w${i} `);
+    for (let i = 0; i < message.hold; i++) model.enqueue({ text, pauseAfter: 1, gate, usage: false, chunkDelayMs: message.chunkDelayMs ?? 0 });
+    process.send({ held: model.requests.length });
+  } else if (message.waitFor !== undefined) {
+    await model.waitForRequests(message.waitFor, 60_000);
+    process.send({ arrived: model.requests.length });
+  } else if (message.open) {
+    open();
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    process.send({ opened: true });
+  } else if (message.close) {
+    await model.close();
+    process.exit(0);
+  }
+});
+process.send({ baseUrl: model.baseUrl, modelsJson: model.modelsJson() });
