@@ -71,7 +71,7 @@ export class Services {
 
   /** The threads on disk, for listings and history: the same catalog the thread manager uses. */
   catalog(): Promise<ThreadCatalog> {
-    return this.once("catalog", async () => new (await import("../threads/catalog.js")).ThreadCatalog(this.context));
+    return this.once("catalog", async () => new (await import("../threads/catalog.js")).ThreadCatalog(this.context, this.server));
   }
 
   /** The loaded threads and the agent run they stand on: the heavy layer, loaded on first use. */

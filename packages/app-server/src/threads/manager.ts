@@ -26,7 +26,7 @@ import { creationError, sessionError } from "../rpc/session-error.js";
 import { threadEnvironment } from "./environment.js";
 import { derivedName } from "./thread-object.js";
 import { relocateThread, replaceThread } from "./replace.js";
-import { ThreadSequences } from "./sequences.js";
+import type { ThreadSequences } from "./sequences.js";
 import { threadOf } from "../rpc/outbox.js";
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
@@ -59,8 +59,10 @@ export class ThreadManager {
   readonly worktrees: ServerWorktrees = new ServerWorktrees(this);
   /** What the threads wait on a person for, across every connection: `serverRequest/list`. */
   readonly requests = new PendingRequests();
-  /** The seq of every thread this process numbered: kept across unloads, so it never goes back. */
-  private readonly sequences = new ThreadSequences();
+  /** The seq of every thread this process numbered: kept across unloads, so it never goes back; the catalog's. */
+  private get sequences(): ThreadSequences {
+    return this.catalog.sequences;
+  }
 
   constructor(
     readonly context: ServerContext,
@@ -71,6 +73,7 @@ export class ThreadManager {
     this.environmentValue = environment;
     this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
+    catalog.attachBroadcast(this.broadcast);
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
       loaded: () => this.loaded.values(),

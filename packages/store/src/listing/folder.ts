@@ -1,21 +1,18 @@
 import { readdirSync } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { sep } from "node:path";
 import { ListingError } from "./errors.js";
 import { FolderWatch } from "./folder-watch.js";
-import { loadIndex, SHARD_RECORDS, isShardedIndex } from "./index-file.js";
+import { loadIndex, SHARD_RECORDS, isShardedIndex, type LoadedIndex } from "./index-file.js";
+import { indexIdentities, readStamp, stampHolds } from "./index-stamp.js";
 import { IndexWriter } from "./index-writer.js";
-import type { Limiter } from "./limiter.js";
-import { sameFile, sortOutHere, sortOutLooked, statQuietly, type Changed, type Known, type SortedOut } from "./look.js";
-import { BadRecord, factsOf, factsOrUndefined, isRow, StoredFacts, type IndexedFile, type Row } from "./record.js";
+import { sameFile, sortOutHere, sortOutLooked, statQuietly, type Known, type SortedOut } from "./look.js";
+import { changesBetween, type FolderChange } from "./changes.js";
+import { BadRecord, factsOf, isRow, type IndexedFile, type Row } from "./record.js";
 import { MAX_ROW_CHANGES, SortedRows } from "./rows.js";
 import { lookInWorker, LookFailed, type FolderLook } from "./stat-worker.js";
-import { NotATranscript } from "./transcript-pass.js";
-import { SCAN_CHUNK, scanTranscript } from "./transcript-scan.js";
-import type { ListingCounters, OpenTranscript } from "./types.js";
+import { scanAll, scanOne, type ScanDeps } from "./folder-scan.js";
 
-/** Transcripts a listing holds open at once, whatever the number of folders and concurrent listings. */
-export const MAX_OPEN_TRANSCRIPTS = 64;
+export { MAX_OPEN_TRANSCRIPTS } from "./folder-scan.js";
 /**
  * Between two full looks (readdir and a stat of every transcript), a folder
  * with a working file watch stats only the names its events gave. A full
@@ -26,24 +23,25 @@ export const FULL_LOOK_MS = 15_000;
  * How long after its owner writes a transcript its record is brought up to
  * date and the index file rewritten: every transcript written meanwhile
  * joins the same rewrite, so a busy folder of 10,000 threads is not
- * serialized on every appended entry.
+ * serialized on every appended entry. Until then a new process that trusts
+ * the index (index-stamp.ts) serves the transcript's older record; a crash
+ * in between leaves it so under a stamp that still holds, which the full
+ * look after that process's first page repairs.
  */
 export const WRITTEN_FLUSH_MS = 2_000;
 
-export interface FolderDeps {
-  openTranscript: OpenTranscript;
+export interface FolderDeps extends ScanDeps {
   /** Transcripts per index shard; tests make shards small. */
   shardRecords?: number;
   /** From how many transcripts a full look runs on a worker; WORKER_LOOK_NAMES by default. */
   workerLookNames?: number;
-  counters: ListingCounters;
-  /** Shared by every folder of a listing engine. */
-  limiter: Limiter;
+  /** Whether a first refresh may answer from a stamped index alone (index-stamp.ts). */
+  trustIndex?: boolean;
+  /** What the full look after such a first page found the index had wrong. */
+  onChanged?: (changes: readonly FolderChange[]) => void;
 }
 
 const errno = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?.code;
-/** A transcript that vanished or that we may not read is left out of this listing and tried again the next time. */
-const passOver = (error: unknown) => ["ENOENT", "EACCES", "EPERM"].includes(errno(error) ?? "");
 
 /**
  * A folder with at least this many transcripts is listed and statted on a
@@ -75,6 +73,17 @@ export class FolderIndex {
   /** Transcripts this process wrote whose records are not up to date yet. */
   private written = new Set<string>();
   private writtenTimer: NodeJS.Timeout | undefined;
+  /**
+   * "trusted": the records came from a stamped index and were served
+   * before any look; "looked": a full look has checked them since they
+   * were loaded. The index is stamped again only in either case.
+   */
+  private truth: "unknown" | "trusted" | "looked" = "unknown";
+  /** The full look that follows a trusted first page, what starts it early, and what ends it. */
+  private lookTimer: NodeJS.Immediate | undefined;
+  private startLook: (() => void) | undefined;
+  private backgroundLook: Promise<unknown> | undefined;
+  private readonly closing = new AbortController();
 
   constructor(
     readonly dir: string,
@@ -85,6 +94,7 @@ export class FolderIndex {
       this.prefix,
       () => this.files,
       () => (this.replaceFile = false),
+      () => this.truth !== "unknown" && this.written.size === 0,
       deps.shardRecords,
     );
   }
@@ -108,15 +118,43 @@ export class FolderIndex {
     return run;
   }
 
-  /** Reads the folder's index file the first time the folder is used. */
-  private loadOnce(): void {
-    if (this.loaded) return;
+  /** Reads the folder's index file the first time the folder is used; answers what it read then. */
+  private loadOnce(): LoadedIndex | undefined {
+    if (this.loaded) return undefined;
     const loaded = loadIndex(this.prefix);
     this.files = loaded.files;
     this.replaceFile = loaded.replace;
     this.writer.loaded(loaded);
     this.loaded = true;
     this.rows.invalidate();
+    return loaded;
+  }
+
+  /**
+   * A first refresh over an index whose stamp holds (index-stamp.ts) takes
+   * its records as they are, statting no transcript; the full look follows
+   * once the page is on its way, and reports through `onChanged` what the
+   * index had wrong (a transcript edited by another program, or written by
+   * a process that died before its index caught up). False when the index
+   * cannot be trusted: the refresh then looks at the folder as always.
+   */
+  private loadTrusted(): boolean {
+    if (!this.deps.trustIndex || this.loaded) return false;
+    // A few stats first: an index that cannot be trusted is read while a worker looks at the folder, as always.
+    const stamp = readStamp(this.prefix);
+    if (stamp === undefined || !stampHolds(this.prefix, stamp, indexIdentities(this.prefix, stamp.shards))) return false;
+    const loaded = this.loadOnce()!;
+    // The files read must be the ones the stamp names, and the folder still unchanged after reading them.
+    if (loaded.replace || loaded.shards !== stamp.shards || !stampHolds(this.prefix, stamp, loaded.identities)) return false;
+    this.truth = "trusted";
+    // After this turn of the event loop: the page is sent first.
+    const turn = new Promise<void>((resolve) => {
+      this.startLook = resolve;
+      this.lookTimer = setImmediate(resolve);
+    });
+    // A look that fails is no one's error: the next listing looks again.
+    this.backgroundLook = turn.then(() => this.refresh(this.closing.signal)).catch(() => undefined);
+    return true;
   }
 
   private async rowNow(name: string): Promise<Row | undefined> {
@@ -150,7 +188,7 @@ export class FolderIndex {
     const stats = statQuietly(this.prefix + name);
     const previous = this.files.get(name);
     if (stats?.isFile() && sameFile(previous, stats)) return previous;
-    const file = stats?.isFile() ? await this.deps.limiter.run(() => this.scanOne({ at: -1, name, stats, previous }, counted)) : undefined;
+    const file = stats?.isFile() ? await this.deps.limiter.run(() => scanOne(this.prefix, this.deps, { at: -1, name, stats, previous }, counted)) : undefined;
     if (file === undefined) this.writer.forget(name);
     if (file === undefined && previous === undefined) return undefined;
     if (file === undefined) this.files.delete(name);
@@ -194,11 +232,13 @@ export class FolderIndex {
   /** Resolves once the index file holds what the last refresh found and what was written since (or failed to be written). */
   async flush(): Promise<void> {
     if (this.written.size > 0) await this.updateWritten().catch(() => undefined);
+    await this.backgroundLook;
     await this.writer.flush();
   }
 
   private async refreshNow(signal: AbortSignal | undefined): Promise<readonly Row[]> {
     signal?.throwIfAborted();
+    if (this.loadTrusted()) return this.rows.current(this.files);
     // A big folder's first look runs on a worker while the index is read here.
     let look = this.loaded || !isShardedIndex(this.prefix) ? undefined : this.lookInWorker(signal);
     // Awaited by the full look; a refresh that returns before must not leave a rejection unhandled.
@@ -215,8 +255,11 @@ export class FolderIndex {
     const lookStarted = performance.now();
     // Only a look that went through to the end lets the next refreshes trust the events.
     this.lastFullLook = -Infinity;
+    const served = this.truth === "trusted" ? this.files : undefined;
     const rows = await this.fullLook(signal, look);
     this.lastFullLook = lookStarted;
+    this.truth = "looked";
+    if (served !== undefined && served !== this.files) this.report(served);
     return rows;
   }
 
@@ -261,7 +304,7 @@ export class FolderIndex {
       // Only changes, no file gone: the rows can take them in place.
       const removed = kept + changed.filter((item) => item.previous !== undefined).length !== this.files.size;
       try {
-        await this.scanAll(changed, known, signal);
+        await scanAll(this.prefix, this.deps, changed, known, signal);
       } finally {
         // Even a scan cut short keeps what it read; what it did not read is absent, so read next time.
         if (removed || changed.length > MAX_ROW_CHANGES) this.rows.invalidate();
@@ -271,7 +314,8 @@ export class FolderIndex {
     } else {
       this.lastNames = names;
       this.lastKnown = known;
-      if (this.replaceFile) this.writer.schedule();
+      // An index without a stamp that holds (one an older version wrote, say) is stamped now that a look checked it.
+      if (this.replaceFile || !this.stampHolds()) this.writer.schedule();
     }
     return this.rows.current(this.files);
   }
@@ -282,8 +326,45 @@ export class FolderIndex {
     return this.rows.current(this.files);
   }
 
-  /** Stops watching the folder (the engine is going away). */
+  /**
+   * At close, after the flush: this process's own session locks came and
+   * went beside the transcripts since the index was last written, which
+   * moved the folder's times. When the folder still holds exactly the
+   * transcripts the records name, the index is stamped again, so that the
+   * next process can answer from it.
+   */
+  async stampOnClose(): Promise<void> {
+    if (this.truth === "unknown" || this.written.size > 0 || this.stampHolds()) return;
+    let names: string[] | undefined;
+    try {
+      names = this.transcriptNames();
+    } catch {
+      return;
+    }
+    if (names === undefined || names.length !== this.files.size || !names.every((name) => this.files.has(name))) return;
+    this.writer.schedule();
+    await this.writer.flush();
+  }
+
+  private stampHolds(): boolean {
+    const stamp = readStamp(this.prefix);
+    return stamp !== undefined && stampHolds(this.prefix, stamp, indexIdentities(this.prefix, stamp.shards));
+  }
+
+  /** What the look after a trusted first page found changed, for the engine to tell; the folder's own changes are not told. */
+  private report(served: ReadonlyMap<string, IndexedFile>): void {
+    // A server shutting down tells no one.
+    if (this.closing.signal.aborted) return;
+    const changes = changesBetween(served, this.files);
+    if (changes.length > 0) this.deps.onChanged?.(changes);
+  }
+
+  /** Stops watching the folder and the look after a trusted first page (the engine is going away). */
   close(): void {
+    this.closing.abort();
+    clearImmediate(this.lookTimer);
+    // A look not started yet starts now, and stops at once.
+    this.startLook?.();
     this.watch?.close();
     this.watch = undefined;
   }
@@ -306,56 +387,6 @@ export class FolderIndex {
     } catch (error) {
       if (errno(error) === "ENOENT" || errno(error) === "ENOTDIR") return undefined;
       throw new ListingError("io", `could not read the sessions folder ${this.dir}: ${(error as Error).message}`, { path: this.dir, cause: error });
-    }
-  }
-
-  /** Reads the changed files into `known`, at most MAX_OPEN_TRANSCRIPTS at once. */
-  private async scanAll(changed: readonly Changed[], known: Array<IndexedFile | undefined>, signal: AbortSignal | undefined): Promise<void> {
-    let next = 0;
-    let failure: unknown;
-    const worker = async () => {
-      // One read buffer per lane, for every transcript it reads: a cold look at 50,000 files allocates 64, not 50,000.
-      const scratch = Buffer.allocUnsafe(SCAN_CHUNK);
-      while (next < changed.length && failure === undefined) {
-        const item = changed[next++]!;
-        try {
-          known[item.at] = await this.deps.limiter.run(() => {
-            signal?.throwIfAborted();
-            return this.scanOne(item, true, scratch);
-          });
-        } catch (error) {
-          failure ??= error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(MAX_OPEN_TRANSCRIPTS, changed.length) }, worker));
-    if (failure !== undefined) throw failure;
-  }
-
-  private async scanOne({ name, stats, previous }: Changed, counted = true, scratch?: Buffer): Promise<IndexedFile | undefined> {
-    const path = join(this.dir, name);
-    const identity = { name, dir: this.prefix, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
-    let handle: FileHandle;
-    try {
-      handle = await this.deps.openTranscript(path);
-    } catch (error) {
-      if (passOver(error)) return undefined;
-      throw new ListingError("io", `could not open ${path}: ${(error as Error).message}`, { path, cause: error });
-    }
-    const { counters } = this.deps;
-    if (counted) counters.listingFilesOpened++;
-    try {
-      // Facts that do not decode mean a read from the start.
-      const resume = previous?.ino === stats.ino && isRow(previous) ? factsOrUndefined(previous) : undefined;
-      const facts = await scanTranscript(handle, path, stats.size, resume, (bytes) => (counted ? (counters.listingBytesScanned += bytes) : undefined), scratch);
-      // Kept encoded, as a record read from the index is: a page decodes it again in a few microseconds.
-      return { ...identity, facts: StoredFacts.of(facts, name, stats.size) };
-    } catch (error) {
-      if (error instanceof NotATranscript) return identity;
-      if (passOver(error)) return undefined;
-      throw new ListingError("io", `could not read ${path}: ${(error as Error).message}`, { path, cause: error });
-    } finally {
-      await handle.close();
     }
   }
 }

@@ -18,6 +18,7 @@ import {
   type FileIdentity,
   type LoadedIndex,
 } from "./index-file.js";
+import { writeStamp } from "./index-stamp.js";
 import type { IndexedFile } from "./record.js";
 
 /** The records in `count` shards, by the name's hash. */
@@ -51,6 +52,11 @@ function sameRecords(records: readonly IndexedFile[], written: readonly IndexedF
  * here (a listing here only uses what it checked itself). A carried record
  * gives way to ours unless it describes the same file grown further.
  * Rewrites that cross can still lose a record; that only costs a read.
+ *
+ * After its last rename into the folder, a write stamps the index with the
+ * folder's times and its files' identities (index-stamp.ts) when the folder
+ * says its records are the truth: a new process may then answer its first
+ * page from the index alone.
  */
 export class IndexWriter {
   private writing: Promise<void> | undefined;
@@ -68,6 +74,8 @@ export class IndexWriter {
     private readonly dir: string,
     private readonly current: () => ReadonlyMap<string, IndexedFile>,
     private readonly onWritten: () => void,
+    /** Whether the records are what a full look would find, bar foreign edits: only then is the index stamped. */
+    private readonly stampable: () => boolean,
     /** Transcripts per shard; tests make shards small. */
     private readonly perShard = SHARD_RECORDS,
   ) {}
@@ -130,6 +138,7 @@ export class IndexWriter {
       for (const [at, text] of texts) await this.writeFile(shardFileName(count, at), text);
       if (this.shards !== count) await this.writeFile(INDEX_FILE, JSON.stringify({ version: INDEX_VERSION, shards: count }));
       this.settled(count, buckets);
+      if (this.stampable()) writeStamp(this.dir, count, this.known);
       return;
     }
   }

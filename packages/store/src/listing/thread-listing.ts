@@ -5,10 +5,11 @@ import { ListingError } from "./errors.js";
 import { FolderIndex, MAX_OPEN_TRANSCRIPTS, type FolderDeps } from "./folder.js";
 import { Limiter } from "./limiter.js";
 import { newestFirst, pageOf, summaryOf, titleOf } from "./page.js";
-import { BadRecord, factsOf, pathOf, StoredFacts, type Row } from "./record.js";
+import { BadRecord, factsOf, factsOrUndefined, pathOf, StoredFacts, type Row } from "./record.js";
 import type { TranscriptFacts } from "./transcript-scan.js";
 import { SnapshotStore } from "./snapshots.js";
-import type { ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, StoredThreadSummary } from "./types.js";
+import type { FolderChange } from "./changes.js";
+import type { ListingChange, ListingCounters, ListRequest, ListResult, OpenTranscript, ThreadListingOptions, StoredThreadSummary } from "./types.js";
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -31,13 +32,16 @@ export class ThreadListing {
   private readonly snapshots: SnapshotStore<Row>;
   private readonly limiter = new Limiter(MAX_OPEN_TRANSCRIPTS);
   private readonly openTranscript: OpenTranscript;
-  private readonly tuning: Pick<FolderDeps, "shardRecords" | "workerLookNames">;
+  private readonly tuning: Pick<FolderDeps, "shardRecords" | "workerLookNames" | "trustIndex">;
+  private readonly onChanged: ThreadListingOptions["onChanged"];
 
   constructor(options: ThreadListingOptions = {}) {
     this.tuning = {
       ...(options.indexShardRecords === undefined ? {} : { shardRecords: options.indexShardRecords }),
       ...(options.workerLookNames === undefined ? {} : { workerLookNames: options.workerLookNames }),
+      ...(options.trustIndex === undefined ? {} : { trustIndex: options.trustIndex }),
     };
+    this.onChanged = options.onChanged;
     this.counters = options.counters ?? { listingFilesOpened: 0, listingBytesScanned: 0 };
     this.snapshots = new SnapshotStore(options.now ?? Date.now);
     this.openTranscript = options.openTranscript ?? ((path) => open(path, "r"));
@@ -144,10 +148,11 @@ export class ThreadListing {
     await Promise.all([...this.folders.values()].map((folder) => folder.flush()));
   }
 
-  /** Stops watching folders and waits for index writes; the engine can still list afterwards, statting everything. */
+  /** Stops watching folders and waits for index writes, stamped for the next process; the engine can still list afterwards, statting everything. */
   async close(): Promise<void> {
     for (const folder of this.folders.values()) folder.close();
     await this.flush();
+    await Promise.all([...this.folders.values()].map((folder) => folder.stampOnClose()));
   }
 
   /**
@@ -165,10 +170,30 @@ export class ThreadListing {
     return cwd === undefined ? rows : this.filtered(rows, true, (facts) => facts.header.cwd === cwd || facts.workspace?.cwd === cwd);
   }
 
+  /** A folder's changes as summaries; a record that does not decode is left out (the next listing reads its transcript again). */
+  private tell(dir: string, changes: readonly FolderChange[]): void {
+    const archived = basename(dir) === ARCHIVED_FOLDER;
+    const summary = (row: Row | undefined) => (row === undefined || factsOrUndefined(row) === undefined ? undefined : summaryOf(row, archived));
+    const told: ListingChange[] = [];
+    for (const { before, after } of changes) {
+      const was = summary(before);
+      const now = summary(after);
+      if (was !== undefined || now !== undefined) told.push({ ...(was === undefined ? {} : { before: was }), ...(now === undefined ? {} : { after: now }) });
+    }
+    if (told.length > 0) this.onChanged?.(told);
+  }
+
   private folder(dir: string): FolderIndex {
     let folder = this.folders.get(dir);
     if (folder === undefined) {
-      folder = new FolderIndex(dir, { openTranscript: this.openTranscript, counters: this.counters, limiter: this.limiter, ...this.tuning });
+      const onChanged = this.onChanged === undefined ? undefined : (changes: readonly FolderChange[]) => this.tell(dir, changes);
+      folder = new FolderIndex(dir, {
+        openTranscript: this.openTranscript,
+        counters: this.counters,
+        limiter: this.limiter,
+        ...this.tuning,
+        ...(onChanged === undefined ? {} : { onChanged }),
+      });
       this.folders.set(dir, folder);
     }
     return folder;

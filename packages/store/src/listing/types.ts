@@ -66,4 +66,18 @@ export interface ThreadListingOptions {
   indexShardRecords?: number;
   /** From how many transcripts a folder's full look runs on a worker thread; tests make it small. */
   workerLookNames?: number;
+  /**
+   * A folder's first page may come from its index alone when the index's
+   * stamp holds (see index-stamp.ts); the full look follows in the
+   * background and reports what it found changed through `onChanged`.
+   */
+  trustIndex?: boolean;
+  /** Threads the look after a trusted first page found other than the index said; called outside any listing. */
+  onChanged?: (changes: readonly ListingChange[]) => void;
+}
+
+/** A thread as a first page served it from the index and as its transcript now is: `before` absent for one that appeared, `after` for one that went. */
+export interface ListingChange {
+  before?: StoredThreadSummary;
+  after?: StoredThreadSummary;
 }
