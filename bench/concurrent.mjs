@@ -25,15 +25,12 @@
 //
 // --profile writes the server's CPU profile of the largest round on one connection.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { connectInspector, inspectorUrl } from "./lib/inspector-gc.mjs";
+import { startListeningServer } from "./lib/listening-server.mjs";
 
-const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
-const BIN = fileURLToPath(new URL("../packages/cli/bin/knightcode.js", import.meta.url));
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
 const MODEL = fileURLToPath(new URL("./lib/model-child.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
@@ -108,40 +105,15 @@ function figures(arrivals, releasedAt, total) {
 
 const model = modelProcess();
 const { baseUrl, modelsJson } = await model.ready;
-const home = mkdtempSync(join(tmpdir(), "kc-bench-concurrent-"));
-const agentDir = join(home, ".knightcode", "agent");
-mkdirSync(agentDir, { recursive: true });
-writeFileSync(join(agentDir, "models.json"), JSON.stringify(modelsJson));
-const cwd = join(home, "project");
-mkdirSync(cwd);
-const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN };
-delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
-delete env.NODE_EXTRA_CA_CERTS;
-const transport = new SpawnedServerTransport({
-  command: process.execPath,
-  // The inspector reads the event loop's delay inside the server; nothing is paused or traced.
-  args: ["--inspect=127.0.0.1:0", BIN, "app-server", "--listen", "ws://127.0.0.1:0"],
-  cwd: home,
-  env,
-  stderr: "pipe",
-});
-let stderr = "";
-transport.child.stderr.on("data", (chunk) => (stderr += chunk));
-const main = new AppServerClient(transport, { requestTimeoutMs: 120_000 });
-let inspector;
+// The inspector reads the event loop's delay inside the server; nothing is paused or traced.
+const server = await startListeningServer({ name: "concurrent", modelsJson, token: TOKEN });
+const { cwd, inspector } = server;
 
 try {
-  await main.initialize({ clientInfo: { name: "bench-concurrent", version: "0" } });
-  const url = await waitFor(() => /(?<!Debugger )listening on (ws:\S+)/.exec(stderr)?.[1]);
-  inspector = await connectInspector(await waitFor(() => inspectorUrl(stderr)));
   await inspector.evaluate(
     "globalThis.__benchDelay = process.getBuiltinModule('node:perf_hooks').monitorEventLoopDelay({ resolution: 1 }), globalThis.__benchDelay.enable(), true",
   );
-  const connect = async () => {
-    const client = await AppServerClient.connectWebSocket({ url, token: TOKEN, requestTimeoutMs: 120_000 });
-    await client.initialize({ clientInfo: { name: "bench", version: "0" } });
-    return client;
-  };
+  const connect = () => server.connect();
   // A first turn warms the server (module loading, the first model request) so round one does not pay it.
   await serverRound(connect, 1, "one", { warmUp: true });
   const rounds = [];
@@ -208,10 +180,8 @@ try {
   if (out) writeFileSync(out, `${text}\n`);
   console.log(text);
 } finally {
-  inspector?.close();
-  await main.close().catch(() => undefined);
+  await server.close();
   await model.close();
-  rmSync(home, { recursive: true, force: true });
 }
 
 /** N threads' turns at once through the server, on one connection or one each. */
@@ -238,14 +208,14 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
   await Promise.all(ids.map((id, i) => clientOf(i).request("turn/start", { threadId: id, text: "stream" })));
   await model.waitFor(before + threads);
   await inspector.evaluate("globalThis.__benchDelay.reset(), true");
-  const cpuBefore = cpuMs(transport.child.pid);
+  const cpuBefore = cpuMs(server.pid);
   const releasedAt = performance.now();
   void model.open();
   const profileTo = flag("profile");
   if (profileTo && threads === THREADS.at(-1) && connections === "one") {
     writeFileSync(profileTo, JSON.stringify(await inspector.profile(() => finished)));
   } else await finished;
-  const cpu = cpuMs(transport.child.pid) - cpuBefore;
+  const cpu = cpuMs(server.pid) - cpuBefore;
   const delay = await inspector.evaluate(
     "(() => { const h = globalThis.__benchDelay; return { p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }; })()",
   );
@@ -285,14 +255,4 @@ async function floorRound(threads) {
   await finished;
   await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve()));
   return { threads, ...figures(arrivals, releasedAt, threads * DELTAS) };
-}
-
-async function waitFor(read, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

@@ -12,15 +12,9 @@
 // Prints one JSON document. Needs a build (npm run build).
 //
 //   node bench/replay.mjs [--deltas 2000] [--reps 5] [--threads 20]
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { connectInspector, inspectorUrl } from "./lib/inspector-gc.mjs";
+import { startListeningServer, waitFor } from "./lib/listening-server.mjs";
 
-const { AppServerClient, SpawnedServerTransport } = await import(new URL("../packages/app-server-client/dist/src/index.js", import.meta.url));
 const { ScriptedModelServer } = await import(new URL("../packages/testkit/dist/src/index.js", import.meta.url));
-const BIN = fileURLToPath(new URL("../packages/cli/bin/knightcode.js", import.meta.url));
 const TOKEN = "replay-bench-token-0123456789abcdef0123";
 
 const args = process.argv.slice(2);
@@ -38,35 +32,13 @@ const median = (values) => {
 };
 
 const model = await ScriptedModelServer.start();
-const home = mkdtempSync(join(tmpdir(), "kc-bench-replay-"));
-const agentDir = join(home, ".knightcode", "agent");
-mkdirSync(agentDir, { recursive: true });
-writeFileSync(join(agentDir, "models.json"), JSON.stringify(model.modelsJson()));
-const cwd = join(home, "project");
-mkdirSync(cwd);
-const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir, KNIGHTCODE_APP_SERVER_TOKEN: TOKEN };
-delete env.KNIGHTCODE_CODING_AGENT_SESSION_DIR;
-const transport = new SpawnedServerTransport({
-  command: process.execPath,
-  // The inspector forces a full collection before each heap reading, so garbage does not pass for the rings.
-  args: ["--inspect=127.0.0.1:0", BIN, "app-server", "--listen", "ws://127.0.0.1:0"],
-  cwd: home,
-  env,
-  stderr: "pipe",
-});
-let stderr = "";
-transport.child.stderr.on("data", (chunk) => (stderr += chunk));
-const main = new AppServerClient(transport);
+// The inspector forces a full collection before each heap reading, so garbage does not pass for the rings.
+const server = await startListeningServer({ name: "replay", modelsJson: model.modelsJson(), token: TOKEN });
+const { main, cwd } = server;
 const chunks = () => Array.from({ length: DELTAS }, (_, i) => `w${i} `);
 
 try {
-  await main.initialize({ clientInfo: { name: "bench-replay", version: "0" } });
-  const url = await waitFor(() => /(?<!Debugger )listening on (ws:\S+)/.exec(stderr)?.[1]);
-  const connect = async (sequenced) => {
-    const client = await AppServerClient.connectWebSocket({ url, token: TOKEN, requestTimeoutMs: 120_000 });
-    await client.initialize({ clientInfo: { name: "bench", version: "0" }, ...(sequenced ? { capabilities: { sequenced: true } } : {}) });
-    return client;
-  };
+  const connect = (sequenced) => server.connect(sequenced ? { sequenced: true } : undefined);
   const relay = { plain: [], sequenced: [] };
   const clients = { plain: await connect(false), sequenced: await connect(true) };
   for (let rep = 0; rep < REPS; rep++) {
@@ -94,19 +66,8 @@ try {
     ),
   );
 } finally {
-  await main.close().catch(() => undefined);
+  await server.close();
   await model.close();
-  rmSync(home, { recursive: true, force: true });
-}
-
-async function waitFor(read, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** One turn of DELTAS deltas: deltas per second from the first to turn/completed, as the client got them. */
@@ -166,9 +127,8 @@ async function replayOnce(connect) {
 
 /** The heap before and after THREADS threads each kept a turn of DELTAS deltas in their ring (they stay loaded while subscribed). */
 async function ringMemory(client) {
-  const inspector = await connectInspector(inspectorUrl(stderr));
   const heap = async () => {
-    await inspector.collectGarbage();
+    await server.inspector.collectGarbage();
     const { heapBytes } = await main.request("server/diagnostics", {});
     return +(heapBytes / 1024 / 1024).toFixed(1);
   };
@@ -181,6 +141,5 @@ async function ringMemory(client) {
     await done;
   }
   const after = await heap();
-  inspector.close?.();
   return { before, afterThreads: after, threads: THREADS, perThreadMiB: +((after - before) / THREADS).toFixed(2) };
 }
