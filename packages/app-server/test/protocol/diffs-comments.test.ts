@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
-import { lines, makeRepo, type Repo } from "./diffs-support.js";
+import { failure, lines, makeRepo, type Repo } from "./diffs-support.js";
 
 /**
  * spec: Workspaces, diffs and git (review comments): comments travel with
@@ -27,12 +27,6 @@ after(async () => {
   await server.close();
   await model.close();
 });
-
-async function failure(method: string, params: unknown) {
-  const answer = await server.main.rawRequest(method, params);
-  assert.ok(answer.error, `${method} should fail`);
-  return answer.error;
-}
 
 /** Every text the model was sent in the request's user messages, joined. */
 function userTexts(body: Record<string, any>): string {
@@ -117,12 +111,12 @@ describe("spec: review comments", () => {
     ];
     for (const method of ["turn/start", "turn/queue/add"]) {
       for (const [words, comments] of cases) {
-        const error = await failure(method, { threadId, text: "review", comments });
+        const error = await failure(server, method, { threadId, text: "review", comments });
         assert.equal(error.code, "invalidParams", `${method}: ${words}`);
         assert.match(error.message, new RegExp(words.replace(/ /g, ".*")), error.message);
       }
     }
     const outside = (await server.main.request("thread/start", { cwd: server.project({ "a.txt": "a\n" }) })).thread.id;
-    assert.equal((await failure("turn/start", { threadId: outside, text: "x", comments: [comment] })).code, "invalidParams");
+    assert.equal((await failure(server, "turn/start", { threadId: outside, text: "x", comments: [comment] })).code, "invalidParams");
   });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestServer } from "../support/harness.js";
-import { lines, makeRepo, type Repo } from "./diffs-support.js";
+import { failure, lines, makeRepo, runTurn, scriptTurn, type Repo, type ToolCall } from "./diffs-support.js";
 
 /**
  * Beyond the spec: `thread/diff/read {scope: "lastTurn", turnId}` reads any
@@ -21,28 +21,19 @@ after(async () => {
   await model.close();
 });
 
-type Call = { name: string; arguments: unknown };
-
-async function runTurn(on: TestServer, threadId: string, text: string, ...calls: Call[]): Promise<string> {
-  model.enqueue(...calls.map((call) => ({ toolCalls: [call] })), { text: "done" });
-  const mark = on.main.notifications.length;
-  await on.main.request("turn/start", { threadId, text });
-  return (await on.main.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark })).turn.id;
-}
-
-async function failure(on: TestServer, params: unknown) {
-  const answer = await on.main.rawRequest("thread/diff/read", params);
-  assert.ok(answer.error, `thread/diff/read ${JSON.stringify(params)} should fail`);
-  return answer.error;
+/** A turn of the model's `calls`; its id. */
+async function turnOf(on: TestServer, threadId: string, text: string, ...calls: ToolCall[]): Promise<string> {
+  scriptTurn(model, ...calls);
+  return (await runTurn(on, threadId, text)).turnId;
 }
 
 /** Three turns, each changing its own file: a.txt's line 2, b.txt's line 4, a new c.txt. */
 async function threeTurns(on: TestServer, repo: Repo): Promise<{ threadId: string; turns: string[] }> {
   const { thread } = await on.main.request("thread/start", { cwd: repo.root, approvalMode: "fullAccess" });
   const turns = [
-    await runTurn(on, thread.id, "first", { name: "edit", arguments: { path: "a.txt", oldText: "line 2\n", newText: "line two\n" } }),
-    await runTurn(on, thread.id, "second", { name: "edit", arguments: { path: "b.txt", oldText: "line 4\n", newText: "line four\n" } }),
-    await runTurn(on, thread.id, "third", { name: "write", arguments: { path: "c.txt", content: "c1\nc2\n" } }),
+    await turnOf(on, thread.id, "first", { name: "edit", arguments: { path: "a.txt", oldText: "line 2\n", newText: "line two\n" } }),
+    await turnOf(on, thread.id, "second", { name: "edit", arguments: { path: "b.txt", oldText: "line 4\n", newText: "line four\n" } }),
+    await turnOf(on, thread.id, "third", { name: "write", arguments: { path: "c.txt", content: "c1\nc2\n" } }),
   ];
   // A lastTurn read answers once the last turn's snapshot is kept.
   await on.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" });
@@ -77,14 +68,14 @@ describe("beyond the spec: thread/diff/read lastTurn with turnId", () => {
     assert.equal((await read(server, threadId, second)).stale, false);
 
     // A turn that changed nothing reads as such.
-    const quiet = await runTurn(server, threadId, "just talk");
+    const quiet = await turnOf(server, threadId, "just talk");
     assert.deepEqual([(await read(server, threadId, quiet)).files, (await read(server, threadId, quiet)).turnId], [[], quiet]);
 
-    const unknown = await failure(server, { threadId, scope: "lastTurn", turnId: "no-such-turn" });
+    const unknown = await failure(server, "thread/diff/read", { threadId, scope: "lastTurn", turnId: "no-such-turn" });
     assert.equal(unknown.code, "invalidParams");
     assert.match(unknown.message, /no-such-turn is not a turn of thread/);
     for (const scope of ["uncommitted", undefined] as const) {
-      const refused = await failure(server, { threadId, ...(scope ? { scope } : {}), turnId: first });
+      const refused = await failure(server, "thread/diff/read", { threadId, ...(scope ? { scope } : {}), turnId: first });
       assert.deepEqual([refused.code, refused.message], ["invalidParams", "turnId goes with the lastTurn scope only"]);
     }
     server.assertNoSchemaViolations();
@@ -132,7 +123,7 @@ describe("beyond the spec: thread/diff/read lastTurn with turnId", () => {
         const lone = repo.git("commit-tree", repo.git("rev-parse", `${ref}^{tree}`).trim(), "-m", "last turn only").trim();
         repo.git("update-ref", ref, lone);
         repo.git("gc", "--quiet", "--prune=now");
-        const gone = await failure(second, { threadId, scope: "lastTurn", turnId: turns[0] });
+        const gone = await failure(second, "thread/diff/read", { threadId, scope: "lastTurn", turnId: turns[0] });
         assert.equal(gone.code, "invalidParams");
         assert.match(gone.message, /^that turn's snapshot is no longer kept/);
         assert.deepEqual(

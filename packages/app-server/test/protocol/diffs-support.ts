@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import assert from "node:assert/strict";
+import type { ScriptedModelServer } from "@knightcode/testkit";
 import type { TestServer } from "../support/harness.js";
 
 /** A repository made with the system git in a server's home: its HOME, so no global config of the machine is read. */
@@ -46,3 +48,25 @@ export function makeRepo(server: TestServer, files: Record<string, string> = {},
 }
 
 export const lines = (count: number, tag = "line") => Array.from({ length: count }, (_, i) => `${tag} ${i + 1}\n`).join("");
+
+export type ToolCall = { name: string; arguments: unknown };
+
+/** The model makes these tool calls, one reply each, then says done. */
+export function scriptTurn(model: ScriptedModelServer, ...calls: ToolCall[]): void {
+  model.enqueue(...calls.map((call) => ({ toolCalls: [call] })), { text: "done" });
+}
+
+/** Starts a turn and waits for its end; `mark` is where its notifications begin. */
+export async function runTurn(server: TestServer, threadId: string, text: string): Promise<{ turnId: string; mark: number }> {
+  const mark = server.main.notifications.length;
+  await server.main.request("turn/start", { threadId, text });
+  const completed = await server.main.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark });
+  return { turnId: completed.turn.id, mark };
+}
+
+/** A request that must fail: its error. */
+export async function failure(server: TestServer, method: string, params: unknown): Promise<{ code: string; message: string; data?: Record<string, unknown> }> {
+  const answer = await server.main.rawRequest(method, params);
+  assert.ok(answer.error, `${method} should fail: ${JSON.stringify(answer.result)}`);
+  return answer.error;
+}

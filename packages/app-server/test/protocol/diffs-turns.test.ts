@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, type TestServer } from "../support/harness.js";
-import { lines, makeRepo } from "./diffs-support.js";
+import { failure, lines, makeRepo, runTurn, scriptTurn } from "./diffs-support.js";
 
 /**
  * spec: Workspaces, diffs and git (turn/diff/updated, Turn.files, the
@@ -21,37 +21,18 @@ after(async () => {
   await model.close();
 });
 
-type Call = { name: string; arguments: unknown };
-
-/** The model makes these tool calls, one reply each, then says done. */
-function scriptTurn(...calls: Call[]): void {
-  model.enqueue(...calls.map((call) => ({ toolCalls: [call] })), { text: "done" });
-}
-
-async function runTurn(threadId: string, text: string): Promise<{ turnId: string; mark: number }> {
-  const mark = server.main.notifications.length;
-  await server.main.request("turn/start", { threadId, text });
-  const completed = await server.main.waitForNotification("turn/completed", (p) => p.threadId === threadId, { since: mark });
-  return { turnId: completed.turn.id, mark };
-}
-
-async function failure(method: string, params: unknown) {
-  const answer = await server.main.rawRequest(method, params);
-  assert.ok(answer.error, `${method} should fail`);
-  return answer.error;
-}
-
 describe("spec: turn/diff/updated and Turn.files", () => {
   test("after turn/completed: net totals per file between the working tree before and after the turn; read back as Turn.files", async () => {
     const repo = makeRepo(server, { "a.txt": lines(5), "gone.txt": "x\ny\n" });
     repo.write("untouched-untracked.txt", "already here\n");
     const { thread } = await server.main.request("thread/start", { cwd: repo.root, approvalMode: "fullAccess" });
     scriptTurn(
+      model,
       { name: "edit", arguments: { path: "a.txt", oldText: "line 2\n", newText: "line two\nline 2.5\n" } },
       { name: "write", arguments: { path: "new.txt", content: "n1\nn2\n" } },
       { name: "bash", arguments: { command: "rm gone.txt && printf 'tmp\\n' > tmp.txt && rm tmp.txt" } },
     );
-    const { turnId, mark } = await runTurn(thread.id, "change things");
+    const { turnId, mark } = await runTurn(server, thread.id, "change things");
     const updated = await server.main.waitForNotification("turn/diff/updated", (p) => p.threadId === thread.id, { since: mark });
     assert.equal(updated.turnId, turnId);
     assert.deepEqual(updated.files, [
@@ -68,7 +49,7 @@ describe("spec: turn/diff/updated and Turn.files", () => {
 
     // A turn that changes nothing sends none.
     model.enqueue({ text: "nothing to do" });
-    const quiet = await runTurn(thread.id, "just talk");
+    const quiet = await runTurn(server, thread.id, "just talk");
     await server.main.request("thread/diff/read", { threadId: thread.id });
     assert.equal(server.main.notifications.slice(quiet.mark).filter((n) => n.method === "turn/diff/updated").length, 0);
     const lastTurn = await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" });
@@ -87,8 +68,8 @@ describe("spec: turn/diff/updated and Turn.files", () => {
     repo.git("config", "filter.slow.clean", "sleep 1 && cat");
     repo.write("slow.txt", "slow\n");
     const { thread } = await server.main.request("thread/start", { cwd: repo.root, approvalMode: "fullAccess" });
-    scriptTurn({ name: "write", arguments: { path: "a.txt", content: "A\nB\n" } });
-    const { mark } = await runTurn(thread.id, "write at once");
+    scriptTurn(model, { name: "write", arguments: { path: "a.txt", content: "A\nB\n" } });
+    const { mark } = await runTurn(server, thread.id, "write at once");
     const updated = await server.main.waitForNotification("turn/diff/updated", (p) => p.threadId === thread.id, { since: mark });
     assert.deepEqual(updated.files, [{ path: "a.txt", additions: 2, deletions: 1 }]);
   });
@@ -96,11 +77,11 @@ describe("spec: turn/diff/updated and Turn.files", () => {
   test("outside git no snapshot is taken and nothing is sent", async () => {
     const cwd = server.project({ "a.txt": "a\n" });
     const { thread } = await server.main.request("thread/start", { cwd, approvalMode: "fullAccess" });
-    scriptTurn({ name: "write", arguments: { path: "a.txt", content: "b\n" } });
-    const { mark, turnId } = await runTurn(thread.id, "edit");
+    scriptTurn(model, { name: "write", arguments: { path: "a.txt", content: "b\n" } });
+    const { mark, turnId } = await runTurn(server, thread.id, "edit");
     // The thread is idle again once the turn's bookkeeping is done: a second turn can start.
     model.enqueue({ text: "ok" });
-    await runTurn(thread.id, "again");
+    await runTurn(server, thread.id, "again");
     assert.equal(server.main.notifications.slice(mark).filter((n) => n.method === "turn/diff/updated").length, 0);
     const { turns } = await server.main.request("thread/read", { threadId: thread.id });
     assert.equal(turns.find((t) => t.id === turnId)?.files, undefined);
@@ -112,10 +93,11 @@ describe("spec: the lastTurn scope and its undo", () => {
     const repo = makeRepo(server, { "a.txt": lines(10), "keep.txt": "keep\n" });
     const { thread } = await server.main.request("thread/start", { cwd: repo.root, approvalMode: "fullAccess" });
     scriptTurn(
+      model,
       { name: "edit", arguments: { path: "a.txt", oldText: "line 3\n", newText: "line three\n" } },
       { name: "write", arguments: { path: "made.txt", content: "made\n" } },
     );
-    const { turnId, mark } = await runTurn(thread.id, "edit");
+    const { turnId, mark } = await runTurn(server, thread.id, "edit");
     await server.main.waitForNotification("turn/diff/updated", (p) => p.threadId === thread.id, { since: mark });
     const diff = await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" });
     assert.deepEqual(
@@ -132,12 +114,12 @@ describe("spec: the lastTurn scope and its undo", () => {
 
     repo.write("made.txt", "the user changed it\n");
     assert.equal((await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" })).stale, true);
-    const refused = await failure("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", turnId });
+    const refused = await failure(server, "thread/diff/revert", { threadId: thread.id, scope: "lastTurn", turnId });
     assert.deepEqual([refused.code, refused.data?.reason, refused.data?.paths], ["gitConflict", "diffChanged", ["made.txt"]]);
     assert.equal(repo.read("a.txt"), lines(10).replace("line 3\n", "line three\n"), "a refused undo changes nothing");
 
     repo.write("made.txt", "made\n");
-    const wrongTurn = await failure("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", turnId: "an-older-turn" });
+    const wrongTurn = await failure(server, "thread/diff/revert", { threadId: thread.id, scope: "lastTurn", turnId: "an-older-turn" });
     assert.deepEqual([wrongTurn.code, wrongTurn.data?.reason], ["gitConflict", "diffChanged"]);
     assert.deepEqual(await server.main.request("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", turnId }), { paths: ["a.txt", "made.txt"] });
     assert.equal(repo.read("a.txt"), lines(10));
@@ -145,7 +127,7 @@ describe("spec: the lastTurn scope and its undo", () => {
     assert.equal((await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" })).stale, true);
 
     repo.write("a.txt", lines(10).replace("line 9\n", "user line 9\n"));
-    const notAsFound = await failure("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true });
+    const notAsFound = await failure(server, "thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true });
     assert.deepEqual([notAsFound.data?.reason, notAsFound.data?.paths], ["diffChanged", ["a.txt"]]);
     repo.write("a.txt", lines(10));
     assert.deepEqual(await server.main.request("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", reapply: true, path: "made.txt" }), {
@@ -158,7 +140,7 @@ describe("spec: the lastTurn scope and its undo", () => {
     // One hunk of the turn; git refuses it once the lines moved on.
     const hunk = (await server.main.request("thread/diff/read", { threadId: thread.id, scope: "lastTurn" })).files[0]!.hunks[0]!;
     repo.write("a.txt", lines(10).replace("line 3\n", "line 3 by the user\n"));
-    const failed = await failure("thread/diff/revert", { threadId: thread.id, scope: "lastTurn", hunkId: hunk.id });
+    const failed = await failure(server, "thread/diff/revert", { threadId: thread.id, scope: "lastTurn", hunkId: hunk.id });
     assert.deepEqual([failed.code, failed.data?.reason, failed.data?.paths], ["gitConflict", "patchFailed", ["a.txt"]]);
     assert.match(String(failed.data?.output), /a\.txt/);
     repo.write("a.txt", lines(10).replace("line 3\n", "line three\n"));
@@ -184,7 +166,7 @@ describe("spec: the lastTurn scope and its undo", () => {
       ["git/stage", { threadId: other.id }],
       ["git/unstage", { threadId: thread.id }],
     ] as const) {
-      assert.equal((await failure(method, params)).code, "turnInProgress", `${method} ${JSON.stringify(params)}`);
+      assert.equal((await failure(server, method, params)).code, "turnInProgress", `${method} ${JSON.stringify(params)}`);
     }
     assert.equal(repo.read("a.txt"), "A\n");
     assert.equal((await server.main.request("thread/diff/read", { threadId: other.id })).files.length, 1, "reads take no lock");

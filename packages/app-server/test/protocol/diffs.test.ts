@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ClientRequestResult } from "@knightcode/app-server-protocol";
 import { startServer, type TestServer } from "../support/harness.js";
-import { lines, makeRepo, type Repo } from "./diffs-support.js";
+import { failure, lines, makeRepo, type Repo } from "./diffs-support.js";
 
 /**
  * spec: Workspaces, diffs and git (thread/diff/read, thread/diff/revert,
@@ -31,12 +31,6 @@ async function read(threadId: string, params: Omit<Parameters<typeof server.main
 }
 
 /** The error a request answers: its code, message and data. */
-async function failure(method: string, params: unknown): Promise<{ code: string; message: string; data?: Record<string, unknown> }> {
-  const answer = await server.main.rawRequest(method, params);
-  assert.ok(answer.error, `${method} should fail: ${JSON.stringify(answer.result)}`);
-  return answer.error;
-}
-
 const file = (answer: DiffAnswer, path: string) => {
   const found = answer.files.find((f) => f.path === path);
   assert.ok(found, `${path} in ${answer.files.map((f) => f.path).join(", ")}`);
@@ -157,24 +151,24 @@ describe("spec: thread/diff/read", () => {
       branch.files.map((f) => f.path),
       ["a.txt", "b.txt"],
     );
-    assert.equal((await failure("thread/diff/read", { threadId, scope: "committed" })).code, "invalidParams");
-    assert.equal((await failure("thread/diff/read", { threadId, scope: "committed", commit: "nope" })).code, "invalidParams");
-    assert.equal((await failure("thread/diff/read", { threadId, scope: "branch", against: "nope" })).code, "invalidParams");
+    assert.equal((await failure(server, "thread/diff/read", { threadId, scope: "committed" })).code, "invalidParams");
+    assert.equal((await failure(server, "thread/diff/read", { threadId, scope: "committed", commit: "nope" })).code, "invalidParams");
+    assert.equal((await failure(server, "thread/diff/read", { threadId, scope: "branch", against: "nope" })).code, "invalidParams");
     const lonely = makeRepo(server, { "a.txt": "a\n" }, { branch: "trunk" });
     const lonelyThread = await threadIn(lonely.root);
-    const none = await failure("thread/diff/read", { threadId: lonelyThread, scope: "branch" });
+    const none = await failure(server, "thread/diff/read", { threadId: lonelyThread, scope: "branch" });
     assert.equal(none.code, "invalidParams");
     assert.match(none.message, /no branch to compare with/);
   });
 
   test("threadNotFound and notGitRepo", async () => {
     for (const method of ["thread/diff/read", "thread/diff/revert", "git/stage", "git/unstage"]) {
-      assert.equal((await failure(method, { threadId: "no-such-thread" })).code, "threadNotFound");
+      assert.equal((await failure(server, method, { threadId: "no-such-thread" })).code, "threadNotFound");
     }
     const outside = server.project({ "a.txt": "a\n" });
     const threadId = await threadIn(outside);
     for (const method of ["thread/diff/read", "thread/diff/revert", "git/stage", "git/unstage"]) {
-      assert.equal((await failure(method, { threadId })).code, "notGitRepo", method);
+      assert.equal((await failure(server, method, { threadId })).code, "notGitRepo", method);
     }
   });
 });
@@ -223,16 +217,17 @@ describe("spec: thread/diff/revert", () => {
       { turnId: "some-turn" },
       { scope: "lastTurn", reapply: true, hunkId: hunk.id },
     ];
-    for (const params of refused) assert.equal((await failure("thread/diff/revert", { threadId, ...params })).code, "invalidParams", JSON.stringify(params));
+    for (const params of refused)
+      assert.equal((await failure(server, "thread/diff/revert", { threadId, ...params })).code, "invalidParams", JSON.stringify(params));
     const ids = [hunk.id.replace(/^c3/, "w3"), "c3-0123456789abcdef01234567", "not-an-id"];
     for (const hunkId of ids) {
-      const error = await failure("thread/diff/revert", { threadId, hunkId });
+      const error = await failure(server, "thread/diff/revert", { threadId, hunkId });
       assert.deepEqual([error.code, error.data?.reason], ["gitConflict", "diffChanged"], hunkId);
     }
-    const otherContext = await failure("thread/diff/revert", { threadId, hunkId: hunk.id, context: 4 });
+    const otherContext = await failure(server, "thread/diff/revert", { threadId, hunkId: hunk.id, context: 4 });
     assert.equal(otherContext.data?.reason, "diffChanged");
     repo.write("b.txt", "changed again\n");
-    const stale = await failure("thread/diff/revert", { threadId, hunkId: hunk.id, path: "b.txt" });
+    const stale = await failure(server, "thread/diff/revert", { threadId, hunkId: hunk.id, path: "b.txt" });
     assert.deepEqual([stale.code, stale.data?.reason, stale.data?.paths], ["gitConflict", "diffChanged", ["b.txt"]]);
     assert.equal(repo.read("b.txt"), "changed again\n", "nothing changed");
     await server.main.request("thread/diff/revert", { threadId, path: "b.txt" });
@@ -256,10 +251,10 @@ describe("spec: git/stage and git/unstage", () => {
     );
     assert.deepEqual(await server.main.request("git/stage", { threadId, path: "*.txt" }), { paths: ["*.txt"] });
     assert.deepEqual(repo.git("diff", "--cached", "--name-only").trim().split("\n"), ["*.txt", "a.txt"], "a literal path, not a glob");
-    const stale = await failure("git/stage", { threadId, hunkId: unstaged.hunks[1]!.id });
+    const stale = await failure(server, "git/stage", { threadId, hunkId: unstaged.hunks[1]!.id });
     assert.deepEqual([stale.code, stale.data?.reason], ["gitConflict", "diffChanged"]);
     const stagedHunk = file(await read(threadId, { scope: "staged" }), "a.txt").hunks[0]!;
-    const wrongScope = await failure("git/stage", { threadId, hunkId: stagedHunk.id });
+    const wrongScope = await failure(server, "git/stage", { threadId, hunkId: stagedHunk.id });
     assert.equal(wrongScope.data?.reason, "diffChanged", "stage takes ids from an unstaged read");
     assert.deepEqual(await server.main.request("git/unstage", { threadId, hunkId: stagedHunk.id }), { paths: ["a.txt"] });
     assert.deepEqual(await server.main.request("git/unstage", { threadId, path: "*.txt" }), { paths: ["*.txt"] });
@@ -267,8 +262,8 @@ describe("spec: git/stage and git/unstage", () => {
     assert.deepEqual((await server.main.request("git/stage", { threadId })).paths, ["*.txt", "a.txt", "b.txt", "u.txt"]);
     assert.deepEqual((await server.main.request("git/unstage", { threadId })).paths, ["*.txt", "a.txt", "b.txt", "u.txt"]);
     assert.equal(repo.git("diff", "--cached", "--name-only").trim(), "");
-    assert.equal((await failure("git/unstage", { threadId, hunkId: "c3-0123456789abcdef01234567" })).data?.reason, "diffChanged");
-    assert.equal((await failure("git/stage", { threadId, path: "no-such.txt" })).code, "invalidParams");
+    assert.equal((await failure(server, "git/unstage", { threadId, hunkId: "c3-0123456789abcdef01234567" })).data?.reason, "diffChanged");
+    assert.equal((await failure(server, "git/stage", { threadId, path: "no-such.txt" })).code, "invalidParams");
     server.assertNoSchemaViolations();
   });
 });
