@@ -2,9 +2,9 @@ import { strict as assert } from "node:assert";
 import { after, before, describe, test } from "node:test";
 import type { AppServerClient } from "@knightcode/app-server-client";
 import type { ReviewCommentInput, UserMessageItem } from "@knightcode/app-server-protocol";
-import { waitUntil } from "@knightcode/testkit";
+import { held, waitUntil } from "@knightcode/testkit";
 import { createComposerModel, type ComposerModel } from "../src/features/composer/model.js";
-import { asConnection, startInProcessServer, turnsCompleted, type InProcessServer } from "./feature-model-support.js";
+import { asConnection, startInProcessServer, type InProcessServer } from "./feature-model-support.js";
 
 /** The composer model over a real in-process server: no page, no browser. */
 describe("the composer model", () => {
@@ -42,7 +42,7 @@ describe("the composer model", () => {
     return { client, model, followed, comments, threadId: thread.id };
   }
 
-  const completed = (client: AppServerClient, threadId: string) => turnsCompleted(client, threadId);
+  const completed = (client: AppServerClient, threadId: string) => client.waitFor("turn/completed", (p) => p.threadId === threadId);
 
   const userItems = async (client: AppServerClient, threadId: string) => {
     const { turns } = await client.request("thread/read", { threadId });
@@ -72,17 +72,15 @@ describe("the composer model", () => {
 
   test("a thread the page thought idle but is busy: the refused start becomes a queued follow-up that runs after the turn", async () => {
     const { client, model, threadId } = await made();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = held();
     server.model.enqueue({ text: ["first ", "reply"], pauseAfter: 1, gate }, { text: "second reply" });
     const seen = server.model.pending;
     await client.request("turn/start", { threadId, text: "first" });
     await waitUntil("the first turn's model request", () => server.model.pending < seen);
     assert.equal(await model.send({ threadId, text: "second", images: [] }, false), "queued");
     assert.equal(model.sending.value.has(threadId), false, "a queued message is not shown as sending");
-    const both = turnsCompleted(client, threadId, 2);
+    let ended = 0;
+    const both = client.waitFor("turn/completed", (p) => p.threadId === threadId && ++ended === 2);
     release();
     await both;
     assert.deepEqual(
@@ -93,10 +91,7 @@ describe("the composer model", () => {
 
   test("a steer to a stale turn id reaches the running turn; after the turn ends it is a message of its own", async () => {
     const { client, model, threadId } = await made();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = held();
     server.model.enqueue({ text: ["working ", "on it"], pauseAfter: 1, gate }, { text: "took the steer" }, { text: "a turn of its own" });
     const seen = server.model.pending;
     await client.request("turn/start", { threadId, text: "go" });
@@ -123,10 +118,7 @@ describe("the composer model", () => {
 
   test("a queued follow-up can be removed until it starts", async () => {
     const { client, model, threadId } = await made();
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = held();
     server.model.enqueue({ text: ["slow ", "reply"], pauseAfter: 1, gate });
     const seen = server.model.pending;
     await client.request("turn/start", { threadId, text: "go" });

@@ -65,15 +65,3 @@ export function asConnection(client: AppServerClient): SidebarConnection & Reque
     },
   };
 }
-
-/** Resolves once `count` turns of the thread have completed, counted from now. */
-export function turnsCompleted(client: AppServerClient, threadId: string, count = 1): Promise<void> {
-  return new Promise((resolve) => {
-    let seen = 0;
-    const stop = client.onNotification("turn/completed", (p) => {
-      if (p.threadId !== threadId || ++seen < count) return;
-      stop();
-      resolve();
-    });
-  });
-}

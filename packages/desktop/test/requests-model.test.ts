@@ -38,7 +38,7 @@ describe("the requests model", () => {
     try {
       const { thread } = await client.request("thread/start", { cwd: server.project, approvalMode: "ask" });
       server.model.enqueue({ toolCalls: [write("approved.txt")] }, { text: "written" });
-      const completed = new Promise((resolve) => client.onNotification("turn/completed", resolve));
+      const completed = client.waitFor("turn/completed");
       await client.request("turn/start", { threadId: thread.id, text: "write it" });
       const card = await waitUntil("the approval's card", () => approvalOf(model, thread.id));
       assert.equal(card.live, true);
@@ -82,7 +82,7 @@ describe("the requests model", () => {
     // The reloaded page subscribes to nothing; installing the model adopts the waiting thread.
     const reloaded = await installed();
     try {
-      const completed = new Promise((resolve) => reloaded.client.onNotification("turn/completed", resolve));
+      const completed = reloaded.client.waitFor("turn/completed");
       const card = await waitUntil("the card asked again", () => approvalOf(reloaded.model, thread.id));
       card.answer({ decision: "accept" });
       await completed;

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { signal, type Signal } from "@preact/signals";
 import type { AppServerClient } from "@knightcode/app-server-client";
 import type { AgentMessageItem, ToolCallItem } from "@knightcode/app-server-protocol";
-import { waitUntil } from "@knightcode/testkit";
+import { held, waitUntil } from "@knightcode/testkit";
 import { createTranscriptModel, type TranscriptModel } from "../src/features/transcript/model.js";
 import type { OpenThread } from "../src/state/open-threads.js";
 import { asConnection, startInProcessServer, type InProcessServer } from "./feature-model-support.js";
@@ -77,10 +77,7 @@ describe("the transcript model", () => {
     try {
       const { thread } = await m.client.request("thread/start", { cwd: server.project });
       await openIn(m, thread.id);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const { gate, release } = held();
       // The role chunk, then two pieces of text, then a pause until released.
       server.model.enqueue({ text: ["Hel", "lo ", "world"], pauseAfter: 3, gate });
       await m.client.request("turn/start", { threadId: thread.id, text: "greet" });

@@ -6,7 +6,7 @@ import type { AppServerClient } from "@knightcode/app-server-client";
 import type { ReviewCommentInput } from "@knightcode/app-server-protocol";
 import { git, initRepo, waitUntil, writeFiles } from "@knightcode/testkit";
 import { createWorkspaceModel, draftMessage, KEEP_SCRIPT_CHARS, type WorkspaceModel } from "../src/features/workspace/model.js";
-import { asConnection, startInProcessServer, turnsCompleted, type InProcessServer } from "./feature-model-support.js";
+import { asConnection, startInProcessServer, type InProcessServer } from "./feature-model-support.js";
 
 /** The workspace model over a real in-process server and real git repositories: no page, no browser. */
 describe("the workspace model", () => {
@@ -66,7 +66,7 @@ describe("the workspace model", () => {
     const stop = model.onFilesChanged(threadId, () => announced++);
     try {
       server.model.enqueue({ toolCalls: [{ name: "write", arguments: { path: "c.txt", content: "sea\n" } }] }, { text: "written" });
-      const done = turnsCompleted(client, threadId);
+      const done = client.waitFor("turn/completed", (p) => p.threadId === threadId);
       await client.request("turn/start", { threadId, text: "write c" });
       await done;
       await waitUntil("the change announced", () => announced > 0);
@@ -110,7 +110,7 @@ describe("the workspace model", () => {
       );
       // The thread must have a turn before it can move; a plain reply is enough.
       server.model.enqueue({ text: "hi" });
-      const done = turnsCompleted(client, threadId);
+      const done = client.waitFor("turn/completed", (p) => p.threadId === threadId);
       await client.request("turn/start", { threadId, text: "hello" });
       await done;
       await model.handoff(threadId, { to: "worktree", environment: "greet" });

@@ -6,7 +6,7 @@ export {
   type ScriptedReply,
   type ScriptedResponse,
 } from "./scripted-model.js";
-export { waitUntil, waitUntilAsync } from "./wait.js";
+export { held, waitUntil, waitUntilAsync } from "./wait.js";
 export { GIT_TEST_ENV, armTraps, git, gitStatus, initRepo, repoAt, treeFiles, writeFiles, type TestRepo } from "./git-repos.js";
 export { Random, seedFromEnv } from "./random.js";
 export { NO_OTHER_USER, otherUser, type OtherUser } from "./other-user.js";

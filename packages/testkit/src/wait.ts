@@ -30,3 +30,12 @@ export async function waitUntilAsync<T>(what: string, probe: () => Promise<T | u
 function isThenable(value: unknown): boolean {
   return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
+
+/** A promise the test resolves when it chooses: a scripted reply's `gate`, say. */
+export function held(): { gate: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return { gate, release };
+}
