@@ -30,6 +30,7 @@ import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
+import { median } from "./lib/measure.mjs";
 
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
 const MODEL = fileURLToPath(new URL("./lib/model-child.mjs", import.meta.url));
@@ -52,11 +53,6 @@ const percentile = (values, p) => {
   const sorted = Float64Array.from(values).sort();
   return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
 };
-const median = (values) =>
-  percentile(
-    values.filter((v) => v !== null),
-    50,
-  );
 
 /** User plus system CPU time of a process, in ms, from /proc (clock ticks of 10 ms). */
 function cpuMs(pid) {
