@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
+import { EARLY_WRITES } from "../src/transport/gathering.js";
 import { waitUntil } from "./support/harness.js";
 
 /** A real pipe that nobody reads: the stdin of a sleeping child. */
@@ -93,4 +94,47 @@ test("the backlog is what the client left unread; drain says when it read everyt
   } finally {
     child.kill("SIGKILL");
   }
+});
+
+/** The writes a transport made, each as the lines it carried. */
+function recordingOutput() {
+  const sink = new PassThrough();
+  const writes: string[][] = [];
+  return {
+    writes,
+    output: { stream: sink, write: (text: string, done?: (error?: Error | null) => void) => (writes.push(text.trimEnd().split("\n")), sink.write(text, done)) },
+  };
+}
+
+test("a message queued behind the first of a turn goes out when its job ends, before blocking work the next job does", async () => {
+  const { writes, output } = recordingOutput();
+  const transport = new StdioTransport({ input: new PassThrough(), output });
+  transport.send("started");
+  assert.deepEqual(writes, [["started"]], "the first message of a quiet moment goes out at once");
+  transport.send("delta");
+  assert.equal(writes.length, 1, "the second waits for the end of the job that queued it");
+  // The next job of the same turn: where a reply's end would block on a durable append.
+  const seenByNextJob = await new Promise<string[][]>((resolve) => queueMicrotask(() => resolve(writes.map((lines) => [...lines]))));
+  assert.deepEqual(seenByNextJob, [["started"], ["delta"]]);
+});
+
+test("a burst in one turn costs the first write, a few early ones and one at the turn's end, with every message in order", async () => {
+  const { writes, output } = recordingOutput();
+  const transport = new StdioTransport({ input: new PassThrough(), output });
+  const sent: string[] = [];
+  const send = (text: string) => {
+    sent.push(text);
+    transport.send(text);
+  };
+  // Two thousand messages, each queued by a job of its own, as a reply's events are.
+  for (let n = 0; n < 2_000; n++) {
+    send(`m${n}`);
+    await Promise.resolve();
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(writes.flat(), sent);
+  assert.ok(writes.length <= 1 + EARLY_WRITES + 1, `${writes.length} writes`);
+  // The next turn starts quiet: its first message goes out at once again.
+  transport.send("later");
+  assert.deepEqual(writes.at(-1), ["later"]);
 });

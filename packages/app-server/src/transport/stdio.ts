@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { LineFramer, decodeUtf8 } from "@knightcode/app-server-protocol";
+import { Gathering } from "./gathering.js";
 import type { ProtocolOutput } from "./stdout-guard.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 
@@ -22,10 +23,10 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
   private readonly maxPendingOutputBytes: number;
   private inputStopped = false;
   private closed = false;
-  /** Messages sent in this turn of the event loop, written out together: one write instead of one per message. */
+  /** Messages queued and not yet written, written out together (see Gathering for when). */
   private batch: string[] = [];
   private batchBytes = 0;
-  private flushScheduled = false;
+  private readonly gathering = new Gathering({ opened: () => this.writeOut(), flushed: () => this.writeOut(), closed: () => this.writeOut() });
 
   constructor(private readonly options: StdioTransportOptions) {
     super();
@@ -60,19 +61,8 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     if (this.closed) return;
     this.batch.push(text);
     this.batchBytes += text.length + 1;
-    if (!this.flushScheduled) {
-      // The first message of a quiet moment goes out at once; what follows in the same turn of the event loop waits for one write.
-      this.flushScheduled = true;
-      this.writeOut();
-      setImmediate(() => this.writeBatch());
-    } else if (this.batchBytes >= BATCH_LIMIT) {
-      this.writeOut();
-    }
-  }
-
-  private writeBatch(): void {
-    this.flushScheduled = false;
-    this.writeOut();
+    if (this.batchBytes >= BATCH_LIMIT) this.writeOut();
+    this.gathering.added();
   }
 
   private writeOut(): void {

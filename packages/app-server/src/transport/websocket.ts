@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
 import { isLoopbackHost, tcpAddress, unixAddress } from "@knightcode/app-server-client";
+import { Gathering } from "./gathering.js";
 import { listenerAuthorities, ownAuthority, servePage } from "./page.js";
 import { MAX_LINE_BYTES, MAX_PENDING_OUTPUT_BYTES, TransportEvents, type ServerTransport, type TransportFault } from "./types.js";
 import { digest, proveBothWays, proveOnly, upgradeAuth } from "./upgrade-auth.js";
@@ -83,15 +84,22 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
   private closed = false;
   /** Messages sent and not yet written out to the socket. */
   private unwritten = 0;
-  /** The connection's socket is held corked until the end of this turn of the event loop. */
-  private corked = false;
+  /** When the socket is held corked, and when it lets what it holds go (see Gathering). */
+  private readonly gathering = new Gathering({
+    opened: () => this.raw.cork(),
+    flushed: () => {
+      this.raw.uncork();
+      this.raw.cork();
+    },
+    closed: () => this.raw.uncork(),
+  });
 
   /**
    * `raw` is the connection's TCP or Unix socket under the WebSocket: held
-   * corked, it gathers the frames of one turn of the event loop into one
-   * write, as the stdio transport gathers its lines. Each frame would
-   * otherwise be a system call of its own, and fifty threads streaming at
-   * once spent a third of the server's time in them.
+   * corked, it gathers frames into few writes, as the stdio transport
+   * gathers its lines. Each frame would otherwise be a system call of its
+   * own, and fifty threads streaming at once spent a third of the server's
+   * time in them.
    */
   constructor(
     private readonly socket: WebSocket,
@@ -118,15 +126,7 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
     this.socket.send(text, () => {
       if (--this.unwritten === 0) this.drains.emit();
     });
-    // The first message of a quiet moment went out at once; what follows in the same turn waits for one write.
-    if (!this.corked) {
-      this.corked = true;
-      this.raw.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.raw.uncork();
-      });
-    }
+    this.gathering.added();
     if (this.socket.bufferedAmount > MAX_PENDING_OUTPUT_BYTES) {
       this.socket.terminate();
       this.finish(new Error(`more than ${MAX_PENDING_OUTPUT_BYTES} bytes of output left unread`));
