@@ -36,6 +36,8 @@ export interface GitOptions {
   okCodes?: readonly number[];
   /** Stops the command past this many bytes of stdout (an error); 256 MiB by default. */
   maxOutput?: number;
+  /** Takes stdout as it arrives instead of collecting it (the result's stdout is then empty): a reader that works while git writes. */
+  onStdout?: (chunk: Buffer) => void;
   /**
    * Reads must not write: no optional lock, no index refresh written back
    * (`GIT_OPTIONAL_LOCKS=0`). True by default; commands that change the
@@ -77,7 +79,12 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   }
   run.stdin?.end(options.input ?? "");
   // What git says on failure is short; a flood of warnings keeps its head.
-  return collectOutput(run, { maxStdout: maxOutput, maxStderr: 64 * 1024, stopPastCap: true }).then(
+  return collectOutput(run, {
+    maxStdout: maxOutput,
+    maxStderr: 64 * 1024,
+    stopPastCap: true,
+    ...(options.onStdout ? { onStdout: options.onStdout } : {}),
+  }).then(
     ({ code, signal, stdout, stderr: errBytes, truncated }) => {
       const stderr = errBytes.toString("utf8");
       if (truncated.stdout) throw new GitCommandError(args, code, `git printed more than ${maxOutput} bytes`);

@@ -15,6 +15,8 @@ export interface CollectOptions {
   maxStderr: number;
   /** Past the stdout cap the whole group is stopped (a reader that cannot use a cut answer); otherwise the rest is dropped. */
   stopPastCap?: boolean;
+  /** Takes stdout as it arrives (within the cap) instead of collecting it: the answer's stdout is then empty. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface CollectOptions {
  * want it whole (extensions' exec, git, gh). Resolves when the run ends.
  */
 export async function collectOutput(run: Launched, options: CollectOptions): Promise<Collected> {
-  const sink = (max: number, onFull?: () => void) => {
+  const sink = (max: number, onFull?: () => void, take?: (chunk: Buffer) => void) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     let truncated = false;
@@ -39,13 +41,14 @@ export async function collectOutput(run: Launched, options: CollectOptions): Pro
         }
         if (room <= 0) return;
         const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-        chunks.push(kept);
         bytes += kept.length;
+        if (take) take(kept);
+        else chunks.push(kept);
       },
-      bytes: () => Buffer.concat(chunks, bytes),
+      bytes: () => (take ? Buffer.alloc(0) : Buffer.concat(chunks, bytes)),
     };
   };
-  const out = sink(options.maxStdout, options.stopPastCap ? () => run.stop(0) : undefined);
+  const out = sink(options.maxStdout, options.stopPastCap ? () => run.stop(0) : undefined, options.onStdout);
   const err = sink(options.maxStderr);
   run.stdout.on("data", (chunk: Buffer) => out.push(chunk));
   run.stderr.on("data", (chunk: Buffer) => err.push(chunk));

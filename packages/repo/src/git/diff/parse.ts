@@ -23,35 +23,26 @@ const GITLINK = "160000";
 const A_PREFIX = Buffer.from("a/");
 const B_PREFIX = Buffer.from("b/");
 
-/** The raw records at the head of the output, and where the patch after them starts. */
-function parseRaw(out: Buffer): { entries: RawEntry[]; patchStart: number } {
-  const entries: RawEntry[] = [];
-  let at = 0;
-  const field = (): Buffer => {
+/**
+ * One raw record at `at`: the record and where the next one starts, or
+ * undefined when the bytes end inside it (more are coming).
+ */
+function rawRecord(out: Buffer, at: number): { entry: RawEntry; next: number } | undefined {
+  const field = (): Buffer | undefined => {
     const end = out.indexOf(NUL, at);
-    if (end === -1) throw new Error("git diff --raw -z ended inside a record");
+    if (end === -1) return undefined;
     const value = out.subarray(at, end);
     at = end + 1;
     return value;
   };
-  while (at < out.length && out[at] === COLON) {
-    const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", status = ""] = field().toString("latin1").slice(1).split(" ");
-    const first = field();
-    const second = status.startsWith("R") || status.startsWith("C") ? field() : first;
-    entries.push({ oldMode, newMode, oldBlob, newBlob, status, oldPath: first, newPath: second });
-  }
-  // With a patch to follow, one NUL separates it from the records.
-  if (entries.length > 0 && out[at] === NUL) at++;
-  return { entries, patchStart: at };
-}
-
-/** The patch's sections: where each `diff --git` line starts, and the end. */
-function sectionStarts(out: Buffer, from: number): number[] {
-  const starts: number[] = [];
-  if (out.length > from) starts.push(from);
-  for (let at = out.indexOf(SECTION, from); at !== -1; at = out.indexOf(SECTION, at + 1)) starts.push(at + 1);
-  starts.push(out.length);
-  return starts;
+  const head = field();
+  if (head === undefined) return undefined;
+  const [oldMode = "", newMode = "", oldBlob = "", newBlob = "", status = ""] = head.toString("latin1").slice(1).split(" ");
+  const first = field();
+  if (first === undefined) return undefined;
+  const second = status.startsWith("R") || status.startsWith("C") ? field() : first;
+  if (second === undefined) return undefined;
+  return { entry: { oldMode, newMode, oldBlob, newBlob, status, oldPath: first, newPath: second }, next: at };
 }
 
 /** The `diff --git` line git writes for a record, with its newline. */
@@ -125,33 +116,142 @@ export interface ParsedDiff {
 }
 
 /**
- * Reads `git diff --raw -p -z` output: each raw record with its patch
+ * Reads `git diff --raw -p -z` output as it arrives, so that a large diff
+ * is parsed while git is still writing it: each raw record with its patch
  * section (matched by the `diff --git` line git writes for it, since a
- * whitespace-blind diff leaves sections out), its hunks and their ids.
- * A type change's two sections (deletion, then addition) are one file. The
- * budget decides which files keep their hunks.
+ * whitespace-blind diff leaves sections out), its hunks and their ids. A
+ * type change's two sections (deletion, then addition) are one file. The
+ * budget decides which files keep their hunks. A file is read once the
+ * section after its own has begun (or the output has ended), and only the
+ * bytes of files not yet read are held.
  */
-export function parseDiff(out: Buffer, options: ParseOptions): ParsedDiff {
-  const { entries, patchStart } = parseRaw(out);
-  const starts = sectionStarts(out, patchStart);
-  const { budget } = options;
-  const patches: FilePatch[] = [];
-  let section = 0;
-  let spent = 0;
-  for (const [index, entry] of entries.entries()) {
-    const expected = headerLine(entry);
-    const begin = starts[section]!;
-    let end = begin;
-    while (section < starts.length - 1 && opensWith(out, starts[section]!, starts[section + 1]!, expected)) end = starts[++section]!;
-    if (index >= budget.maxFiles) continue;
-    const admit = (size: number): boolean => {
-      if (size > budget.maxFileBytes || spent + size > budget.maxTotalBytes) return false;
-      spent += size;
-      return true;
-    };
-    patches.push(filePatch(out.subarray(begin, end), entry, options, admit));
+export class DiffReader {
+  private readonly entries: RawEntry[] = [];
+  private readonly patches: FilePatch[] = [];
+  /** The output from the first byte not yet read (at `base`) on. */
+  private pending: Buffer = Buffer.alloc(0);
+  private base = 0;
+  private inRecords = true;
+  /** The file whose sections come next, and its `diff --git` line. */
+  private next = 0;
+  private expected: Buffer | undefined;
+  /** Where in `pending` each section found so far starts; those before `first` are read. */
+  private starts: number[] = [];
+  private first = 0;
+  /** Where the search for the next section's start resumes. */
+  private searchFrom = 0;
+  private spent = 0;
+  private failure: Error | undefined;
+
+  constructor(private readonly options: ParseOptions) {}
+
+  /** Feeds the next bytes of git's output. Never throws: a failure is kept for `end`. */
+  push(chunk: Buffer): void {
+    if (this.failure || chunk.length === 0) return;
+    if (this.base === this.pending.length) this.pending = chunk;
+    else this.pending = Buffer.concat([this.pending.subarray(this.base), chunk]);
+    const shift = this.base;
+    this.starts = this.starts.slice(this.first).map((start) => start - shift);
+    this.first = 0;
+    this.searchFrom = Math.max(0, this.searchFrom - shift);
+    this.base = 0;
+    this.advance(false);
   }
-  return { patches, filesOmitted: Math.max(0, entries.length - budget.maxFiles) };
+
+  /** The output is over: reads what is left and answers every file. */
+  end(): ParsedDiff {
+    this.advance(true);
+    if (this.failure) throw this.failure;
+    const { maxFiles } = this.options.budget;
+    return { patches: this.patches, filesOmitted: Math.max(0, this.entries.length - maxFiles) };
+  }
+
+  private advance(ended: boolean): void {
+    if (this.failure) return;
+    try {
+      if (this.inRecords) this.readRecords(ended);
+      if (!this.inRecords) this.readSections(ended);
+    } catch (error) {
+      this.failure = error as Error;
+    }
+  }
+
+  private readRecords(ended: boolean): void {
+    const out = this.pending;
+    while (this.base < out.length && out[this.base] === COLON) {
+      const record = rawRecord(out, this.base);
+      if (!record) {
+        if (ended) throw new Error("git diff --raw -z ended inside a record");
+        return;
+      }
+      this.entries.push(record.entry);
+      this.base = record.next;
+    }
+    // The records end at the first byte that starts none: unknown until it arrives.
+    if (this.base === out.length && !ended) return;
+    // With a patch to follow, one NUL separates it from the records.
+    if (this.entries.length > 0 && out[this.base] === NUL) this.base++;
+    this.searchFrom = this.base;
+    this.inRecords = false;
+  }
+
+  private readSections(ended: boolean): void {
+    const out = this.pending;
+    if (this.starts.length === 0 && out.length > this.base) this.starts.push(this.base);
+    for (let at = out.indexOf(SECTION, this.searchFrom); at !== -1; at = out.indexOf(SECTION, at + 1)) this.starts.push(at + 1);
+    // An opening split across two chunks is found once both halves are here.
+    this.searchFrom = Math.max(this.base, out.length - SECTION.length + 1);
+    while (this.next < this.entries.length) {
+      const entry = this.entries[this.next]!;
+      this.expected ??= headerLine(entry);
+      const count = this.sectionsOf(this.expected, ended);
+      if (count === undefined) return;
+      this.take(entry, count);
+    }
+  }
+
+  /**
+   * How many of the unread sections are the next file's (they open with
+   * its line), or undefined while that cannot be known: a section whose
+   * opening or end has not arrived.
+   */
+  private sectionsOf(expected: Buffer, ended: boolean): number | undefined {
+    const out = this.pending;
+    for (let count = 0; ; count++) {
+      const start = this.starts[this.first + count];
+      if (start === undefined) return ended ? count : undefined;
+      // The section ends where the next one starts, or with the output.
+      const end = this.starts[this.first + count + 1] ?? out.length;
+      if (end - start < expected.length && !ended && end === out.length) return undefined;
+      if (!opensWith(out, start, end, expected)) return count;
+      if (end === out.length && !ended) return undefined;
+    }
+  }
+
+  /** Reads the next file from its first `count` unread sections. */
+  private take(entry: RawEntry, count: number): void {
+    const end = this.starts[this.first + count] ?? this.pending.length;
+    const { budget } = this.options;
+    if (this.next < budget.maxFiles) {
+      const admit = (size: number): boolean => {
+        if (size > budget.maxFileBytes || this.spent + size > budget.maxTotalBytes) return false;
+        this.spent += size;
+        return true;
+      };
+      this.patches.push(filePatch(this.pending.subarray(this.base, end), entry, this.options, admit));
+    }
+    this.next++;
+    this.expected = undefined;
+    this.base = end;
+    this.first += count;
+  }
+}
+
+/** Reads a whole `git diff --raw -p -z` output at once (see DiffReader). */
+export function parseDiff(out: Buffer, options: ParseOptions): ParsedDiff {
+  const reader = new DiffReader(options);
+  reader.push(out);
+  return reader.end();
 }
 
 /** One file's part of the patch; `admit` says whether its hunks (of this many bytes) fit the budget. */

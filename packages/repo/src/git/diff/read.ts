@@ -4,7 +4,7 @@ import type { GitContext } from "../ops/context.js";
 import { commitSides, headOrEmpty, resolveBranchBase } from "./base.js";
 import type { ReadShape } from "./hunk-id.js";
 import { DiffInputError } from "./errors.js";
-import { parseDiff } from "./parse.js";
+import { DiffReader } from "./parse.js";
 import { changedPaths, pathsChangedSince, type TurnTrees } from "./snapshot.js";
 import { DIFF_BUDGET, type Comparison, type DiffAnswer, type DiffBudget, type DiffScope, type FilePatch } from "./types.js";
 
@@ -48,7 +48,8 @@ export interface DiffRead {
   patches: FilePatch[];
 }
 
-function diffArgs(shape: ReadShape, binary: boolean): string[] {
+/** The arguments of the one diff command a read runs. */
+export function diffArgs(shape: ReadShape, binary: boolean): string[] {
   return [
     "diff",
     "--no-ext-diff",
@@ -84,26 +85,27 @@ async function compare(
 ): Promise<{ patches: FilePatch[]; filesOmitted: number; untrackedSkipped: number }> {
   const budget = tuning.budget ?? DIFF_BUDGET;
   const args = diffArgs(shape, tuning.binary === true);
+  // The output is read as git writes it: on a large change the reading overlaps git's work.
+  const reader = new DiffReader({ ...shape, budget });
+  const onStdout = (chunk: Buffer) => reader.push(chunk);
   let untrackedSkipped = 0;
-  let out: Buffer;
   switch (comparison.kind) {
     case "trees":
-      out = (await git(ctx, [...args, comparison.from, comparison.to, "--"])).stdout;
+      await git(ctx, [...args, comparison.from, comparison.to, "--"], { onStdout });
       break;
     case "treeToIndex":
-      out = await withIndexCopy(ctx, async (index) => (await git(ctx, [...args, "--cached", comparison.base, "--"], { index })).stdout);
+      await withIndexCopy(ctx, (index) => git(ctx, [...args, "--cached", comparison.base, "--"], { index, onStdout }));
       break;
     default:
-      out = await withIndexCopy(ctx, async (index) => {
+      await withIndexCopy(ctx, async (index) => {
         const untracked = await untrackedFiles;
         if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
         else await addIntentToAdd(ctx, index, untracked);
         const base = comparison.kind === "worktree" ? [comparison.base] : [];
-        return (await git(ctx, [...args, ...base, "--"], { index })).stdout;
+        await git(ctx, [...args, ...base, "--"], { index, onStdout });
       });
   }
-  const parsed = parseDiff(out, { ...shape, budget });
-  return { ...parsed, untrackedSkipped };
+  return { ...reader.end(), untrackedSkipped };
 }
 
 /**
