@@ -120,7 +120,7 @@ export class AppServer implements ServerHost {
     if (this.warmUpScheduled) return;
     this.warmUpScheduled = true;
     setTimeout(() => {
-      if (!this.shutdownPromise) this.warmUp();
+      if (!this.shutdownPromise) void this.warmUp();
     }, WARM_UP_DELAY_MS).unref();
   }
 
@@ -129,8 +129,8 @@ export class AppServer implements ServerHost {
    * steps taken only while no request is being answered: a request never
    * waits for more than the step under way.
    */
-  warmUp(): void {
-    this.idle()
+  warmUp(): Promise<void> {
+    return this.idle()
       .then(() => Promise.all([this.threads(), loadHandlers(FIRST_REQUESTS)]))
       .then(async ([manager]) => {
         await this.idle();

@@ -17,12 +17,21 @@ const PROVIDER_MODULES: Partial<Record<Api, () => Promise<unknown>>> = {
   "google-vertex": () => import("@mariozechner/pi-ai/google-vertex"),
 };
 
+/** The apis whose module was asked for ahead of a request. */
+const asked = new Set<Api>();
+
 /** Loads the module that streams from models of `api`; false when there is none to load ahead. */
 export async function loadProvider(api: Api): Promise<boolean> {
   const load = PROVIDER_MODULES[api];
   if (load === undefined) return false;
+  asked.add(api);
   await load();
   return true;
+}
+
+/** Whether `loadProvider` was asked for `api`'s module in this process. */
+export function providerAsked(api: Api): boolean {
+  return asked.has(api);
 }
 
 /** Whether a provider's requests go through the global `fetch` (every SDK here but Bedrock's AWS client). */

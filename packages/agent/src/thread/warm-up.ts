@@ -18,18 +18,33 @@ export interface WarmUpOptions {
 
 /**
  * Loads, one step at a time, what the first thread and its first turn
- * would otherwise wait for: the engine and the agent run (a new thread
- * needs them), then for the default model its provider's module with its
- * SDK, and one request through them to a server of our own (what its
- * first response would wait for). Best effort: a step that fails is what
- * the first real use pays for, and reports.
+ * would otherwise wait for. Best effort: a step that fails is what the
+ * first real use pays for, and reports. Two parts, each its own call:
+ *
+ * - warmThreadLayer: the engine and the agent run, which a new thread
+ *   needs: a host warms them once its client is connected;
+ * - warmDefaultModel: for the default model, its provider's module with
+ *   its SDK and one request through them to a server of our own (what its
+ *   first response would wait for): a host warms it once a thread is
+ *   open, since it is the heaviest part (about 15 MiB with Node's fetch)
+ *   and a client that opens no thread never needs it.
  */
 export async function warmUp(options: WarmUpOptions): Promise<void> {
-  const idle = options.idle ?? (() => Promise.resolve());
+  await warmThreadLayer(options.idle);
+  await warmDefaultModel(options);
+}
+
+/** The engine, then the agent run, each once the host is idle. */
+export async function warmThreadLayer(idle: () => Promise<void> = () => Promise.resolve()): Promise<void> {
   await idle();
   await loadEngine();
   await idle();
   await loadThreadRuntime();
+}
+
+/** The default model's provider, then a request through it, each once the host is idle; nothing without a usable model. */
+export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
+  const idle = options.idle ?? (() => Promise.resolve());
   await idle();
   const model = await defaultModel(options);
   if (model === undefined) return;

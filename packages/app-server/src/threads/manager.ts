@@ -4,8 +4,6 @@ import { forkSession } from "@knightcode/store/session/fork";
 import { probeThreadCommands } from "@knightcode/agent/thread/load-runtime";
 import { readSessionHeader } from "@knightcode/store/session/read";
 import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
-import { warmEngine } from "@knightcode/agent/models/engine";
-import { warmUp } from "@knightcode/agent/thread/warm-up";
 import type { CommandInfo } from "@knightcode/agent/resources/commands";
 import type { ThreadEnvironment } from "@knightcode/agent/thread/runtime-options";
 import type { WorkspaceState } from "@knightcode/store/session/format";
@@ -28,6 +26,7 @@ import { derivedName } from "./thread-object.js";
 import { relocateThread, replaceThread } from "./replace.js";
 import type { ThreadSequences } from "./sequences.js";
 import { threadOf } from "../rpc/outbox.js";
+import { Warming } from "./warming.js";
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -51,6 +50,7 @@ export class ThreadManager {
   /** Threads a session-replacing command began on. */
   readonly replacing = new WeakSet<LoadedThread>();
   private readonly housekeeping: Housekeeping;
+  private readonly warming: Warming;
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   /** Shutdown began: no thread is created, loaded or forked any more. */
@@ -74,6 +74,7 @@ export class ThreadManager {
     this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     catalog.attachBroadcast(this.broadcast);
+    this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log });
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
       loaded: () => this.loaded.values(),
@@ -85,12 +86,15 @@ export class ThreadManager {
   /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
   private readonly fileOptions = { onWritten: (path: string) => this.catalog.listing.noteWritten(path) };
 
-  /** Loads what the first thread and its first turn need, a step at a time whenever `idle` says the server is free. */
+  /**
+   * Loads what the first thread needs, a step at a time whenever `idle`
+   * says the server is free; what its first turn needs follows once a
+   * thread opens (see Warming).
+   */
   async warm(idle: () => Promise<void>): Promise<void> {
     // One bwrap run, alongside: the first thread/start finds the sandbox's answer ready for its warning.
     const probe = sandboxSupport(this.context.env);
-    await loadThreadParts();
-    await warmUp({ agentDir: this.context.agentDir, registry: this.registry, idle });
+    await this.warming.threadLayer(idle, loadThreadParts);
     await probe;
   }
 
@@ -141,7 +145,7 @@ export class ThreadManager {
    */
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: { workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
-    warmEngine();
+    this.warming.threadOpening();
     const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);
     });
@@ -198,7 +202,7 @@ export class ThreadManager {
         await this.fences.beforeLoad(threadId);
         const path = this.locator.locate(threadId);
         if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
-        warmEngine();
+        this.warming.threadOpening();
         let file: SessionFile;
         try {
           file = await SessionFile.open(path, { lazy: true, ...this.fileOptions });
