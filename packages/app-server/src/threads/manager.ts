@@ -27,6 +27,15 @@ import { relocateThread, replaceThread } from "./replace.js";
 import type { ThreadSequences } from "./sequences.js";
 import { threadOf } from "../rpc/outbox.js";
 import { Warming } from "./warming.js";
+import { SubAgents } from "./subagents.js";
+import { subAgentHost } from "./subagent-host.js";
+
+/** How a thread is created: in a workspace of its own, as a sub-agent, with a subset of the tools. */
+export interface CreateOptions {
+  workspace?: WorkspaceState;
+  parent?: { threadId: string; callId: string };
+  onlyTools?: readonly string[];
+}
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -51,6 +60,8 @@ export class ThreadManager {
   readonly replacing = new WeakSet<LoadedThread>();
   private readonly housekeeping: Housekeeping;
   private readonly warming: Warming;
+  /** The sub-agents the threads' models start: threads of this manager with a parent. */
+  readonly subagents: SubAgents;
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   /** Shutdown began: no thread is created, loaded or forked any more. */
@@ -74,6 +85,10 @@ export class ThreadManager {
     this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     catalog.attachBroadcast(this.broadcast);
+    this.subagents = new SubAgents(subAgentHost(this), {
+      find: (ref) => this.registry.find(ref),
+      thinkingLevels: (model) => this.registry.thinkingLevels(model as never),
+    });
     this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log });
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -143,17 +158,18 @@ export class ThreadManager {
    * Should loading or `setup` fail, the thread is closed and its file
    * removed: a failed start leaves no thread behind.
    */
-  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: { workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
+  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: CreateOptions = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     this.warming.threadOpening();
-    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
+    const parent = options.parent ? { parentThreadId: options.parent.threadId, parentCallId: options.parent.callId } : {};
+    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...parent, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);
     });
     this.locator.moved(file.header.id, file.path);
     let thread: LoadedThread | undefined;
     try {
       if (options.workspace) file.append(workspaceEntry(options.workspace), { durable: true });
-      thread = await this.open(file, "startup");
+      thread = await this.open(file, "startup", options.onlyTools);
       const release = thread.hold();
       try {
         await setup(thread);
@@ -260,9 +276,10 @@ export class ThreadManager {
     return thread;
   }
 
-  private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
+  private async open(file: SessionFile, reason: "startup" | "resume" | "fork", onlyTools?: readonly string[]): Promise<LoadedThread> {
     const { openThread } = await loadThreadParts();
     const id = file.header.id;
+    const parentId = file.header.parentThreadId;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
     const thread = await openThread(
       {
@@ -282,6 +299,11 @@ export class ThreadManager {
         onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
         onTurnStarted: (started) => this.worktrees.used(started, "turn"),
         requests: this.requests,
+        // A sub-agent is heard and answered through its parent, and starts none of its own.
+        ...(parentId !== undefined
+          ? { parent: { threadId: parentId, subscribers: () => this.loaded.get(parentId)?.subscriberConnections() ?? [] } }
+          : { subAgents: this.subagents.handlerFor(id) }),
+        ...(onlyTools ? { onlyTools } : {}),
       },
       file,
     );
@@ -348,6 +370,8 @@ export class ThreadManager {
    */
   async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>, options: { quiet?: boolean } = {}): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
+    // Its sub-agents go with it.
+    await this.subagents.closing(thread);
     const failure = thread.failureMessage;
     if (failure !== undefined) this.failures.stopped(thread.id, failure);
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);

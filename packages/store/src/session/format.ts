@@ -14,6 +14,10 @@ export interface SessionHeader {
   createdAt: string;
   /** The header id of the transcript this one was forked from. */
   forkedFromId?: string;
+  /** A sub-agent's parent thread. */
+  parentThreadId?: string;
+  /** The id of the parent's tool call that started it. */
+  parentCallId?: string;
 }
 
 /** The four keys every entry starts with, in this order on disk. */

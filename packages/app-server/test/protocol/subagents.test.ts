@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
+import { ScriptedModelServer, type RecordedRequest, type ScriptedResponse } from "@knightcode/testkit";
+import { TestServer, waitUntil, type TestClient } from "../support/harness.js";
+import { approver } from "../support/tool-turns.js";
+
+let model: ScriptedModelServer;
+let server: TestServer;
+let cwd: string;
+
+/** Every message text of a model request, user and tool results alike. */
+function texts(request: RecordedRequest): string[] {
+  const messages = (request.body.messages ?? []) as Array<{ role: string; content?: unknown }>;
+  return messages.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? "")));
+}
+const lastUser = (request: RecordedRequest): string => {
+  const messages = (request.body.messages ?? []) as Array<{ role: string; content?: unknown }>;
+  const user = messages.filter((m) => m.role === "user").at(-1);
+  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
+};
+const hasToolResults = (request: RecordedRequest): boolean => ((request.body.messages ?? []) as Array<{ role: string }>).some((m) => m.role === "tool");
+const offered = (request: RecordedRequest): string[] => ((request.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+
+/**
+ * The scripted model for every thread at once, since parent and children
+ * ask it concurrently: each reply is chosen by what the request says, not
+ * by its order. `routes` maps a marker in the last user message to the
+ * replies of that conversation, first without and then with tool results.
+ */
+const routes = new Map<string, { first: ScriptedResponse; then: ScriptedResponse }>();
+function route(request: RecordedRequest): ScriptedResponse {
+  const user = lastUser(request);
+  for (const [marker, replies] of routes) if (user.includes(marker)) return hasToolResults(request) ? replies.then : replies.first;
+  return { status: 500, body: { error: { message: `no route for ${user.slice(0, 80)}` } } };
+}
+
+before(async () => {
+  model = await ScriptedModelServer.start();
+  model.setFallback(route);
+  server = new TestServer({ model });
+  // The client opts in: it hears the children through its subscription to the parent.
+  await server.main.client.initialize({ clientInfo: { name: "subagents-test" }, capabilities: { subagents: true } });
+  cwd = server.project({ "a.txt": "alpha\n" });
+});
+after(async () => {
+  if (process.env.SHOW_STDERR) process.stderr.write(server.stderr);
+  await server.close();
+  await model.close();
+});
+
+async function runParentTurn(client: TestClient, threadId: string, text: string) {
+  const mark = client.notifications.length;
+  await client.request("turn/start", { threadId, text });
+  const started = await client.waitForNotification("turn/started", (p) => p.threadId === threadId, { since: mark });
+  const completed = await client.waitForNotification("turn/completed", (p) => p.turn.id === started.turn.id, { since: mark, timeoutMs: 60_000 });
+  return { mark, turnId: started.turn.id, completed };
+}
+
+describe("sub-agents", () => {
+  test("a parent starts three sub-agents at once, waits for all, and answers with their results; each child is a thread", async () => {
+    const client = server.main;
+    routes.set("DELEGATE-3", {
+      first: {
+        toolCalls: ["a", "b", "c"].map((name) => ({ id: `call_start_${name}`, name: "agent_start", arguments: { task: `TASK-${name} count the letters`, name } })),
+      },
+      then: { text: "all three answered" },
+    });
+    for (const name of ["a", "b", "c"]) routes.set(`TASK-${name}`, { first: { text: `answer of ${name}`, chunkDelayMs: 5 }, then: { text: "unused" } });
+    const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
+    const { mark, turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-3 please");
+    assert.equal(completed.turn.status, "completed");
+
+    // The three calls ran at once: every child's model request came before any child's answer ended.
+    const childRequests = model.requests.filter((r) => /TASK-[abc]/.test(lastUser(r)));
+    assert.equal(childRequests.length, 3);
+    const firstFinish = Math.min(...childRequests.map((r) => r.finishedAt ?? Number.POSITIVE_INFINITY));
+    assert.ok(childRequests.every((r) => r.receivedAt <= firstFinish), "the children's requests overlapped");
+    // A child is offered none of the sub-agent tools; the parent is.
+    assert.ok(offered(model.requests.find((r) => lastUser(r).includes("DELEGATE-3"))!).includes("agent_start"));
+    assert.ok(childRequests.every((r) => !offered(r).some((name) => name.startsWith("agent_"))));
+
+    // The parent's items: one per call, completed, naming its child, with the child's answer in the output.
+    const items = client
+      .notificationsOf("item/completed")
+      .filter((p) => p.threadId === thread.id && p.turnId === turnId)
+      .map((p) => p.item as { type: string; id: string; name?: string; output?: string; subagents?: Array<{ threadId: string; name?: string; status: string }> });
+    const calls = items.filter((item) => item.type === "toolCall");
+    assert.deepEqual(calls.map((c) => c.id).sort(), ["call_start_a", "call_start_b", "call_start_c"]);
+    const children = new Map<string, string>();
+    for (const call of calls) {
+      const name = call.id.slice(-1);
+      assert.equal(call.subagents?.length, 1);
+      assert.equal(call.subagents![0]!.name, name);
+      assert.equal(call.subagents![0]!.status, "completed");
+      assert.match(call.output ?? "", new RegExp(`answer of ${name}`));
+      children.set(name, call.subagents![0]!.threadId);
+    }
+    // The model got the answers as the calls' results.
+    const followUp = model.requests.find((r) => lastUser(r).includes("DELEGATE-3") && hasToolResults(r))!;
+    for (const name of ["a", "b", "c"]) assert.ok(texts(followUp).some((t) => t.includes(`answer of ${name}`)));
+
+    // The client heard each child's turn through the parent: its own threadId, and parentThreadId.
+    for (const childId of children.values()) {
+      const deltas = client.notifications
+        .slice(mark)
+        .filter((n) => n.method === "item/completed" && (n.params as { threadId: string }).threadId === childId)
+        .map((n) => n.params as ServerNotificationParams<"item/completed"> & { parentThreadId?: string });
+      assert.ok(deltas.length > 0, "the child's items reached the parent's subscriber");
+      assert.ok(deltas.every((p) => p.parentThreadId === thread.id));
+    }
+    // A child is a thread: it reads like one, names its parent and the call, and its transcript has the task and the answer.
+    for (const [name, childId] of children) {
+      const read = await client.request("thread/read", { threadId: childId });
+      const child = read.thread as typeof read.thread & { parentThreadId?: string; parentCallId?: string };
+      assert.equal(child.parentThreadId, thread.id);
+      assert.equal(child.parentCallId, `call_start_${name}`);
+      assert.equal(child.name, name);
+      const turnItems = (read.turns ?? []).flatMap((turn) => turn.items ?? []) as Array<{ type: string; text?: string }>;
+      assert.ok(turnItems.some((item) => item.type === "userMessage" && item.text?.includes(`TASK-${name}`)));
+      assert.ok(turnItems.some((item) => item.type === "agentMessage" && item.text === `answer of ${name}`));
+    }
+  });
+
+  test("a child's approval reaches the parent's client, names the child, and is answered there", async () => {
+    const client = server.main;
+    routes.set("DELEGATE-EDIT", {
+      first: { toolCalls: [{ id: "call_start_edit", name: "agent_start", arguments: { task: "TASK-edit write the file", name: "writer" } }] },
+      then: { text: "the writer is done" },
+    });
+    routes.set("TASK-edit", {
+      first: { toolCalls: [{ id: "call_child_write", name: "write", arguments: { path: "child.txt", content: "from the child\n" } }] },
+      then: { text: "wrote it" },
+    });
+    const asked = approver(client, () => ({ decision: "accept" }));
+    try {
+      const { thread } = await client.request("thread/start", { cwd, approvalMode: "ask" });
+      const { completed } = await runParentTurn(client, thread.id, "DELEGATE-EDIT now");
+      assert.equal(completed.turn.status, "completed");
+      const request = asked.asked.find((p) => p.itemId === "call_child_write");
+      assert.ok(request, "the child's write was put to the parent's client");
+      assert.notEqual(request.threadId, thread.id, "the request names the child");
+      // Asked at all: the child runs under its parent's approval mode (fullAccess would not ask).
+      const child = await client.request("thread/read", { threadId: request.threadId });
+      assert.equal((child.thread as { parentThreadId?: string }).parentThreadId, thread.id);
+    } finally {
+      asked.off();
+    }
+  });
+
+  test("interrupting the parent interrupts its working children", async () => {
+    const client = server.main;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    routes.set("DELEGATE-SLOW", {
+      first: { toolCalls: [{ id: "call_start_slow", name: "agent_start", arguments: { task: "TASK-slow think long", name: "slow" } }] },
+      then: { text: "unused" },
+    });
+    routes.set("TASK-slow", { first: { text: ["thinking ", "still thinking"], pauseAfter: 1, gate }, then: { text: "unused" } });
+    try {
+      const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
+      const mark = client.notifications.length;
+      await client.request("turn/start", { threadId: thread.id, text: "DELEGATE-SLOW go" });
+      const childStarted = await client.waitForNotification("turn/started", (p) => (p as { parentThreadId?: string }).parentThreadId === thread.id, { since: mark });
+      await client.request("turn/interrupt", { threadId: thread.id });
+      const parentDone = await client.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since: mark });
+      assert.equal(parentDone.turn.status, "interrupted");
+      const childDone = await client.waitForNotification("turn/completed", (p) => p.threadId === childStarted.threadId, { since: mark });
+      assert.equal(childDone.turn.status, "interrupted");
+    } finally {
+      release();
+    }
+  });
+
+  test("past subagents.maxPerThread a start fails and says so; the thread goes on", async () => {
+    const client = server.main;
+    const project = server.project({ ".knightcode/settings.json": JSON.stringify({ subagents: { maxPerThread: 1 } }) });
+    await client.request("project/trust/set", { cwd: project, trusted: true });
+    routes.set("DELEGATE-TWO", {
+      first: {
+        toolCalls: [
+          { id: "call_limit_1", name: "agent_start", arguments: { task: "TASK-one hello", wait: false } },
+          { id: "call_limit_2", name: "agent_start", arguments: { task: "TASK-two hello", wait: false } },
+        ],
+      },
+      then: { text: "one of two" },
+    });
+    routes.set("TASK-one", { first: { text: "one" }, then: { text: "unused" } });
+    routes.set("TASK-two", { first: { text: "two" }, then: { text: "unused" } });
+    const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "fullAccess" });
+    const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TWO go");
+    assert.equal(completed.turn.status, "completed");
+    const calls = client
+      .notificationsOf("item/completed")
+      .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
+      .map((p) => p.item as { status: string; output?: string });
+    assert.deepEqual(calls.map((c) => c.status).sort(), ["completed", "failed"]);
+    assert.match(calls.find((c) => c.status === "failed")!.output ?? "", /subagents\.maxPerThread/);
+    await waitUntil("no child left working", () => model.requests.filter((r) => /TASK-(one|two)/.test(lastUser(r))).length === 1 || undefined);
+  });
+});
