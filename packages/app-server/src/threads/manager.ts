@@ -141,12 +141,19 @@ export class ThreadManager {
    * Creates a thread of the project `cwd`: its session file exists from
    * this moment on, and runs in `workspace` when one is given (a worktree).
    * Should loading or `setup` fail, the thread is closed and its file
-   * removed: a failed start leaves no thread behind.
+   * removed: a failed start leaves no thread behind. A sub-agent names
+   * its `parent` thread (and the call that started it) in its header.
    */
-  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: { workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
+  async create(
+    cwd: string,
+    setup: (thread: LoadedThread) => Promise<void> | void,
+    options: { workspace?: WorkspaceState; parent?: { threadId: string; callId?: string } } = {},
+  ): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     this.warming.threadOpening();
-    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
+    const { parent } = options;
+    const lineage = parent && { parentThreadId: parent.threadId, ...(parent.callId === undefined ? {} : { parentCallId: parent.callId }) };
+    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...lineage, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);
     });
     this.locator.moved(file.header.id, file.path);
