@@ -220,6 +220,10 @@ export type Thread = {
   updatedAt: string;
   /** The parent's header id. */
   forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
   /** The session file's path, once saved. */
   sessionFile?: string;
   status: ThreadStatus;
@@ -378,6 +382,10 @@ export type ThreadSummary = {
   /** ISO 8601 time. */
   updatedAt: string;
   forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
   workspaceMode: WorkspaceMode;
   workspace: Workspace;
   archived: boolean;
@@ -1571,6 +1579,8 @@ export type ThreadListParams = {
   archived?: boolean;
   /** Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with. */
   search?: string;
+  /** Only the sub-agents this thread started. */
+  parentThreadId?: string;
   /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
   /** 50 by default. */

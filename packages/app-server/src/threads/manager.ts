@@ -156,7 +156,8 @@ export class ThreadManager {
    * Creates a thread of the project `cwd`: its session file exists from
    * this moment on, and runs in `workspace` when one is given (a worktree).
    * Should loading or `setup` fail, the thread is closed and its file
-   * removed: a failed start leaves no thread behind.
+   * removed: a failed start leaves no thread behind. A sub-agent names
+   * its `parent` thread (and the call that started it) in its header.
    */
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: CreateOptions = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
