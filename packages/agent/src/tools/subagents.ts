@@ -16,7 +16,9 @@ const startParameters = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "A short name to refer to it by (unique among your sub-agents)." })),
   model: Type.Optional(Type.String({ minLength: 3, maxLength: 256, description: "provider/id of the model it uses; yours by default." })),
   thinking: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: "Its thinking level; yours by default." })),
-  tools: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 64, description: "Only these of your tools; all of them by default." })),
+  tools: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 64, description: "Only these of your tools; all of them by default." }),
+  ),
   worktree: Type.Optional(Type.Boolean({ description: "Work in a git worktree of its own, so its edits do not touch yours." })),
   wait: Type.Optional(Type.Boolean({ description: "Wait for its answer (the default); false returns at once, and agent_wait collects the answer." })),
 });

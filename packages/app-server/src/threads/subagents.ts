@@ -53,6 +53,10 @@ export class SubAgents {
   private readonly children = new Map<string, Child>();
   /** Sub-agents started per parent, in this process. */
   private readonly startedBy = new Map<string, number>();
+  /** Starts under way in the whole server. */
+  private starting = 0;
+  /** Names being given by starts under way, as parent and name. */
+  private readonly naming = new Set<string>();
   /** Parents whose turn ends this watches, with the undo. */
   private readonly watchedParents = new Map<string, () => void>();
 
@@ -91,17 +95,25 @@ export class SubAgents {
     const started = this.startedBy.get(parentId) ?? 0;
     if (started >= limits.maxPerThread)
       throw new ToolError("notAvailable", `This thread may start ${limits.maxPerThread} sub-agents (setting subagents.maxPerThread), and has.`);
-    const running = [...this.children.values()].filter((child) => !child.closed && child.thread.isRunning).length;
+    const running = this.starting + [...this.children.values()].filter((child) => this.working(child)).length;
     if (running >= limits.maxRunning)
-      throw new ToolError("notAvailable", `${running} sub-agents are working already, the most this server runs at once (setting subagents.maxRunning); wait for one first.`);
-    if (spec.name !== undefined && this.byName(parentId, spec.name))
+      throw new ToolError(
+        "notAvailable",
+        `${running} sub-agents are working already, the most this server runs at once (setting subagents.maxRunning); wait for one first.`,
+      );
+    if (spec.name !== undefined && (this.byName(parentId, spec.name) || this.naming.has(`${parentId}\u0000${spec.name}`)))
       throw new ToolError("invalidArgument", `A sub-agent is already named ${JSON.stringify(spec.name)}; give this one another name.`);
-    const choice = await this.modelChoice(parent, spec);
-    const place = spec.worktree ? await this.host.worktreeFor(parent) : undefined;
-    const workspace = place?.workspace ?? (parent.place.mode === "worktree" ? parent.place : undefined);
+    // Counted now, before anything waits: calls made at once each see the others.
     this.startedBy.set(parentId, started + 1);
+    const nameKey = spec.name === undefined ? undefined : `${parentId}\u0000${spec.name}`;
+    if (nameKey) this.naming.add(nameKey);
+    this.starting++;
     let thread: LoadedThread;
+    let place: Awaited<ReturnType<SubAgentHost["worktreeFor"]>> | undefined;
     try {
+      const choice = await this.modelChoice(parent, spec);
+      place = spec.worktree ? await this.host.worktreeFor(parent) : undefined;
+      const workspace = place?.workspace ?? (parent.place.mode === "worktree" ? parent.place : undefined);
       thread = await this.host.create(
         place?.projectCwd ?? parent.file.header.cwd,
         async (created) => {
@@ -114,9 +126,13 @@ export class SubAgents {
         { parent: { threadId: parentId, callId: call.toolCallId }, ...(workspace ? { workspace } : {}), ...(spec.tools ? { onlyTools: spec.tools } : {}) },
       );
     } catch (error) {
-      this.startedBy.set(parentId, started);
+      this.startedBy.set(parentId, (this.startedBy.get(parentId) ?? 1) - 1);
       await place?.abandon().catch(() => undefined);
+      if (error instanceof ToolError) throw error;
       throw new ToolError("notAvailable", `The sub-agent could not start: ${(error as Error).message}`);
+    } finally {
+      if (nameKey) this.naming.delete(nameKey);
+      this.starting--;
     }
     const child = this.track(thread, parentId, spec.name);
     this.watchParent(parent);
@@ -124,21 +140,26 @@ export class SubAgents {
     return this.report(child);
   }
 
-  private async modelChoice(parent: LoadedThread, spec: Omit<SubAgentStart, "wait">): Promise<{ model?: { provider: string; id: string }; thinkingLevel?: ModelThinkingLevel }> {
+  private async modelChoice(
+    parent: LoadedThread,
+    spec: Omit<SubAgentStart, "wait">,
+  ): Promise<{ model?: { provider: string; id: string }; thinkingLevel?: ModelThinkingLevel }> {
     const session = parent.runtime.session;
     let ref = session.model ? { provider: session.model.provider, id: session.model.id } : undefined;
     if (spec.model !== undefined) {
       const slash = spec.model.indexOf("/");
-      if (slash <= 0 || slash === spec.model.length - 1) throw new ToolError("invalidArgument", `model must be provider/id, not ${JSON.stringify(spec.model)}.`);
+      if (slash <= 0 || slash === spec.model.length - 1)
+        throw new ToolError("invalidArgument", `model must be provider/id, not ${JSON.stringify(spec.model)}.`);
       ref = { provider: spec.model.slice(0, slash), id: spec.model.slice(slash + 1) };
     }
     const model = ref ? await this.models.find(ref) : undefined;
     if (spec.model !== undefined && !model) throw new ToolError("invalidArgument", `There is no model ${spec.model}.`);
-    const thinking = spec.thinking ?? session.thinkingLevel;
-    if (spec.thinking !== undefined && model) {
-      const levels = await this.models.thinkingLevels(model);
-      if (!levels.includes(spec.thinking)) throw new ToolError("invalidArgument", `${spec.model ?? "This model"} offers the thinking levels ${levels.join(", ")}.`);
-    }
+    const levels = model ? await this.models.thinkingLevels(model) : undefined;
+    if (spec.thinking !== undefined && levels && !levels.includes(spec.thinking))
+      throw new ToolError("invalidArgument", `${spec.model ?? "This model"} offers the thinking levels ${levels.join(", ")}.`);
+    // The parent's level where the child's model offers it; else the child's model's default.
+    const inherited = session.thinkingLevel !== undefined && (!levels || levels.includes(session.thinkingLevel)) ? session.thinkingLevel : undefined;
+    const thinking = spec.thinking ?? inherited;
     return { ...(ref ? { model: ref } : {}), ...(thinking ? { thinkingLevel: thinking as ModelThinkingLevel } : {}) };
   }
 
@@ -146,14 +167,25 @@ export class SubAgents {
   private track(thread: LoadedThread, parentId: string, name: string | undefined): Child {
     const known = this.children.get(thread.id);
     if (known && !known.closed) return known;
-    const child: Child = { thread, parentId, pending: false, closed: false, ended: new Set(), stopListening: () => undefined, ...(name !== undefined ? { name } : {}) };
+    const child: Child = {
+      thread,
+      parentId,
+      pending: false,
+      closed: false,
+      ended: new Set(),
+      stopListening: () => undefined,
+      ...(name !== undefined ? { name } : {}),
+    };
     child.stopListening = thread.runtime.session.subscribe((event: SessionEvent) => {
       if (event.type === "message_end") {
         const text = textOf(event.message as { role?: string; content?: unknown });
         if (text !== undefined) child.answer = text;
       } else if (event.type === "turn_end") {
         child.pending = false;
-        child.end = { status: event.status === "completed" ? "completed" : event.status === "interrupted" ? "interrupted" : "failed", ...(event.error ? { error: event.error.message } : {}) };
+        child.end = {
+          status: event.status === "completed" ? "completed" : event.status === "interrupted" ? "interrupted" : "failed",
+          ...(event.error ? { error: event.error.message } : {}),
+        };
         for (const wake of [...child.ended]) wake();
       }
     });
@@ -208,7 +240,11 @@ export class SubAgents {
     return this.report(child);
   }
 
-  private async wait(parentId: string, agents: readonly string[] | undefined, options: { timeoutMs?: number; signal?: AbortSignal }): Promise<SubAgentReport[]> {
+  private async wait(
+    parentId: string,
+    agents: readonly string[] | undefined,
+    options: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<SubAgentReport[]> {
     const chosen = agents
       ? await Promise.all(agents.map((agent) => this.resolve(parentId, agent)))
       : [...this.children.values()].filter((child) => child.parentId === parentId && !child.closed && this.working(child));

@@ -62,7 +62,11 @@ describe("sub-agents", () => {
     const client = server.main;
     routes.set("DELEGATE-3", {
       first: {
-        toolCalls: ["a", "b", "c"].map((name) => ({ id: `call_start_${name}`, name: "agent_start", arguments: { task: `TASK-${name} count the letters`, name } })),
+        toolCalls: ["a", "b", "c"].map((name) => ({
+          id: `call_start_${name}`,
+          name: "agent_start",
+          arguments: { task: `TASK-${name} count the letters`, name },
+        })),
       },
       then: { text: "all three answered" },
     });
@@ -75,7 +79,10 @@ describe("sub-agents", () => {
     const childRequests = model.requests.filter((r) => /TASK-[abc]/.test(lastUser(r)));
     assert.equal(childRequests.length, 3);
     const firstFinish = Math.min(...childRequests.map((r) => r.finishedAt ?? Number.POSITIVE_INFINITY));
-    assert.ok(childRequests.every((r) => r.receivedAt <= firstFinish), "the children's requests overlapped");
+    assert.ok(
+      childRequests.every((r) => r.receivedAt <= firstFinish),
+      "the children's requests overlapped",
+    );
     // A child is offered none of the sub-agent tools; the parent is.
     assert.ok(offered(model.requests.find((r) => lastUser(r).includes("DELEGATE-3"))!).includes("agent_start"));
     assert.ok(childRequests.every((r) => !offered(r).some((name) => name.startsWith("agent_"))));
@@ -84,7 +91,9 @@ describe("sub-agents", () => {
     const items = client
       .notificationsOf("item/completed")
       .filter((p) => p.threadId === thread.id && p.turnId === turnId)
-      .map((p) => p.item as { type: string; id: string; name?: string; output?: string; subagents?: Array<{ threadId: string; name?: string; status: string }> });
+      .map(
+        (p) => p.item as { type: string; id: string; name?: string; output?: string; subagents?: Array<{ threadId: string; name?: string; status: string }> },
+      );
     const calls = items.filter((item) => item.type === "toolCall");
     assert.deepEqual(calls.map((c) => c.id).sort(), ["call_start_a", "call_start_b", "call_start_c"]);
     const children = new Map<string, string>();
@@ -161,7 +170,9 @@ describe("sub-agents", () => {
       const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
       const mark = client.notifications.length;
       await client.request("turn/start", { threadId: thread.id, text: "DELEGATE-SLOW go" });
-      const childStarted = await client.waitForNotification("turn/started", (p) => (p as { parentThreadId?: string }).parentThreadId === thread.id, { since: mark });
+      const childStarted = await client.waitForNotification("turn/started", (p) => (p as { parentThreadId?: string }).parentThreadId === thread.id, {
+        since: mark,
+      });
       await client.request("turn/interrupt", { threadId: thread.id });
       const parentDone = await client.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since: mark });
       assert.equal(parentDone.turn.status, "interrupted");
