@@ -617,6 +617,24 @@ export type TokenUsage = {
   /** Absent when the current context is unknown. */
   contextTokens?: number;
   contextWindow: number;
+  /** Only for a thread whose model started sub-agents: theirs, summed (the figures above are the thread's own). */
+  subagents?: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    /** Dollars, cumulative. */
+    cost: number;
+  };
+  /** Only with subagents: the thread's own and its sub-agents', summed. */
+  total?: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    /** Dollars, cumulative. */
+    cost: number;
+  };
 };
 
 /** Where a tool comes from: `builtin` is KnightCode's own (read, bash, ask_user, websearch, ...), `extension` an extension's (also one that replaces a built-in by name), `mcp` an MCP server's. tool/list starts no MCP server, so it lists none. */

@@ -303,7 +303,7 @@ export class ThreadManager {
         // A sub-agent is heard and answered through its parent, and starts none of its own.
         ...(parentId !== undefined
           ? { parent: { threadId: parentId, subscribers: () => this.loaded.get(parentId)?.subscriberConnections() ?? [] } }
-          : { subAgents: this.subagents.handlerFor(id) }),
+          : { subAgents: this.subagents.handlerFor(id), liveSubagentUsage: () => this.subagents.liveUsageOf(id) }),
         ...(onlyTools ? { onlyTools } : {}),
       },
       file,

@@ -18,6 +18,7 @@ import { reviewPlan } from "../ui/plan-review.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
 import { ThreadCore, type ParentLink } from "./thread-core.js";
 import type { SubAgentHandler } from "@knightcode/agent/tools/subagents";
+import type { TokenUsage } from "@knightcode/agent/run/usage";
 import type { ThreadSequences } from "./sequences.js";
 
 /** What opening a thread needs of the server. */
@@ -45,6 +46,8 @@ export interface OpenThreadDeps {
   subAgents?: SubAgentHandler;
   /** Only these tools are offered (a sub-agent started with a subset). */
   onlyTools?: readonly string[];
+  /** Its sub-agents' usage as this process follows them. */
+  liveSubagentUsage?(): ReadonlyMap<string, TokenUsage> | undefined;
 }
 
 /**
@@ -150,6 +153,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     payloads: deps.payloads,
     onTurnStarted: (started) => deps.onTurnStarted(started),
     env: deps.env,
+    ...(deps.liveSubagentUsage ? { liveSubagentUsage: deps.liveSubagentUsage } : {}),
   });
 }
 

@@ -1,6 +1,7 @@
 import type { SubAgentCall, SubAgentHandler, SubAgentReport, SubAgentStart } from "@knightcode/agent/tools/subagents";
 import { ToolError } from "@knightcode/agent/tools/errors";
 import type { SessionEvent } from "@knightcode/agent/run/events";
+import type { TokenUsage } from "@knightcode/agent/run/usage";
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { LoadedThread } from "./loaded-thread.js";
@@ -53,6 +54,8 @@ export class SubAgents {
   private readonly children = new Map<string, Child>();
   /** Sub-agents started per parent, in this process. */
   private readonly startedBy = new Map<string, number>();
+  /** Sub-agents' usage as this process saw it, by parent and child. */
+  private readonly liveUsage = new Map<string, Map<string, TokenUsage>>();
   /** Starts under way in the whole server. */
   private starting = 0;
   /** Names being given by starts under way, as parent and name. */
@@ -76,6 +79,20 @@ export class SubAgents {
       wait: (agents, options) => this.wait(parentId, agents, options),
       close: (agent) => this.closeOne(parentId, agent),
     };
+  }
+
+  /** What this process saw each sub-agent of `parentId` use, by thread id; undefined for a thread without any. */
+  liveUsageOf(parentId: string): ReadonlyMap<string, TokenUsage> | undefined {
+    return this.liveUsage.get(parentId);
+  }
+
+  /** A sub-agent's usage changed: its parent's subscribers see the parent's figures with it. */
+  private noteUsage(parentId: string, childId: string, usage: TokenUsage): void {
+    let children = this.liveUsage.get(parentId);
+    if (!children) this.liveUsage.set(parentId, (children = new Map()));
+    children.set(childId, usage);
+    const parent = this.host.get(parentId);
+    if (parent && !parent.isClosed) parent.send("thread/tokenUsage/updated", { threadId: parentId, usage: parent.usage });
   }
 
   /** Sub-agents of `parentId` loaded now. */
@@ -180,6 +197,8 @@ export class SubAgents {
       if (event.type === "message_end") {
         const text = textOf(event.message as { role?: string; content?: unknown });
         if (text !== undefined) child.answer = text;
+      } else if (event.type === "usage") {
+        this.noteUsage(parentId, thread.id, event.usage);
       } else if (event.type === "turn_end") {
         child.pending = false;
         child.end = {
@@ -312,6 +331,7 @@ export class SubAgents {
     this.watchedParents.get(thread.id)?.();
     this.watchedParents.delete(thread.id);
     this.startedBy.delete(thread.id);
+    this.liveUsage.delete(thread.id);
     await Promise.all(this.childrenOf(thread.id).map((child) => this.host.close(child, "unload")));
   }
 

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
-import { ScriptedModelServer, type RecordedRequest, type ScriptedResponse } from "@knightcode/testkit";
+import { ScriptedModelServer, initRepo, type RecordedRequest, type ScriptedResponse } from "@knightcode/testkit";
 import { TestServer, waitUntil, type TestClient } from "../support/harness.js";
 import { approver } from "../support/tool-turns.js";
 
@@ -129,6 +131,16 @@ describe("sub-agents", () => {
       assert.ok(turnItems.some((item) => item.type === "userMessage" && item.text?.includes(`TASK-${name}`)));
       assert.ok(turnItems.some((item) => item.type === "agentMessage" && item.text === `answer of ${name}`));
     }
+    // The parent's usage: its own figures, its children's summed, and both summed.
+    const { usage } = await client.request("thread/resume", { threadId: thread.id });
+    assert.ok(usage.subagents && usage.total, "a parent's usage counts its children");
+    assert.ok(usage.subagents.output > 0);
+    for (const key of ["input", "output", "cacheRead", "cacheWrite"] as const) assert.equal(usage.total[key], usage[key] + usage.subagents[key]);
+    // A thread without children has neither figure.
+    const { thread: lone } = await client.request("thread/start", { cwd });
+    const loneUsage = (await client.request("thread/resume", { threadId: lone.id })).usage;
+    assert.equal(loneUsage.subagents, undefined);
+    assert.equal(loneUsage.total, undefined);
   });
 
   test("a child's approval reaches the parent's client, names the child, and is answered there", async () => {
@@ -183,6 +195,37 @@ describe("sub-agents", () => {
     }
   });
 
+  test("a child in a worktree of its own: its edit shows in its own diff and not in the parent's checkout", async () => {
+    const client = server.main;
+    const repo = initRepo(server.project({}, `repo-${Date.now()}`), { "README.md": "hello\n" });
+    routes.set("DELEGATE-TREE", {
+      first: { toolCalls: [{ id: "call_start_tree", name: "agent_start", arguments: { task: "TASK-tree add a file", name: "tree", worktree: true } }] },
+      then: { text: "the tree child is done" },
+    });
+    routes.set("TASK-tree", {
+      first: { toolCalls: [{ id: "call_tree_write", name: "write", arguments: { path: "added.txt", content: "from the worktree child\n" } }] },
+      then: { text: "added it" },
+    });
+    const { thread } = await client.request("thread/start", { cwd: repo, approvalMode: "fullAccess" });
+    const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TREE go");
+    assert.equal(completed.turn.status, "completed");
+    const call = client.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_start_tree")!.item as {
+      subagents?: Array<{ threadId: string }>;
+    };
+    const childId = call.subagents![0]!.threadId;
+    const resumed = await client.request("thread/resume", { threadId: childId });
+    assert.equal(resumed.thread.workspace.mode, "worktree");
+    assert.notEqual(resumed.thread.workspace.path, repo);
+    const diff = await client.request("thread/diff/read", { threadId: childId, scope: "uncommitted" });
+    assert.deepEqual(
+      diff.files.map((f) => [f.path, f.status]),
+      [["added.txt", "added"]],
+    );
+    assert.equal(existsSync(join(repo, "added.txt")), false, "the parent's checkout is untouched");
+    const parentDiff = await client.request("thread/diff/read", { threadId: thread.id, scope: "uncommitted" });
+    assert.deepEqual(parentDiff.files, []);
+  });
+
   test("past subagents.maxPerThread a start fails and says so; the thread goes on", async () => {
     const client = server.main;
     const project = server.project({ ".knightcode/settings.json": JSON.stringify({ subagents: { maxPerThread: 1 } }) });
@@ -208,5 +251,59 @@ describe("sub-agents", () => {
     assert.deepEqual(calls.map((c) => c.status).sort(), ["completed", "failed"]);
     assert.match(calls.find((c) => c.status === "failed")!.output ?? "", /subagents\.maxPerThread/);
     await waitUntil("no child left working", () => model.requests.filter((r) => /TASK-(one|two)/.test(lastUser(r))).length === 1 || undefined);
+  });
+
+  test("a server killed while a child works leaves parent and child readable and resumable", async () => {
+    const home = new TestServer({ model });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await home.main.client.initialize({ clientInfo: { name: "subagents-kill" }, capabilities: { subagents: true } });
+      const project = home.project({});
+      routes.set("DELEGATE-KILL", {
+        first: { toolCalls: [{ id: "call_start_kill", name: "agent_start", arguments: { task: "TASK-kill work slowly", name: "victim" } }] },
+        then: { text: "unused" },
+      });
+      routes.set("TASK-kill", { first: { text: ["partial ", "rest"], pauseAfter: 1, gate }, then: { text: "unused" } });
+      const { thread } = await home.main.request("thread/start", { cwd: project, approvalMode: "fullAccess" });
+      const mark = home.main.notifications.length;
+      await home.main.request("turn/start", { threadId: thread.id, text: "DELEGATE-KILL go" });
+      const child = await home.main.waitForNotification("turn/started", (p) => (p as { parentThreadId?: string }).parentThreadId === thread.id, {
+        since: mark,
+      });
+      // Killed while the child's reply streams.
+      await waitUntil("the child's model request", () => model.requests.find((r) => lastUser(r).includes("TASK-kill") && r.firstByteAt !== undefined));
+      home.kill("SIGKILL");
+      await home.waitForExit();
+      release();
+
+      const again = new TestServer({ model, home: home.home });
+      try {
+        await again.main.initialize();
+        const parentRead = await again.main.request("thread/read", { threadId: thread.id });
+        assert.equal(parentRead.turns.at(-1)?.status, "interrupted", "the parent's turn, and with it its call, reads as interrupted");
+        const childRead = await again.main.request("thread/read", { threadId: child.threadId });
+        assert.equal((childRead.thread as { parentThreadId?: string }).parentThreadId, thread.id);
+        assert.equal(childRead.turns.at(-1)?.status, "interrupted");
+        const listed = await again.main.request("thread/list", { parentThreadId: thread.id });
+        assert.deepEqual(
+          listed.threads.map((t) => t.id),
+          [child.threadId],
+        );
+        // Resumable: the child takes a turn of its own.
+        routes.set("CHILD-AGAIN", { first: { text: "back again" }, then: { text: "unused" } });
+        await again.main.request("thread/resume", { threadId: child.threadId });
+        const done = again.main.notifications.length;
+        await again.main.request("turn/start", { threadId: child.threadId, text: "CHILD-AGAIN hello" });
+        const completed = await again.main.waitForNotification("turn/completed", (p) => p.threadId === child.threadId, { since: done });
+        assert.equal(completed.turn.status, "completed");
+        await again.main.request("thread/resume", { threadId: thread.id });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      release();
+      home.cleanup();
+    }
   });
 });
