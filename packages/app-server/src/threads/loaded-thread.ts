@@ -131,7 +131,7 @@ export class LoadedThread {
       // The turn's start entry was just written: the transcript's time is the start by the files' own clock.
       turnBegan: (turnId) => this.changes.began(turnId, this.core.file.lastWrittenAt()),
       turnSettling: (turnId) => this.changes.settled(turnId),
-      usage: (own) => this.withSubagents(own),
+      usage: this.withSubagents,
     });
   }
 
@@ -207,9 +207,7 @@ export class LoadedThread {
     return this.withSubagents(this.runtime.session.usage);
   }
 
-  private withSubagents(own: TokenUsage): TokenUsage {
-    return withSubagentUsage(own, this.file.summary().subagents, this.parts.liveSubagentUsage?.());
-  }
+  private readonly withSubagents = (own: TokenUsage) => withSubagentUsage(own, this.file.summary().subagents, this.parts.liveSubagentUsage?.());
 
   get hasSubscribers(): boolean {
     return this.core.hasSubscribers;

@@ -31,11 +31,7 @@ import { SubAgents } from "./subagents.js";
 import { subAgentHost } from "./subagent-host.js";
 
 /** How a thread is created: in a workspace of its own, as a sub-agent, with a subset of the tools. */
-export interface CreateOptions {
-  workspace?: WorkspaceState;
-  parent?: { threadId: string; callId: string };
-  onlyTools?: readonly string[];
-}
+export type CreateOptions = { workspace?: WorkspaceState; parent?: { threadId: string; callId: string }; onlyTools?: readonly string[] };
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -85,10 +81,7 @@ export class ThreadManager {
     this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     catalog.attachBroadcast(this.broadcast);
-    this.subagents = new SubAgents(subAgentHost(this), {
-      find: (ref) => this.registry.find(ref),
-      thinkingLevels: (model) => this.registry.thinkingLevels(model as never),
-    });
+    this.subagents = new SubAgents(subAgentHost(this));
     this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log });
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -101,16 +94,9 @@ export class ThreadManager {
   /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
   private readonly fileOptions = { onWritten: (path: string) => this.catalog.listing.noteWritten(path) };
 
-  /**
-   * Loads what the first thread needs, a step at a time whenever `idle`
-   * says the server is free; what its first turn needs follows once a
-   * thread opens (see Warming).
-   */
-  async warm(idle: () => Promise<void>): Promise<void> {
-    // One bwrap run, alongside: the first thread/start finds the sandbox's answer ready for its warning.
-    const probe = sandboxSupport(this.context.env);
-    await this.warming.threadLayer(idle, loadThreadParts);
-    await probe;
+  /** Loads what the first thread needs whenever `idle` says the server is free (see Warming); one bwrap run alongside, for the first start's warning. */
+  warm(idle: () => Promise<void>): Promise<void> {
+    return this.warming.threadLayer(idle, loadThreadParts, () => sandboxSupport(this.context.env));
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
@@ -280,7 +266,6 @@ export class ThreadManager {
   private async open(file: SessionFile, reason: "startup" | "resume" | "fork", onlyTools?: readonly string[]): Promise<LoadedThread> {
     const { openThread } = await loadThreadParts();
     const id = file.header.id;
-    const parentId = file.header.parentThreadId;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
     const thread = await openThread(
       {
@@ -300,10 +285,7 @@ export class ThreadManager {
         onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
         onTurnStarted: (started) => this.worktrees.used(started, "turn"),
         requests: this.requests,
-        // A sub-agent is heard and answered through its parent, and starts none of its own.
-        ...(parentId !== undefined
-          ? { parent: { threadId: parentId, subscribers: () => this.loaded.get(parentId)?.subscriberConnections() ?? [] } }
-          : { subAgents: this.subagents.handlerFor(id), liveSubagentUsage: () => this.subagents.liveUsageOf(id) }),
+        ...this.subagents.openingDeps(file.header),
         ...(onlyTools ? { onlyTools } : {}),
       },
       file,

@@ -10,6 +10,8 @@ export function subAgentHost(manager: ThreadManager): SubAgentHost {
     load: (threadId) => manager.load(threadId),
     create: (cwd, setup, options) => manager.create(cwd, setup, options),
     close: (thread: LoadedThread, reason) => manager.close(thread, reason),
+    findModel: (ref) => manager.registry.find(ref),
+    thinkingLevels: (model) => manager.registry.thinkingLevels(model as never),
     worktreeFor: async (parent) => {
       const env = manager.context.env;
       // From the parent's checkout as committed: the parent's uncommitted edits stay its own.

@@ -5,6 +5,7 @@ import type { TokenUsage } from "@knightcode/agent/run/usage";
 import type { ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import type { LoadedThread } from "./loaded-thread.js";
+import type { ParentLink } from "./thread-core.js";
 
 /** What the sub-agents need of the thread manager. */
 export interface SubAgentHost {
@@ -16,6 +17,8 @@ export interface SubAgentHost {
     options: { workspace?: WorkspaceState; parent: { threadId: string; callId: string }; onlyTools?: readonly string[] },
   ): Promise<LoadedThread>;
   close(thread: LoadedThread, reason: "unload"): Promise<void>;
+  findModel(ref: { provider: string; id: string }): Promise<unknown | undefined>;
+  thinkingLevels(model: unknown): Promise<readonly string[]>;
   /** A worktree of its own for a sub-agent that asked for one, in the parent's project. */
   worktreeFor(parent: LoadedThread): Promise<{ projectCwd: string; workspace: WorkspaceState; abandon(): Promise<void> }>;
 }
@@ -63,13 +66,21 @@ export class SubAgents {
   /** Parents whose turn ends this watches, with the undo. */
   private readonly watchedParents = new Map<string, () => void>();
 
-  constructor(
-    private readonly host: SubAgentHost,
-    private readonly models: {
-      find(ref: { provider: string; id: string }): Promise<unknown | undefined>;
-      thinkingLevels(model: unknown): Promise<readonly string[]>;
-    },
-  ) {}
+  constructor(private readonly host: SubAgentHost) {}
+
+  /**
+   * What opening a thread takes of the sub-agents: a sub-agent is heard and
+   * answered through its parent, and starts none of its own; any other
+   * thread gets the sub-agent tools and counts its children's usage.
+   */
+  openingDeps(header: {
+    id: string;
+    parentThreadId?: string;
+  }): { parent: ParentLink } | { subAgents: SubAgentHandler; liveSubagentUsage(): ReadonlyMap<string, TokenUsage> | undefined } {
+    const parentId = header.parentThreadId;
+    if (parentId !== undefined) return { parent: { threadId: parentId, subscribers: () => this.host.get(parentId)?.subscriberConnections() ?? [] } };
+    return { subAgents: this.handlerFor(header.id), liveSubagentUsage: () => this.liveUsageOf(header.id) };
+  }
 
   /** The handler the sub-agent tools of `parentId` use. */
   handlerFor(parentId: string): SubAgentHandler {
@@ -169,9 +180,9 @@ export class SubAgents {
         throw new ToolError("invalidArgument", `model must be provider/id, not ${JSON.stringify(spec.model)}.`);
       ref = { provider: spec.model.slice(0, slash), id: spec.model.slice(slash + 1) };
     }
-    const model = ref ? await this.models.find(ref) : undefined;
+    const model = ref ? await this.host.findModel(ref) : undefined;
     if (spec.model !== undefined && !model) throw new ToolError("invalidArgument", `There is no model ${spec.model}.`);
-    const levels = model ? await this.models.thinkingLevels(model) : undefined;
+    const levels = model ? await this.host.thinkingLevels(model) : undefined;
     if (spec.thinking !== undefined && levels && !levels.includes(spec.thinking))
       throw new ToolError("invalidArgument", `${spec.model ?? "This model"} offers the thinking levels ${levels.join(", ")}.`);
     // The parent's level where the child's model offers it; else the child's model's default.

@@ -72,22 +72,22 @@ describe("sub-agents", () => {
       },
       then: { text: "all three answered" },
     });
-    for (const name of ["a", "b", "c"]) routes.set(`TASK-${name}`, { first: { text: `answer of ${name}`, chunkDelayMs: 5 }, then: { text: "unused" } });
+    // Every child's answer waits until all three asked: calls made one after another would never get there.
+    let release!: () => void;
+    const allAsked = new Promise<void>((resolve) => (release = resolve));
+    for (const name of ["a", "b", "c"])
+      routes.set(`TASK-${name}`, { first: { text: ["", `answer of ${name}`], pauseAfter: 1, gate: allAsked }, then: { text: "unused" } });
     const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
-    const { mark, turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-3 please");
+    const childRequests = () => model.requests.filter((r) => /TASK-[abc]/.test(lastUser(r)));
+    const running = runParentTurn(client, thread.id, "DELEGATE-3 please");
+    await waitUntil("all three children asking the model at once", () => childRequests().length === 3 || undefined, 30_000);
+    release();
+    const { mark, turnId, completed } = await running;
     assert.equal(completed.turn.status, "completed");
-
-    // The three calls ran at once: every child's model request came before any child's answer ended.
-    const childRequests = model.requests.filter((r) => /TASK-[abc]/.test(lastUser(r)));
-    assert.equal(childRequests.length, 3);
-    const firstFinish = Math.min(...childRequests.map((r) => r.finishedAt ?? Number.POSITIVE_INFINITY));
-    assert.ok(
-      childRequests.every((r) => r.receivedAt <= firstFinish),
-      "the children's requests overlapped",
-    );
+    assert.equal(childRequests().length, 3);
     // A child is offered none of the sub-agent tools; the parent is.
     assert.ok(offered(model.requests.find((r) => lastUser(r).includes("DELEGATE-3"))!).includes("agent_start"));
-    assert.ok(childRequests.every((r) => !offered(r).some((name) => name.startsWith("agent_"))));
+    assert.ok(childRequests().every((r) => !offered(r).some((name) => name.startsWith("agent_"))));
 
     // The parent's items: one per call, completed, naming its child, with the child's answer in the output.
     const items = client
