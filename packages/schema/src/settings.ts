@@ -148,8 +148,7 @@ export const Settings = Type.Object({
       maximum: 256,
       title: "integer 1..256",
       expected: "an integer from 1 to 256",
-      description:
-        "How many sub-agents may work at the same time in the whole server; a start past it fails and says so. Global settings only.",
+      description: "How many sub-agents may work at the same time in the whole server; a start past it fails and says so. Global settings only.",
       default: 8,
     }),
   }),

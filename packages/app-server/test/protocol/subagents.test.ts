@@ -30,10 +30,10 @@ const offered = (request: RecordedRequest): string[] => ((request.body.tools ?? 
  * by its order. `routes` maps a marker in the last user message to the
  * replies of that conversation, first without and then with tool results.
  */
-const routes = new Map<string, { first: ScriptedResponse; then: ScriptedResponse }>();
+const routes = new Map<string, { first: ScriptedResponse; afterTools: ScriptedResponse }>();
 function route(request: RecordedRequest): ScriptedResponse {
   const user = lastUser(request);
-  for (const [marker, replies] of routes) if (user.includes(marker)) return hasToolResults(request) ? replies.then : replies.first;
+  for (const [marker, replies] of routes) if (user.includes(marker)) return hasToolResults(request) ? replies.afterTools : replies.first;
   return { status: 500, body: { error: { message: `no route for ${user.slice(0, 80)}` } } };
 }
 
@@ -70,13 +70,13 @@ describe("sub-agents", () => {
           arguments: { task: `TASK-${name} count the letters`, name },
         })),
       },
-      then: { text: "all three answered" },
+      afterTools: { text: "all three answered" },
     });
     // Every child's answer waits until all three asked: calls made one after another would never get there.
     let release!: () => void;
     const allAsked = new Promise<void>((resolve) => (release = resolve));
     for (const name of ["a", "b", "c"])
-      routes.set(`TASK-${name}`, { first: { text: ["", `answer of ${name}`], pauseAfter: 1, gate: allAsked }, then: { text: "unused" } });
+      routes.set(`TASK-${name}`, { first: { text: ["", `answer of ${name}`], pauseAfter: 1, gate: allAsked }, afterTools: { text: "unused" } });
     const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
     const childRequests = () => model.requests.filter((r) => /TASK-[abc]/.test(lastUser(r)));
     const running = runParentTurn(client, thread.id, "DELEGATE-3 please");
@@ -147,11 +147,11 @@ describe("sub-agents", () => {
     const client = server.main;
     routes.set("DELEGATE-EDIT", {
       first: { toolCalls: [{ id: "call_start_edit", name: "agent_start", arguments: { task: "TASK-edit write the file", name: "writer" } }] },
-      then: { text: "the writer is done" },
+      afterTools: { text: "the writer is done" },
     });
     routes.set("TASK-edit", {
       first: { toolCalls: [{ id: "call_child_write", name: "write", arguments: { path: "child.txt", content: "from the child\n" } }] },
-      then: { text: "wrote it" },
+      afterTools: { text: "wrote it" },
     });
     const asked = approver(client, () => ({ decision: "accept" }));
     try {
@@ -175,9 +175,9 @@ describe("sub-agents", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     routes.set("DELEGATE-SLOW", {
       first: { toolCalls: [{ id: "call_start_slow", name: "agent_start", arguments: { task: "TASK-slow think long", name: "slow" } }] },
-      then: { text: "unused" },
+      afterTools: { text: "unused" },
     });
-    routes.set("TASK-slow", { first: { text: ["thinking ", "still thinking"], pauseAfter: 1, gate }, then: { text: "unused" } });
+    routes.set("TASK-slow", { first: { text: ["thinking ", "still thinking"], pauseAfter: 1, gate }, afterTools: { text: "unused" } });
     try {
       const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
       const mark = client.notifications.length;
@@ -200,11 +200,11 @@ describe("sub-agents", () => {
     const repo = initRepo(server.project({}, `repo-${Date.now()}`), { "README.md": "hello\n" });
     routes.set("DELEGATE-TREE", {
       first: { toolCalls: [{ id: "call_start_tree", name: "agent_start", arguments: { task: "TASK-tree add a file", name: "tree", worktree: true } }] },
-      then: { text: "the tree child is done" },
+      afterTools: { text: "the tree child is done" },
     });
     routes.set("TASK-tree", {
       first: { toolCalls: [{ id: "call_tree_write", name: "write", arguments: { path: "added.txt", content: "from the worktree child\n" } }] },
-      then: { text: "added it" },
+      afterTools: { text: "added it" },
     });
     const { thread } = await client.request("thread/start", { cwd: repo, approvalMode: "fullAccess" });
     const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TREE go");
@@ -237,10 +237,10 @@ describe("sub-agents", () => {
           { id: "call_limit_2", name: "agent_start", arguments: { task: "TASK-two hello", wait: false } },
         ],
       },
-      then: { text: "one of two" },
+      afterTools: { text: "one of two" },
     });
-    routes.set("TASK-one", { first: { text: "one" }, then: { text: "unused" } });
-    routes.set("TASK-two", { first: { text: "two" }, then: { text: "unused" } });
+    routes.set("TASK-one", { first: { text: "one" }, afterTools: { text: "unused" } });
+    routes.set("TASK-two", { first: { text: "two" }, afterTools: { text: "unused" } });
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "fullAccess" });
     const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TWO go");
     assert.equal(completed.turn.status, "completed");
@@ -262,9 +262,9 @@ describe("sub-agents", () => {
       const project = home.project({});
       routes.set("DELEGATE-KILL", {
         first: { toolCalls: [{ id: "call_start_kill", name: "agent_start", arguments: { task: "TASK-kill work slowly", name: "victim" } }] },
-        then: { text: "unused" },
+        afterTools: { text: "unused" },
       });
-      routes.set("TASK-kill", { first: { text: ["partial ", "rest"], pauseAfter: 1, gate }, then: { text: "unused" } });
+      routes.set("TASK-kill", { first: { text: ["partial ", "rest"], pauseAfter: 1, gate }, afterTools: { text: "unused" } });
       const { thread } = await home.main.request("thread/start", { cwd: project, approvalMode: "fullAccess" });
       const mark = home.main.notifications.length;
       await home.main.request("turn/start", { threadId: thread.id, text: "DELEGATE-KILL go" });
@@ -291,7 +291,7 @@ describe("sub-agents", () => {
           [child.threadId],
         );
         // Resumable: the child takes a turn of its own.
-        routes.set("CHILD-AGAIN", { first: { text: "back again" }, then: { text: "unused" } });
+        routes.set("CHILD-AGAIN", { first: { text: "back again" }, afterTools: { text: "unused" } });
         await again.main.request("thread/resume", { threadId: child.threadId });
         const done = again.main.notifications.length;
         await again.main.request("turn/start", { threadId: child.threadId, text: "CHILD-AGAIN hello" });
