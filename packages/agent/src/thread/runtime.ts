@@ -125,6 +125,7 @@ export class ThreadRuntime {
       },
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       ...(options.newSession ? { newSession: options.newSession } : {}),
+      ...(options.subAgents ? { subAgents: options.subAgents } : {}),
       log: env.log,
       factories: env.extensionFactories,
       processes,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
@@ -306,4 +307,50 @@ describe("sub-agents", () => {
       home.cleanup();
     }
   });
+
+  test("an extension starts and awaits a sub-agent through ctx.subagents", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "kc-subagents-ext-"));
+    writeFileSync(join(dir, "delegate.ts"), DELEGATE_EXTENSION);
+    const withExtension = new TestServer({ model, args: ["-e", join(dir, "delegate.ts")] });
+    try {
+      await withExtension.main.initialize();
+      routes.set("EXT-CALL", {
+        first: { toolCalls: [{ id: "call_ext_delegate", name: "delegate", arguments: { task: "TASK-ext do it" } }] },
+        afterTools: { text: "the extension delegated" },
+      });
+      routes.set("TASK-ext", { first: { text: "the child's answer" }, afterTools: { text: "unused" } });
+      const { thread } = await withExtension.main.request("thread/start", { cwd: withExtension.project({}), approvalMode: "fullAccess" });
+      const { turnId, completed } = await runParentTurn(withExtension.main, thread.id, "EXT-CALL go");
+      assert.equal(completed.turn.status, "completed");
+      const item = withExtension.main.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_ext_delegate")!.item as {
+        status: string;
+        output?: string;
+      };
+      assert.equal(item.status, "completed");
+      assert.equal(item.output, "completed: the child's answer");
+      const children = await withExtension.main.request("thread/list", { parentThreadId: thread.id });
+      assert.equal(children.threads.length, 1);
+      assert.match((children.threads[0] as { parentCallId?: string }).parentCallId ?? "", /^extension-/);
+      await withExtension.close();
+    } finally {
+      withExtension.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** A tool that hands its task to a sub-agent and answers with the sub-agent's answer. */
+const DELEGATE_EXTENSION = `
+export default function (kc: any) {
+  kc.registerTool({
+    name: "delegate",
+    description: "Hands a task to a sub-agent",
+    parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] },
+    async execute(_id: string, params: { task: string }, _signal: AbortSignal, _update: unknown, ctx: any) {
+      const started = await ctx.subagents.start({ task: params.task, name: "ext" });
+      const [done] = await ctx.subagents.wait([started.threadId]);
+      return { content: [{ type: "text", text: done.status + ": " + done.answer }], details: {} };
+    },
+  });
+}
+`;
