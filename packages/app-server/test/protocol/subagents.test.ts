@@ -196,6 +196,33 @@ describe("sub-agents", () => {
     }
   });
 
+  test("archiving a parent archives its sub-agents, and unarchiving brings them back", async () => {
+    const client = server.main;
+    routes.set("DELEGATE-ARCHIVE", {
+      first: { toolCalls: [{ id: "call_start_archived", name: "agent_start", arguments: { task: "TASK-archived hello", name: "archived" } }] },
+      afterTools: { text: "delegated" },
+    });
+    routes.set("TASK-archived", { first: { text: "hello back" }, afterTools: { text: "unused" } });
+    const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
+    await runParentTurn(client, thread.id, "DELEGATE-ARCHIVE go");
+    const [child] = (await client.request("thread/list", { parentThreadId: thread.id })).threads;
+    assert.ok(child);
+    const mark = client.notifications.length;
+    await client.request("thread/archive", { threadId: thread.id });
+    await client.waitForNotification("thread/archived", (p) => p.threadId === child.id, { since: mark });
+    assert.deepEqual((await client.request("thread/list", { parentThreadId: thread.id })).threads, []);
+    assert.deepEqual(
+      (await client.request("thread/list", { parentThreadId: thread.id, archived: true })).threads.map((t) => t.id),
+      [child.id],
+    );
+    await client.request("thread/unarchive", { threadId: thread.id });
+    await client.waitForNotification("thread/unarchived", (p) => p.threadId === child.id, { since: mark });
+    assert.deepEqual(
+      (await client.request("thread/list", { parentThreadId: thread.id })).threads.map((t) => t.id),
+      [child.id],
+    );
+  });
+
   test("a child in a worktree of its own: its edit shows in its own diff and not in the parent's checkout", async () => {
     const client = server.main;
     const repo = initRepo(server.project({}, `repo-${Date.now()}`), { "README.md": "hello\n" });
