@@ -32,6 +32,8 @@ interface Child {
   end?: { status: "completed" | "interrupted" | "failed"; error?: string };
   /** A turn was asked of it and has not ended yet. */
   pending: boolean;
+  /** Keeps the parent loaded while this child works: an idle parent is not unloaded from under it. */
+  parentHold?: () => void;
   closed: boolean;
   /** Called at each turn end. */
   readonly ended: Set<() => void>;
@@ -212,6 +214,7 @@ export class SubAgents {
         this.noteUsage(parentId, thread.id, event.usage);
       } else if (event.type === "turn_end") {
         child.pending = false;
+        void thread.turns.settled().then(() => this.releaseParent(child));
         child.end = {
           status: event.status === "completed" ? "completed" : event.status === "interrupted" ? "interrupted" : "failed",
           ...(event.error ? { error: event.error.message } : {}),
@@ -223,15 +226,23 @@ export class SubAgents {
     return child;
   }
 
+  private releaseParent(child: Child): void {
+    if (this.working(child) || !child.parentHold) return;
+    child.parentHold();
+    child.parentHold = undefined;
+  }
+
   private async startTurn(child: Child, text: string): Promise<void> {
     child.end = undefined;
     child.pending = true;
+    child.parentHold ??= this.host.get(child.parentId)?.hold();
     const turns = child.thread.turns;
     try {
       if (turns.busy) turns.queueAdd({ text, images: [] });
       else await turns.start({ text, images: [] });
     } catch (error) {
       child.pending = false;
+      this.releaseParent(child);
       throw new ToolError("notAvailable", `The sub-agent could not take the message: ${(error as Error).message}`);
     }
   }
@@ -351,6 +362,8 @@ export class SubAgents {
     if (!child) return;
     child.closed = true;
     child.stopListening();
+    child.parentHold?.();
+    child.parentHold = undefined;
     for (const wake of [...child.ended]) wake();
     this.children.delete(threadId);
   }
