@@ -353,14 +353,13 @@ export class ThreadManager {
    */
   async close(thread: LoadedThread, reason: "unload" | "shutdown", deadline?: Promise<void>, options: { quiet?: boolean } = {}): Promise<void> {
     if (thread.isClosed) return thread.close(reason, deadline);
-    // Its sub-agents go with it.
-    await this.subagents.closing(thread);
     const failure = thread.failureMessage;
     if (failure !== undefined) this.failures.stopped(thread.id, failure);
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = thread.close(reason, deadline);
     this.fences.unloadStarted(thread.id, released);
-    await released;
+    // Its sub-agents go with it, alongside: nothing of its own closing waits for theirs.
+    await Promise.all([released, this.subagents.closing(thread)]);
     // Only once the turn settled is everything it could not write known.
     if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.
