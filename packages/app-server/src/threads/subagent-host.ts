@@ -1,4 +1,5 @@
 import { createWorktree, discardWorktree } from "@knightcode/repo/worktrees/create";
+import { readSessionHeader } from "@knightcode/store/session/read";
 import type { LoadedThread } from "./loaded-thread.js";
 import type { ThreadManager } from "./manager.js";
 import type { SubAgentHost } from "./subagents.js";
@@ -8,6 +9,13 @@ export function subAgentHost(manager: ThreadManager): SubAgentHost {
   return {
     get: (threadId) => manager.get(threadId),
     load: (threadId) => manager.load(threadId),
+    parentOf: async (threadId) => {
+      const loaded = manager.get(threadId);
+      if (loaded) return loaded.file.header.parentThreadId;
+      const found = manager.find(threadId);
+      if (!found || found.archived) return undefined;
+      return (await readSessionHeader(found.path).catch(() => undefined))?.parentThreadId;
+    },
     create: (cwd, setup, options) => manager.create(cwd, setup, options),
     close: (thread: LoadedThread, reason) => manager.close(thread, reason),
     findModel: (ref) => manager.registry.find(ref),

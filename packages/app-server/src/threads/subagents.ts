@@ -11,6 +11,8 @@ import type { ParentLink } from "./thread-core.js";
 export interface SubAgentHost {
   get(threadId: string): LoadedThread | undefined;
   load(threadId: string): Promise<LoadedThread>;
+  /** The parent a thread's header names, read without loading it; undefined for none, or no such thread. */
+  parentOf(threadId: string): Promise<string | undefined>;
   create(
     cwd: string,
     setup: (thread: LoadedThread) => Promise<void> | void,
@@ -265,13 +267,15 @@ export class SubAgents {
   private async resolve(parentId: string, agent: string): Promise<Child> {
     const found = this.children.get(agent) ?? this.byName(parentId, agent);
     if (found && found.parentId === parentId && !found.closed) return found;
-    let thread: LoadedThread | undefined;
+    // Only a thread whose header names this parent is loaded: an id the model made up, or another thread's, never is.
+    if ((await this.host.parentOf(agent).catch(() => undefined)) !== parentId)
+      throw new ToolError("notFound", `No sub-agent of this thread is ${JSON.stringify(agent)}.`);
+    let thread: LoadedThread;
     try {
       thread = this.host.get(agent) ?? (await this.host.load(agent));
-    } catch {
-      thread = undefined;
+    } catch (error) {
+      throw new ToolError("notAvailable", `The sub-agent ${JSON.stringify(agent)} could not load: ${(error as Error).message}`);
     }
-    if (!thread || thread.core.parentThreadId !== parentId) throw new ToolError("notFound", `No sub-agent of this thread is ${JSON.stringify(agent)}.`);
     return this.track(thread, parentId, undefined);
   }
 

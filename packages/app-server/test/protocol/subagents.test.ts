@@ -254,6 +254,66 @@ describe("sub-agents", () => {
     assert.deepEqual(parentDiff.files, []);
   });
 
+  test("a client that did not opt in hears none of a child's turn through the parent: only what every connection hears of a new thread", async () => {
+    const plain = new TestServer({ model });
+    try {
+      await plain.main.initialize();
+      routes.set("DELEGATE-PLAIN", {
+        first: { toolCalls: [{ id: "call_start_plain", name: "agent_start", arguments: { task: "TASK-plain say hi", name: "plain" } }] },
+        afterTools: { text: "done" },
+      });
+      routes.set("TASK-plain", { first: { text: "hi" }, afterTools: { text: "unused" } });
+      const { thread } = await plain.main.request("thread/start", { cwd: plain.project({}), approvalMode: "fullAccess" });
+      const { mark, turnId } = await runParentTurn(plain.main, thread.id, "DELEGATE-PLAIN go");
+      const call = plain.main.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_start_plain")!.item as {
+        subagents?: Array<{ threadId: string }>;
+      };
+      const childId = call.subagents![0]!.threadId;
+      const aboutChild = plain.main.notifications
+        .slice(mark)
+        .filter(
+          (n) =>
+            (n.params as { threadId?: string; thread?: { id: string } }).threadId === childId ||
+            (n.params as { thread?: { id: string } }).thread?.id === childId,
+        );
+      // The broadcasts the specification sends every connection about any thread; no item, delta or turn of it.
+      assert.ok(aboutChild.length > 0);
+      for (const n of aboutChild) assert.match(n.method, /^thread\/(started|status\/changed|turn\/completed|name\/updated)$/, n.method);
+      assert.ok(plain.main.notifications.slice(mark).every((n) => (n.params as { parentThreadId?: string }).parentThreadId === undefined));
+      await plain.close();
+    } finally {
+      plain.cleanup();
+    }
+  });
+
+  test("the sub-agent tools refuse a thread that is not this thread's sub-agent, and load none", async () => {
+    const client = server.main;
+    const { thread: other } = await client.request("thread/start", { cwd });
+    await client.request("thread/unsubscribe", { threadId: other.id });
+    routes.set("PROBE-FOREIGN", {
+      first: {
+        toolCalls: [
+          { id: "call_probe_other", name: "agent_send", arguments: { agent: other.id, message: "do my bidding" } },
+          { id: "call_probe_made_up", name: "agent_wait", arguments: { agents: ["00000000-0000-4000-8000-000000000000"] } },
+          { id: "call_probe_close", name: "agent_close", arguments: { agent: "../../etc/passwd" } },
+        ],
+      },
+      afterTools: { text: "refused" },
+    });
+    const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
+    const { turnId } = await runParentTurn(client, thread.id, "PROBE-FOREIGN now");
+    const calls = client
+      .notificationsOf("item/completed")
+      .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
+      .map((p) => p.item as { id: string; status: string; output?: string });
+    assert.equal(calls.length, 3);
+    for (const call of calls) {
+      assert.equal(call.status, "failed", call.id);
+      assert.match(call.output ?? "", /No sub-agent of this thread/);
+    }
+    assert.equal(model.requests.filter((r) => lastUser(r).includes("do my bidding")).length, 0, "the other thread was given nothing");
+  });
+
   test("past subagents.maxPerThread a start fails and says so; the thread goes on", async () => {
     const client = server.main;
     const project = server.project({ ".knightcode/settings.json": JSON.stringify({ subagents: { maxPerThread: 1 } }) });
