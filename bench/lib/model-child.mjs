@@ -21,7 +21,11 @@ process.on("message", async (message) => {
     process.send({ held: model.requests.length });
   } else if (message.delegate !== undefined) {
     const text = Array.from({ length: message.deltas }, (_, i) => `w${i} `);
-    const toolCalls = Array.from({ length: message.delegate }, (_, i) => ({ id: `call_sub_${Date.now()}_${i}`, name: "agent_start", arguments: { task: `stream ${i}` } }));
+    const toolCalls = Array.from({ length: message.delegate }, (_, i) => ({
+      id: `call_sub_${Date.now()}_${i}`,
+      name: "agent_start",
+      arguments: { task: `stream ${i}` },
+    }));
     model.enqueue({ toolCalls, usage: false });
     for (let i = 0; i < message.delegate; i++) model.enqueue({ text, pauseAfter: 1, gate, usage: false, chunkDelayMs: message.chunkDelayMs ?? 0 });
     model.enqueue({ text: "all done", usage: false });
