@@ -314,6 +314,37 @@ describe("sub-agents", () => {
     assert.equal(model.requests.filter((r) => lastUser(r).includes("do my bidding")).length, 0, "the other thread was given nothing");
   });
 
+  test("past subagents.maxRunning a start fails and says so, while the first works on", async () => {
+    const client = server.main;
+    const settings = join(server.agentDir, "settings.json");
+    writeFileSync(settings, JSON.stringify({ subagents: { maxRunning: 1 } }));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    try {
+      routes.set("DELEGATE-RUNNING", {
+        first: {
+          toolCalls: [
+            { id: "call_running_1", name: "agent_start", arguments: { task: "TASK-busy one", wait: false } },
+            { id: "call_running_2", name: "agent_start", arguments: { task: "TASK-busy two", wait: false } },
+          ],
+        },
+        afterTools: { text: "one runs" },
+      });
+      routes.set("TASK-busy", { first: { text: ["", "busy"], pauseAfter: 1, gate }, afterTools: { text: "unused" } });
+      const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
+      const { turnId } = await runParentTurn(client, thread.id, "DELEGATE-RUNNING go");
+      const calls = client
+        .notificationsOf("item/completed")
+        .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
+        .map((p) => p.item as { status: string; output?: string });
+      assert.deepEqual(calls.map((c) => c.status).sort(), ["completed", "failed"]);
+      assert.match(calls.find((c) => c.status === "failed")!.output ?? "", /subagents\.maxRunning/);
+    } finally {
+      release();
+      rmSync(settings, { force: true });
+    }
+  });
+
   test("past subagents.maxPerThread a start fails and says so; the thread goes on", async () => {
     const client = server.main;
     const project = server.project({ ".knightcode/settings.json": JSON.stringify({ subagents: { maxPerThread: 1 } }) });
