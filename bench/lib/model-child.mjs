@@ -3,7 +3,9 @@
 // Driven over IPC: {hold: n, deltas, chunkDelayMs} queues n replies held after their
 // first chunk, answering {held: requestsSoFar} once queued; {waitFor: n}
 // answers {arrived} once n requests came; {open: true} releases every
-// held reply. It prints its base URL as the first IPC message.
+// held reply; {delegate: n, deltas} queues a reply that starts n sub-agents
+// (agent_start calls), their n held replies, and the parent's last answer.
+// It prints its base URL as the first IPC message.
 const { ScriptedModelServer } = await import(new URL("../../packages/testkit/dist/src/index.js", import.meta.url));
 
 const model = await ScriptedModelServer.start();
@@ -16,6 +18,17 @@ process.on("message", async (message) => {
   if (message.hold !== undefined) {
     const text = Array.from({ length: message.deltas }, (_, i) => `w${i} `);
     for (let i = 0; i < message.hold; i++) model.enqueue({ text, pauseAfter: 1, gate, usage: false, chunkDelayMs: message.chunkDelayMs ?? 0 });
+    process.send({ held: model.requests.length });
+  } else if (message.delegate !== undefined) {
+    const text = Array.from({ length: message.deltas }, (_, i) => `w${i} `);
+    const toolCalls = Array.from({ length: message.delegate }, (_, i) => ({
+      id: `call_sub_${Date.now()}_${i}`,
+      name: "agent_start",
+      arguments: { task: `stream ${i}` },
+    }));
+    model.enqueue({ toolCalls, usage: false });
+    for (let i = 0; i < message.delegate; i++) model.enqueue({ text, pauseAfter: 1, gate, usage: false, chunkDelayMs: message.chunkDelayMs ?? 0 });
+    model.enqueue({ text: "all done", usage: false });
     process.send({ held: model.requests.length });
   } else if (message.waitFor !== undefined) {
     await model.waitForRequests(message.waitFor, 60_000);

@@ -15,7 +15,7 @@ import type { SidebarConnection } from "../src/features/sidebar/model.js";
 export interface InProcessServer {
   model: ScriptedModelServer;
   project: string;
-  /** A new initialized client, as a page (`holdRequests`, like the page's). */
+  /** A new initialized client, as a page (`holdRequests` and `subagents`, like the page's). */
   client(): Promise<AppServerClient>;
   close(): Promise<void>;
 }
@@ -37,7 +37,7 @@ export async function startInProcessServer(): Promise<InProcessServer> {
     async client() {
       const client = createInProcessClient(server);
       clients.push(client);
-      await client.initialize({ clientInfo: { name: "desktop-model-test" }, capabilities: { holdRequests: true } });
+      await client.initialize({ clientInfo: { name: "desktop-model-test" }, capabilities: { holdRequests: true, subagents: true } });
       return client;
     },
     async close() {

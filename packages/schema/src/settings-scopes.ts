@@ -6,4 +6,10 @@
  * project's is ignored with a warning. A rule about where a value came
  * from, which a schema of the value cannot say.
  */
-export const GLOBAL_ONLY_SETTINGS: ReadonlySet<string> = new Set(["sandbox.mode", "sandbox.network", "sandbox.required", "requests.holdSeconds"]);
+export const GLOBAL_ONLY_SETTINGS: ReadonlySet<string> = new Set([
+  "sandbox.mode",
+  "sandbox.network",
+  "sandbox.required",
+  "requests.holdSeconds",
+  "subagents.maxRunning",
+]);

@@ -133,6 +133,25 @@ export const Settings = Type.Object({
       default: 600,
     }),
   }),
+  subagents: Type.Object({
+    maxPerThread: Type.Integer({
+      minimum: 0,
+      maximum: 256,
+      title: "integer 0..256",
+      expected: "an integer from 0 to 256",
+      description:
+        "How many sub-agents one thread's model may start in all (`agent_start`); past it the call fails and says so. `0` leaves threads without sub-agents. See [sub-agents](subagents.md).",
+      default: 16,
+    }),
+    maxRunning: Type.Integer({
+      minimum: 1,
+      maximum: 256,
+      title: "integer 1..256",
+      expected: "an integer from 1 to 256",
+      description: "How many sub-agents may work at the same time in the whole server; a start past it fails and says so. Global settings only.",
+      default: 8,
+    }),
+  }),
   shellEnv: Type.Object({
     passThrough: Type.Array(EnvName, {
       ...ENV_NAMES_WORDS,

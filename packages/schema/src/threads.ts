@@ -42,6 +42,19 @@ export const FileTotals = Type.Object(
 );
 export type FileTotals = Static<typeof FileTotals>;
 
+/** Token counts and cost without the context figures: what sums across threads. */
+const UsageSum = Type.Object(
+  {
+    input: Type.Integer({ minimum: 0 }),
+    output: Type.Integer({ minimum: 0 }),
+    cacheRead: Type.Integer({ minimum: 0 }),
+    cacheWrite: Type.Integer({ minimum: 0 }),
+    cost: Type.Number({ minimum: 0, description: "Dollars, cumulative." }),
+  },
+  { ...Closed, description: "Token counts and cost summed over threads." },
+);
+export type UsageSum = Static<typeof UsageSum>;
+
 export const TokenUsage = Type.Object(
   {
     input: Type.Integer({ minimum: 0 }),
@@ -51,6 +64,11 @@ export const TokenUsage = Type.Object(
     cost: Type.Number({ minimum: 0, description: "Dollars, cumulative." }),
     contextTokens: Type.Optional(Type.Integer({ minimum: 0, description: "Absent when the current context is unknown." })),
     contextWindow: Type.Integer({ minimum: 0 }),
+    subagents: Type.Optional({
+      ...UsageSum,
+      description: "Only for a thread whose model started sub-agents: theirs, summed (the figures above are the thread's own).",
+    }),
+    total: Type.Optional({ ...UsageSum, description: "Only with subagents: the thread's own and its sub-agents', summed." }),
   },
   { ...Closed, $id: "TokenUsage", description: "The thread's token counts and cost so far, and how full its context is." },
 );

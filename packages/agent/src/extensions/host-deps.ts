@@ -1,3 +1,4 @@
+import type { SubAgentHandler } from "../tools/subagents.js";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import type { ModelRegistry } from "../models/registry.js";
 import type { ProcessGroups } from "@knightcode/system/process/groups";
@@ -78,6 +79,8 @@ export interface ExtensionHostDeps {
   runTool?(parentId: string, name: string, params: unknown, signal: AbortSignal | undefined): Promise<NestedToolResult>;
   /** Replaces the thread with a fresh one (a command's ctx.newSession()); resolves to its id. Without it, newSession rejects. */
   newSession?(): Promise<string>;
+  /** What the sub-agent tools do, for ctx.subagents; a thread without it (a sub-agent) gives extensions none. */
+  subAgents?: SubAgentHandler;
 }
 
 /** What running a command did beyond its own work. */

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import type { SubAgentHandler } from "../tools/subagents.js";
 import { basename, dirname } from "node:path";
 import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { ExtensionFactoryCache } from "./factory-cache.js";
@@ -18,6 +20,7 @@ import type {
   ExtensionToolDefinition,
   ExtensionUI,
   ExtensionWarning,
+  ExtensionSubAgents,
 } from "./types.js";
 
 export type { BuiltinFactory, BuiltinServices, CommandRun, ExtensionHostDeps, ExtensionSpec } from "./host-deps.js";
@@ -183,6 +186,7 @@ export class ExtensionHost {
         if (!this.isStale("abort")) deps.abort();
       },
       isIdle: () => deps.isIdle(),
+      subagents: deps.subAgents ? extensionSubAgents(deps.subAgents) : undefined,
     };
   }
 
@@ -332,4 +336,14 @@ export class ExtensionHost {
 export function extensionName(path: string): string {
   const file = basename(path).replace(/\.(?:[cm]?[jt]s|tsx)$/, "");
   return file === "index" ? basename(dirname(path)) : file;
+}
+
+/** ctx.subagents over the thread's handler: an extension's start names a call id of its own, as the model's calls do. */
+function extensionSubAgents(handler: SubAgentHandler): ExtensionSubAgents {
+  return {
+    start: (spec) => handler.start(spec, { toolCallId: `extension-${randomUUID()}` }),
+    send: (agent, message) => handler.send(agent, message, { toolCallId: `extension-${randomUUID()}` }),
+    wait: (agents, options = {}) => handler.wait(agents, options),
+    close: (agent) => handler.close(agent),
+  };
 }

@@ -1,3 +1,4 @@
+import type { SubAgentReport, SubAgentStart } from "../tools/subagents.js";
 import type { Api, ImageContent, Model, TextContent } from "@mariozechner/pi-ai";
 import type { AgentMessage, AgentToolResult, AgentToolUpdateCallback } from "@mariozechner/pi-agent-core";
 import type { ProviderStream } from "../models/models-json.js";
@@ -62,6 +63,18 @@ export interface ExtensionContext {
   /** Interrupts the running turn, if any. */
   abort(): void;
   isIdle(): boolean;
+  /** Sub-agents of this thread, as the model's sub-agent tools start them; undefined in a sub-agent, which starts none. */
+  readonly subagents: ExtensionSubAgents | undefined;
+}
+
+/** Sub-agents through the same calls as the model's agent_start, agent_send, agent_wait and agent_close. */
+export interface ExtensionSubAgents {
+  /** Starts one on `task`; resolves once it works, with its thread id. */
+  start(spec: Omit<SubAgentStart, "wait">): Promise<SubAgentReport>;
+  send(agent: string, message: string): Promise<SubAgentReport>;
+  /** Resolves once those named (or all working) have finished, with their answers and usage. */
+  wait(agents?: readonly string[], options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<SubAgentReport[]>;
+  close(agent: string): Promise<SubAgentReport>;
 }
 
 /** The context an extension tool's `execute` gets: the thread's, plus calls of other tools. */

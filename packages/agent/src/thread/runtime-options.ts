@@ -1,3 +1,4 @@
+import type { SubAgentHandler } from "../tools/subagents.js";
 import type { ExtensionFactoryCache } from "../extensions/factory-cache.js";
 import type { ExtensionSpec } from "../extensions/host-deps.js";
 import type { ExtensionMode, ExtensionUI } from "../extensions/types.js";
@@ -59,6 +60,10 @@ export interface ThreadRuntimeOptions {
   /** A command's ctx.newSession(): replaces the thread, resolving to the new one's id. Without it, newSession rejects. */
   newSession?(): Promise<string>;
   submitPlan?: (plan: string, signal?: AbortSignal) => Promise<{ approved: boolean; feedback?: string }>;
+  /** Starts and drives sub-agents for the sub-agent tools; a thread without it (a sub-agent) has none of them. */
+  subAgents?: SubAgentHandler;
+  /** Only these tools are ever offered (a sub-agent started with a subset of its parent's); every tool its settings choose without it. */
+  onlyTools?: readonly string[];
   /** How the thread's commands are contained (see ThreadSandbox); without it they run unsandboxed. */
   sandboxing?: ThreadSandboxing;
 }

@@ -125,6 +125,7 @@ export class ThreadRuntime {
       },
       runTool: (parentId, name, params, signal) => session.runNestedTool(parentId, name, params, signal),
       ...(options.newSession ? { newSession: options.newSession } : {}),
+      ...(options.subAgents ? { subAgents: options.subAgents } : {}),
       log: env.log,
       factories: env.extensionFactories,
       processes,
@@ -240,6 +241,7 @@ export class ThreadRuntime {
       },
       ...(this.options.hasUI && this.options.askUser ? { askUser: this.options.askUser } : {}),
       ...(this.options.submitPlan ? { submitPlan: this.options.submitPlan } : {}),
+      ...(this.options.subAgents ? { subAgents: this.options.subAgents } : {}),
       toolsFile: this.toolsFile,
     });
     const skills = this.resourceList
@@ -257,7 +259,8 @@ export class ThreadRuntime {
    */
   applyToolSelection(): void {
     const { builtins, skillsSection } = this.toolPool;
-    const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools, { planMode: this.planMode });
+    const only = this.options.onlyTools ? new Set(this.options.onlyTools) : undefined;
+    const tools = selectTools(builtins, this.host.tools(), this.snapshot.effective.defaultTools, { planMode: this.planMode, ...(only ? { only } : {}) });
     this.builtinNames = new Set(tools.filter((tool) => builtins.includes(tool)).map((tool) => tool.name));
     this.session.setTools(tools);
     this.promptParts = { tools, skillsSection };

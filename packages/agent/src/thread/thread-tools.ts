@@ -2,6 +2,7 @@ import type { AgentTool } from "@mariozechner/pi-agent-core";
 import { createAskUserTool, type AskUserHandler } from "../tools/ask-user.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { createSubmitPlanTool, type SubmitPlanHandler } from "../tools/submit-plan.js";
+import { createSubAgentTools, type SubAgentHandler } from "../tools/subagents.js";
 import type { ToolContext } from "../tools/context.js";
 import { WEBSEARCH } from "../tools/managed-tools.js";
 import { toolEnabled, type ToolsFile } from "../tools/tools-json.js";
@@ -13,6 +14,8 @@ export interface ThreadToolsOptions {
   askUser?: AskUserHandler;
   /** submit_plan likewise, only with someone to review the plan. */
   submitPlan?: SubmitPlanHandler;
+  /** The sub-agent tools, only where the host can start sub-agents (never in a sub-agent). */
+  subAgents?: SubAgentHandler;
   /** What tools.json switches on, as the thread read it when it loaded. */
   toolsFile: ToolsFile;
 }
@@ -28,6 +31,7 @@ export function threadBuiltinTools(options: ThreadToolsOptions): AgentTool[] {
   const tools: AgentTool[] = createBuiltinTools(context);
   if (options.askUser) tools.push(createAskUserTool(context, options.askUser));
   if (options.submitPlan) tools.push(createSubmitPlanTool(context, options.submitPlan));
+  if (options.subAgents) tools.push(...createSubAgentTools(options.subAgents));
   if (toolEnabled(options.toolsFile, WEBSEARCH.name, WEBSEARCH.defaultEnabled)) tools.push(createWebSearchTool({ agentDir: context.agentDir }));
   return tools;
 }

@@ -1,8 +1,17 @@
+import type { SubAgentHandler } from "../tools/subagents.js";
 import { readToolsFile } from "../tools/tools-json.js";
 import { withProbeSession } from "./probe-session.js";
 import type { ThreadEnvironment } from "./runtime-options.js";
 import { threadBuiltinTools } from "./thread-tools.js";
 import { selectTools } from "./tool-selection.js";
+
+/** The sub-agent tools' handler in a listing, which only names them (a desktop thread that is no sub-agent has them). */
+const NEVER_CALLED: SubAgentHandler = {
+  start: () => Promise.reject(new Error("a listing starts nothing")),
+  send: () => Promise.reject(new Error("a listing starts nothing")),
+  wait: () => Promise.resolve([]),
+  close: () => Promise.reject(new Error("a listing starts nothing")),
+};
 
 /** Where a tool comes from: ours, or an extension's (which may replace one of ours by name). */
 export type ProbedToolSource = "builtin" | "extension";
@@ -31,6 +40,7 @@ export async function probeTools(env: ThreadEnvironment, cwd: string | undefined
       // Never called: a desktop thread has these handlers, and the listing only names the tools.
       askUser: async () => undefined,
       submitPlan: async () => ({ approved: false }),
+      subAgents: NEVER_CALLED,
       toolsFile,
     });
     const extensionTools = host.tools();

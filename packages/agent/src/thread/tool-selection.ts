@@ -1,4 +1,5 @@
 import type { AgentTool } from "@mariozechner/pi-agent-core";
+import { SUBAGENT_TOOLS } from "../tools/subagents.js";
 
 /** The built-in tools a thread registers when `defaultTools` names none. */
 export const DEFAULT_ACTIVE_TOOLS = ["read", "bash", "edit", "write"] as const;
@@ -18,8 +19,13 @@ export function resolveDefaultTools(patterns: readonly string[]): string[] {
   return [...active];
 }
 
-/** Tools of ours a thread has only when tools.json switches them on: then it offers them, like extension tools, unless `-name` removes them. */
-const OFFERED_WHEN_PRESENT: ReadonlySet<string> = new Set(["websearch"]);
+/**
+ * Tools of ours a thread has only sometimes: websearch when tools.json
+ * switches it on, the sub-agent tools where the host can start sub-agents.
+ * When present they are offered, like extension tools, unless `-name`
+ * removes them.
+ */
+const OFFERED_WHEN_PRESENT: ReadonlySet<string> = new Set(["websearch", ...SUBAGENT_TOOLS]);
 
 /**
  * The tools of plan mode: asking the user and submitting the plan. A thread
@@ -32,6 +38,8 @@ export const PLAN_MODE_TOOLS: ReadonlySet<string> = new Set(["ask_user", "submit
 export interface ToolSelectionOptions {
   /** Plan mode adds ask_user and submit_plan (unless `-name` removes them). */
   planMode?: boolean;
+  /** Only these may be offered (a sub-agent started with a subset of its parent's tools). */
+  only?: ReadonlySet<string>;
 }
 
 /**
@@ -54,5 +62,6 @@ export function selectTools(
     if (active.has(tool.name) || (conditional(tool.name) && !removed.has(tool.name))) byName.set(tool.name, tool);
   }
   for (const tool of extensionTools) if (!removed.has(tool.name)) byName.set(tool.name, tool);
-  return [...byName.values()];
+  const only = options.only;
+  return [...byName.values()].filter((tool) => only === undefined || only.has(tool.name));
 }

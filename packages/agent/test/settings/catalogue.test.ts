@@ -54,6 +54,8 @@ describe("settings catalogue", () => {
       "sandbox.network",
       "sandbox.required",
       "requests.holdSeconds",
+      "subagents.maxPerThread",
+      "subagents.maxRunning",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
   });

@@ -220,6 +220,10 @@ export type Thread = {
   updatedAt: string;
   /** The parent's header id. */
   forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
   /** The session file's path, once saved. */
   sessionFile?: string;
   status: ThreadStatus;
@@ -378,6 +382,10 @@ export type ThreadSummary = {
   /** ISO 8601 time. */
   updatedAt: string;
   forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
   workspaceMode: WorkspaceMode;
   workspace: Workspace;
   archived: boolean;
@@ -484,6 +492,16 @@ export type FileChange = {
   diff?: string;
 };
 
+/** A sub-agent named by a call of the sub-agent tools. */
+export type SubAgentRef = {
+  /** The sub-agent's thread. */
+  threadId: string;
+  /** The name the model gave it. */
+  name?: string;
+  /** Where it stood when the call ended. */
+  status: "running" | "completed" | "interrupted" | "failed" | "closed";
+};
+
 /** A tool call; its id is the call id. */
 export type ToolCallItem = {
   /** A durable ordinal within the turn, or a tool call's own id. */
@@ -505,6 +523,8 @@ export type ToolCallItem = {
   status: ToolCallStatus;
   fileChanges?: FileChange[];
   view?: View;
+  /** The sub-agents a sub-agent tool's call named (agent_start, agent_send, agent_wait, agent_close). */
+  subagents?: SubAgentRef[];
 };
 
 /** Older history was summarized. */
@@ -597,6 +617,24 @@ export type TokenUsage = {
   /** Absent when the current context is unknown. */
   contextTokens?: number;
   contextWindow: number;
+  /** Only for a thread whose model started sub-agents: theirs, summed (the figures above are the thread's own). */
+  subagents?: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    /** Dollars, cumulative. */
+    cost: number;
+  };
+  /** Only with subagents: the thread's own and its sub-agents', summed. */
+  total?: {
+    input: number;
+    output: number;
+    cacheRead: number;
+    cacheWrite: number;
+    /** Dollars, cumulative. */
+    cost: number;
+  };
 };
 
 /** Where a tool comes from: `builtin` is KnightCode's own (read, bash, ask_user, websearch, ...), `extension` an extension's (also one that replaces a built-in by name), `mcp` an MCP server's. tool/list starts no MCP server, so it lists none. */
@@ -1193,6 +1231,8 @@ export type InitializeParams = {
     holdRequests?: boolean;
     /** Number every notification about a thread with seq, so that thread/resume's afterSeq can replay what this client missed. */
     sequenced?: boolean;
+    /** A subscriber of a thread also gets the notifications of the sub-agents its model started, each with the sub-agent's threadId and parentThreadId, without subscribing to them. */
+    subagents?: boolean;
   };
 };
 
@@ -1557,6 +1597,8 @@ export type ThreadListParams = {
   archived?: boolean;
   /** Only threads whose title (as `title` shows it) contains this text, ignoring case. A cursor keeps the search it was made with. */
   search?: string;
+  /** Only the sub-agents this thread started. */
+  parentThreadId?: string;
   /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
   /** 50 by default. */
@@ -2032,6 +2074,8 @@ export type ErrorParams = {
   clientMessageId?: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `item/agentMessage/delta`: More answer text. */
@@ -2046,6 +2090,8 @@ export type ItemAgentMessageDeltaParams = {
   delta: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `item/completed`: An item's final times, text, fileChanges and index: replace what streamed. An item over the inline limit comes as {id, type, index?, payloadRef}. */
@@ -2057,6 +2103,8 @@ export type ItemCompletedParams = {
   item: HistoryItem;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `item/reasoning/delta`: More reasoning text. */
@@ -2071,6 +2119,8 @@ export type ItemReasoningDeltaParams = {
   delta: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `item/removed`: An item was withdrawn (a failed attempt's partial reply, or one a message-end handler dropped). */
@@ -2083,6 +2133,8 @@ export type ItemRemovedParams = {
   itemId: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `item/started`: An item began; its times and contents are provisional. An item over the inline limit comes as {id, type, index?, payloadRef}. */
@@ -2094,6 +2146,8 @@ export type ItemStartedParams = {
   item: HistoryItem;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `serverRequest/cancelled`: Withdraws a server request still waiting for its answer; an answer sent anyway is ignored. */
@@ -2107,6 +2161,8 @@ export type ThreadArchivedParams = {
   threadId: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/deleted`: An archived thread was deleted; to every connection. */
@@ -2115,6 +2171,8 @@ export type ThreadDeletedParams = {
   threadId: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/name/updated`: A thread was renamed; to every connection. */
@@ -2125,6 +2183,8 @@ export type ThreadNameUpdatedParams = {
   name: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/planMode/updated`: Plan mode turned on or off (settings, /plan, an approved plan); to subscribers. */
@@ -2135,6 +2195,8 @@ export type ThreadPlanModeUpdatedParams = {
   planMode: boolean;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/replaced`: A command replaced the thread (/new, an extension's ctx.newSession()): this connection is now subscribed to `thread` instead, and the old thread's extension contexts are stale; to the old thread's subscribers. */
@@ -2147,6 +2209,8 @@ export type ThreadReplacedParams = {
   ui: ThreadUi;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/started`: A thread was created (start, fork or a session-replacing command); to every connection. */
@@ -2154,6 +2218,8 @@ export type ThreadStartedParams = {
   thread: Thread;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/status/changed`: A thread's status changed; to every connection. */
@@ -2163,6 +2229,8 @@ export type ThreadStatusChangedParams = {
   status: ThreadStatus;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/tokenUsage/updated`: After every finalized assistant reply (and compaction billing); to subscribers. */
@@ -2174,6 +2242,8 @@ export type ThreadTokenUsageUpdatedParams = {
   usage: TokenUsage;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/turn/completed`: The same outcome, for sidebars; to every connection. */
@@ -2183,6 +2253,8 @@ export type ThreadTurnCompletedParams = {
   turn: Turn;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/unarchived`: A thread was unarchived; to every connection. */
@@ -2191,6 +2263,8 @@ export type ThreadUnarchivedParams = {
   threadId: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `thread/workspace/progress`: Output of an environment's setup or cleanup script in a thread's worktree; to the connection that asked for the work. */
@@ -2207,6 +2281,8 @@ export type ThreadWorkspaceProgressParams = {
   exitCode?: number | null;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `turn/completed`: A turn ended (completed, failed or interrupted); a summary without items; to subscribers. */
@@ -2216,6 +2292,8 @@ export type TurnCompletedParams = {
   turn: Turn;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `turn/diff/updated`: After turn/completed: the net line totals of each file that changed in the thread's git checkout while the turn ran; not sent when none changed, nor outside git. To subscribers. */
@@ -2227,6 +2305,8 @@ export type TurnDiffUpdatedParams = {
   files: FileTotals[];
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `turn/queue/updated`: Steers the agent has not delivered yet and the queued inputs, whenever either changes, at most once per thread per turn of the server's event loop (the newest state); to subscribers. */
@@ -2246,6 +2326,8 @@ export type TurnQueueUpdatedParams = {
   }>;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `turn/retrying`: A transient provider error; the turn retries after delayMs; to subscribers. */
@@ -2263,6 +2345,8 @@ export type TurnRetryingParams = {
   error: TurnError;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `turn/started`: A turn began; to subscribers. */
@@ -2274,6 +2358,8 @@ export type TurnStartedParams = {
   requestId?: string;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `ui/notify`: A notice from an extension; to subscribers. */
@@ -2286,6 +2372,8 @@ export type UiNotifyParams = {
   level: "info" | "warning" | "error";
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `ui/state`: Every field of the thread's extension UI but the widgets, whole, whenever one changes; to subscribers. */
@@ -2307,6 +2395,8 @@ export type UiStateParams = {
   workingVisible: boolean;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `ui/widget`: One widget set or replaced (it moves to the end of its placement), or {threadId, key} alone when removed; to subscribers. */
@@ -2322,6 +2412,8 @@ export type UiWidgetParams = {
   view?: View;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `warning`: A problem that did not stop the work, such as an extension's failure; to subscribers. */
@@ -2331,6 +2423,8 @@ export type WarningParams = {
   warning: Warning;
   /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
   seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of every method in serverNotifications, by method name. */

@@ -41,15 +41,21 @@ const Seq = Type.Integer({
     "Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq.",
 });
 
+/** The `parentThreadId` a connection initialized with `capabilities.subagents` finds on a sub-agent's notifications. */
+const ParentThreadId = Type.String({
+  description:
+    "Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread.",
+});
+
 /**
- * A notification's params, with an optional `seq` when they are about a
- * thread (they name `threadId` or carry `thread`): written once here, so no
- * notification about a thread can be without it.
+ * A notification's params, with an optional `seq` and `parentThreadId`
+ * when they are about a thread (they name `threadId` or carry `thread`):
+ * written once here, so no notification about a thread can be without them.
  */
 function withSeq<P extends TSchema>(params: P): P {
   const { type, properties, required, ...options } = params as TSchema & { type?: unknown; properties?: Record<string, TSchema>; required?: unknown };
   if (type !== "object" || properties === undefined || !("threadId" in properties || "thread" in properties)) return params;
-  return Type.Object({ ...properties, seq: Type.Optional(Seq) }, options) as unknown as P;
+  return Type.Object({ ...properties, seq: Type.Optional(Seq), parentThreadId: Type.Optional(ParentThreadId) }, options) as unknown as P;
 }
 
 /** One domain's slice of the method table; the table merges the slices. */

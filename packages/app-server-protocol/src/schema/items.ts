@@ -54,6 +54,18 @@ export const UserMessageItem = item(
 export const AgentMessageItem = item("agentMessage", "AgentMessageItem", { text: Type.String() }, "The model's answer text.");
 export const ReasoningItem = item("reasoning", "ReasoningItem", { text: Type.String() }, "The model's reasoning text.");
 
+/** A sub-agent a call started, messaged, waited for or closed. */
+const SubAgentRef = Type.Object(
+  {
+    threadId: Type.String({ description: "The sub-agent's thread." }),
+    name: Type.Optional(Type.String({ description: "The name the model gave it." })),
+    status: Type.Union([Type.Literal("running"), Type.Literal("completed"), Type.Literal("interrupted"), Type.Literal("failed"), Type.Literal("closed")], {
+      description: "Where it stood when the call ended.",
+    }),
+  },
+  { ...Closed, $id: "SubAgentRef", description: "A sub-agent named by a call of the sub-agent tools." },
+);
+
 export const ToolCallItem = item(
   "toolCall",
   "ToolCallItem",
@@ -66,6 +78,9 @@ export const ToolCallItem = item(
     status: ToolCallStatus,
     fileChanges: Type.Optional(Type.Array(FileChange)),
     view: Type.Optional(View),
+    subagents: Type.Optional(
+      Type.Array(SubAgentRef, { description: "The sub-agents a sub-agent tool's call named (agent_start, agent_send, agent_wait, agent_close)." }),
+    ),
   },
   "A tool call; its id is the call id.",
 );

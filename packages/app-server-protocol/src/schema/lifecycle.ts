@@ -32,6 +32,12 @@ const ClientCapabilities = Type.Object({
       description: "Number every notification about a thread with seq, so that thread/resume's afterSeq can replay what this client missed.",
     }),
   ),
+  subagents: Type.Optional(
+    Type.Boolean({
+      description:
+        "A subscriber of a thread also gets the notifications of the sub-agents its model started, each with the sub-agent's threadId and parentThreadId, without subscribing to them.",
+    }),
+  ),
 });
 
 const InitializeParams = Type.Object(

@@ -1,6 +1,7 @@
 import { broadFolder } from "@knightcode/system/fs/broad-folders";
 import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
 import { resolveToolPath } from "@knightcode/agent/tools/context";
+import { SUBAGENT_TOOLS } from "@knightcode/agent/tools/subagents";
 import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
 import { controlReason, type ControlLookups } from "./control-paths.js";
 
@@ -8,7 +9,12 @@ export type ToolClass = "readOnly" | "edit" | "shell" | "other";
 
 export type Decision = ApprovalDecision;
 
-const READ_ONLY = new Set(["read", "grep", "find", "ls", "ask_user", "submit_plan"]);
+/**
+ * Tools that run without asking. The sub-agent tools are among them: what a
+ * sub-agent does goes through its own gate, under its parent's approval
+ * mode and plan mode.
+ */
+const READ_ONLY = new Set(["read", "grep", "find", "ls", "ask_user", "submit_plan", ...SUBAGENT_TOOLS]);
 const EDITS = new Set(["edit", "write"]);
 const SHELLS = new Set(["bash", "powershell"]);
 

@@ -13,6 +13,7 @@ export const handler: Handler<"initialize"> = (params, ctx) => {
   const capabilities = params.capabilities;
   ctx.connection.beginInitialize({ optOutNotifications: capabilities?.optOutNotifications ?? [], holdRequests: capabilities?.holdRequests === true });
   if (capabilities?.sequenced === true) ctx.connection.useSequence();
+  if (capabilities?.subagents === true) ctx.connection.useSubagents();
   const name = params.clientInfo.name.slice(0, 100);
   ctx.log.info(`client ${JSON.stringify(name)} ${params.clientInfo.version ?? ""} connected`.trimEnd());
   return {

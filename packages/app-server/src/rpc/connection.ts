@@ -54,6 +54,7 @@ export class Connection {
   /** What waits about threads being replayed to this client. */
   private readonly holds = new ThreadHolds();
   private sequencedValue = false;
+  private subagentsValue = false;
   readonly log: Logger;
 
   constructor(
@@ -112,6 +113,15 @@ export class Connection {
 
   get sequenced(): boolean {
     return this.sequencedValue;
+  }
+
+  /** `initialize` asked for `capabilities.subagents`: a subscriber of a thread also hears its sub-agents (see ThreadCore.send). */
+  useSubagents(): void {
+    this.subagentsValue = true;
+  }
+
+  get subagents(): boolean {
+    return this.subagentsValue;
   }
 
   /** A notification; `seq`, the thread's number for it, is added only for a sequenced client. */

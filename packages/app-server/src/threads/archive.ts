@@ -30,6 +30,12 @@ export async function moveThread(threads: ThreadManager, threadId: string, archi
   if (!found) throw notFound(threadId);
   if (found.archived === archive) return {};
   const to = archive ? archivedPathOf(found.path) : activePathOf(found.path);
+  const children = await subagentsOf(threads, threadId, found.archived);
+  if (archive) {
+    const working = children.find((child) => threads.get(child)?.isRunning);
+    if (working !== undefined)
+      throw rpcError("turnInProgress", `thread ${threadId}'s sub-agent ${working} is running; interrupt it before the thread can be archived`);
+  }
   try {
     checkMovable(found.path, to);
     if (archive) await unloadForArchive(threads, threadId);
@@ -40,5 +46,29 @@ export async function moveThread(threads: ThreadManager, threadId: string, archi
   threads.moved(threadId, to);
   threads.broadcast(archive ? "thread/archived" : "thread/unarchived", { threadId });
   if (archive) await threads.worktrees.retire(threadId, to, connection);
+  // Its sub-agents follow it, each as its own archive or unarchive; one that cannot move stays where it is.
+  for (const child of children) {
+    await threads
+      .fenced(child, () => moveThread(threads, child, archive, connection))
+      .catch((error: unknown) => threads.context.log.warn(`moving sub-agent ${child} with thread ${threadId}`, error));
+  }
   return {};
+}
+
+/** The sub-agents of `threadId` in the active (or archived) folders. */
+async function subagentsOf(threads: ThreadManager, threadId: string, archived: boolean): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await threads.catalog.listing.list({
+      folders: threads.catalog.locator.sessionRoots(),
+      archived,
+      parentThreadId: threadId,
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    ids.push(...page.threads.map((thread) => thread.id));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return ids;
 }

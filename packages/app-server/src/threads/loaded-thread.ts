@@ -25,6 +25,7 @@ import type { UiBridge } from "../ui/bridge.js";
 import { ThreadActivity, type Broadcaster } from "./thread-activity.js";
 import type { ThreadCore } from "./thread-core.js";
 import { threadObject } from "./thread-object.js";
+import { withSubagentUsage } from "./subagent-usage.js";
 
 export type { Broadcaster };
 
@@ -43,6 +44,8 @@ export interface LoadedThreadParts {
   onTurnStarted?(thread: LoadedThread): void;
   /** The server's environment, for the git commands of its working-tree snapshots. */
   env?: NodeJS.ProcessEnv;
+  /** Its sub-agents' latest usage by thread id, as this process follows them (fresher than what the transcript reports). */
+  liveSubagentUsage?(): ReadonlyMap<string, TokenUsage> | undefined;
 }
 
 /**
@@ -128,6 +131,7 @@ export class LoadedThread {
       // The turn's start entry was just written: the transcript's time is the start by the files' own clock.
       turnBegan: (turnId) => this.changes.began(turnId, this.core.file.lastWrittenAt()),
       turnSettling: (turnId) => this.changes.settled(turnId),
+      usage: this.withSubagents,
     });
   }
 
@@ -198,9 +202,12 @@ export class LoadedThread {
     return this.turns.busy;
   }
 
+  /** Its own usage and, once its model started sub-agents, theirs separately and summed. */
   get usage(): TokenUsage {
-    return this.runtime.session.usage;
+    return this.withSubagents(this.runtime.session.usage);
   }
+
+  private readonly withSubagents = (own: TokenUsage) => withSubagentUsage(own, this.file.summary().subagents, this.parts.liveSubagentUsage?.());
 
   get hasSubscribers(): boolean {
     return this.core.hasSubscribers;

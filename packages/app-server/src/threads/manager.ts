@@ -27,6 +27,11 @@ import { relocateThread, replaceThread } from "./replace.js";
 import type { ThreadSequences } from "./sequences.js";
 import { threadOf } from "../rpc/outbox.js";
 import { Warming } from "./warming.js";
+import { SubAgents } from "./subagents.js";
+import { subAgentHost } from "./subagent-host.js";
+
+/** How a thread is created: in a workspace of its own, as a sub-agent, with a subset of the tools. */
+export type CreateOptions = { workspace?: WorkspaceState; parent?: { threadId: string; callId: string }; onlyTools?: readonly string[] };
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -51,6 +56,8 @@ export class ThreadManager {
   readonly replacing = new WeakSet<LoadedThread>();
   private readonly housekeeping: Housekeeping;
   private readonly warming: Warming;
+  /** The sub-agents the threads' models start: threads of this manager with a parent. */
+  readonly subagents: SubAgents;
   private environmentValue: ThreadEnvironment | undefined;
   private broadcaster: Broadcaster = { broadcast: () => undefined };
   /** Shutdown began: no thread is created, loaded or forked any more. */
@@ -74,6 +81,7 @@ export class ThreadManager {
     this.failures = new ThreadFailures(context.log);
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     catalog.attachBroadcast(this.broadcast);
+    this.subagents = new SubAgents(subAgentHost(this));
     this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log });
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
@@ -86,16 +94,9 @@ export class ThreadManager {
   /** Transcripts tell the listing when they are written, so the index a restarted server reads already knows them. */
   private readonly fileOptions = { onWritten: (path: string) => this.catalog.listing.noteWritten(path) };
 
-  /**
-   * Loads what the first thread needs, a step at a time whenever `idle`
-   * says the server is free; what its first turn needs follows once a
-   * thread opens (see Warming).
-   */
-  async warm(idle: () => Promise<void>): Promise<void> {
-    // One bwrap run, alongside: the first thread/start finds the sandbox's answer ready for its warning.
-    const probe = sandboxSupport(this.context.env);
-    await this.warming.threadLayer(idle, loadThreadParts);
-    await probe;
+  /** Loads what the first thread needs whenever `idle` says the server is free (see Warming); one bwrap run alongside, for the first start's warning. */
+  warm(idle: () => Promise<void>): Promise<void> {
+    return this.warming.threadLayer(idle, loadThreadParts, () => sandboxSupport(this.context.env));
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
@@ -141,19 +142,21 @@ export class ThreadManager {
    * Creates a thread of the project `cwd`: its session file exists from
    * this moment on, and runs in `workspace` when one is given (a worktree).
    * Should loading or `setup` fail, the thread is closed and its file
-   * removed: a failed start leaves no thread behind.
+   * removed: a failed start leaves no thread behind. A sub-agent names
+   * its `parent` thread (and the call that started it) in its header.
    */
-  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: { workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
+  async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: CreateOptions = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     this.warming.threadOpening();
-    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...this.fileOptions }).catch((error: unknown) => {
+    const parent = options.parent ? { parentThreadId: options.parent.threadId, parentCallId: options.parent.callId } : {};
+    const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...parent, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);
     });
     this.locator.moved(file.header.id, file.path);
     let thread: LoadedThread | undefined;
     try {
       if (options.workspace) file.append(workspaceEntry(options.workspace), { durable: true });
-      thread = await this.open(file, "startup");
+      thread = await this.open(file, "startup", options.onlyTools);
       const release = thread.hold();
       try {
         await setup(thread);
@@ -260,7 +263,7 @@ export class ThreadManager {
     return thread;
   }
 
-  private async open(file: SessionFile, reason: "startup" | "resume" | "fork"): Promise<LoadedThread> {
+  private async open(file: SessionFile, reason: "startup" | "resume" | "fork", onlyTools?: readonly string[]): Promise<LoadedThread> {
     const { openThread } = await loadThreadParts();
     const id = file.header.id;
     const log = this.context.log.child(`thread ${id.slice(0, 8)}`);
@@ -282,6 +285,8 @@ export class ThreadManager {
         onFatal: (failed) => void this.close(failed, "unload").catch((e: unknown) => log.error("closing a failed thread", e)),
         onTurnStarted: (started) => this.worktrees.used(started, "turn"),
         requests: this.requests,
+        ...this.subagents.openingDeps(file.header),
+        ...(onlyTools ? { onlyTools } : {}),
       },
       file,
     );
@@ -353,7 +358,8 @@ export class ThreadManager {
     if (this.loaded.get(thread.id) === thread) this.loaded.delete(thread.id);
     const released = thread.close(reason, deadline);
     this.fences.unloadStarted(thread.id, released);
-    await released;
+    // Its sub-agents go with it, alongside: nothing of its own closing waits for theirs.
+    await Promise.all([released, this.subagents.closing(thread)]);
     // Only once the turn settled is everything it could not write known.
     if (failure !== undefined) this.failures.stopped(thread.id, failure, thread.runtime.session.unsavedTail());
     // A failed thread keeps showing its systemError until it loads again.

@@ -16,7 +16,9 @@ import { UiBridge } from "../ui/bridge.js";
 import { ThreadDialogs } from "../ui/dialogs.js";
 import { reviewPlan } from "../ui/plan-review.js";
 import { LoadedThread, type Broadcaster } from "./loaded-thread.js";
-import { ThreadCore } from "./thread-core.js";
+import { ThreadCore, type ParentLink } from "./thread-core.js";
+import type { SubAgentHandler } from "@knightcode/agent/tools/subagents";
+import type { TokenUsage } from "@knightcode/agent/run/usage";
 import type { ThreadSequences } from "./sequences.js";
 
 /** What opening a thread needs of the server. */
@@ -38,6 +40,14 @@ export interface OpenThreadDeps {
   onTurnStarted(thread: LoadedThread): void;
   /** Where the server lists what its threads wait on. */
   requests: PendingRequests;
+  /** For a sub-agent: its parent. */
+  parent?: ParentLink;
+  /** For a thread that may start sub-agents: what its sub-agent tools do. */
+  subAgents?: SubAgentHandler;
+  /** Only these tools are offered (a sub-agent started with a subset). */
+  onlyTools?: readonly string[];
+  /** Its sub-agents' usage as this process follows them. */
+  liveSubagentUsage?(): ReadonlyMap<string, TokenUsage> | undefined;
 }
 
 /**
@@ -63,6 +73,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     sequences: deps.sequences,
     broadcaster: deps.broadcaster,
     replayEvents: deps.replayEvents,
+    ...(deps.parent ? { parent: deps.parent } : {}),
   });
   const dialogs = new ThreadDialogs({
     threadId: id,
@@ -114,6 +125,8 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
       onWarning: (warning) => core.warn(warning),
       askUser: (questions, call) => askUser({ threadId: id, asker: core.asker, runningTurnId: () => turns.runningTurnId, interrupt }, questions, call),
       submitPlan: (_plan, signal) => reviewPlan({ dialogs, endPlanMode: () => modes.setPlanMode(false), interrupt }, signal),
+      ...(deps.subAgents ? { subAgents: deps.subAgents } : {}),
+      ...(deps.onlyTools ? { onlyTools: deps.onlyTools } : {}),
       // Until the thread's approval gate is built on its runtime, a call has nobody to ask: it is refused, never allowed.
       approvalGate: async () => ({ block: true, reason: "The thread is still loading; no tool call may run yet." }),
       newSession: async () => {
@@ -140,6 +153,7 @@ export async function openThread(deps: OpenThreadDeps, file: SessionFile): Promi
     payloads: deps.payloads,
     onTurnStarted: (started) => deps.onTurnStarted(started),
     env: deps.env,
+    ...(deps.liveSubagentUsage ? { liveSubagentUsage: deps.liveSubagentUsage } : {}),
   });
 }
 

@@ -19,6 +19,8 @@ export function wireSummary(summary: StoredThreadSummary, catalog: ThreadCatalog
     createdAt: summary.createdAt,
     updatedAt: summary.updatedAt,
     ...(summary.forkedFromId === undefined ? {} : { forkedFromId: summary.forkedFromId }),
+    ...(summary.parentThreadId === undefined ? {} : { parentThreadId: summary.parentThreadId }),
+    ...(summary.parentCallId === undefined ? {} : { parentCallId: summary.parentCallId }),
     workspaceMode: summary.workspaceMode,
     workspace: summary.workspace ? workspaceView(summary.workspace) : { mode: summary.workspaceMode },
     archived: summary.archived,

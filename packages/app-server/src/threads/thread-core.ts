@@ -32,6 +32,14 @@ export interface ThreadCoreOptions {
   broadcaster: Broadcaster;
   /** How many of the latest notifications are kept to replay. */
   replayEvents: number;
+  /** A sub-agent's parent, which its subscribers hear it through and which answers for it. */
+  parent?: ParentLink;
+}
+
+/** What a sub-agent's thread needs of its parent: who is subscribed to it now (nobody while it is not loaded). */
+export interface ParentLink {
+  threadId: string;
+  subscribers(): Connection[];
 }
 
 /**
@@ -71,7 +79,8 @@ export class ThreadCore {
     this.writer = options.writer;
     this.asker = new Asker({
       threadId: this.id,
-      subscribers: () => [...this.subscribers.keys()],
+      // A sub-agent's requests reach its parent's subscribers too: someone who watches the work can answer them.
+      subscribers: () => this.askable(),
       lastInitiator: () => this.lastInitiator,
       waitOn: (kind) => options.turns.waitOn(kind),
       holdMs: () => options.holdMs(),
@@ -83,6 +92,18 @@ export class ThreadCore {
 
   get hasSubscribers(): boolean {
     return this.subscribers.size > 0;
+  }
+
+  /** The parent's thread id, for a sub-agent. */
+  get parentThreadId(): string | undefined {
+    return this.options.parent?.threadId;
+  }
+
+  /** Who may be asked for this thread: its subscribers, then its parent's. */
+  private askable(): Connection[] {
+    const own = [...this.subscribers.keys()];
+    const parent = this.options.parent?.subscribers() ?? [];
+    return parent.length === 0 ? own : [...own, ...parent.filter((connection) => !this.subscribers.has(connection))];
   }
 
   /** The connections subscribed now, oldest first. */
@@ -142,6 +163,15 @@ export class ThreadCore {
     if (method !== "turn/queue/updated" && !DELTAS.has(method)) this.flushQueueUpdate();
     const seq = this.stamp(method, params);
     for (const connection of this.subscribers.keys()) connection.notify(method, params, seq);
+    const parent = this.options.parent;
+    if (parent === undefined) return;
+    // A parent's subscriber that opted in hears its sub-agents without subscribing to them, told whose they are.
+    let forwarded: ServerNotificationParams<M> | undefined;
+    for (const connection of parent.subscribers()) {
+      if (!connection.subagents || this.subscribers.has(connection)) continue;
+      forwarded ??= { ...params, parentThreadId: parent.threadId };
+      connection.notify(method, forwarded, seq);
+    }
   }
 
   /**

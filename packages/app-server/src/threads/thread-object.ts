@@ -35,6 +35,8 @@ export function threadObject(parts: {
     createdAt: header.createdAt,
     updatedAt: isoTime(file.updatedAt),
     ...(header.forkedFromId ? { forkedFromId: header.forkedFromId } : {}),
+    ...(header.parentThreadId === undefined ? {} : { parentThreadId: header.parentThreadId }),
+    ...(header.parentCallId === undefined ? {} : { parentCallId: header.parentCallId }),
     sessionFile: file.path,
     status: parts.status,
     workspace: workspaceView(parts.place),

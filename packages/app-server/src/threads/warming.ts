@@ -19,12 +19,14 @@ export class Warming {
 
   constructor(private readonly model: { agentDir: string; registry: () => ModelRegistry; log: Logger }) {}
 
-  /** The thread layer, then `others` alongside; the model too if a thread opened before the warm-up began. */
-  async threadLayer(idle: () => Promise<void>, others: () => Promise<unknown>): Promise<void> {
+  /** `parts` first, then the thread layer, with `alongside` meanwhile; the model too if a thread opened before the warm-up began. */
+  async threadLayer(idle: () => Promise<void>, parts: () => Promise<unknown>, alongside: () => Promise<unknown>): Promise<void> {
     this.idle = idle;
-    await others();
+    const meanwhile = alongside();
+    await parts();
     await warmThreadLayer(idle);
     if (this.threadOpened) this.warmModel();
+    await meanwhile;
   }
 
   /** A thread is opening: the engine loads now if it has not yet, the default model in the background. */

@@ -1,6 +1,6 @@
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import { reviewCommentsOf } from "@knightcode/repo/git/diff/review-comments";
-import type { FileChange, ImageRef, ItemOf, ToolCallStatus, View } from "@knightcode/app-server-protocol";
+import type { FileChange, ImageRef, ItemOf, SubAgentRef, ToolCallStatus, View } from "@knightcode/app-server-protocol";
 import { detailsView } from "../ui/views.js";
 
 /** A message's content as the transcript keeps it: plain text, or parts. */
@@ -86,13 +86,30 @@ export function toolCallOutcome(
   result: { content?: unknown; details?: unknown } | undefined,
   isError: boolean,
   declined: boolean,
-): { status: Exclude<ToolCallStatus, "inProgress">; output: string; fileChanges?: FileChange[]; view?: View } {
+): { status: Exclude<ToolCallStatus, "inProgress">; output: string; fileChanges?: FileChange[]; view?: View; subagents?: SubAgentRef[] } {
   const { output, fileChanges } = toolOutput(result);
   const view = detailsView(result?.details);
+  const subagents = detailsSubagents(result?.details);
   return {
     status: declined ? "declined" : isError ? "failed" : "completed",
     output,
     ...(fileChanges && !isError ? { fileChanges } : {}),
     ...(view ? { view } : {}),
+    ...(subagents ? { subagents } : {}),
   };
+}
+
+const SUBAGENT_STATUSES: ReadonlySet<string> = new Set(["running", "completed", "interrupted", "failed", "closed"]);
+
+/** The sub-agents a sub-agent tool's result names (details.subagents); a malformed report is ignored whole. */
+function detailsSubagents(details: unknown): SubAgentRef[] | undefined {
+  const reported = (details as { subagents?: unknown } | undefined)?.subagents;
+  if (!Array.isArray(reported) || reported.length === 0) return undefined;
+  const refs: SubAgentRef[] = [];
+  for (const entry of reported as Array<Record<string, unknown>>) {
+    if (typeof entry?.threadId !== "string" || typeof entry.status !== "string" || !SUBAGENT_STATUSES.has(entry.status)) return undefined;
+    if (entry.name !== undefined && typeof entry.name !== "string") return undefined;
+    refs.push({ threadId: entry.threadId, status: entry.status as SubAgentRef["status"], ...(typeof entry.name === "string" ? { name: entry.name } : {}) });
+  }
+  return refs;
 }

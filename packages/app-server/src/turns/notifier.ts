@@ -1,3 +1,4 @@
+import type { TokenUsage } from "@knightcode/agent/run/usage";
 import { boundErrorMessage } from "@knightcode/agent/run/error-kind";
 import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { StartMeta } from "@knightcode/agent/turn/run-record";
@@ -40,6 +41,8 @@ export interface TurnNotifierHost {
   turnBegan?(turnId: string): void;
   /** That turn's run is over and reported: the second snapshot, before the thread is idle again. */
   turnSettling?(turnId: string): Promise<void>;
+  /** The thread's usage as the wire shows it, from its own (its sub-agents' added, when it has any). */
+  usage?(own: TokenUsage): TokenUsage;
 }
 
 /** The running turn as the wire shows it: its items so far, and their wire forms kept between resumes. */
@@ -111,7 +114,8 @@ export class TurnNotifier {
     this.live?.items.handle(event);
     const threadId = this.host.turns.threadId;
     if (event.type === "usage") {
-      this.host.send("thread/tokenUsage/updated", { threadId, ...(event.turnId ? { turnId: event.turnId } : {}), usage: event.usage });
+      const usage = this.host.usage ? this.host.usage(event.usage) : event.usage;
+      this.host.send("thread/tokenUsage/updated", { threadId, ...(event.turnId ? { turnId: event.turnId } : {}), usage });
     } else if (event.type === "retry") {
       this.host.send("turn/retrying", {
         threadId,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SUBAGENT_TOOLS } from "@knightcode/agent/tools/subagents";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -64,7 +65,7 @@ async function offeredTools(server: TestServer, cwd: string): Promise<string[]> 
 }
 
 describe("spec: tool/list", () => {
-  test("without cwd: our built-ins, ask_user and submit_plan, each once; defaultTools is read, bash, edit, write, exactly what a new thread offers; nothing written", async () => {
+  test("without cwd: our built-ins, ask_user and submit_plan, each once; defaultTools is read, bash, edit, write and the sub-agent tools, exactly what a new thread offers; nothing written", async () => {
     const server = await startServer({ model });
     try {
       await server.main.request("model/list", {});
@@ -72,10 +73,11 @@ describe("spec: tool/list", () => {
       const { tools, defaultTools } = await server.main.request("tool/list", {});
       assert.deepEqual(
         tools.map((t) => t.name),
-        ["ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"],
+        ["agent_close", "agent_send", "agent_start", "agent_wait", "ask_user", "bash", "edit", "find", "grep", "ls", "read", "submit_plan", "write"],
       );
       assert.ok(tools.every((t) => t.source === "builtin" && t.description.length > 0));
-      assert.deepEqual(defaultTools, ["read", "bash", "edit", "write"]);
+      // The sub-agent tools are offered wherever they are present: a thread that is no sub-agent has them.
+      assert.deepEqual(defaultTools, ["read", "bash", "edit", "write", ...SUBAGENT_TOOLS]);
       assert.deepEqual(statTree(server.home, join(server.agentDir, "cache")), before, "tool/list wrote nothing");
       assert.deepEqual(await offeredTools(server, server.project({})), defaultTools, "ask_user and submit_plan wait for plan mode");
       await server.close();
@@ -97,6 +99,7 @@ describe("spec: tool/list", () => {
       assert.deepEqual(
         untrusted.tools.map((t) => [t.name, t.source]),
         [
+          ...SUBAGENT_TOOLS.map((name) => [name, "builtin"]).sort(),
           ["ask_user", "builtin"],
           ["bash", "builtin"],
           ["deploy", "extension"],
@@ -113,7 +116,7 @@ describe("spec: tool/list", () => {
       assert.equal(untrusted.tools.find((t) => t.name === "read")?.description, "Reads through the extension");
       assert.deepEqual(
         untrusted.defaultTools,
-        ["read", "edit", "write", "grep", "ask_user", "websearch", "deploy"],
+        ["read", "edit", "write", "grep", "ask_user", ...SUBAGENT_TOOLS, "websearch", "deploy"],
         "the global setting; a name no tool has is left out",
       );
       assert.equal(existsSync(marker), false, "no session_start ran");
@@ -121,7 +124,11 @@ describe("spec: tool/list", () => {
 
       await server.main.request("project/trust/set", { cwd, trusted: true });
       const trusted = await server.main.request("tool/list", { cwd });
-      assert.deepEqual(trusted.defaultTools, ["read", "bash", "edit", "write", "ls", "websearch", "deploy"], "the project's setting replaces the global list");
+      assert.deepEqual(
+        trusted.defaultTools,
+        ["read", "bash", "edit", "write", "ls", ...SUBAGENT_TOOLS, "websearch", "deploy"],
+        "the project's setting replaces the global list",
+      );
       assert.deepEqual(await offeredTools(server, cwd), trusted.defaultTools);
 
       for (const listing of [untrusted, trusted]) {

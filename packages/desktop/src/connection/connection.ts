@@ -43,7 +43,8 @@ export class Connection {
       client = await ReconnectingClient.connect({
         url,
         // Held requests: a reload does not cancel what a thread asked; the reloaded page is asked again.
-        initialize: { clientInfo: CLIENT_INFO, capabilities: { holdRequests: true } },
+        // Sub-agents: an open thread's subscription also brings its sub-agents' notifications, for their cards.
+        initialize: { clientInfo: CLIENT_INFO, capabilities: { holdRequests: true, subagents: true } },
         connectTransport: (at) => connectOrExplain(at, token),
         retryDelaysMs: [100, 250, 500, 1000, 2000],
         requestTimeoutMs: 60_000,

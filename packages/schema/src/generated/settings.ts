@@ -24,6 +24,7 @@ export const SETTINGS_SCHEMA: Schema = {
     "shellPath",
     "sandbox",
     "requests",
+    "subagents",
     "shellEnv"
   ],
   "properties": {
@@ -369,6 +370,33 @@ export const SETTINGS_SCHEMA: Schema = {
           "expected": "an integer from 0 to 86400",
           "description": "How long, in seconds, a request (an approval, `ask_user`'s questions, a dialog, a plan review) stays pending when its last subscriber leaves and that client opted in with `holdRequests`; the thread's next subscriber is asked. Past it the request is cancelled as unattended. `0` cancels at once. Global settings only. See [the protocol](protocol.md#requests-that-wait-for-a-person).",
           "default": 600
+        }
+      }
+    },
+    "subagents": {
+      "type": "object",
+      "required": [
+        "maxPerThread",
+        "maxRunning"
+      ],
+      "properties": {
+        "maxPerThread": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 256,
+          "title": "integer 0..256",
+          "expected": "an integer from 0 to 256",
+          "description": "How many sub-agents one thread's model may start in all (`agent_start`); past it the call fails and says so. `0` leaves threads without sub-agents. See [sub-agents](subagents.md).",
+          "default": 16
+        },
+        "maxRunning": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 256,
+          "title": "integer 1..256",
+          "expected": "an integer from 1 to 256",
+          "description": "How many sub-agents may work at the same time in the whole server; a start past it fails and says so. Global settings only.",
+          "default": 8
         }
       }
     },

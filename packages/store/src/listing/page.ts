@@ -46,6 +46,8 @@ export function summaryOf(row: Row, archived: boolean): StoredThreadSummary {
     createdAt: header.createdAt,
     updatedAt: new Date(updatedMsOf(row)).toISOString(),
     ...(header.forkedFromId === undefined ? {} : { forkedFromId: header.forkedFromId }),
+    ...(header.parentThreadId === undefined ? {} : { parentThreadId: header.parentThreadId }),
+    ...(header.parentCallId === undefined ? {} : { parentCallId: header.parentCallId }),
     workspaceMode: workspace?.mode ?? "local",
     ...(workspace === undefined ? {} : { workspace: { ...workspace } }),
     path: pathOf(row),

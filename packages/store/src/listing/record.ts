@@ -1,4 +1,4 @@
-import type { WorkspaceState } from "../session/format.js";
+import { PARENT_FIELD_MAX, type WorkspaceState } from "../session/format.js";
 import { NAME_MAX, TITLE_MAX } from "./title.js";
 import { WORKSPACE_FIELD_MAX } from "./transcript-pass.js";
 import type { ThreadHeader, TranscriptFacts } from "./transcript-scan.js";
@@ -69,6 +69,8 @@ export class BadRecord extends Error {}
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 const isText = (value: unknown, max: number): value is string => typeof value === "string" && value.length <= max;
 const isOptionalText = (value: unknown, max: number): value is string | null => value === null || isText(value, max);
+/** A parent field as a header may carry it (toHeader), or null. */
+const isParent = (value: unknown): value is string | null => value === null || (isText(value, PARENT_FIELD_MAX) && value !== "");
 /** The longest cwd a record may name. */
 const CWD_MAX = 64 * 1024;
 
@@ -109,7 +111,8 @@ function fromFileName(fileName: string): { id: string; createdAt: string } | und
 
 /**
  * The facts' stored form: `[cwd, id, createdAt, scannedTo, anchor, title,
- * name, forkedFromId, workspace]`, null for what is absent. What the file's
+ * name, forkedFromId, workspace, parentThreadId, parentCallId]`, null for
+ * what is absent. What the file's
  * name and size already say is not repeated: id and createdAt are null
  * when the name carries both, scannedTo when it is the size. ASCII only.
  */
@@ -129,6 +132,8 @@ export function encodeFacts(facts: TranscriptFacts | StoredFacts, fileName: stri
     name ?? null,
     header.forkedFromId ?? null,
     place,
+    header.parentThreadId ?? null,
+    header.parentCallId ?? null,
   ];
   return JSON.stringify(fields).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
@@ -154,8 +159,10 @@ export function decodeFacts(text: string, fileName: string, size: number): Trans
   } catch {
     return undefined;
   }
-  if (!Array.isArray(value) || value.length !== 9) return undefined;
-  const [cwd, storedId, storedCreatedAt, storedScannedTo, anchor, title, name, forkedFromId, place] = value as unknown[];
+  // Nine fields: a record of a version before sub-agents, which had no parent fields.
+  if (!Array.isArray(value) || (value.length !== 11 && value.length !== 9)) return undefined;
+  const [cwd, storedId, storedCreatedAt, storedScannedTo, anchor, title, name, forkedFromId, place, parentThreadId = null, parentCallId = null] =
+    value as unknown[];
   const named = storedId === null && storedCreatedAt === null ? fromFileName(fileName) : { id: storedId, createdAt: storedCreatedAt };
   if (named === undefined) return undefined;
   const { id, createdAt } = named;
@@ -164,10 +171,13 @@ export function decodeFacts(text: string, fileName: string, size: number): Trans
   if (!isCount(scannedTo) || scannedTo > size || !isText(anchor, 64)) return undefined;
   // Two UTF-16 units per code point at most: a longer cached title was not made by this code.
   if (!isOptionalText(title, 2 * TITLE_MAX) || !isOptionalText(name, 2 * NAME_MAX) || !isOptionalText(forkedFromId, 256)) return undefined;
+  if (!isParent(parentThreadId) || !isParent(parentCallId) || (parentCallId !== null && parentThreadId === null)) return undefined;
   const workspace = place === null ? null : toWorkspace(place);
   if (workspace === undefined) return undefined;
   const header: ThreadHeader = { id, cwd: intern(cwd), createdAt };
   if (forkedFromId !== null) header.forkedFromId = forkedFromId;
+  if (parentThreadId !== null) header.parentThreadId = parentThreadId;
+  if (parentCallId !== null) header.parentCallId = parentCallId;
   const facts: TranscriptFacts = { header, scannedTo, anchor };
   if (title !== null) facts.title = title;
   if (name !== null) facts.name = name;
@@ -188,4 +198,4 @@ function toWorkspace(value: unknown): WorkspaceState | undefined {
 }
 
 /** The longest stored facts a record may hold: every field at its bound, with room for escapes. */
-export const MAX_FACTS_TEXT = 6 * (CWD_MAX + 5 * WORKSPACE_FIELD_MAX + 2 * NAME_MAX + 2 * TITLE_MAX + 1024);
+export const MAX_FACTS_TEXT = 6 * (CWD_MAX + 5 * WORKSPACE_FIELD_MAX + 2 * NAME_MAX + 2 * TITLE_MAX + 2 * PARENT_FIELD_MAX + 1024);

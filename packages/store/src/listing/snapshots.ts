@@ -53,7 +53,7 @@ export class SnapshotStore<T> {
     if (snapshot === undefined)
       throw new ListingError("invalidCursor", "the cursor has expired or was evicted; list again from the first page", { problem: "unknown" });
     if (snapshot.filter !== filter)
-      throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search)", { problem: "filterMismatch" });
+      throw new ListingError("invalidCursor", "the cursor was made for other filters (cwd, archived, search, parentThreadId)", { problem: "filterMismatch" });
     if (offset > snapshot.rows.length) throw new ListingError("invalidCursor", "the cursor is malformed", { problem: "malformed" });
     this.snapshots.get(id);
     return { id, rows: snapshot.rows, offset };

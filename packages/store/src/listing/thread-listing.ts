@@ -57,14 +57,16 @@ export class ThreadListing {
     const archived = request.archived === true;
     const cwd = request.cwd === undefined ? undefined : resolve(request.cwd);
     const search = request.search === undefined || request.search === "" ? undefined : request.search;
-    const filter = JSON.stringify([cwd ?? null, archived, search ?? null]);
+    const parent = request.parentThreadId;
+    const filter = JSON.stringify([cwd ?? null, archived, search ?? null, parent ?? null]);
     if (request.cursor !== undefined) {
       const { id, rows, offset } = this.snapshots.resume(request.cursor, filter);
       const page = pageOf(rows, offset, limit, archived, await this.reread(rows.slice(offset, offset + limit)));
       return page.next === undefined ? { threads: page.threads } : { threads: page.threads, nextCursor: this.snapshots.cursorAt(id, page.next) };
     }
     const inCwd = await this.collect(request.folders, archived, cwd, request.signal);
-    const rows = search === undefined ? inCwd : await this.searched(inCwd, search);
+    const children = parent === undefined ? inCwd : await this.childrenOf(inCwd, parent);
+    const rows = search === undefined ? children : await this.searched(children, search);
     const page = pageOf(rows, 0, limit, archived, await this.reread(rows.slice(0, limit)));
     if (page.next === undefined) return { threads: page.threads };
     return { threads: page.threads, nextCursor: this.snapshots.cursorAt(this.snapshots.save(rows, filter), page.next) };
@@ -92,6 +94,19 @@ export class ThreadListing {
     const plain = /^[\x20-\x7e]+$/.test(needle) && !/["\\]/.test(needle);
     const candidates = plain ? rows.filter((row) => !(row.facts instanceof StoredFacts) || row.facts.text().toLowerCase().includes(needle)) : rows;
     return this.filtered(candidates, false, (facts) => titleOf(facts).toLowerCase().includes(needle));
+  }
+
+  /**
+   * The rows whose header names `parent` as their parent thread. As for a
+   * search, a record's stored text is looked at first: a plain id is there
+   * verbatim in a child's record, so the other rows are passed over without
+   * decoding.
+   */
+  private childrenOf(rows: readonly Row[], parent: string): Promise<Row[]> {
+    const quoted = JSON.stringify(parent);
+    const plain = /^[\x20-\x7e]+$/.test(parent) && !/["\\]/.test(parent);
+    const candidates = plain ? rows.filter((row) => !(row.facts instanceof StoredFacts) || row.facts.text().includes(quoted)) : rows;
+    return this.filtered(candidates, false, (facts) => facts.header.parentThreadId === parent);
   }
 
   /**

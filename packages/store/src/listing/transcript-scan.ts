@@ -9,7 +9,7 @@ const CHUNK = SCAN_CHUNK;
 const LF = 0x0a;
 
 /** The header fields a listing shows. */
-export type ThreadHeader = Pick<SessionHeader, "id" | "cwd" | "createdAt" | "forkedFromId">;
+export type ThreadHeader = Pick<SessionHeader, "id" | "cwd" | "createdAt" | "forkedFromId" | "parentThreadId" | "parentCallId">;
 
 /** What a listing knows of a transcript; given back as the cached progress of the same file, a later pass reads only appended bytes. */
 export interface TranscriptFacts extends PassProgress {
@@ -21,6 +21,8 @@ function threadHeader(header: SessionHeader): ThreadHeader {
   const time = Date.parse(header.createdAt);
   const picked: ThreadHeader = { id: header.id, cwd: resolve(header.cwd), createdAt: Number.isNaN(time) ? header.createdAt : new Date(time).toISOString() };
   if (header.forkedFromId !== undefined) picked.forkedFromId = header.forkedFromId;
+  if (header.parentThreadId !== undefined) picked.parentThreadId = header.parentThreadId;
+  if (header.parentCallId !== undefined) picked.parentCallId = header.parentCallId;
   return picked;
 }
 

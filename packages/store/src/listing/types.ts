@@ -15,6 +15,10 @@ export interface StoredThreadSummary {
   updatedAt: string;
   /** The header id of the thread this one was forked from. */
   forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
   /** "worktree" for a thread that runs in a managed worktree of its own. */
   workspaceMode: "local" | "worktree";
   /** Where the thread runs, when a workspace entry said so (a worktree thread, or one handed off). */
@@ -32,6 +36,8 @@ export interface ListRequest {
   archived?: boolean;
   /** Only threads whose title contains this text, ignoring case. */
   search?: string;
+  /** Only threads whose header names this thread as their parent: the sub-agents it started. */
+  parentThreadId?: string;
   /** From a previous page; the other fields must keep the same filters. */
   cursor?: string;
   /** 1 to 200; 50 by default. */

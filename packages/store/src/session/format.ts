@@ -14,6 +14,10 @@ export interface SessionHeader {
   createdAt: string;
   /** The header id of the transcript this one was forked from. */
   forkedFromId?: string;
+  /** A sub-agent's: the thread whose model started it. */
+  parentThreadId?: string;
+  /** A sub-agent's: the id of the parent's tool call that started it; only with parentThreadId. */
+  parentCallId?: string;
 }
 
 /** The four keys every entry starts with, in this order on disk. */
@@ -272,12 +276,26 @@ export function toHeader(value: unknown): SessionHeader | undefined {
   if (!Number.isInteger(value.version) || (value.version as number) < 1) return undefined;
   if (!isString(value.id) || value.id === "" || !isString(value.cwd) || !isString(value.createdAt)) return undefined;
   if (value.forkedFromId !== undefined && !isString(value.forkedFromId)) return undefined;
+  if (value.parentThreadId !== undefined && !isParentField(value.parentThreadId)) return undefined;
+  // A call id means nothing without the thread that made the call.
+  if (value.parentCallId !== undefined && (value.parentThreadId === undefined || !isParentField(value.parentCallId))) return undefined;
   return value as unknown as SessionHeader;
 }
 
+/** The longest parent thread or call id a header may carry. */
+export const PARENT_FIELD_MAX = 256;
+
+const isParentField = (value: unknown): value is string => isString(value) && value.length >= 1 && value.length <= PARENT_FIELD_MAX;
+
 export function serializeHeader(header: SessionHeader): string {
-  const { type, version, id, cwd, createdAt, forkedFromId, ...rest } = header;
-  return JSON.stringify({ type, version, id, cwd, createdAt, ...(forkedFromId === undefined ? {} : { forkedFromId }), ...rest });
+  const { type, version, id, cwd, createdAt, forkedFromId, parentThreadId, parentCallId, ...rest } = header;
+  return JSON.stringify({
+    ...{ type, version, id, cwd, createdAt },
+    ...(forkedFromId === undefined ? {} : { forkedFromId }),
+    ...(parentThreadId === undefined ? {} : { parentThreadId }),
+    ...(parentCallId === undefined ? {} : { parentCallId }),
+    ...rest,
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { basename, join, resolve } from "node:path";
 import { FileLock, LockHeldError } from "@knightcode/system/fs/file-lock";
 import { LineAppender } from "./appender.js";
 import { errnoCode, SessionFileError } from "./errors.js";
-import { SESSION_FORMAT_VERSION, serializeHeader, type SessionEntry, type SessionHeader } from "./format.js";
+import { SESSION_FORMAT_VERSION, serializeHeader, toHeader, type SessionEntry, type SessionHeader } from "./format.js";
 import { assertThreadId, sessionFileName } from "./paths.js";
 import { ensureDirectory, publishBytesExclusive } from "./publish.js";
 import { branchPath, readEntries } from "./read.js";
@@ -44,6 +44,10 @@ export interface CreateSessionOptions extends SessionFileOptions {
   /** The thread id (a UUID); a new one by default. */
   id?: string;
   forkedFromId?: string;
+  /** A sub-agent's: the thread whose model started it. */
+  parentThreadId?: string;
+  /** A sub-agent's: the parent's tool call that started it; only with parentThreadId. */
+  parentCallId?: string;
 }
 
 /** What an owned transcript is made of; `SessionFile` keeps it up to date. */
@@ -122,6 +126,10 @@ export function createParts(options: CreateSessionOptions): Parts {
   const now = options.now ?? Date.now;
   const header: SessionHeader = { type: "session", version: SESSION_FORMAT_VERSION, id, cwd: resolve(options.cwd), createdAt: new Date(now()).toISOString() };
   if (options.forkedFromId !== undefined) header.forkedFromId = options.forkedFromId;
+  if (options.parentThreadId !== undefined) header.parentThreadId = options.parentThreadId;
+  if (options.parentCallId !== undefined) header.parentCallId = options.parentCallId;
+  // A header its own reader would refuse must never reach the disk.
+  if (toHeader(header) === undefined) throw new TypeError("parentThreadId and parentCallId must be 1 to 256 characters, parentCallId only with parentThreadId");
   const dir = resolve(options.dir);
   ensureDirectory(dir);
   const path = join(dir, sessionFileName(header.createdAt, id));

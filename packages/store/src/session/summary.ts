@@ -28,7 +28,12 @@ export interface BranchSummary {
   /** Where the thread runs, once a workspace entry said so; absent: in its header's folder. */
   workspace?: WorkspaceState;
   usage: UsageTotals;
+  /** The latest usage each sub-agent reported through this thread's sub-agent tools, by its thread id. */
+  subagents?: Record<string, UsageTotals>;
 }
+
+/** Sub-agents a summary keeps the usage of: far more than `subagents.maxPerThread` allows. */
+const MAX_SUBAGENTS = 1024;
 
 /** A checkpoint keeps this much of the first message: far more than any title shows. */
 export const FIRST_TEXT_MAX = 1000;
@@ -100,8 +105,31 @@ export function foldEntry(summary: BranchSummary, base: SessionEntry): void {
       const message = (entry.message ?? {}) as Record<string, unknown>;
       if (message.role === "assistant") addUsage(summary.usage, message.usage, true);
       else if (message.role === "user" && summary.firstUserText === undefined) summary.firstUserText = userText(message).slice(0, FIRST_TEXT_MAX);
+      else if (message.role === "toolResult") foldSubagents(summary, (message.details as { subagents?: unknown } | undefined)?.subagents);
       return;
     }
+  }
+}
+
+/** Usage as the wire writes it (cost a number) as totals; undefined when it is not usage. */
+function usageTotals(value: unknown): UsageTotals | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const usage = value as Record<string, unknown>;
+  const totals: UsageTotals = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cost: 0 };
+  addUsage(totals, { ...usage, cost: { total: usage.cost } }, false);
+  return totals;
+}
+
+/** A sub-agent tool's report: each sub-agent's usage as it stood, replacing what an earlier report said. */
+function foldSubagents(summary: BranchSummary, reports: unknown): void {
+  if (!Array.isArray(reports)) return;
+  for (const report of reports as Array<Record<string, unknown> | null>) {
+    const threadId = report?.threadId;
+    const usage = usageTotals(report?.usage);
+    if (typeof threadId !== "string" || threadId === "" || threadId.length > 256 || !usage) continue;
+    summary.subagents ??= {};
+    if (!(threadId in summary.subagents) && Object.keys(summary.subagents).length >= MAX_SUBAGENTS) continue;
+    summary.subagents[threadId] = usage;
   }
 }
 
@@ -117,6 +145,7 @@ export function cloneSummary(summary: BranchSummary): BranchSummary {
     ...(summary.model ? { model: { ...summary.model } } : {}),
     ...(summary.workspace ? { workspace: { ...summary.workspace } } : {}),
     usage: { ...summary.usage },
+    ...(summary.subagents ? { subagents: Object.fromEntries(Object.entries(summary.subagents).map(([id, usage]) => [id, { ...usage }])) } : {}),
   };
 }
 
@@ -150,5 +179,11 @@ export function checkpointOf(entry: SessionEntry): BranchSummary | undefined {
   if (typeof value.planMode === "boolean") summary.planMode = value.planMode;
   const workspace = value.workspace !== null && typeof value.workspace === "object" ? workspaceOf(value.workspace as Record<string, unknown>) : undefined;
   if (workspace) summary.workspace = workspace;
+  if (value.subagents !== null && typeof value.subagents === "object") {
+    foldSubagents(
+      summary,
+      Object.entries(value.subagents as Record<string, unknown>).map(([threadId, usage]) => ({ threadId, usage })),
+    );
+  }
   return summary;
 }

@@ -36,6 +36,8 @@ export interface TranscriptSpec {
   cwd?: string;
   createdAt?: string;
   forkedFromId?: string;
+  parentThreadId?: string;
+  parentCallId?: string;
   /** The first user message; none when undefined. */
   firstUser?: string;
   /** thread_name entries, in order, each after a turn. */
@@ -63,6 +65,8 @@ export function transcriptLines(spec: TranscriptSpec): string[] {
     cwd: spec.cwd ?? "/work/project",
     createdAt: spec.createdAt ?? "2025-01-01T00:00:00.000Z",
     ...(spec.forkedFromId === undefined ? {} : { forkedFromId: spec.forkedFromId }),
+    ...(spec.parentThreadId === undefined ? {} : { parentThreadId: spec.parentThreadId }),
+    ...(spec.parentCallId === undefined ? {} : { parentCallId: spec.parentCallId }),
   };
   const entries: SessionEntry[] = [];
   const add = (fields: Record<string, unknown> & { type: string }) => entries.push(entry(fields, entries.at(-1)?.id ?? null));

@@ -27,6 +27,34 @@ describe("thread/list: a record's stored facts", () => {
     assert.deepEqual(decodeFacts(text, NAME, 500), weird);
   });
 
+  test("a sub-agent's parent fields are the last two; a record of nine fields, written before them, still decodes", () => {
+    const parent = "0b8f6c8e-1f5e-4b7e-9a53-5b2a6f0c9d11";
+    const child = facts({ title: "t", header: { ...facts().header, forkedFromId: "f", parentThreadId: parent, parentCallId: "call_1" } });
+    const stored = JSON.parse(encodeFacts(child, NAME, 500)) as unknown[];
+    assert.equal(stored.length, 11);
+    assert.deepEqual(stored.slice(9), [parent, "call_1"]);
+    assert.deepEqual(decodeFacts(JSON.stringify(stored), NAME, 500), child);
+    const noCall = facts({ header: { ...facts().header, parentThreadId: parent } });
+    assert.deepEqual(decodeFacts(encodeFacts(noCall, NAME, 500), NAME, 500), noCall);
+    assert.deepEqual((JSON.parse(encodeFacts(facts(), NAME, 500)) as unknown[]).slice(9), [null, null]);
+
+    // As the version before wrote it: no parent fields at all.
+    const old = JSON.stringify(["/work/app", null, null, 400, "abcdEFGH12345678", "old title", "old name", "f", ["worktree", "/wt", "/wt", null, "b"]]);
+    assert.deepEqual(decodeFacts(old, NAME, 500), {
+      header: { id: ID, cwd: "/work/app", createdAt: "2025-04-05T06:07:08.009Z", forkedFromId: "f" },
+      scannedTo: 400,
+      anchor: "abcdEFGH12345678",
+      title: "old title",
+      name: "old name",
+      workspace: { mode: "worktree", cwd: "/wt", path: "/wt", branch: "b" },
+    });
+
+    const base = stored.slice(0, 9);
+    for (const bad of [[parent], [parent, "call_1", null], [null, "call_1"], ["", null], [7, null], [parent, ""], ["x".repeat(257), null], [parent, 7]]) {
+      assert.equal(decodeFacts(JSON.stringify([...base, ...bad]), NAME, 500), undefined, JSON.stringify(bad));
+    }
+  });
+
   test("what the name and size say is left out, and a name that does not say it keeps it", () => {
     const stored = JSON.parse(encodeFacts(facts(), NAME, 500)) as unknown[];
     assert.deepEqual(stored.slice(1, 4), [null, null, null]);

@@ -10,6 +10,7 @@ export const handler: Handler<"thread/list"> = async (params, ctx) => {
       ...(params.cwd === undefined ? {} : { cwd: params.cwd }),
       ...(params.archived === undefined ? {} : { archived: params.archived }),
       ...(params.search === undefined ? {} : { search: params.search }),
+      ...(params.parentThreadId === undefined ? {} : { parentThreadId: params.parentThreadId }),
       ...(params.cursor == null ? {} : { cursor: params.cursor }),
       ...(params.limit === undefined ? {} : { limit: params.limit }),
       signal: ctx.signal,

@@ -1,5 +1,5 @@
-import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { createContext, type ComponentChildren, type JSX } from "preact";
+import { useContext, useEffect, useRef } from "preact/hooks";
 import type { PendingCard } from "./store.js";
 
 /**
@@ -16,10 +16,14 @@ function typing(): boolean {
   return false;
 }
 
+/** The sub-agent a card shown under its parent asks for; undefined for the shown thread's own cards. */
+export const AskedBy = createContext<string | undefined>(undefined);
+
 /** The frame every request card shares: a labelled group that takes focus when it appears, unless the user is typing. */
 export function CardFrame({ card, title, children, kind }: { card: PendingCard; title: string; kind: string; children: ComponentChildren }): JSX.Element {
   const ref = useRef<HTMLElement>(null);
   const titleId = `request-title-${card.key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+  const askedBy = useContext(AskedBy);
   useEffect(() => {
     const root = ref.current;
     if (!root || typing()) return;
@@ -32,10 +36,16 @@ export function CardFrame({ card, title, children, kind }: { card: PendingCard; 
       class={`request-card request-${kind}${card.live ? "" : " request-stale"}`}
       role="group"
       aria-labelledby={titleId}
+      aria-describedby={askedBy === undefined ? undefined : `${titleId}-from`}
       data-request-id={String(card.requestId)}
       data-request-key={card.key}
       tabIndex={-1}
     >
+      {askedBy !== undefined && (
+        <p id={`${titleId}-from`} class="request-from">
+          Sub-agent <strong>{askedBy}</strong> asks
+        </p>
+      )}
       <h2 id={titleId} class="request-title">
         {title}
       </h2>

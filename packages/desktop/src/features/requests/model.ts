@@ -36,12 +36,14 @@ export interface RequestsDeps {
   /** The thread the page shows: a question from another one is announced. */
   activeThreadId: ReadonlySignal<string | undefined>;
   toast: (text: string, kind: "warning") => void;
+  /** The parent of a sub-agent's thread: its questions show under the parent too. May read signals. */
+  parentOf?: (threadId: string) => string | undefined;
 }
 
 export interface RequestsModel {
   /** Every card, in arrival order. */
   cards: ReadonlySignal<PendingCard[]>;
-  /** The cards of one thread, as a signal that changes only with them. */
+  /** The cards of one thread and of its sub-agents, as a signal that changes only with them. */
   threadCards(threadId: string): ReadonlySignal<PendingCard[]>;
   /** Installs the server-request and notification handlers and adopts the threads left waiting; returns the function that removes them. */
   install(): () => void;
@@ -97,9 +99,14 @@ export function createRequestsModel(deps: RequestsDeps): RequestsModel {
     cards.value = cards.value.filter((c) => c.live || c.threadId !== threadId);
   }
 
+  /** A thread's own question, or one of its sub-agent's: someone watching the parent can answer it. */
+  function shownUnder(asking: string, shown: string | undefined): boolean {
+    return asking === shown || (shown !== undefined && deps.parentOf?.(asking) === shown);
+  }
+
   function threadCards(threadId: string): ReadonlySignal<PendingCard[]> {
     let entry = byThread.get(threadId);
-    if (!entry) byThread.set(threadId, (entry = computed(() => cards.value.filter((c) => c.threadId === threadId))));
+    if (!entry) byThread.set(threadId, (entry = computed(() => cards.value.filter((c) => shownUnder(c.threadId, threadId)))));
     return entry;
   }
 
@@ -125,7 +132,7 @@ export function createRequestsModel(deps: RequestsDeps): RequestsModel {
       // Aborted both when the server withdraws it (serverRequest/cancelled removes the card)
       // and when the connection drops (the card stays, waiting for the server to ask again).
       context.signal.addEventListener("abort", () => markStale(key, requestId), { once: true });
-      if (params.threadId !== deps.activeThreadId.value) deps.toast("Another thread is waiting for your answer.", "warning");
+      if (!shownUnder(params.threadId, deps.activeThreadId.peek())) deps.toast("Another thread is waiting for your answer.", "warning");
     });
   }
 

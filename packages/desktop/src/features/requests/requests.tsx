@@ -3,7 +3,8 @@ import "./requests.css";
 import { ApprovalRequest } from "./approval-card.js";
 import { DialogRequest } from "./dialog-card.js";
 import { QuestionsRequest } from "./questions-card.js";
-import { threadCards, type PendingCard } from "./store.js";
+import { AskedBy } from "./card.js";
+import { subagentName, threadCards, type PendingCard } from "./store.js";
 
 export { installRequestHandlers, threadCards } from "./store.js";
 
@@ -30,7 +31,10 @@ export function PendingRequests({ threadId }: { threadId: string }): JSX.Element
       {cards.length > 0 && (
         <div class="pending-requests" role="region" aria-label="Waiting for your answer">
           {cards.map((card) => (
-            <Card key={card.key} card={card} />
+            // A sub-agent's card shows under its parent too: it says which sub-agent asks.
+            <AskedBy.Provider key={card.key} value={card.threadId === threadId ? undefined : subagentName(card.threadId)}>
+              <Card card={card} />
+            </AskedBy.Provider>
           ))}
         </div>
       )}

@@ -249,6 +249,17 @@ export function createSidebarModel(deps: SidebarDeps): SidebarModel {
         sought.add(id);
         fetchAndPlace(id, "active");
       }),
+      // A sub-agent sits under its parent: a parent older than the pages loaded so far is fetched for it.
+      effect(() => {
+        if (!listState.value.loaded) return;
+        const listed = new Set(rows.value.map((row) => row.id));
+        for (const row of rows.value) {
+          const parent = row.parentThreadId;
+          if (!parent || listed.has(parent) || sought.has(parent)) continue;
+          sought.add(parent);
+          fetchAndPlace(parent, view.peek());
+        }
+      }),
       // A new search asks the server from the first page; the list then pages through its matches as it scrolls.
       effect(() => {
         const search = searchParam();
@@ -285,6 +296,8 @@ function summaryOf(thread: Thread): ThreadSummary {
     createdAt: thread.createdAt,
     updatedAt: thread.updatedAt,
     ...(thread.forkedFromId ? { forkedFromId: thread.forkedFromId } : {}),
+    ...(thread.parentThreadId ? { parentThreadId: thread.parentThreadId } : {}),
+    ...(thread.parentCallId ? { parentCallId: thread.parentCallId } : {}),
     workspaceMode: thread.workspace.mode,
     workspace: thread.workspace,
     archived: false,
@@ -293,15 +306,40 @@ function summaryOf(thread: Thread): ThreadSummary {
   };
 }
 
-/** Rows matching the search, grouped by project (a worktree thread's summary names its project), newest group first. */
-export function groupByProject(list: readonly ThreadSummary[], search: string): Array<{ cwd: string; rows: ThreadSummary[] }> {
+/** A group of the list: its top-level rows, newest first, and under each the sub-agents it started, oldest first. */
+export interface ProjectGroup {
+  cwd: string;
+  rows: ThreadSummary[];
+  children: ReadonlyMap<string, ThreadSummary[]>;
+}
+
+/**
+ * Rows matching the search, grouped by project (a worktree thread's summary
+ * names its project), newest group first. A sub-agent sits under its parent's
+ * row, not at the top; one whose parent is not listed (yet) keeps a row of
+ * its own, so it never goes missing. A parent matches when a sub-agent does.
+ */
+export function groupByProject(list: readonly ThreadSummary[], search: string): ProjectGroup[] {
   const needle = search.trim().toLowerCase();
-  const groups = new Map<string, ThreadSummary[]>();
+  const matches = (row: ThreadSummary) => !needle || (row.title || "New thread").toLowerCase().includes(needle);
+  const listed = new Set(list.map((row) => row.id));
+  const children = new Map<string, ThreadSummary[]>();
   for (const row of list) {
-    if (needle && !(row.title || "New thread").toLowerCase().includes(needle)) continue;
-    let group = groups.get(row.cwd);
-    if (!group) groups.set(row.cwd, (group = []));
-    group.push(row);
+    if (!row.parentThreadId || !listed.has(row.parentThreadId)) continue;
+    let under = children.get(row.parentThreadId);
+    if (!under) children.set(row.parentThreadId, (under = []));
+    under.push(row);
   }
-  return [...groups].map(([cwd, grouped]) => ({ cwd, rows: grouped }));
+  for (const under of children.values()) under.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const groups = new Map<string, ProjectGroup>();
+  for (const row of list) {
+    if (row.parentThreadId && listed.has(row.parentThreadId)) continue;
+    const under = children.get(row.id);
+    if (!matches(row) && !under?.some(matches)) continue;
+    let group = groups.get(row.cwd);
+    if (!group) groups.set(row.cwd, (group = { cwd: row.cwd, rows: [], children: new Map() }));
+    group.rows.push(row);
+    if (under) (group.children as Map<string, ThreadSummary[]>).set(row.id, under);
+  }
+  return [...groups.values()];
 }

@@ -1,4 +1,4 @@
-import type { JSX } from "preact";
+import { Fragment, type JSX } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { activeThreadId, screen, theme, type ThemeChoice } from "../../state/app-state.js";
 import { Button, IconButton } from "../../ui/button.js";
@@ -7,6 +7,7 @@ import { shortcutLabel, useShortcut } from "../../ui/keys.js";
 import { defaultFolder, projectName, startThreadIn } from "./actions.js";
 import { NewThreadDialog } from "./new-thread.js";
 import { failedLastTurn, groupByProject, listState, loadMore, query, rows, showView, unread, view } from "./store.js";
+import { SubagentRows } from "./subagent-rows.js";
 import { ThreadRow } from "./thread-row.js";
 import "./sidebar.css";
 
@@ -146,7 +147,7 @@ function ThreadGroups(): JSX.Element {
 
   return (
     <div class="sidebar-list" id="sidebar-list" aria-busy={loading ? "true" : undefined}>
-      {groups.map(({ cwd, rows: grouped }, index) => {
+      {groups.map(({ cwd, rows: grouped, children }, index) => {
         const open = !collapsed.has(cwd);
         const name = projectName(cwd);
         return (
@@ -162,17 +163,22 @@ function ThreadGroups(): JSX.Element {
               {!archived && <IconButton icon="plus" label={`New thread in ${name}`} onClick={() => startThreadIn(cwd)} />}
             </div>
             <ul id={`project-${index}`} class="thread-rows" hidden={!open}>
-              {grouped.map((row) => (
-                <ThreadRow
-                  key={row.id}
-                  row={row}
-                  active={row.id === activeThreadId.value}
-                  unread={unread.value.has(row.id)}
-                  lastTurnFailed={failedLastTurn.value.has(row.id)}
-                  archived={archived}
-                  now={now}
-                />
-              ))}
+              {grouped.map((row) => {
+                const under = children.get(row.id);
+                return (
+                  <Fragment key={row.id}>
+                    <ThreadRow
+                      row={row}
+                      active={row.id === activeThreadId.value}
+                      unread={unread.value.has(row.id)}
+                      lastTurnFailed={failedLastTurn.value.has(row.id)}
+                      archived={archived}
+                      now={now}
+                    />
+                    {under && <SubagentRows parent={row} rows={under} archived={archived} now={now} />}
+                  </Fragment>
+                );
+              })}
             </ul>
           </section>
         );

@@ -9,6 +9,8 @@ import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
 import { formatBytes } from "./payload.js";
 import { readPayload } from "./store.js";
+import { SubagentCards } from "./subagent-card.js";
+import { SUBAGENT_TOOLS } from "./subagents.js";
 import { renderView } from "./view-renderer.js";
 import { VisibleText } from "../requests/visible.js";
 import { visibleString } from "../requests/visible-text.js";
@@ -77,7 +79,12 @@ function InlineItem({ threadId, item, nested, steer }: { threadId: string; item:
         </details>
       );
     case "toolCall":
-      return <ToolCall threadId={threadId} item={item} nested={nested} />;
+      return (
+        <>
+          {SUBAGENT_TOOLS.has(item.name) && <SubagentCards threadId={threadId} item={item} />}
+          <ToolCall threadId={threadId} item={item} nested={nested} />
+        </>
+      );
     case "compaction":
       return (
         <details class="compaction">

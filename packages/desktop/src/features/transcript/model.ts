@@ -3,6 +3,7 @@ import type { FileTotals, HistoryItem, PayloadRef, TokenUsage, Turn, TurnError, 
 import type { Connection } from "../../connection/connection.js";
 import type { OpenThread } from "../../state/open-threads.js";
 import { readWholePayload } from "./payload.js";
+import { createSubagentActivity, type SubagentActivity } from "./subagents.js";
 
 /**
  * The transcript model: the owner of every open thread's turns and items.
@@ -270,10 +271,13 @@ export interface TranscriptModel {
   watch(): () => void;
   /** A value too large to come inline (a tool's output, a turn), read whole and decoded as text. */
   readPayload(ref: PayloadRef): Promise<string>;
+  /** What the open threads' sub-agents last said and where they stand, for their cards. */
+  subagents: SubagentActivity;
 }
 
 export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
   const stores = new Map<string, TranscriptStore>();
+  const subagents = createSubagentActivity(deps.conn, deps.frame);
 
   function transcript(threadId: string): TranscriptStore {
     let store = stores.get(threadId);
@@ -281,7 +285,11 @@ export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
     return store;
   }
 
-  /** Only threads this page has open have a transcript: notifications about others are not ours to keep. */
+  /**
+   * Only threads this page has open have a transcript: notifications about
+   * others are not ours to keep. A sub-agent's, which come through its
+   * parent's subscription, name the sub-agent: they never reach the parent's.
+   */
   function ifOpen(threadId: string | undefined): TranscriptStore | undefined {
     if (!threadId) return undefined;
     return stores.get(threadId) ?? (deps.openThread(threadId).peek() ? transcript(threadId) : undefined);
@@ -302,6 +310,7 @@ export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
       c.on("thread/tokenUsage/updated", ({ threadId, turnId, usage }) => ifOpen(threadId)?.usage(turnId, usage)),
       c.on("error", ({ threadId, message }) => ifOpen(threadId)?.notice(message)),
       c.on("warning", ({ threadId, warning }) => ifOpen(threadId)?.notice(`Warning: ${warning.message}`)),
+      subagents.watch(),
     ];
     return () => {
       for (const stop of stops) stop();
@@ -310,5 +319,5 @@ export function createTranscriptModel(deps: TranscriptDeps): TranscriptModel {
     };
   }
 
-  return { transcript, watch, readPayload: (ref) => readWholePayload(deps.conn(), ref) };
+  return { transcript, watch, readPayload: (ref) => readWholePayload(deps.conn(), ref), subagents };
 }

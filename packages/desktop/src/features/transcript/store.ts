@@ -16,3 +16,4 @@ export const transcripts = createTranscriptModel({
 export const transcriptStore = transcripts.transcript;
 export const watchTranscripts = transcripts.watch;
 export const readPayload = transcripts.readPayload;
+export const subagentLive = transcripts.subagents.live;
