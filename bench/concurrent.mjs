@@ -30,10 +30,10 @@ import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
+import { modelProcess } from "./lib/model-process.mjs";
 import { median } from "./lib/measure.mjs";
 
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
-const MODEL = fileURLToPath(new URL("./lib/model-child.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
 
 const args = process.argv.slice(2);
@@ -60,29 +60,6 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The scripted model's process, asked over IPC; each call answers the reply it gets. */
-function modelProcess() {
-  const child = spawn(process.execPath, [MODEL], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const waiting = [];
-  child.on("message", (message) => waiting.shift()?.(message));
-  const ask = (message) =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      if (message) child.send(message);
-    });
-  return {
-    ready: ask(undefined),
-    /** Queues n replies held after their first chunk; answers how many requests came so far. */
-    hold: async (n) => (await ask({ hold: n, deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS })).held,
-    waitFor: (count) => ask({ waitFor: count }),
-    open: () => ask({ open: true }),
-    close: () => {
-      child.send({ close: true });
-      return new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
-}
-
 /** What a round saw: per thread, when each delta arrived. */
 function figures(arrivals, releasedAt, total) {
   const all = [...arrivals.values()];
@@ -99,7 +76,7 @@ function figures(arrivals, releasedAt, total) {
   };
 }
 
-const model = modelProcess();
+const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { baseUrl, modelsJson } = await model.ready;
 // The inspector reads the event loop's delay inside the server; nothing is paused or traced.
 const server = await startListeningServer({ name: "concurrent", modelsJson, token: TOKEN });

@@ -15,14 +15,12 @@
 // Prints one JSON document. Needs a build (npm run build).
 //
 //   node bench/subagents.mjs [--agents 8] [--deltas 2000] [--reps 3] [--chunk-delay-ms 0] [--out result.json]
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
+import { modelProcess } from "./lib/model-process.mjs";
 import { median } from "./lib/measure.mjs";
 
-const MODEL = fileURLToPath(new URL("./lib/model-child.mjs", import.meta.url));
 const TOKEN = "subagents-bench-token-0123456789abcdef";
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -40,29 +38,7 @@ const percentile = (values, p) => {
 };
 const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 
-function modelProcess() {
-  const child = spawn(process.execPath, [MODEL], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const waiting = [];
-  child.on("message", (message) => waiting.shift()?.(message));
-  const ask = (message) =>
-    new Promise((resolve) => {
-      waiting.push(resolve);
-      if (message) child.send(message);
-    });
-  return {
-    ready: ask(undefined),
-    hold: async (n) => (await ask({ hold: n, deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS })).held,
-    delegate: async (n) => (await ask({ delegate: n, deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS })).held,
-    waitFor: (count) => ask({ waitFor: count }),
-    open: () => ask({ open: true }),
-    close: () => {
-      child.send({ close: true });
-      return new Promise((resolve) => child.once("exit", resolve));
-    },
-  };
-}
-
-const model = modelProcess();
+const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { modelsJson } = await model.ready;
 const server = await startListeningServer({ name: "subagents", modelsJson, token: TOKEN });
 const { cwd, inspector } = server;
