@@ -82,7 +82,7 @@ export class SubAgents {
     parentThreadId?: string;
   }): { parent: ParentLink } | { subAgents: SubAgentHandler; liveSubagentUsage(): ReadonlyMap<string, TokenUsage> | undefined } {
     const parentId = header.parentThreadId;
-    if (parentId !== undefined) return { parent: { threadId: parentId, subscribers: () => this.host.get(parentId)?.subscriberConnections() ?? [] } };
+    if (parentId !== undefined) return { parent: { threadId: parentId, subscribers: () => this.host.get(parentId)?.core.subscriberView() ?? [] } };
     return { subAgents: this.handlerFor(header.id), liveSubagentUsage: () => this.liveUsageOf(header.id) };
   }
 

@@ -39,7 +39,8 @@ export interface ThreadCoreOptions {
 /** What a sub-agent's thread needs of its parent: who is subscribed to it now (nobody while it is not loaded). */
 export interface ParentLink {
   threadId: string;
-  subscribers(): Connection[];
+  /** Not copied: iterate it at once. */
+  subscribers(): Iterable<Connection>;
 }
 
 /**
@@ -102,13 +103,18 @@ export class ThreadCore {
   /** Who may be asked for this thread: its subscribers, then its parent's. */
   private askable(): Connection[] {
     const own = [...this.subscribers.keys()];
-    const parent = this.options.parent?.subscribers() ?? [];
+    const parent = this.options.parent ? [...this.options.parent.subscribers()] : [];
     return parent.length === 0 ? own : [...own, ...parent.filter((connection) => !this.subscribers.has(connection))];
   }
 
   /** The connections subscribed now, oldest first. */
   subscriberConnections(): Connection[] {
     return [...this.subscribers.keys()];
+  }
+
+  /** The same, not copied: for what iterates them at once, per notification. */
+  subscriberView(): Iterable<Connection> {
+    return this.subscribers.keys();
   }
 
   /** False when it was subscribed already or has closed. What is held for a subscriber is asked of it. */
