@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
-import { EARLY_WRITES } from "../src/transport/gathering.js";
+import { EARLY_WRITES, Gathering, QUIET_MS } from "../src/transport/gathering.js";
 import { waitUntil } from "./support/harness.js";
 
 /** A real pipe that nobody reads: the stdin of a sleeping child. */
@@ -137,4 +137,25 @@ test("a burst in one turn costs the first write, a few early ones and one at the
   // The next turn starts quiet: its first message goes out at once again.
   transport.send("later");
   assert.deepEqual(writes.at(-1), ["later"]);
+});
+
+test("a stream's turns that follow each other closely get no early writes; a turn after a quiet moment does", async () => {
+  let now = 0;
+  const calls: string[] = [];
+  const gathering = new Gathering({ opened: () => calls.push("opened"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") }, () => now);
+  const turn = async (messages: number) => {
+    for (let i = 0; i < messages; i++) {
+      gathering.added();
+      await Promise.resolve();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  await turn(3);
+  assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "the first turn follows a quiet moment");
+  now += QUIET_MS / 2;
+  await turn(3);
+  assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after another gathers its messages");
+  now += QUIET_MS;
+  await turn(3);
+  assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "after a quiet moment, early writes again");
 });

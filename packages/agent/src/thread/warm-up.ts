@@ -30,16 +30,23 @@ export interface WarmUpOptions {
  *   and a client that opens no thread never needs it.
  */
 export async function warmUp(options: WarmUpOptions): Promise<void> {
-  await warmThreadLayer(options.idle);
+  await warmThreadLayer(options);
   await warmDefaultModel(options);
 }
 
-/** The engine, then the agent run, each once the host is idle. */
-export async function warmThreadLayer(idle: () => Promise<void> = () => Promise.resolve()): Promise<void> {
+/**
+ * The engine, then the agent run, then the default model's resolution
+ * (settings and models read as a new thread reads them), each once the
+ * host is idle.
+ */
+export async function warmThreadLayer(options: WarmUpOptions): Promise<void> {
+  const idle = options.idle ?? (() => Promise.resolve());
   await idle();
   await loadEngine();
   await idle();
   await loadThreadRuntime();
+  await idle();
+  await defaultModel(options);
 }
 
 /** The default model's provider, then a request through it, each once the host is idle; nothing without a usable model. */

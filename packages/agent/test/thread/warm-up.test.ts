@@ -48,11 +48,11 @@ async function settles(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe("warm-up", () => {
-  test("each step waits for the host to be idle: engine, agent run, then the default model's provider and a request through it", async () => {
+  test("each step waits for the host to be idle: engine, agent run, the default model's resolution, then its provider and a request through it", async () => {
     const dir = agentDir("openai-responses");
     const steps = steppedIdle();
     const done = warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: steps.idle });
-    for (let step = 0; step < 4; step++) {
+    for (let step = 0; step < 5; step++) {
       await steps.release();
       assert.equal(await settles(done), false, `waiting for idleness after step ${step + 1}`);
     }
@@ -61,11 +61,11 @@ describe("warm-up", () => {
     assert.equal(steps.waiting.length, 0);
   });
 
-  test("without a usable model it stops after the agent run", async () => {
+  test("without a usable model it stops after looking for one", async () => {
     const dir = agentDir();
     let asked = 0;
     await warmUp({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: async () => void asked++ });
-    assert.equal(asked, 3);
+    assert.equal(asked, 4);
   });
 
   test("provider modules load by api; Bedrock's and unknown ones are left to their first use", async () => {

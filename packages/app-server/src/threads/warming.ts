@@ -24,7 +24,8 @@ export class Warming {
     this.idle = idle;
     const meanwhile = alongside();
     await parts();
-    await warmThreadLayer(idle);
+    const { agentDir, registry } = this.model;
+    await warmThreadLayer({ agentDir, registry: registry(), idle });
     if (this.threadOpened) this.warmModel();
     await meanwhile;
   }
