@@ -19,9 +19,10 @@ export function Modal({
   class?: string;
 }): JSX.Element {
   const ref = useRef<HTMLDialogElement>(null);
+  // Read while the first render runs, before anything inside can take the focus (an autofocused field, on a busy page, can before the effect runs).
+  const before = useRef(document.activeElement as HTMLElement | null);
   useEffect(() => {
     const dialog = ref.current!;
-    const before = document.activeElement as HTMLElement | null;
     dialog.showModal();
     const cancel = (event: Event) => {
       event.preventDefault();
@@ -31,7 +32,7 @@ export function Modal({
     return () => {
       dialog.removeEventListener("cancel", cancel);
       if (dialog.open) dialog.close();
-      before?.focus();
+      before.current?.focus();
     };
   }, []);
   return (
