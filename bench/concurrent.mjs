@@ -31,7 +31,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { median } from "./lib/measure.mjs";
+import { median, percentile } from "./lib/measure.mjs";
 
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
@@ -47,12 +47,6 @@ const REPS = Number(flag("reps", "1"));
 /** 0: each reply is written as fast as the socket takes it (a burst); more paces it, as a model streams. */
 const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
 const GOALS = { aggregateAt50VsSingle: ">= 0.8", firstDeltaP99At50Ms: "< 100", eventLoopDelayP99At50Ms: "< 20" };
-
-const percentile = (values, p) => {
-  if (values.length === 0) return null;
-  const sorted = Float64Array.from(values).sort();
-  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
-};
 
 /** User plus system CPU time of a process, in ms, from /proc (clock ticks of 10 ms). */
 function cpuMs(pid) {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AppServerClient } from "@knightcode/app-server-client";
 import { ScriptedModelServer } from "@knightcode/testkit";
-import { BIN, median } from "./lib/measure.mjs";
+import { BIN, median, percentile } from "./lib/measure.mjs";
 
 const { createBashTool } = await import("@knightcode/agent/tools/bash");
 const { ThreadSandbox } = await import("@knightcode/system/process/sandbox/thread-sandbox");
@@ -27,10 +27,6 @@ const CALLS = option("--calls", 200);
 const TURNS = option("--turns", 5);
 const CALLS_PER_TURN = 20;
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
-};
 const figures = (values) => ({ median: median(values), p95: percentile(values, 95) });
 
 const home = mkdtempSync(join(tmpdir(), "kc-bench-sandbox-"));

@@ -15,11 +15,11 @@
 // Prints one JSON document. Needs a build (npm run build).
 //
 //   node bench/subagents.mjs [--agents 8] [--deltas 2000] [--reps 3] [--chunk-delay-ms 0] [--out result.json]
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { median } from "./lib/measure.mjs";
+import { median, percentile, rssOf } from "./lib/measure.mjs";
 
 const TOKEN = "subagents-bench-token-0123456789abcdef";
 const args = process.argv.slice(2);
@@ -32,12 +32,6 @@ const DELTAS = Number(flag("deltas", "2000"));
 const REPS = Number(flag("reps", "3"));
 const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
 
-const percentile = (values, p) => {
-  const sorted = Float64Array.from(values).sort();
-  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
-};
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
-
 const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { modelsJson } = await model.ready;
 const server = await startListeningServer({ name: "subagents", modelsJson, token: TOKEN });
@@ -46,7 +40,7 @@ const { cwd, inspector } = server;
 /** The server's RSS after a full collection, in MiB. */
 async function settledRss() {
   await inspector.collectGarbage();
-  return rssMiB(server.pid);
+  return rssOf(server.pid) / 2 ** 20;
 }
 
 /** One round: eight streams relayed to one connection, as separate threads or as one parent's children. */

@@ -15,6 +15,13 @@ export const median = (values) => {
   return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
 };
 
+/** The nearest-rank percentile `p` of `values`; null when there are none. */
+export const percentile = (values, p) => {
+  if (values.length === 0) return null;
+  const sorted = Float64Array.from(values).sort();
+  return +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
+};
+
 export const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
 
 /** A process's resident memory, in bytes, from /proc. */
