@@ -87,7 +87,7 @@ export class SubAgents {
   }
 
   /** The handler the sub-agent tools of `parentId` use. */
-  handlerFor(parentId: string): SubAgentHandler {
+  private handlerFor(parentId: string): SubAgentHandler {
     return {
       start: (spec, call) => this.start(parentId, spec, call),
       send: (agent, message) => this.send(parentId, agent, message),
@@ -97,7 +97,7 @@ export class SubAgents {
   }
 
   /** What this process saw each sub-agent of `parentId` use, by thread id; undefined for a thread without any. */
-  liveUsageOf(parentId: string): ReadonlyMap<string, TokenUsage> | undefined {
+  private liveUsageOf(parentId: string): ReadonlyMap<string, TokenUsage> | undefined {
     return this.liveUsage.get(parentId);
   }
 
@@ -111,7 +111,7 @@ export class SubAgents {
   }
 
   /** Sub-agents of `parentId` loaded now. */
-  childrenOf(parentId: string): LoadedThread[] {
+  private childrenOf(parentId: string): LoadedThread[] {
     return [...this.children.values()].filter((child) => child.parentId === parentId && !child.closed).map((child) => child.thread);
   }
 
@@ -133,11 +133,11 @@ export class SubAgents {
         "notAvailable",
         `${running} sub-agents are working already, the most this server runs at once (setting subagents.maxRunning); wait for one first.`,
       );
-    if (spec.name !== undefined && (this.byName(parentId, spec.name) || this.naming.has(`${parentId}\u0000${spec.name}`)))
+    const nameKey = spec.name === undefined ? undefined : `${parentId}\u0000${spec.name}`;
+    if (spec.name !== undefined && nameKey !== undefined && (this.byName(parentId, spec.name) || this.naming.has(nameKey)))
       throw new ToolError("invalidArgument", `A sub-agent is already named ${JSON.stringify(spec.name)}; give this one another name.`);
     // Counted now, before anything waits: calls made at once each see the others.
     this.startedBy.set(parentId, started + 1);
-    const nameKey = spec.name === undefined ? undefined : `${parentId}\u0000${spec.name}`;
     if (nameKey) this.naming.add(nameKey);
     this.starting++;
     let thread: LoadedThread;

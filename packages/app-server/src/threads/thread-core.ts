@@ -95,11 +95,6 @@ export class ThreadCore {
     return this.subscribers.size > 0;
   }
 
-  /** The parent's thread id, for a sub-agent. */
-  get parentThreadId(): string | undefined {
-    return this.options.parent?.threadId;
-  }
-
   /** Who may be asked for this thread: its subscribers, then its parent's. */
   private askable(): Connection[] {
     const own = [...this.subscribers.keys()];

@@ -22,6 +22,13 @@ const lastUser = (request: RecordedRequest): string => {
   const user = messages.filter((m) => m.role === "user").at(-1);
   return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content ?? "");
 };
+/** A tool call a turn completed, as its item/completed carried it. */
+type CompletedCall = { id: string; status: string; output?: string; subagents?: Array<{ threadId: string; name?: string; status: string }> };
+const callsOf = (client: TestClient, turnId: string): CompletedCall[] =>
+  client
+    .notificationsOf("item/completed")
+    .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
+    .map((p) => p.item as CompletedCall);
 const hasToolResults = (request: RecordedRequest): boolean => ((request.body.messages ?? []) as Array<{ role: string }>).some((m) => m.role === "tool");
 const offered = (request: RecordedRequest): string[] => ((request.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
 
@@ -91,13 +98,7 @@ describe("sub-agents", () => {
     assert.ok(childRequests().every((r) => !offered(r).some((name) => name.startsWith("agent_"))));
 
     // The parent's items: one per call, completed, naming its child, with the child's answer in the output.
-    const items = client
-      .notificationsOf("item/completed")
-      .filter((p) => p.threadId === thread.id && p.turnId === turnId)
-      .map(
-        (p) => p.item as { type: string; id: string; name?: string; output?: string; subagents?: Array<{ threadId: string; name?: string; status: string }> },
-      );
-    const calls = items.filter((item) => item.type === "toolCall");
+    const calls = callsOf(client, turnId);
     assert.deepEqual(calls.map((c) => c.id).sort(), ["call_start_a", "call_start_b", "call_start_c"]);
     const children = new Map<string, string>();
     for (const call of calls) {
@@ -237,9 +238,7 @@ describe("sub-agents", () => {
     const { thread } = await client.request("thread/start", { cwd: repo, approvalMode: "fullAccess" });
     const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TREE go");
     assert.equal(completed.turn.status, "completed");
-    const call = client.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_start_tree")!.item as {
-      subagents?: Array<{ threadId: string }>;
-    };
+    const call = callsOf(client, turnId).find((c) => c.id === "call_start_tree")!;
     const childId = call.subagents![0]!.threadId;
     const resumed = await client.request("thread/resume", { threadId: childId });
     assert.equal(resumed.thread.workspace.mode, "worktree");
@@ -265,9 +264,7 @@ describe("sub-agents", () => {
       routes.set("TASK-plain", { first: { text: "hi" }, afterTools: { text: "unused" } });
       const { thread } = await plain.main.request("thread/start", { cwd: plain.project({}), approvalMode: "fullAccess" });
       const { mark, turnId } = await runParentTurn(plain.main, thread.id, "DELEGATE-PLAIN go");
-      const call = plain.main.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_start_plain")!.item as {
-        subagents?: Array<{ threadId: string }>;
-      };
+      const call = callsOf(plain.main, turnId).find((c) => c.id === "call_start_plain")!;
       const childId = call.subagents![0]!.threadId;
       const aboutChild = plain.main.notifications
         .slice(mark)
@@ -302,10 +299,7 @@ describe("sub-agents", () => {
     });
     const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
     const { turnId } = await runParentTurn(client, thread.id, "PROBE-FOREIGN now");
-    const calls = client
-      .notificationsOf("item/completed")
-      .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
-      .map((p) => p.item as { id: string; status: string; output?: string });
+    const calls = callsOf(client, turnId);
     assert.equal(calls.length, 3);
     for (const call of calls) {
       assert.equal(call.status, "failed", call.id);
@@ -333,10 +327,7 @@ describe("sub-agents", () => {
       routes.set("TASK-busy", { first: { text: ["", "busy"], pauseAfter: 1, gate }, afterTools: { text: "unused" } });
       const { thread } = await client.request("thread/start", { cwd, approvalMode: "fullAccess" });
       const { turnId } = await runParentTurn(client, thread.id, "DELEGATE-RUNNING go");
-      const calls = client
-        .notificationsOf("item/completed")
-        .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
-        .map((p) => p.item as { status: string; output?: string });
+      const calls = callsOf(client, turnId);
       assert.deepEqual(calls.map((c) => c.status).sort(), ["completed", "failed"]);
       assert.match(calls.find((c) => c.status === "failed")!.output ?? "", /subagents\.maxRunning/);
     } finally {
@@ -363,10 +354,7 @@ describe("sub-agents", () => {
     const { thread } = await client.request("thread/start", { cwd: project, approvalMode: "fullAccess" });
     const { turnId, completed } = await runParentTurn(client, thread.id, "DELEGATE-TWO go");
     assert.equal(completed.turn.status, "completed");
-    const calls = client
-      .notificationsOf("item/completed")
-      .filter((p) => p.turnId === turnId && p.item.type === "toolCall")
-      .map((p) => p.item as { status: string; output?: string });
+    const calls = callsOf(client, turnId);
     assert.deepEqual(calls.map((c) => c.status).sort(), ["completed", "failed"]);
     assert.match(calls.find((c) => c.status === "failed")!.output ?? "", /subagents\.maxPerThread/);
     await waitUntil("no child left working", () => model.requests.filter((r) => /TASK-(one|two)/.test(lastUser(r))).length === 1 || undefined);
@@ -440,10 +428,7 @@ describe("sub-agents", () => {
       const { thread } = await withExtension.main.request("thread/start", { cwd: withExtension.project({}), approvalMode: "fullAccess" });
       const { turnId, completed } = await runParentTurn(withExtension.main, thread.id, "EXT-CALL go");
       assert.equal(completed.turn.status, "completed");
-      const item = withExtension.main.notificationsOf("item/completed").find((p) => p.turnId === turnId && p.item.id === "call_ext_delegate")!.item as {
-        status: string;
-        output?: string;
-      };
+      const item = callsOf(withExtension.main, turnId).find((c) => c.id === "call_ext_delegate")!;
       assert.equal(item.status, "completed");
       assert.equal(item.output, "completed: the child's answer");
       const children = await withExtension.main.request("thread/list", { parentThreadId: thread.id });
