@@ -166,11 +166,11 @@ export function checkpointOf(entry: SessionEntry): BranchSummary | undefined {
   const state = (entry as unknown as { state?: unknown }).state;
   if (state === null || typeof state !== "object") return undefined;
   const value = state as Record<string, unknown>;
-  const usage = value.usage as Record<string, unknown> | undefined;
-  if (usage === null || typeof usage !== "object") return undefined;
-  const summary = emptySummary();
-  addUsage(summary.usage, { ...usage, cost: { total: usage.cost } }, false);
-  if (typeof usage.contextTokens === "number") summary.usage.contextTokens = usage.contextTokens;
+  const totals = usageTotals(value.usage);
+  if (!totals) return undefined;
+  const summary: BranchSummary = { usage: totals };
+  const contextTokens = (value.usage as { contextTokens?: unknown }).contextTokens;
+  if (typeof contextTokens === "number") summary.usage.contextTokens = contextTokens;
   const model = value.model as Record<string, unknown> | undefined;
   if (model && typeof model.provider === "string" && typeof model.id === "string") summary.model = { provider: model.provider, id: model.id };
   for (const key of ["thinkingLevel", "approvalMode", "name", "firstUserText"] as const) {
