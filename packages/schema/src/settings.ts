@@ -140,7 +140,7 @@ export const Settings = Type.Object({
       title: "integer 0..256",
       expected: "an integer from 0 to 256",
       description:
-        "How many sub-agents one thread's model may start in all (`agent_start`); past it the call fails and says so. `0` leaves threads without sub-agents. See [sub-agents](subagents.md).",
+        "How many sub-agents one thread's model may start (`agent_start`) while the thread stays loaded; past it the call fails and says so. `0` leaves threads without sub-agents. See [sub-agents](subagents.md).",
       default: 16,
     }),
     maxRunning: Type.Integer({
