@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, sep } from "node:path";
 import { GitCommandError, NotGitRepoError } from "./errors.js";
+import { recalled, remember } from "./repo-memo.js";
 import { runGit } from "./run.js";
 
 /** Where a folder sits in git: its working tree, its repository and the subfolder it is. */
@@ -20,9 +21,20 @@ export interface RepoInfo {
 /**
  * The working tree around `cwd`. A folder outside any working tree (no
  * repository, a bare repository, inside `.git`) throws NotGitRepoError;
- * git missing throws GitCommandError.
+ * git missing throws GitCommandError. An answer found before is used
+ * again while what git's walk reads is unchanged (see repo-memo.ts): most
+ * git requests of a thread would otherwise start git once more just to
+ * find the same repository.
  */
 export async function discoverRepo(cwd: string, env?: NodeJS.ProcessEnv): Promise<RepoInfo> {
+  const known = await recalled(cwd);
+  if (known !== undefined) return { ...known };
+  const info = await askGit(cwd, env);
+  await remember(cwd, info);
+  return { ...info };
+}
+
+async function askGit(cwd: string, env: NodeJS.ProcessEnv | undefined): Promise<RepoInfo> {
   let lines: string[];
   try {
     const result = await runGit(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir", "--git-common-dir", "--show-prefix"], { cwd, env });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { GitCommandError, NotGitRepoError } from "../../src/git/errors.js";
@@ -34,6 +34,30 @@ describe("git runner", () => {
     await assert.rejects(discoverRepo(realpathSync(fresh())), NotGitRepoError);
     const root = initRepo();
     await assert.rejects(discoverRepo(join(root, ".git")), NotGitRepoError);
+  });
+
+  test("a repository found once is found again without starting git", async () => {
+    const root = initRepo();
+    const first = await discoverRepo(root);
+    const noGit = { PATH: realpathSync(fresh()) };
+    assert.deepEqual(await discoverRepo(root, noGit), first);
+    await assert.rejects(discoverRepo(initRepo(), noGit), (error: unknown) => error instanceof GitCommandError && error.gitMissing);
+  });
+
+  test("a remembered repository is looked for again once what git's walk reads has changed", async () => {
+    const root = initRepo();
+    const sub = join(root, "sub");
+    mkdirSync(sub);
+    assert.equal((await discoverRepo(sub)).root, root);
+    execFileSync("git", ["init", "-q", sub]);
+    assert.equal((await discoverRepo(sub)).root, sub, "a .git between the folder and the root");
+    assert.equal((await discoverRepo(root)).root, root);
+    execFileSync("git", ["-C", root, "config", "core.bare", "true"]);
+    await assert.rejects(discoverRepo(root), NotGitRepoError, "the configuration made the repository bare");
+    const other = initRepo();
+    assert.equal((await discoverRepo(other)).root, other);
+    rmSync(join(other, ".git"), { recursive: true });
+    await assert.rejects(discoverRepo(other), NotGitRepoError, "its .git is gone");
   });
 
   test("the caller's GIT_DIR, GIT_INDEX_FILE and GIT_WORK_TREE point nowhere", async () => {
