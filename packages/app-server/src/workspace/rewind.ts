@@ -34,8 +34,8 @@ export async function rewindThread(threads: ThreadManager, params: Params, env: 
     const point = turnPoint(thread.file.branch(), params.turnId);
     if (!point) throw rpcError("invalidParams", `params.turnId: ${params.turnId} is not a turn of thread ${thread.id}'s branch`);
     const code = params.mode === "conversation" ? undefined : await codeRewind(thread, point, params, env);
-    if (params.mode === "code") {
-      const files = await exclusiveInCheckout(threads.loadedThreads(), code!.root, code!.run);
+    if (params.mode === "code" && code) {
+      const files = await exclusiveInCheckout(threads.loadedThreads(), code.root, code.run);
       thread.send("thread/rewound", { threadId: thread.id, turnId: params.turnId, mode: params.mode, files });
       return { files };
     }
