@@ -637,6 +637,13 @@ export type TokenUsage = {
   };
 };
 
+export type RewoundFile = {
+  /** Relative to the repository root, with `/` separators. */
+  path: string;
+  /** What the rewind did to it: added (it came back), modified (its content or mode went back), deleted (the turns had created it). */
+  status: "added" | "modified" | "deleted";
+};
+
 /** Where a tool comes from: `builtin` is KnightCode's own (read, bash, ask_user, websearch, ...), `extension` an extension's (also one that replaces a built-in by name), `mcp` an MCP server's. tool/list starts no MCP server, so it lists none. */
 export type ToolSource = "builtin" | "extension" | "mcp";
 
@@ -1554,10 +1561,24 @@ export type ThreadDiffRevertResult = {
   paths: string[];
 };
 
-/** Params of `thread/fork`: Copies a thread's history into a new thread named "<name> (fork)", loads it and subscribes the caller. */
+/** Params of `thread/fork`: Copies a thread's history into a new thread named "<name> (fork)", loads it and subscribes the caller. Beyond the spec: up to a turn (turnId), in a new worktree (workspace, as thread/start takes it) whose files are as that turn found them. */
 export type ThreadForkParams = {
   /** The thread's id. */
   threadId: string;
+  /** Beyond the spec: the new thread's history stops just before this turn of the source's branch; with workspace worktree, the new worktree's files are as the turn found them. invalidParams for an id that is no turn of the branch. */
+  turnId?: string;
+  /** local by default. A cwd inside a managed worktree joins that worktree whatever this says. */
+  workspace?: {
+    mode: "local";
+  } | {
+    mode: "worktree";
+    /** A ref or commit to start from; the checkout's HEAD by default. */
+    baseRef?: string;
+    /** Copy the checkout's uncommitted changes (untracked files included, ignored ones not); the checkout keeps them. */
+    carryLocalChanges?: boolean;
+    /** The name of an environment of the project's .knightcode/environments.json whose setup script runs in the new worktree. */
+    environment?: string;
+  };
 };
 
 /** Result of `thread/fork`. */
@@ -1629,6 +1650,8 @@ export type ThreadReadParams = {
   threadId: string;
   /** A nextCursor from an earlier page; null or absent for the first page. */
   cursor?: string | null;
+  /** Beyond the spec: read the branch that ends at this entry (a thread/rewind answer's previousLeafId) instead of the current one; nextCursor pages on along it. invalidParams for an id the transcript does not hold. */
+  leafId?: string;
 };
 
 /** Result of `thread/read`. */
@@ -1662,6 +1685,26 @@ export type ThreadResumeResult = {
   ui: ThreadUi;
   /** Only with afterSeq. true: every notification after afterSeq follows this answer, in order, before anything newer. false: the server no longer holds them; this answer is the whole state. */
   replayed?: boolean;
+};
+
+/** Params of `thread/rewind`: Beyond the spec: takes a thread back to just before one of its turns. conversation: the history branches again before the turn (the old branch is kept; the thread reloads, thread/replaced with the same id). code: every file the undone turns changed (through any tool) goes back to the turn's before-snapshot; a file edited since the last of them ended refuses it with gitConflict diffChanged (data.paths) unless force. both: code first. Refused while a turn runs in the thread or its checkout; invalidParams for an unknown turn or, for code, a turn without a snapshot. Subscribers get thread/rewound. */
+export type ThreadRewindParams = {
+  /** The thread's id. */
+  threadId: string;
+  /** The first turn undone: it and every later turn of the branch. */
+  turnId: string;
+  /** conversation: a new branch of the history before the turn; code: the files the turns changed as the turn found them; both: code, then conversation. */
+  mode: "conversation" | "code" | "both";
+  /** code and both: restore over files edited since the last undone turn ended, losing those edits. */
+  force?: boolean;
+};
+
+/** Result of `thread/rewind`. */
+export type ThreadRewindResult = {
+  /** The files the rewind changed in the working tree, by path; empty for conversation. */
+  files: RewoundFile[];
+  /** conversation and both: the last entry of the branch left behind, which stays in the transcript; thread/read with leafId reads it. */
+  previousLeafId?: string;
 };
 
 /** Params of `thread/settings/update`: Changes a loaded thread's model, thinking level or approval mode for its next turns. */
@@ -1959,6 +2002,7 @@ export interface ClientRequests {
   "thread/name/set": { params: ThreadNameSetParams; result: ThreadNameSetResult };
   "thread/read": { params: ThreadReadParams; result: ThreadReadResult };
   "thread/resume": { params: ThreadResumeParams; result: ThreadResumeResult };
+  "thread/rewind": { params: ThreadRewindParams; result: ThreadRewindResult };
   "thread/settings/update": { params: ThreadSettingsUpdateParams; result: ThreadSettingsUpdateResult };
   "thread/start": { params: ThreadStartParams; result: ThreadStartResult };
   "thread/unarchive": { params: ThreadUnarchiveParams; result: ThreadUnarchiveResult };
@@ -2213,6 +2257,24 @@ export type ThreadReplacedParams = {
   parentThreadId?: string;
 };
 
+/** Params of `thread/rewound`: Beyond the spec: a thread was rewound (thread/rewind): what its answer said. To the thread's subscribers, after thread/replaced when the conversation moved. */
+export type ThreadRewoundParams = {
+  /** The thread's id. */
+  threadId: string;
+  /** The first turn undone. */
+  turnId: string;
+  /** conversation: a new branch of the history before the turn; code: the files the turns changed as the turn found them; both: code, then conversation. */
+  mode: "conversation" | "code" | "both";
+  /** The files the rewind changed in the working tree, by path; empty for conversation. */
+  files: RewoundFile[];
+  /** conversation and both: the last entry of the branch left behind, which stays in the transcript; thread/read with leafId reads it. */
+  previousLeafId?: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
+};
+
 /** Params of `thread/started`: A thread was created (start, fork or a session-replacing command); to every connection. */
 export type ThreadStartedParams = {
   thread: Thread;
@@ -2442,6 +2504,7 @@ export interface ServerNotifications {
   "thread/name/updated": { params: ThreadNameUpdatedParams };
   "thread/planMode/updated": { params: ThreadPlanModeUpdatedParams };
   "thread/replaced": { params: ThreadReplacedParams };
+  "thread/rewound": { params: ThreadRewoundParams };
   "thread/started": { params: ThreadStartedParams };
   "thread/status/changed": { params: ThreadStatusChangedParams };
   "thread/tokenUsage/updated": { params: ThreadTokenUsageUpdatedParams };

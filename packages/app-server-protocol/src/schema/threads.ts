@@ -4,6 +4,7 @@ import { notification, request } from "./define.js";
 import { reasons } from "../reasons.js";
 import { HistoryItem, Item, PayloadRef } from "./items.js";
 import { View } from "./views.js";
+import { AtTurn, LeafId } from "./rewind.js";
 import { ApprovalMode, FileTotals, ModelRef, ModelSummary, ThinkingLevel, TokenUsage, TurnError } from "@knightcode/schema/threads";
 
 const IsoTime = Type.String({ description: "ISO 8601 time." });
@@ -224,7 +225,7 @@ export const threads = {
       doc: "Loads and owns a thread and subscribes in the same step as it builds the answer: the first history page and live snapshots.",
     }),
     "thread/read": request({
-      params: Type.Object({ threadId: ThreadId, cursor: Cursor }, Closed),
+      params: Type.Object({ threadId: ThreadId, cursor: Cursor, leafId: Type.Optional(LeafId) }, Closed),
       result: Type.Object(
         {
           thread: ThreadSummary,
@@ -265,10 +266,10 @@ export const threads = {
       doc: "Thread summaries newest first, from each sessions folder's index; later pages come from a snapshot of the first.",
     }),
     "thread/fork": request({
-      params: Type.Object({ threadId: ThreadId }, Closed),
+      params: Type.Object({ threadId: ThreadId, turnId: Type.Optional(AtTurn), workspace: Type.Optional(WorkspaceRequest) }, Closed),
       result: ThreadCreated,
-      errors: ["threadNotFound"],
-      doc: 'Copies a thread\'s history into a new thread named "<name> (fork)", loads it and subscribes the caller.',
+      errors: ["threadNotFound", "notGitRepo", "gitConflict"],
+      doc: 'Copies a thread\'s history into a new thread named "<name> (fork)", loads it and subscribes the caller. Beyond the spec: up to a turn (turnId), in a new worktree (workspace, as thread/start takes it) whose files are as that turn found them.',
     }),
     "thread/unsubscribe": request({
       params: Type.Object({ threadId: ThreadId }, Closed),

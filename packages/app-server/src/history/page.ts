@@ -37,14 +37,27 @@ export function pageReusable(page: BranchPage, threadId: string, store: PayloadS
   }
 }
 
-/** The raw page a cursor names: the newest one without a cursor. Never locks or writes. */
-export async function readPage(path: string, threadId: string, cursorText: string | undefined, skipTurnBody?: SkipTurnBody): Promise<BranchPage> {
+/**
+ * The raw page a cursor names: without one, the newest page of the branch
+ * (of the branch ending at `leaf`, when given). Never locks or writes.
+ */
+export async function readPage(
+  path: string,
+  threadId: string,
+  cursorText: string | undefined,
+  skipTurnBody?: SkipTurnBody,
+  leaf?: string,
+): Promise<BranchPage> {
   const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, threadId);
+  const start = cursor ? { cursor } : leaf !== undefined ? { leaf } : {};
   try {
-    return await readBranchPage(path, { turns: PAGE_TURNS, ...(cursor ? { cursor } : {}), ...(skipTurnBody ? { skipTurnBody } : {}) });
+    return await readBranchPage(path, { turns: PAGE_TURNS, ...start, ...(skipTurnBody ? { skipTurnBody } : {}) });
   } catch (error) {
     if (error instanceof SessionFileError && error.code === "notFound" && cursor) {
       throw rpcError("invalidCursor", "the cursor does not lead into this thread's history");
+    }
+    if (error instanceof SessionFileError && error.code === "notFound" && leaf !== undefined) {
+      throw rpcError("invalidParams", `params.leafId: thread ${threadId} has no entry ${leaf}`);
     }
     throw sessionError(error, threadId);
   }

@@ -50,6 +50,7 @@ export const methodTable: MethodTable = {
   "thread/name/set": () => import("./thread/name/set.js"),
   "thread/read": () => import("./thread/read.js"),
   "thread/resume": () => import("./thread/resume.js"),
+  "thread/rewind": () => import("./thread/rewind.js"),
   "thread/settings/update": () => import("./thread/settings/update.js"),
   "thread/start": () => import("./thread/start.js"),
   "thread/unarchive": () => import("./thread/unarchive.js"),

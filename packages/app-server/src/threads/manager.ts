@@ -240,15 +240,16 @@ export class ThreadManager {
     return probeThreadCommands(this.environment, cwd);
   }
 
-  /** Copies a thread's history into a new thread named "<name> (fork)". */
-  async fork(threadId: string): Promise<LoadedThread> {
+  /** Copies a thread's history (up to an entry, when `at` names one) into a new thread named "<name> (fork)", where `at` says it runs. */
+  async fork(threadId: string, at: { upToEntryId?: string | null; workspace?: WorkspaceState } = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
     const source = this.loaded.get(threadId);
     const path = source?.file.path ?? this.locator.find(threadId)?.path;
     if (!path) throw rpcError("threadNotFound", `no saved thread ${threadId}`);
     let sourceName = source?.name;
     const cwd = source?.file.header.cwd ?? (await readSessionHeader(path)).cwd;
-    const forked = await forkSession({ source: path, dir: this.locator.sessionDirFor(cwd), cwd }).catch((error: unknown) => {
+    const upTo = at.upToEntryId === undefined ? {} : { upToEntryId: at.upToEntryId };
+    const forked = await forkSession({ source: path, dir: this.locator.sessionDirFor(cwd), cwd, ...upTo }).catch((error: unknown) => {
       throw creationError("the fork", error);
     });
     const file = await SessionFile.open(forked.path, this.fileOptions);
@@ -256,6 +257,7 @@ export class ThreadManager {
       const state = file.summary();
       sourceName = state.name ?? derivedName(state.firstUserText);
     }
+    if (at.workspace) file.append(workspaceEntry(at.workspace), { durable: true });
     file.append({ type: "thread_name", name: `${sourceName} (fork)` });
     this.locator.moved(file.header.id, file.path);
     const thread = await this.open(file, "fork");

@@ -33,7 +33,13 @@ const nothingMore = { warnings: [], abandon: async () => undefined, started: () 
  * name, a broken environments file, a base that names no commit, a folder
  * outside git) does so before anything is made.
  */
-export async function startPlace(params: ClientRequestParams<"thread/start">, cwd: string, threads: ThreadManager): Promise<StartPlace> {
+export async function startPlace(
+  params: Pick<ClientRequestParams<"thread/start">, "workspace">,
+  cwd: string,
+  threads: ThreadManager,
+  /** A new worktree's files as this tree holds them (a fork at a turn: that turn's snapshot). */
+  files?: string,
+): Promise<StartPlace> {
   const joined = threads.worktrees.containing(cwd);
   if (joined) {
     const { record } = joined;
@@ -52,6 +58,7 @@ export async function startPlace(params: ClientRequestParams<"thread/start">, cw
         cwd,
         ...(asked.baseRef !== undefined ? { baseRef: asked.baseRef } : {}),
         ...(asked.carryLocalChanges ? { carryLocalChanges: true } : {}),
+        ...(files !== undefined ? { files } : {}),
         ...(asked.environment !== undefined ? { environment: asked.environment } : {}),
         env: threads.context.env,
       }),

@@ -18,6 +18,8 @@ export interface CreateWorktreeOptions {
   baseRef?: string;
   /** Copy the checkout's uncommitted changes (staged, unstaged, untracked) along; the checkout keeps them. */
   carryLocalChanges?: boolean;
+  /** A tree the worktree's files are instead (a turn's snapshot, for a fork at that turn); its index stays at the base. */
+  files?: string;
   /** Its environment's name, kept in the record for the cleanup script. */
   environment?: string;
   /** The project folder the worktree's threads belong to; `cwd` by default. */
@@ -52,7 +54,7 @@ export async function createWorktree(options: CreateWorktreeOptions): Promise<Cr
   const git: WorktreeGit = { ...(env ? { env } : {}), config: await noUserCodeConfig(repo.root, env) };
   const baseRef = options.baseRef ?? "HEAD";
   const baseSha = await resolveCommit(repo.root, baseRef, git);
-  const trees = options.carryLocalChanges ? await carriedTrees(repo, baseSha, git) : { index: baseSha, work: baseSha };
+  const trees = options.files !== undefined ? { index: baseSha, work: options.files } : await startTrees(repo, baseSha, git, options.carryLocalChanges);
   const { bucketDir, cleanup } = makeBucket(options.root);
   const path = join(bucketDir, basename(repo.root));
   try {
@@ -97,6 +99,11 @@ export async function resolveCommit(cwd: string, ref: string, git: WorktreeGit):
   const sha = text.trim();
   if (!/^[0-9a-f]{40,64}$/.test(sha)) throw new WorktreeError("invalidParams", `baseRef ${JSON.stringify(ref)} names no commit in ${cwd}`);
   return sha;
+}
+
+/** The base's trees, or with `carry` the checkout's uncommitted state moved onto the base. */
+function startTrees(repo: RepoInfo, baseSha: string, git: WorktreeGit, carry: boolean | undefined): Promise<StateTrees> {
+  return carry ? carriedTrees(repo, baseSha, git) : Promise.resolve({ index: baseSha, work: baseSha });
 }
 
 /** The checkout's uncommitted state as trees, moved onto `baseSha` when its HEAD is another commit. */

@@ -10,8 +10,8 @@ import { scanSession, type EntryRef, type SessionIssue } from "./scan.js";
 export interface ForkOptions {
   /** The transcript to fork; only read, never locked or written. */
   source: string;
-  /** The last entry to copy; the source's leaf by default. */
-  upToEntryId?: string;
+  /** The last entry to copy; the source's leaf by default; null copies no entry. */
+  upToEntryId?: string | null;
   /** Folder of the new transcript. */
   dir: string;
   /** The new thread's project folder; the source's by default. */
@@ -44,7 +44,7 @@ export async function forkSession(options: ForkOptions): Promise<ForkResult> {
   assertThreadId(id);
   const source = resolve(options.source);
   const index = await scanSession(source);
-  const leaf = options.upToEntryId ?? index.leafId;
+  const leaf = options.upToEntryId === undefined ? index.leafId : options.upToEntryId;
   if (leaf !== null && !index.byId.has(leaf)) {
     throw new SessionFileError("notFound", `no entry ${leaf} in ${source}`, { path: source, entryId: leaf });
   }

@@ -155,6 +155,16 @@ export interface WorkspaceState {
  */
 export interface WorkspaceEntry extends EntryBase<"workspace">, WorkspaceState {}
 
+/**
+ * The branch starts again before turn `turnId` (thread/rewind): its parent
+ * is the entry before that turn's start, so the turn and every later one
+ * stay in the file on the branch left behind, whose leaf was `fromLeafId`.
+ */
+export interface RewindEntry extends EntryBase<"rewind"> {
+  turnId: string;
+  fromLeafId: string;
+}
+
 export type KnownEntry =
   | MessageEntry
   | ApprovalEntry
@@ -171,7 +181,8 @@ export type KnownEntry =
   | LabelEntry
   | CustomEntry
   | CustomMessageEntry
-  | WorkspaceEntry;
+  | WorkspaceEntry
+  | RewindEntry;
 
 export type KnownEntryType = KnownEntry["type"];
 
@@ -233,6 +244,7 @@ const KIND_CHECKS: Record<KnownEntryType, FieldCheck> = {
     if (!isString(e.cwd) || e.cwd === "") return "cwd";
     return ["path", "baseRef", "branch"].find((field) => e[field] !== undefined && !isString(e[field]));
   },
+  rewind: requireStrings("turnId", "fromLeafId"),
   custom_message: (e) => {
     if (!isString(e.customType)) return "customType";
     if (!isString(e.content) && !Array.isArray(e.content)) return "content";

@@ -18,6 +18,8 @@ export interface BranchPageOptions {
   turns: number;
   /** Continue from an earlier page; start at the file's leaf otherwise. */
   cursor?: BranchCursor;
+  /** Without a cursor: the branch that ends at this entry (one a rewind left behind) rather than the file's leaf. */
+  leaf?: string;
   /** Read size; small values exercise chunk boundaries in tests. */
   chunkSize?: number;
   /**
@@ -263,7 +265,11 @@ export async function pageFromIndex(path: string, options: BranchPageOptions): P
     const child = index.refs.find((ref) => ref.offset === cursor.before);
     if (child === undefined || child.parentId !== cursor.id) throw badCursor(path, cursor);
   }
-  const branch = branchPath(index.byId, cursor === undefined ? index.leafId : cursor.id);
+  const leaf = cursor?.id ?? options.leaf ?? index.leafId;
+  if (cursor === undefined && options.leaf !== undefined && !index.byId.has(options.leaf)) {
+    throw new SessionFileError("notFound", `${path} has no entry ${options.leaf}`, { path, entryId: options.leaf });
+  }
+  const branch = branchPath(index.byId, leaf);
   let from = branch.length;
   for (let turns = 0; from > 0 && turns < options.turns; ) if (branch[--from]!.type === "turn_start") turns++;
   const refs: EntryRef[] = branch.slice(from);
@@ -298,7 +304,7 @@ export async function readBranchPage(path: string, options: BranchPageOptions): 
       issues: [],
       found: [],
       turns: 0,
-      wanted: options.cursor?.id,
+      wanted: options.cursor?.id ?? options.leaf,
       atTail: options.cursor === undefined,
       prefix,
       skipping: undefined,

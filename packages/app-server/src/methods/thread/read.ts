@@ -16,10 +16,12 @@ export const handler: Handler<"thread/read"> = async (params, ctx) => {
   if (!found) throw rpcError("threadNotFound", `no saved thread ${params.threadId}`);
   const saved = catalog.context.savedTurns;
   const cursor = params.cursor ?? undefined;
+  // A cursor names its branch already; without one, leafId names a branch a rewind left behind.
+  const leaf = cursor === undefined ? params.leafId : undefined;
   // On the server that runs it, the running turn is read live: its transcript has no end yet, which alone would read as interrupted.
-  const loaded = cursor === undefined ? ctx.services.loadedThreads?.get(params.threadId) : undefined;
+  const loaded = cursor === undefined && leaf === undefined ? ctx.services.loadedThreads?.get(params.threadId) : undefined;
   const runningAtRead = loaded?.turns.runningTurnId;
-  let page = await readPage(found.path, params.threadId, cursor, skipKnownTurns(saved, params.threadId));
+  let page = await readPage(found.path, params.threadId, cursor, skipKnownTurns(saved, params.threadId), leaf);
   let summary: StoredThreadSummary | undefined;
   try {
     summary = await catalog.listing.summaryOf(found.path);
@@ -31,7 +33,8 @@ export const handler: Handler<"thread/read"> = async (params, ctx) => {
   // A turn passed over may no longer be kept (its reference expired meanwhile), or the turn that ran when the read began has
   // ended since and its end is not on the page: then the page is read again, whole.
   const endedMeanwhile = runningAtRead !== undefined && loaded?.turns.runningTurnId !== runningAtRead;
-  if (endedMeanwhile || !pageReusable(page, params.threadId, store, saved, undefined)) page = await readPage(found.path, params.threadId, cursor);
+  if (endedMeanwhile || !pageReusable(page, params.threadId, store, saved, undefined))
+    page = await readPage(found.path, params.threadId, cursor, undefined, leaf);
   const thread = wireSummary(summary, catalog);
   const running = loaded?.runningTurnForWire(store);
   if (!running) return { thread, ...pageForWire(page, params.threadId, store, responseBudget({ thread }), { saved }) };

@@ -1,9 +1,10 @@
-import { Component, type JSX } from "preact";
+import { Component, Fragment, type JSX } from "preact";
 import { useState } from "preact/hooks";
 import type { HistoryItem, TokenUsage, Turn } from "@knightcode/app-server-protocol";
 import { showEarlierTurnChanges, showLastTurnChanges } from "../../state/app-state.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
+import { MessageMenu } from "../rewind/message-menu.js";
 import { ItemBox } from "./items.js";
 import { formatBytes } from "./payload.js";
 import { readPayload } from "./store.js";
@@ -31,7 +32,10 @@ export class TurnBox extends Component<TurnProps> {
       <article class="turn" data-turn-id={turn.id} data-turn-status={turn.status}>
         {turn.payloadRef && turn.items.length === 0 && <TurnReference turn={turn} store={store} />}
         {top.map((item) => (
-          <ItemBox key={item.id} threadId={threadId} item={item} nested={nested.get(item.id)} steer={item.type === "userMessage" && item !== opening} />
+          <Fragment key={item.id}>
+            <ItemBox threadId={threadId} item={item} nested={nested.get(item.id)} steer={item.type === "userMessage" && item !== opening} />
+            {item === opening && turn.status !== "inProgress" && <MessageMenu threadId={threadId} turnId={turn.id} text={"text" in item ? item.text : ""} />}
+          </Fragment>
         ))}
         <TurnStatus turn={turn} />
         <TurnFooter turn={turn} newest={newest} label={opening && "text" in opening ? opening.text : undefined} />
