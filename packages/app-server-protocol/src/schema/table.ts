@@ -15,6 +15,7 @@ import { search } from "./search.js";
 import { git } from "./git.js";
 import { workspaces } from "./workspaces.js";
 import { diffs } from "./diffs.js";
+import { review } from "./review.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -39,6 +40,7 @@ export const protocol = {
     ...git.clientRequests,
     ...workspaces.clientRequests,
     ...diffs.clientRequests,
+    ...review.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

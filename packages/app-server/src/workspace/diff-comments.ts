@@ -8,6 +8,7 @@ import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import { lastTurnTrees, threadGit, withDiffErrors, worktreeBaseOf } from "./diff-context.js";
+import { reviewedHunk } from "./review/diff.js";
 
 type CommentInput = NonNullable<ClientRequestParams<"turn/start">["comments"]>[number];
 
@@ -42,8 +43,10 @@ export async function quoteComments(comments: readonly CommentInput[] | undefine
     const quoted: ReviewComment[] = [];
     for (const [i, comment] of comments.entries()) {
       const where = `params.comments[${i}]`;
-      if (!found.has(comment.hunkId))
-        found.set(comment.hunkId, await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) }));
+      if (!found.has(comment.hunkId)) {
+        const current = await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) });
+        found.set(comment.hunkId, current ?? (await reviewedHunk(thread, git, comment.hunkId)));
+      }
       const hit = found.get(comment.hunkId);
       if (!hit) throw new DiffInputError(`${where}.hunkId ${comment.hunkId} matches no hunk of the current diff: read the diff again`);
       const path = repoRelative(git.repo.root, comment.path);

@@ -101,6 +101,13 @@ function InlineItem({ threadId, item, nested, steer }: { threadId: string; item:
         </div>
       );
     }
+    case "reviewFinding":
+      return (
+        <div class="review-finding">
+          <span class="badge">{item.severity}</span> <strong>{item.title}</strong> <code>{`${item.path}:${item.startLine}-${item.endLine}`}</code>
+          <Markdown text={item.body} />
+        </div>
+      );
   }
 }
 
@@ -291,4 +298,5 @@ const TYPE_NAMES: Record<ItemReference["type"], string> = {
   toolCall: "tool call",
   compaction: "summary",
   extensionMessage: "extension message",
+  reviewFinding: "review finding",
 };
