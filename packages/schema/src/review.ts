@@ -35,6 +35,8 @@ export interface ReviewSource {
   against?: string;
   commit?: string;
   turnId?: string;
+  /** lastTurn: that turn's trees, so the diff reads again from a thread other than the turn's (a detached review's). */
+  trees?: { before: string; after: string };
 }
 
 /**

@@ -1468,14 +1468,14 @@ export type ReviewStartParams = {
   turnId?: string;
   /** What the review should look at most, in the user's words (at most 4,000 characters). */
   focus?: string;
-  /** inline (the default): the review turn runs in the thread itself. */
-  delivery?: "inline";
+  /** inline (the default): the review turn runs in the thread itself; detached: in a new child thread of the thread (its parentThreadId), in the same folder. */
+  delivery?: "inline" | "detached";
 };
 
 /** Result of `review/start`. */
 export type ReviewStartResult = {
   turn: Turn;
-  /** The thread the review turn runs in. */
+  /** The thread the review turn runs in: the thread itself, or the detached review's new child thread. */
   threadId: string;
 };
 

@@ -34,14 +34,19 @@ export const review = {
               description: "What the review should look at most, in the user's words (at most 4,000 characters).",
             }),
           ),
-          delivery: Type.Optional(Type.Literal("inline", { description: "inline (the default): the review turn runs in the thread itself." })),
+          delivery: Type.Optional(
+            Type.Union([Type.Literal("inline"), Type.Literal("detached")], {
+              description:
+                "inline (the default): the review turn runs in the thread itself; detached: in a new child thread of the thread (its parentThreadId), in the same folder.",
+            }),
+          ),
         },
         Closed,
       ),
       result: Type.Object(
         {
           turn: Turn,
-          threadId: Type.String({ description: "The thread the review turn runs in." }),
+          threadId: Type.String({ description: "The thread the review turn runs in: the thread itself, or the detached review's new child thread." }),
         },
         Closed,
       ),

@@ -64,3 +64,16 @@ export function findingItem(
     ...(suggestion === undefined ? {} : { suggestion }),
   };
 }
+
+/** The newest finding among a branch's entries (root first) that `matches`, read from the report_finding results kept. */
+export function findingIn(branch: readonly { type: string }[], matches: (finding: SavedFinding) => boolean): SavedFinding | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i]!;
+    if (entry.type !== "message") continue;
+    const message = (entry as { message?: { role?: string; toolName?: string; details?: unknown; isError?: boolean } }).message;
+    if (message?.role !== "toolResult" || typeof message.toolName !== "string") continue;
+    const finding = findingOfCall(message.toolName, message);
+    if (finding && matches(finding)) return finding;
+  }
+  return undefined;
+}

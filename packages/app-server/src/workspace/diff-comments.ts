@@ -4,6 +4,7 @@ import { findHunk, quoteLines, type FoundHunk } from "@knightcode/repo/git/diff/
 import { repoRelative } from "@knightcode/repo/git/repo";
 import type { GitContext } from "@knightcode/repo/git/ops/context";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
+import type { SavedFinding } from "@knightcode/agent/tools/report-finding";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
@@ -27,7 +28,12 @@ function checkShape(comment: CommentInput, where: string): void {
  * matches nothing, a path that is not the hunk's file, or lines outside
  * the hunk are invalidParams: the client should read the diff again.
  */
-export async function quoteComments(comments: readonly CommentInput[] | undefined, thread: LoadedThread, env: NodeJS.ProcessEnv): Promise<ReviewComment[]> {
+export async function quoteComments(
+  comments: readonly CommentInput[] | undefined,
+  thread: LoadedThread,
+  env: NodeJS.ProcessEnv,
+  detached?: (hunkId: string) => Promise<SavedFinding | undefined>,
+): Promise<ReviewComment[]> {
   if (!comments || comments.length === 0) return [];
   for (const [i, comment] of comments.entries()) checkShape(comment, `params.comments[${i}]`);
   return withDiffErrors(async () => {
@@ -45,7 +51,7 @@ export async function quoteComments(comments: readonly CommentInput[] | undefine
       const where = `params.comments[${i}]`;
       if (!found.has(comment.hunkId)) {
         const current = await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) });
-        found.set(comment.hunkId, current ?? (await reviewedHunk(thread, git, comment.hunkId)));
+        found.set(comment.hunkId, current ?? (await reviewedHunk(thread, git, comment.hunkId, detached)));
       }
       const hit = found.get(comment.hunkId);
       if (!hit) throw new DiffInputError(`${where}.hunkId ${comment.hunkId} matches no hunk of the current diff: read the diff again`);

@@ -257,7 +257,7 @@ describe("beyond the spec: review turns", () => {
       [{ scope: "branch", turnId: "t" }, "invalidParams", /lastTurn scope only/],
       [{ scope: "uncommitted", focus: "x".repeat(4001) }, "invalidParams", /focus/],
       [{ scope: "uncommitted" }, "invalidParams", /nothing to review/],
-      [{ scope: "uncommitted", delivery: "detached" }, "invalidParams", /delivery/],
+      [{ scope: "uncommitted", delivery: "elsewhere" }, "invalidParams", /delivery/],
     ];
     for (const [params, code, words] of cases) {
       const error = await failure(server, "review/start", { threadId, ...params });

@@ -4,7 +4,7 @@ import { DiffInputError } from "@knightcode/repo/git/diff/errors";
 import { ACTION_BUDGET, readDiff } from "@knightcode/repo/git/diff/read";
 import type { FoundHunk } from "@knightcode/repo/git/diff/find";
 import type { DiffAnswer } from "@knightcode/repo/git/diff/types";
-import type { ReviewSource } from "@knightcode/agent/tools/report-finding";
+import type { ReviewSource, SavedFinding } from "@knightcode/agent/tools/report-finding";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
 import { lastTurnTrees, turnTreesOf, worktreeBaseOf } from "../diff-context.js";
 import { savedFinding } from "./findings.js";
@@ -51,6 +51,8 @@ export async function readReviewDiff(thread: LoadedThread, git: GitContext, requ
     ...(answer.against !== undefined ? { against: answer.against } : {}),
     ...(commit !== undefined ? { commit } : {}),
     ...(answer.turnId !== undefined ? { turnId: answer.turnId } : {}),
+    // A detached review's findings live in another thread than the turn: keep the trees to read that diff again.
+    ...(lastTurn ? { trees: { before: lastTurn.before, after: lastTurn.after } } : {}),
   };
   return { answer, source };
 }
@@ -72,13 +74,23 @@ export async function currentHunkIds(thread: LoadedThread, git: GitContext, sour
  * diffs may not show it: a finding sent back as a review comment finds
  * its hunk here.
  */
-export async function reviewedHunk(thread: LoadedThread, git: GitContext, hunkId: string): Promise<FoundHunk | undefined> {
-  const finding = await savedFinding(thread, (candidate) => candidate.hunkId === hunkId);
+export async function reviewedHunk(
+  thread: LoadedThread,
+  git: GitContext,
+  hunkId: string,
+  elsewhere?: (hunkId: string) => Promise<SavedFinding | undefined>,
+): Promise<FoundHunk | undefined> {
+  const finding = (await savedFinding(thread, (candidate) => candidate.hunkId === hunkId)) ?? (await elsewhere?.(hunkId));
   if (!finding) return undefined;
-  const { source } = finding;
-  const lastTurn = source.scope === "lastTurn" && source.turnId !== undefined ? await turnTreesOf(thread, git, source.turnId) : undefined;
+  const { trees, ...source } = finding.source;
   let answer: DiffAnswer;
   try {
+    const lastTurn =
+      source.scope !== "lastTurn" || source.turnId === undefined
+        ? undefined
+        : trees
+          ? { turnId: source.turnId, ...trees }
+          : await turnTreesOf(thread, git, source.turnId);
     ({ answer } = await readDiff(git, { ...source, ...(lastTurn ? { lastTurn } : {}), ...worktreeBaseOf(thread) }, { budget: ACTION_BUDGET }));
   } catch (error) {
     if (error instanceof DiffInputError) return undefined;

@@ -3,7 +3,7 @@ import { ToolError } from "@knightcode/agent/tools/errors";
 import type { FindingInput, FindingRecorder, ReviewSource, SavedFinding } from "@knightcode/agent/tools/report-finding";
 import { repoRelative } from "@knightcode/repo/git/repo";
 import type { LoadedThread } from "../../threads/loaded-thread.js";
-import { findingOfCall } from "../../turns/finding-item.js";
+import { findingIn } from "../../turns/finding-item.js";
 import type { ShownHunk } from "./prompt.js";
 
 /** The new-side lines of a hunk, by number, each without its prefix, and whether it ends the file without a newline. */
@@ -74,14 +74,5 @@ export function findingRecorder(shown: ReadonlyMap<string, ShownHunk>, source: R
  */
 export async function savedFinding(thread: LoadedThread, matches: (finding: SavedFinding) => boolean): Promise<SavedFinding | undefined> {
   await thread.file.loadBranch();
-  const branch = thread.file.branch();
-  for (let i = branch.length - 1; i >= 0; i--) {
-    const entry = branch[i]!;
-    if (entry.type !== "message") continue;
-    const message = (entry as { message?: { role?: string; toolName?: string; details?: unknown; isError?: boolean } }).message;
-    if (message?.role !== "toolResult" || typeof message.toolName !== "string") continue;
-    const finding = findingOfCall(message.toolName, message);
-    if (finding && matches(finding)) return finding;
-  }
-  return undefined;
+  return findingIn(thread.file.branch(), matches);
 }
