@@ -8,6 +8,7 @@ import { Icon, type IconName } from "../../ui/icons.js";
 import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
 import { formatBytes } from "./payload.js";
+import { FindingCard } from "../review/finding-card.js";
 import { readPayload } from "./store.js";
 import { SubagentCards } from "./subagent-card.js";
 import { SUBAGENT_TOOLS } from "./subagents.js";
@@ -102,12 +103,7 @@ function InlineItem({ threadId, item, nested, steer }: { threadId: string; item:
       );
     }
     case "reviewFinding":
-      return (
-        <div class="review-finding">
-          <span class="badge">{item.severity}</span> <strong>{item.title}</strong> <code>{`${item.path}:${item.startLine}-${item.endLine}`}</code>
-          <Markdown text={item.body} />
-        </div>
-      );
+      return <FindingCard threadId={threadId} item={item} />;
   }
 }
 
