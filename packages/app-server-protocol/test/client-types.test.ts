@@ -49,6 +49,8 @@ function describeItem(item: Item): string {
       return `summary: ${item.summary}`;
     case "extensionMessage":
       return `${item.customType ?? "extension"}: ${item.text}`;
+    case "reviewFinding":
+      return `${item.severity}: ${item.title} (${item.path}:${item.startLine})`;
     default: {
       const unreachable: never = item;
       return unreachable;
@@ -83,6 +85,7 @@ function describeHistoryItem(item: HistoryItem): string {
 function show(item: HistoryItem): string {
   if ("payloadRef" in item) return `${item.type}: too large, read it with payload/read`;
   if (item.type === "toolCall") return `${item.name} [${item.status}]`;
+  if (item.type === "reviewFinding") return `${item.severity}: ${item.title}`;
   return item.type === "compaction" ? item.summary : item.text;
 }
 

@@ -6,6 +6,7 @@ import { SendingMessages } from "./features/composer/sending.js";
 import { takeComposerFocus } from "./features/sidebar/actions.js";
 import { ThreadMenu } from "./features/sidebar/thread-menu.js";
 import { PendingRequests } from "./features/requests/requests.js";
+import { ReviewAction } from "./features/review/start-review.js";
 import { Transcript } from "./features/transcript/transcript.js";
 import { WorkspacePanel } from "./features/workspace/panel.js";
 import { panel } from "./state/app-state.js";
@@ -62,6 +63,7 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
           </span>
           <ExtensionStatus threadId={threadId} />
           <div class="thread-actions">
+            <ReviewAction threadId={threadId} />
             <IconButton icon="diff" label="Changes (Ctrl+Shift+D)" aria-pressed={side === "diff"} onClick={() => togglePanel("diff")} />
             <IconButton icon="branch" label="Git (Ctrl+Shift+G)" aria-pressed={side === "git"} onClick={() => togglePanel("git")} />
             <ThreadMenu threadId={threadId} title={title || "New thread"} />

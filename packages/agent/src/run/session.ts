@@ -15,7 +15,7 @@ import { runTurnLoop } from "./turn-loop.js";
 import { runNestedCall, type NestedToolResult } from "./nested-tool.js";
 import { sessionEventOf } from "./agent-events.js";
 import { SteerQueue, type HeldSteer } from "./steer-queue.js";
-import { TurnRecord } from "./turn.js";
+import { TurnRecord, withTurnTools } from "./turn.js";
 import { addReply, type TokenUsage } from "./usage.js";
 import type { PendingEntry, UnsavedTail } from "./unsaved.js";
 import { TranscriptWriter } from "./transcript-writer.js";
@@ -167,7 +167,7 @@ export class AgentSession {
 
   setTools(tools: AgentTool[]): void {
     this.tools = tools;
-    if (this.agent) this.agent.state.tools = tools;
+    if (this.agent) this.agent.state.tools = withTurnTools(tools, this.current?.tools);
   }
 
   setSystemPrompt(prompt: string): void {
@@ -274,6 +274,7 @@ export class AgentSession {
     }
     turn.begin(start.id, Date.now());
     this.current = turn;
+    this.setTools(this.tools);
     const stopAgent = () => agent.abort();
     turn.signal.addEventListener("abort", stopAgent, { once: true });
     const turnId = start.id;

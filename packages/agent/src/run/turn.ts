@@ -1,3 +1,4 @@
+import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { TurnError } from "./error-kind.js";
 import type { TurnEndStatus } from "./transcript.js";
 
@@ -36,6 +37,8 @@ export class TurnRecord {
   private startedAtValue: number | undefined;
   private outcomeValue: TurnOutcome | undefined;
   private faultValue: TurnError | undefined;
+  /** Tools offered in this turn only, beside the thread's (a review turn's report_finding). */
+  tools: AgentTool[] = [];
 
   get phase(): TurnPhase {
     return this.phaseValue;
@@ -119,4 +122,11 @@ export class TurnRecord {
     if (!NEXT[this.phaseValue].includes(to)) throw new Error(`a turn cannot go from ${this.phaseValue} to ${to}`);
     this.phaseValue = to;
   }
+}
+
+/** The thread's tools and a turn's own; a thread's tool of the same name yields to the turn's. */
+export function withTurnTools(tools: AgentTool[], turnTools: readonly AgentTool[] | undefined): AgentTool[] {
+  if (!turnTools || turnTools.length === 0) return tools;
+  const names = new Set(turnTools.map((tool) => tool.name));
+  return [...tools.filter((tool) => !names.has(tool.name)), ...turnTools];
 }

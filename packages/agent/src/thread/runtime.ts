@@ -293,9 +293,9 @@ export class ThreadRuntime {
     this.gates.current = gate;
   }
 
-  /** Whether the active tool of this name is the built-in one (an extension may replace any tool). */
+  /** Whether the active tool of this name is the built-in one (an extension may replace any tool), or one the running turn offers. */
   isBuiltinTool(name: string): boolean {
-    return this.builtinNames.has(name);
+    return this.builtinNames.has(name) || (this.session.runningTurn?.tools.some((tool) => tool.name === name) ?? false);
   }
 
   /**

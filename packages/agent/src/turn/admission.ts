@@ -57,6 +57,7 @@ export async function admit(context: AdmissionContext, run: Run, work: Work): Pr
       if (preamble.length > 0) input = { ...input, preamble };
     }
     launched = true;
+    if (work.kind === "input" && work.tools) run.turn.tools = work.tools;
     return { status: "started", turnId: await launch(context, run, input) };
   } finally {
     if (!launched) context.settle(run);

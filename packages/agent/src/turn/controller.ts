@@ -1,4 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { ExtensionMessageInput } from "../extensions/types.js";
 import type { SessionEvent } from "../run/events.js";
@@ -13,6 +14,9 @@ import { requireRoom, sizeOf, sum } from "./waiting-limits.js";
 import { ThreadHold } from "./thread-hold.js";
 
 export type { QueueState, TurnEnd, TurnEngine, TurnLog, TurnObserver };
+
+/** A turn/start's input; `tools` are offered in that turn only (a review's). */
+export type TurnStart = { text: string; images: ImageContent[]; comments?: ReviewComment[]; tools?: AgentTool[] };
 
 export interface TurnControllerOptions {
   threadId: string;
@@ -142,10 +146,11 @@ export class TurnController {
   }
 
   /** turn/start: admission, input hooks, then the turn; answers once it started, or was handled or cancelled. `claimed` runs once the thread is taken. */
-  async start(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, claimed?: () => void): Promise<StartOutcome> {
+  async start(input: TurnStart & StartMeta, claimed?: () => void): Promise<StartOutcome> {
     const run = await this.hold.claimRun(input);
     claimed?.();
-    return admit(this.admission, run, { kind: "input", text: input.text, images: input.images, comments: input.comments ?? [], source: "user" });
+    const { text, images, comments = [], tools } = input;
+    return admit(this.admission, run, { kind: "input", text, images, comments, source: "user", ...(tools ? { tools } : {}) });
   }
 
   /** thread/compact/start and `/compact`: a turn that only compacts the history. */

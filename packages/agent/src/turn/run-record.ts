@@ -1,4 +1,5 @@
 import type { ImageContent } from "@mariozechner/pi-ai";
+import type { AgentTool } from "@mariozechner/pi-agent-core";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SessionEvent } from "../run/events.js";
 import type { AgentSession } from "../run/session.js";
@@ -33,7 +34,7 @@ export interface TurnEngine {
 }
 
 export type Work =
-  | { kind: "input"; text: string; images: ImageContent[]; comments: ReviewComment[]; source: "user" | "queue" }
+  | { kind: "input"; text: string; images: ImageContent[]; comments: ReviewComment[]; source: "user" | "queue"; tools?: AgentTool[] }
   | { kind: "compact" }
   | { kind: "extension" };
 

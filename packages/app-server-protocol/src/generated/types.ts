@@ -141,99 +141,106 @@ export type ResourceInfo = {
   shadowedBy?: string;
 };
 
-/** Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's. */
-export type DiffScope = "uncommitted" | "unstaged" | "staged" | "committed" | "branch" | "lastTurn";
+/** uncommitted: HEAD with the working tree; branch: the merge base with `against` (else as thread/diff/read's branch scope chooses) with the working tree; commit: `commit` with its first parent; lastTurn: the thread's last turn, or `turnId`. */
+export type ReviewScope = "uncommitted" | "branch" | "commit" | "lastTurn";
 
-export type DiffHunk = {
-  /** A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action). */
-  id: string;
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  /** Each line with its " ", "+", "-" or "\" prefix and without its newline (a CR stays). */
-  lines: string[];
+/** Why a turn failed. */
+export type TurnError = {
+  /** At most 2,000 characters in summaries; full payloads keep it whole. */
+  message: string;
+  kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other";
 };
 
-/** One changed file with its hunks. */
-export type DiffFile = {
-  /** Relative to the repository root. */
+/** Lines added and deleted in one file. */
+export type FileTotals = {
   path: string;
-  /** A renamed file's old path. */
-  oldPath?: string;
-  /** An untracked file is added; a mode-only change is modified with 0 additions and 0 deletions. */
-  status: "added" | "modified" | "deleted" | "renamed";
-  /** Binary files have no hunks. */
-  binary: boolean;
   additions: number;
   deletions: number;
-  /** Past the response budget: the counts stay, the hunks are left out. */
-  tooLarge?: boolean;
-  hunks: DiffHunk[];
 };
 
-/** Whether the thread is loaded and what a running thread waits on. */
-export type ThreadStatus = {
-  type: "notLoaded";
-} | {
-  type: "idle";
-} | {
-  type: "active";
-  waitingOn: Array<"approval" | "dialog">;
-} | {
-  type: "systemError";
-  message: string;
-};
-
-/** local: the user's checkout; worktree: a managed git worktree of the thread's own. */
-export type WorkspaceMode = "local" | "worktree";
-
-/** Where the thread runs. */
-export type Workspace = {
-  mode: WorkspaceMode;
-  /** The worktree's folder (worktree mode); the thread's cwd is inside it. */
+export type ImageRef = {
+  mimeType: string;
+  /** Base64 bytes. */
+  data?: string;
   path?: string;
-  /** The full id of the commit the worktree was made from. */
-  baseRef?: string;
-  /** The branch the thread works on, once it has one. */
-  branch?: string;
 };
 
-/** A model by provider and id, as model/list shows them. */
-export type ModelRef = {
-  provider: string;
-  id: string;
+export type ReviewComment = {
+  /** Relative to the repository root. */
+  path: string;
+  side: "new" | "old";
+  startLine: number;
+  endLine: number;
+  text: string;
+  /** The commented lines as the reviewed hunk had them, each with its diff prefix, joined by newlines. */
+  quote: string;
 };
 
-/** ask: tool calls that change things wait for approval; autoEdit: file edits run without asking; fullAccess: nothing asks. */
-export type ApprovalMode = "ask" | "autoEdit" | "fullAccess";
-
-/** A loaded thread: where it runs, its model and its settings. */
-export type Thread = {
+/** What the user sent (after extensions transformed it). */
+export type UserMessageItem = {
+  /** A durable ordinal within the turn, or a tool call's own id. */
   id: string;
-  name: string;
-  /** The folder the thread runs in: inside its worktree for a worktree thread. */
-  cwd: string;
-  /** ISO 8601 time. */
-  createdAt: string;
-  /** ISO 8601 time. */
-  updatedAt: string;
-  /** The parent's header id. */
-  forkedFromId?: string;
-  /** Only on a sub-agent: the thread whose model started it. */
-  parentThreadId?: string;
-  /** Only on a sub-agent: the id of the parent's tool call that started it. */
-  parentCallId?: string;
-  /** The session file's path, once saved. */
-  sessionFile?: string;
-  status: ThreadStatus;
-  workspace: Workspace;
-  /** Null until a usable model is chosen. */
-  model: ModelRef | null;
-  thinkingLevel: ThinkingLevel;
-  approvalMode: ApprovalMode;
-  /** Only read-only tools and submit_plan run until the user approves a plan. */
-  planMode: boolean;
+  type: "userMessage";
+  /** Top-level position in the turn; order by its latest value. */
+  index?: number;
+  /** The tool call a nested call belongs to; nested calls have no index. */
+  parentItemId?: string;
+  /** Unix milliseconds. */
+  startedAt?: number;
+  /** Unix milliseconds. */
+  completedAt?: number;
+  text: string;
+  images?: ImageRef[];
+  /** Review comments sent with the text; the model receives them after it. */
+  comments?: ReviewComment[];
+  clientMessageId?: string;
+};
+
+/** The model's answer text. */
+export type AgentMessageItem = {
+  /** A durable ordinal within the turn, or a tool call's own id. */
+  id: string;
+  type: "agentMessage";
+  /** Top-level position in the turn; order by its latest value. */
+  index?: number;
+  /** The tool call a nested call belongs to; nested calls have no index. */
+  parentItemId?: string;
+  /** Unix milliseconds. */
+  startedAt?: number;
+  /** Unix milliseconds. */
+  completedAt?: number;
+  text: string;
+};
+
+/** The model's reasoning text. */
+export type ReasoningItem = {
+  /** A durable ordinal within the turn, or a tool call's own id. */
+  id: string;
+  type: "reasoning";
+  /** Top-level position in the turn; order by its latest value. */
+  index?: number;
+  /** The tool call a nested call belongs to; nested calls have no index. */
+  parentItemId?: string;
+  /** Unix milliseconds. */
+  startedAt?: number;
+  /** Unix milliseconds. */
+  completedAt?: number;
+  text: string;
+};
+
+/** An immutable large value; read it with payload/read. */
+export type PayloadRef = {
+  id: string;
+  bytes: number;
+};
+
+export type ToolCallStatus = "inProgress" | "completed" | "failed" | "declined";
+
+export type FileChange = {
+  path: string;
+  kind: "add" | "modify" | "delete";
+  /** A unified diff of the change. */
+  diff?: string;
 };
 
 export type ViewText = {
@@ -351,147 +358,6 @@ export type View = ViewText | ViewButton | ViewToggle | ViewSelect | ViewTextFie
   children: ViewBelow7[];
 };
 
-/** The thread's extension UI as it stands when the response is written. */
-export type ThreadUi = {
-  statuses: Array<{
-    key: string;
-    text: string;
-  }>;
-  title?: string;
-  workingMessage?: string;
-  workingVisible: boolean;
-  widgets: Array<{
-    key: string;
-    placement: "aboveEditor" | "belowEditor";
-    lines?: string[];
-    view?: View;
-  }>;
-};
-
-/** A thread as lists and history show it, loaded or not. */
-export type ThreadSummary = {
-  id: string;
-  /** The thread's name, or the first line of its first message; at most 120 characters. */
-  title: string;
-  /** Present when a name was set. */
-  name?: string;
-  /** The project the thread belongs to: the folder it was started from, also for a worktree thread. */
-  cwd: string;
-  /** ISO 8601 time. */
-  createdAt: string;
-  /** ISO 8601 time. */
-  updatedAt: string;
-  forkedFromId?: string;
-  /** Only on a sub-agent: the thread whose model started it. */
-  parentThreadId?: string;
-  /** Only on a sub-agent: the id of the parent's tool call that started it. */
-  parentCallId?: string;
-  workspaceMode: WorkspaceMode;
-  workspace: Workspace;
-  archived: boolean;
-  status: ThreadStatus;
-  sessionFile: string;
-};
-
-/** Why a turn failed. */
-export type TurnError = {
-  /** At most 2,000 characters in summaries; full payloads keep it whole. */
-  message: string;
-  kind: "auth" | "rateLimit" | "contextOverflow" | "network" | "provider" | "other";
-};
-
-/** Lines added and deleted in one file. */
-export type FileTotals = {
-  path: string;
-  additions: number;
-  deletions: number;
-};
-
-export type ImageRef = {
-  mimeType: string;
-  /** Base64 bytes. */
-  data?: string;
-  path?: string;
-};
-
-export type ReviewComment = {
-  /** Relative to the repository root. */
-  path: string;
-  side: "new" | "old";
-  startLine: number;
-  endLine: number;
-  text: string;
-  /** The commented lines as the reviewed hunk had them, each with its diff prefix, joined by newlines. */
-  quote: string;
-};
-
-/** What the user sent (after extensions transformed it). */
-export type UserMessageItem = {
-  /** A durable ordinal within the turn, or a tool call's own id. */
-  id: string;
-  type: "userMessage";
-  /** Top-level position in the turn; order by its latest value. */
-  index?: number;
-  /** The tool call a nested call belongs to; nested calls have no index. */
-  parentItemId?: string;
-  /** Unix milliseconds. */
-  startedAt?: number;
-  /** Unix milliseconds. */
-  completedAt?: number;
-  text: string;
-  images?: ImageRef[];
-  /** Review comments sent with the text; the model receives them after it. */
-  comments?: ReviewComment[];
-  clientMessageId?: string;
-};
-
-/** The model's answer text. */
-export type AgentMessageItem = {
-  /** A durable ordinal within the turn, or a tool call's own id. */
-  id: string;
-  type: "agentMessage";
-  /** Top-level position in the turn; order by its latest value. */
-  index?: number;
-  /** The tool call a nested call belongs to; nested calls have no index. */
-  parentItemId?: string;
-  /** Unix milliseconds. */
-  startedAt?: number;
-  /** Unix milliseconds. */
-  completedAt?: number;
-  text: string;
-};
-
-/** The model's reasoning text. */
-export type ReasoningItem = {
-  /** A durable ordinal within the turn, or a tool call's own id. */
-  id: string;
-  type: "reasoning";
-  /** Top-level position in the turn; order by its latest value. */
-  index?: number;
-  /** The tool call a nested call belongs to; nested calls have no index. */
-  parentItemId?: string;
-  /** Unix milliseconds. */
-  startedAt?: number;
-  /** Unix milliseconds. */
-  completedAt?: number;
-  text: string;
-};
-
-/** An immutable large value; read it with payload/read. */
-export type PayloadRef = {
-  id: string;
-  bytes: number;
-};
-
-export type ToolCallStatus = "inProgress" | "completed" | "failed" | "declined";
-
-export type FileChange = {
-  path: string;
-  kind: "add" | "modify" | "delete";
-  /** A unified diff of the change. */
-  diff?: string;
-};
-
 /** A sub-agent named by a call of the sub-agent tools. */
 export type SubAgentRef = {
   /** The sub-agent's thread. */
@@ -561,14 +427,46 @@ export type ExtensionMessageItem = {
   view?: View;
 };
 
+export type FindingSeverity = "critical" | "high" | "medium" | "low" | "info";
+
+/** Beyond the spec: a problem the model reported in a review turn (review/start), on lines of a hunk of the reviewed diff; its id is the call's. Only review turns produce it. */
+export type ReviewFindingItem = {
+  /** A durable ordinal within the turn, or a tool call's own id. */
+  id: string;
+  type: "reviewFinding";
+  /** Top-level position in the turn; order by its latest value. */
+  index?: number;
+  /** The tool call a nested call belongs to; nested calls have no index. */
+  parentItemId?: string;
+  /** Unix milliseconds. */
+  startedAt?: number;
+  /** Unix milliseconds. */
+  completedAt?: number;
+  /** The finding's id in its thread: review/finding/apply takes it. */
+  findingId: string;
+  /** Relative to the repository root. */
+  path: string;
+  /** The hunk of the reviewed diff the finding is on, at context 3. */
+  hunkId: string;
+  /** Line numbers are the new side's, always. */
+  side: "new";
+  startLine: number;
+  endLine: number;
+  severity: FindingSeverity;
+  title: string;
+  body: string;
+  /** The text that should replace lines startLine..endLine; review/finding/apply writes it. */
+  suggestion?: string;
+};
+
 /** An item of a turn; its type says which. */
-export type Item = UserMessageItem | AgentMessageItem | ReasoningItem | ToolCallItem | CompactionItem | ExtensionMessageItem;
+export type Item = UserMessageItem | AgentMessageItem | ReasoningItem | ToolCallItem | CompactionItem | ExtensionMessageItem | ReviewFindingItem;
 
 /** An item too large to send inline; payload/read returns it as JSON. */
 export type ItemReference = {
   id: string;
   /** The referenced item's type. */
-  type: "userMessage" | "agentMessage" | "reasoning" | "toolCall" | "compaction" | "extensionMessage";
+  type: "userMessage" | "agentMessage" | "reasoning" | "toolCall" | "compaction" | "extensionMessage" | "reviewFinding";
   index?: number;
   payloadRef: PayloadRef;
 };
@@ -589,6 +487,143 @@ export type Turn = {
   /** Only in history, never in turn notifications. */
   items?: HistoryItem[];
   payloadRef?: PayloadRef;
+};
+
+/** Which changes: uncommitted (staged and not), unstaged, staged, committed on the branch, the whole branch against its base, or the last turn's. */
+export type DiffScope = "uncommitted" | "unstaged" | "staged" | "committed" | "branch" | "lastTurn";
+
+export type DiffHunk = {
+  /** A content hash of the file's header and this hunk at the read's context: `c<context>-...`, or `w<context>-...` from a whitespace-blind read (it matches no action). */
+  id: string;
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  /** Each line with its " ", "+", "-" or "\" prefix and without its newline (a CR stays). */
+  lines: string[];
+};
+
+/** One changed file with its hunks. */
+export type DiffFile = {
+  /** Relative to the repository root. */
+  path: string;
+  /** A renamed file's old path. */
+  oldPath?: string;
+  /** An untracked file is added; a mode-only change is modified with 0 additions and 0 deletions. */
+  status: "added" | "modified" | "deleted" | "renamed";
+  /** Binary files have no hunks. */
+  binary: boolean;
+  additions: number;
+  deletions: number;
+  /** Past the response budget: the counts stay, the hunks are left out. */
+  tooLarge?: boolean;
+  hunks: DiffHunk[];
+};
+
+/** Whether the thread is loaded and what a running thread waits on. */
+export type ThreadStatus = {
+  type: "notLoaded";
+} | {
+  type: "idle";
+} | {
+  type: "active";
+  waitingOn: Array<"approval" | "dialog">;
+} | {
+  type: "systemError";
+  message: string;
+};
+
+/** local: the user's checkout; worktree: a managed git worktree of the thread's own. */
+export type WorkspaceMode = "local" | "worktree";
+
+/** Where the thread runs. */
+export type Workspace = {
+  mode: WorkspaceMode;
+  /** The worktree's folder (worktree mode); the thread's cwd is inside it. */
+  path?: string;
+  /** The full id of the commit the worktree was made from. */
+  baseRef?: string;
+  /** The branch the thread works on, once it has one. */
+  branch?: string;
+};
+
+/** A model by provider and id, as model/list shows them. */
+export type ModelRef = {
+  provider: string;
+  id: string;
+};
+
+/** ask: tool calls that change things wait for approval; autoEdit: file edits run without asking; fullAccess: nothing asks. */
+export type ApprovalMode = "ask" | "autoEdit" | "fullAccess";
+
+/** A loaded thread: where it runs, its model and its settings. */
+export type Thread = {
+  id: string;
+  name: string;
+  /** The folder the thread runs in: inside its worktree for a worktree thread. */
+  cwd: string;
+  /** ISO 8601 time. */
+  createdAt: string;
+  /** ISO 8601 time. */
+  updatedAt: string;
+  /** The parent's header id. */
+  forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
+  /** The session file's path, once saved. */
+  sessionFile?: string;
+  status: ThreadStatus;
+  workspace: Workspace;
+  /** Null until a usable model is chosen. */
+  model: ModelRef | null;
+  thinkingLevel: ThinkingLevel;
+  approvalMode: ApprovalMode;
+  /** Only read-only tools and submit_plan run until the user approves a plan. */
+  planMode: boolean;
+};
+
+/** The thread's extension UI as it stands when the response is written. */
+export type ThreadUi = {
+  statuses: Array<{
+    key: string;
+    text: string;
+  }>;
+  title?: string;
+  workingMessage?: string;
+  workingVisible: boolean;
+  widgets: Array<{
+    key: string;
+    placement: "aboveEditor" | "belowEditor";
+    lines?: string[];
+    view?: View;
+  }>;
+};
+
+/** A thread as lists and history show it, loaded or not. */
+export type ThreadSummary = {
+  id: string;
+  /** The thread's name, or the first line of its first message; at most 120 characters. */
+  title: string;
+  /** Present when a name was set. */
+  name?: string;
+  /** The project the thread belongs to: the folder it was started from, also for a worktree thread. */
+  cwd: string;
+  /** ISO 8601 time. */
+  createdAt: string;
+  /** ISO 8601 time. */
+  updatedAt: string;
+  forkedFromId?: string;
+  /** Only on a sub-agent: the thread whose model started it. */
+  parentThreadId?: string;
+  /** Only on a sub-agent: the id of the parent's tool call that started it. */
+  parentCallId?: string;
+  workspaceMode: WorkspaceMode;
+  workspace: Workspace;
+  archived: boolean;
+  status: ThreadStatus;
+  sessionFile: string;
 };
 
 /** Messages waiting for the running turn: steering goes in at the next step, followUp starts turns after it. */
@@ -1413,6 +1448,44 @@ export type ResourceSetParams = {
 /** Result of `resource/set`. */
 export type ResourceSetResult = EmptyObject;
 
+/** Params of `review/finding/apply`: Beyond the spec: writes a finding's suggestion over its lines in the working tree, as a patch, with every thread of the checkout held. gitConflict diffChanged (nothing changed) when the hunk or the lines are no longer as the review read them; invalidParams for an unknown finding or one without a suggestion. */
+export type ReviewFindingApplyParams = {
+  /** The thread's id. */
+  threadId: string;
+  /** A reviewFinding item's findingId. */
+  findingId: string;
+};
+
+/** Result of `review/finding/apply`. */
+export type ReviewFindingApplyResult = {
+  /** The files the suggestion changed, relative to the repository root. */
+  paths: string[];
+};
+
+/** Params of `review/start`: Beyond the spec: starts a review turn over one diff scope, read with hunk ids at context 3. The user message carries the review's instructions, the focus and the diff (cut, with a note, past 200,000 characters); the turn offers the model report_finding, whose findings arrive as reviewFinding items. invalidParams for an empty diff, a field of another scope, a commit or ref that resolves to nothing; turnInProgress while the thread runs a turn. */
+export type ReviewStartParams = {
+  /** The thread's id. */
+  threadId: string;
+  scope: ReviewScope;
+  /** branch only: the ref to compare with (its merge base with HEAD). */
+  against?: string;
+  /** commit only, and needed there: the commit to review. */
+  commit?: string;
+  /** lastTurn only: that turn of the thread rather than the last one. */
+  turnId?: string;
+  /** What the review should look at most, in the user's words (at most 4,000 characters). */
+  focus?: string;
+  /** inline (the default): the review turn runs in the thread itself; detached: in a new child thread of the thread (its parentThreadId), in the same folder. */
+  delivery?: "inline" | "detached";
+};
+
+/** Result of `review/start`. */
+export type ReviewStartResult = {
+  turn: Turn;
+  /** The thread the review turn runs in: the thread itself, or the detached review's new child thread. */
+  threadId: string;
+};
+
 /** Params of `server/diagnostics`: Memory, uptime and the shared server's counters. */
 export type ServerDiagnosticsParams = EmptyObject;
 
@@ -1989,6 +2062,8 @@ export interface ClientRequests {
   "project/trust/set": { params: ProjectTrustSetParams; result: ProjectTrustSetResult };
   "resource/list": { params: ResourceListParams; result: ResourceListResult };
   "resource/set": { params: ResourceSetParams; result: ResourceSetResult };
+  "review/finding/apply": { params: ReviewFindingApplyParams; result: ReviewFindingApplyResult };
+  "review/start": { params: ReviewStartParams; result: ReviewStartResult };
   "server/diagnostics": { params: ServerDiagnosticsParams; result: ServerDiagnosticsResult };
   "serverRequest/list": { params: ServerRequestListParams; result: ServerRequestListResult };
   "thread/archive": { params: ThreadArchiveParams; result: ThreadArchiveResult };

@@ -2,6 +2,7 @@ import { Type, type TSchema } from "typebox";
 import { Closed } from "./common.js";
 import { View } from "./views.js";
 import { FileChange, ReviewComment } from "@knightcode/schema/items";
+import { ReviewFinding } from "@knightcode/schema/review";
 
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 
@@ -94,6 +95,13 @@ export const ExtensionMessageItem = item(
   "A message an extension added to the conversation.",
 );
 
+export const ReviewFindingItem = item(
+  "reviewFinding",
+  "ReviewFindingItem",
+  { ...ReviewFinding.properties },
+  "Beyond the spec: a problem the model reported in a review turn (review/start), on lines of a hunk of the reviewed diff; its id is the call's. Only review turns produce it.",
+);
+
 /** A whole item moved out of line because it is over the inline limit. */
 export const ItemReference = Type.Object(
   {
@@ -106,6 +114,7 @@ export const ItemReference = Type.Object(
         ToolCallItem.properties.type,
         CompactionItem.properties.type,
         ExtensionMessageItem.properties.type,
+        ReviewFindingItem.properties.type,
       ],
       { description: "The referenced item's type." },
     ),
@@ -115,7 +124,7 @@ export const ItemReference = Type.Object(
   { ...Closed, $id: "ItemReference", description: "An item too large to send inline; payload/read returns it as JSON." },
 );
 
-export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem, ToolCallItem, CompactionItem, ExtensionMessageItem], {
+export const Item = Type.Union([UserMessageItem, AgentMessageItem, ReasoningItem, ToolCallItem, CompactionItem, ExtensionMessageItem, ReviewFindingItem], {
   $id: "Item",
   description: "An item of a turn; its type says which.",
 });

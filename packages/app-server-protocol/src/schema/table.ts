@@ -16,6 +16,7 @@ import { git } from "./git.js";
 import { workspaces } from "./workspaces.js";
 import { diffs } from "./diffs.js";
 import { rewind } from "./rewind.js";
+import { review } from "./review.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -41,6 +42,7 @@ export const protocol = {
     ...workspaces.clientRequests,
     ...diffs.clientRequests,
     ...rewind.clientRequests,
+    ...review.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,

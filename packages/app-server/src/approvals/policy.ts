@@ -2,6 +2,7 @@ import { broadFolder } from "@knightcode/system/fs/broad-folders";
 import { isWithin, realTarget } from "@knightcode/system/fs/real-target";
 import { resolveToolPath } from "@knightcode/agent/tools/context";
 import { SUBAGENT_TOOLS } from "@knightcode/agent/tools/subagents";
+import { REPORT_FINDING } from "@knightcode/agent/tools/report-finding";
 import type { ApprovalDecision, ApprovalMode } from "@knightcode/app-server-protocol";
 import { controlReason, type ControlLookups } from "./control-paths.js";
 
@@ -14,7 +15,7 @@ export type Decision = ApprovalDecision;
  * sub-agent does goes through its own gate, under its parent's approval
  * mode and plan mode.
  */
-const READ_ONLY = new Set(["read", "grep", "find", "ls", "ask_user", "submit_plan", ...SUBAGENT_TOOLS]);
+const READ_ONLY = new Set(["read", "grep", "find", "ls", "ask_user", "submit_plan", REPORT_FINDING, ...SUBAGENT_TOOLS]);
 const EDITS = new Set(["edit", "write"]);
 const SHELLS = new Set(["bash", "powershell"]);
 

@@ -4,6 +4,7 @@ import { isBodyless } from "@knightcode/store/session/read-page";
 import { isKnownEntry, type KnownEntry, type SessionEntry, type TurnEndEntry } from "@knightcode/store/session/format";
 import type { Item, ItemOf, Turn, TurnErrorKind } from "@knightcode/app-server-protocol";
 import { extensionItem, ordinalId, toolCallOutcome, userItem } from "../turns/item-shapes.js";
+import { findingItem, findingOfCall } from "../turns/finding-item.js";
 
 /** A saved turn with its items inline, before references are made for the wire. */
 export type HistoryTurn = Omit<Turn, "items"> & { items?: Item[] };
@@ -81,6 +82,11 @@ class TurnBuilder {
       if (block.type !== "toolCall") continue;
       const result = this.results.get(block.id);
       if (!result) continue;
+      const finding = findingOfCall(block.name, result);
+      if (finding) {
+        this.items.push(findingItem(block.id, this.index++, { startedAt: savedAt, completedAt: result.timestamp }, finding));
+        continue;
+      }
       this.items.push({
         id: block.id,
         type: "toolCall",

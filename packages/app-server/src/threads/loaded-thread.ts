@@ -1,11 +1,9 @@
-import type { ImageContent } from "@mariozechner/pi-ai";
-import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
 import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { SessionFile } from "@knightcode/store/session/session-file";
 import type { StartMeta, StartOutcome } from "@knightcode/agent/turn/run-record";
 import type { ThreadRuntime } from "@knightcode/agent/thread/load-runtime";
 import type { TokenUsage } from "@knightcode/agent/run/usage";
-import type { TurnController } from "@knightcode/agent/turn/controller";
+import type { TurnController, TurnStart } from "@knightcode/agent/turn/controller";
 import type { Warning } from "@knightcode/system/warning";
 import type { WorkspaceState } from "@knightcode/store/session/format";
 import { threadFault } from "@knightcode/store/session/fault";
@@ -249,7 +247,7 @@ export class LoadedThread {
   }
 
   /** turn/start from `connection`: it becomes the one approvals ask first. */
-  startTurn(input: { text: string; images: ImageContent[]; comments?: ReviewComment[] } & StartMeta, connection: Connection): Promise<StartOutcome> {
+  startTurn(input: TurnStart & StartMeta, connection: Connection): Promise<StartOutcome> {
     this.lastInitiator = connection;
     return this.turns.start(input, () => this.subscribe(connection));
   }

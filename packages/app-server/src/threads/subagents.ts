@@ -172,9 +172,10 @@ export class SubAgents {
     return this.report(child);
   }
 
-  private async modelChoice(
+  /** The model and thinking level a child of `parent` starts with: the parent's, unless `spec` names others. */
+  async modelChoice(
     parent: LoadedThread,
-    spec: Omit<SubAgentStart, "wait">,
+    spec: Pick<SubAgentStart, "model" | "thinking">,
   ): Promise<{ model?: { provider: string; id: string }; thinkingLevel?: ModelThinkingLevel }> {
     const session = parent.runtime.session;
     let ref = session.model ? { provider: session.model.provider, id: session.model.id } : undefined;
@@ -193,6 +194,24 @@ export class SubAgents {
     const inherited = session.thinkingLevel !== undefined && (!levels || levels.includes(session.thinkingLevel)) ? session.thinkingLevel : undefined;
     const thinking = spec.thinking ?? inherited;
     return { ...(ref ? { model: ref } : {}), ...(thinking ? { thinkingLevel: thinking as ModelThinkingLevel } : {}) };
+  }
+
+  /**
+   * A child the client asked for rather than the model (a detached review):
+   * it unloads with its parent and keeps it loaded while it works, as a
+   * sub-agent does. `startTurn` starts its turn.
+   */
+  async adopt(thread: LoadedThread, parentId: string, startTurn: () => Promise<string>): Promise<string> {
+    const child = this.track(thread, parentId, undefined);
+    child.pending = true;
+    child.parentHold ??= this.host.get(parentId)?.hold();
+    try {
+      return await startTurn();
+    } catch (error) {
+      child.pending = false;
+      this.releaseParent(child);
+      throw error;
+    }
   }
 
   /** Follows a child's turns: its last answer, how its last turn ended, and who waits for that. */

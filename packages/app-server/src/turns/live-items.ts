@@ -2,7 +2,9 @@ import type { AssistantMessage } from "@mariozechner/pi-ai";
 import type { AgentMessage } from "@mariozechner/pi-agent-core";
 import type { SessionEvent } from "@knightcode/agent/run/events";
 import type { Item, ItemOf } from "@knightcode/app-server-protocol";
+import { REPORT_FINDING } from "@knightcode/agent/tools/report-finding";
 import { extensionItem, ordinalId, toolCallOutcome, userItem } from "./item-shapes.js";
+import { findingItem, findingOfCall } from "./finding-item.js";
 
 /** Where a turn's item notifications go. */
 export interface ItemSink {
@@ -36,6 +38,8 @@ export class LiveTurnItems {
   /** When the assistant message that asked for tools was saved: their start time. */
   private callsStartedAt = 0;
   private firstUser = true;
+  /** report_finding calls that started, by call id: their items wait for the result. */
+  private readonly deferred = new Map<string, { index: number; startedAt: number; name: string; input: unknown }>();
 
   constructor(
     readonly turnId: string,
@@ -77,6 +81,12 @@ export class LiveTurnItems {
         this.onMessageEnd(event.message, event.entryTimestamp);
         break;
       case "tool_start":
+        if (event.toolName === REPORT_FINDING) {
+          // Its item shows once the call ends, as a finding or (refused) as the call: it keeps the place it started in.
+          this.order.push(event.toolCallId);
+          this.deferred.set(event.toolCallId, { index: this.index++, startedAt: this.callsStartedAt || Date.now(), name: event.toolName, input: event.args });
+          break;
+        }
         this.start({
           id: event.toolCallId,
           type: "toolCall",
@@ -211,8 +221,37 @@ export class LiveTurnItems {
 
   /** A tool call's item, finished with its result: the same for the model's calls and for nested ones. */
   private finishTool(toolCallId: string, result: { content?: unknown; details?: unknown }, isError: boolean, completedAt: number): void {
+    const deferred = this.deferred.get(toolCallId);
+    if (deferred) return this.finishDeferred(toolCallId, deferred, { ...result, isError }, completedAt);
     const started = this.items.get(toolCallId);
     if (started?.type !== "toolCall") return;
     this.complete({ ...started, ...toolCallOutcome(result, isError, this.isDeclined(toolCallId)), completedAt });
+  }
+
+  /** A report_finding call ended: its finding's item, or the refused call's, at the place the call started. */
+  private finishDeferred(
+    toolCallId: string,
+    call: { index: number; startedAt: number; name: string; input: unknown },
+    result: { content?: unknown; details?: unknown; isError: boolean },
+    completedAt: number,
+  ): void {
+    this.deferred.delete(toolCallId);
+    const finding = findingOfCall(call.name, result);
+    const times = { startedAt: call.startedAt, completedAt };
+    const item: Item = finding
+      ? findingItem(toolCallId, call.index, times, finding)
+      : {
+          id: toolCallId,
+          type: "toolCall",
+          index: call.index,
+          ...times,
+          name: call.name,
+          input: call.input,
+          ...toolCallOutcome(result, result.isError, this.isDeclined(toolCallId)),
+        };
+    // Already in `order`, where it started.
+    this.items.set(item.id, item);
+    this.sink.started(item);
+    this.complete(item);
   }
 }

@@ -4,10 +4,12 @@ import { findHunk, quoteLines, type FoundHunk } from "@knightcode/repo/git/diff/
 import { repoRelative } from "@knightcode/repo/git/repo";
 import type { GitContext } from "@knightcode/repo/git/ops/context";
 import type { ReviewComment } from "@knightcode/repo/git/diff/review-comments";
+import type { SavedFinding } from "@knightcode/agent/tools/report-finding";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { rpcError } from "../rpc/errors.js";
 import type { LoadedThread } from "../threads/loaded-thread.js";
 import { lastTurnTrees, threadGit, withDiffErrors, worktreeBaseOf } from "./diff-context.js";
+import { reviewedHunk } from "./review/diff.js";
 
 type CommentInput = NonNullable<ClientRequestParams<"turn/start">["comments"]>[number];
 
@@ -26,7 +28,12 @@ function checkShape(comment: CommentInput, where: string): void {
  * matches nothing, a path that is not the hunk's file, or lines outside
  * the hunk are invalidParams: the client should read the diff again.
  */
-export async function quoteComments(comments: readonly CommentInput[] | undefined, thread: LoadedThread, env: NodeJS.ProcessEnv): Promise<ReviewComment[]> {
+export async function quoteComments(
+  comments: readonly CommentInput[] | undefined,
+  thread: LoadedThread,
+  env: NodeJS.ProcessEnv,
+  detached?: (hunkId: string) => Promise<SavedFinding | undefined>,
+): Promise<ReviewComment[]> {
   if (!comments || comments.length === 0) return [];
   for (const [i, comment] of comments.entries()) checkShape(comment, `params.comments[${i}]`);
   return withDiffErrors(async () => {
@@ -42,8 +49,10 @@ export async function quoteComments(comments: readonly CommentInput[] | undefine
     const quoted: ReviewComment[] = [];
     for (const [i, comment] of comments.entries()) {
       const where = `params.comments[${i}]`;
-      if (!found.has(comment.hunkId))
-        found.set(comment.hunkId, await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) }));
+      if (!found.has(comment.hunkId)) {
+        const current = await findHunk(git, comment.hunkId, { ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) });
+        found.set(comment.hunkId, current ?? (await reviewedHunk(thread, git, comment.hunkId, detached)));
+      }
       const hit = found.get(comment.hunkId);
       if (!hit) throw new DiffInputError(`${where}.hunkId ${comment.hunkId} matches no hunk of the current diff: read the diff again`);
       const path = repoRelative(git.repo.root, comment.path);

@@ -1,6 +1,7 @@
 import { builtinCommandOf, planTask, runBuiltinCommand } from "../../commands/builtins.js";
 import { rpcError, turnIdData } from "../../rpc/errors.js";
 import type { Handler } from "../../rpc/handler.js";
+import { detachedFinding } from "../../threads/review-child.js";
 import { quoteComments } from "../../workspace/diff-comments.js";
 import { resolveImages } from "../../turns/images.js";
 
@@ -14,7 +15,7 @@ export const handler: Handler<"turn/start"> = async (params, ctx) => {
   const threads = await ctx.services.threads();
   const thread = threads.require(params.threadId);
   const images = await resolveImages(params.images);
-  const comments = await quoteComments(params.comments, thread, ctx.context.env);
+  const comments = await quoteComments(params.comments, thread, ctx.context.env, (hunkId) => detachedFinding(threads, thread.id, hunkId));
   const builtin = builtinCommandOf(params.text);
   const task = builtin && planTask(builtin);
   if (builtin && task === undefined) return runBuiltinCommand(builtin, thread, params.requestId ? { requestId: params.requestId } : {}, ctx, threads);

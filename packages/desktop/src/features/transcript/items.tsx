@@ -8,6 +8,7 @@ import { Icon, type IconName } from "../../ui/icons.js";
 import { DiffView } from "./diff.js";
 import { Markdown } from "./markdown.js";
 import { formatBytes } from "./payload.js";
+import { FindingCard } from "../review/finding-card.js";
 import { readPayload } from "./store.js";
 import { SubagentCards } from "./subagent-card.js";
 import { SUBAGENT_TOOLS } from "./subagents.js";
@@ -101,6 +102,8 @@ function InlineItem({ threadId, item, nested, steer }: { threadId: string; item:
         </div>
       );
     }
+    case "reviewFinding":
+      return <FindingCard threadId={threadId} item={item} />;
   }
 }
 
@@ -291,4 +294,5 @@ const TYPE_NAMES: Record<ItemReference["type"], string> = {
   toolCall: "tool call",
   compaction: "summary",
   extensionMessage: "extension message",
+  reviewFinding: "review finding",
 };
