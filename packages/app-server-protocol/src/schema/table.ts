@@ -15,6 +15,7 @@ import { search } from "./search.js";
 import { git } from "./git.js";
 import { workspaces } from "./workspaces.js";
 import { diffs } from "./diffs.js";
+import { terminals } from "./terminals.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -39,6 +40,7 @@ export const protocol = {
     ...git.clientRequests,
     ...workspaces.clientRequests,
     ...diffs.clientRequests,
+    ...terminals.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -56,6 +58,7 @@ export const protocol = {
     ...accounts.serverNotifications,
     ...workspaces.serverNotifications,
     ...diffs.serverNotifications,
+    ...terminals.serverNotifications,
   },
 } as const;
 
