@@ -866,7 +866,7 @@ export type AccountReadResult = {
   accounts: Account[];
 };
 
-/** Params of `command/exec`: Beyond the spec; see docs/terminals.md. Runs a command for the client (not the model) in the thread's folder, through the thread's sandbox as the bash tool's commands run, without approval; answers at once. Its output comes as command/exec/outputDelta and its end as command/exec/exited, to the thread's subscribers (the caller subscribes). invalidParams past terminals.maxPerThread, for a cwd outside the thread's folder, or cols/rows without tty; toolMissing (data.tool "node-pty") for tty where terminals cannot be made here, or (data.tool "bwrap" or "sandbox-exec") when the sandbox is required and cannot run. */
+/** Params of `command/exec`: Beyond the spec; see docs/terminals.md. Runs a command for the client (not the model) in the thread's folder, through the thread's sandbox as the bash tool's commands run, without approval; answers at once. Its output comes as command/exec/outputDelta and its end as command/exec/exited, to the thread's subscribers (the caller subscribes). invalidParams past terminals.maxPerThread, for a cwd outside the thread's folder, or cols/rows without tty; toolMissing (data.tool "node-pty") for tty where terminals cannot be made here, or (data.tool "sandbox") when the sandbox is required and cannot run. */
 export type CommandExecParams = {
   /** The thread whose folder the command runs in, and which owns its processes. */
   threadId: string;

@@ -44,7 +44,7 @@ export const terminals = {
       ),
       result: Type.Object({ processId: ProcessId }, Closed),
       errors: ["threadNotFound", "toolMissing"],
-      doc: `${TERMINALS} Runs a command for the client (not the model) in the thread's folder, through the thread's sandbox as the bash tool's commands run, without approval; answers at once. Its output comes as command/exec/outputDelta and its end as command/exec/exited, to the thread's subscribers (the caller subscribes). invalidParams past terminals.maxPerThread, for a cwd outside the thread's folder, or cols/rows without tty; toolMissing (data.tool "node-pty") for tty where terminals cannot be made here, or (data.tool "bwrap" or "sandbox-exec") when the sandbox is required and cannot run.`,
+      doc: `${TERMINALS} Runs a command for the client (not the model) in the thread's folder, through the thread's sandbox as the bash tool's commands run, without approval; answers at once. Its output comes as command/exec/outputDelta and its end as command/exec/exited, to the thread's subscribers (the caller subscribes). invalidParams past terminals.maxPerThread, for a cwd outside the thread's folder, or cols/rows without tty; toolMissing (data.tool "node-pty") for tty where terminals cannot be made here, or (data.tool "sandbox") when the sandbox is required and cannot run.`,
     }),
     "command/exec/write": request({
       params: Type.Object(

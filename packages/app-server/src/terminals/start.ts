@@ -52,6 +52,7 @@ export async function startTerminal(thread: LoadedThread, params: ExecParams, en
         terminals.remove(processId);
         thread.send("command/exec/exited", { threadId: thread.id, processId, ...end });
       },
+      failed: (error) => thread.log.error(`command/exec process ${processId}`, error),
     });
     processId = terminals.add(terminal, { command: params.command, cwd, tty: pty !== undefined, startedAt: Date.now() });
     return { processId, opened: () => terminal.open() };

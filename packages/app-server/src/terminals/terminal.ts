@@ -79,6 +79,8 @@ export interface TerminalOptions {
   killGraceMs: number;
   output(stream: OutputStream, data: Buffer): void;
   exited(end: TerminalEnd): void;
+  /** Sending the end failed: nothing is left to tell but the log. */
+  failed(error: unknown): void;
 }
 
 /**
@@ -98,7 +100,7 @@ export class Terminal {
 
   constructor(private readonly options: TerminalOptions) {
     options.child.onOutput((stream, chunk) => this.output(stream, chunk));
-    void options.child.done.then((end) => this.finished(end));
+    options.child.done.then((end) => this.finished(end)).catch(options.failed);
   }
 
   get tty(): boolean {
