@@ -29,7 +29,7 @@ describe("! commands in the composer", { skip: NO_BROWSER }, () => {
       await box.fill("!echo started; sleep 600");
       await box.press("Enter");
       const running = panel.locator("[data-state='running']");
-      await running.getByText("started").waitFor();
+      await running.getByRole("region", { name: "Output of !echo started; sleep 600" }).getByText("started", { exact: true }).waitFor();
       const violations = await screenAndAudit(page, "commands-panel");
       assert.equal(violations.length, 0, describeViolations(violations));
       await running.getByRole("button", { name: "Stop" }).click();
