@@ -11,6 +11,7 @@ import { watchAttention } from "./features/attention/attention.js";
 import { setViewRenderer, watchTranscripts } from "./features/transcript/transcript.js";
 import { watchAddress, watchTheme } from "./state/app-state.js";
 import { watchOpenThreads } from "./state/open-threads.js";
+import { watchTerminals } from "./features/terminal/model.js";
 
 const root = document.getElementById("root")!;
 watchTheme();
@@ -53,6 +54,7 @@ async function start(): Promise<void> {
   installRequestHandlers();
   watchOpenThreads();
   watchTranscripts();
+  watchTerminals();
   watchExtensionUi();
   // From the start, so the setup log of a worktree made before the panel first opens is kept.
   watchWorkspaceProgress();

@@ -9,6 +9,8 @@ import { PendingRequests } from "./features/requests/requests.js";
 import { ReviewAction } from "./features/review/start-review.js";
 import { Transcript } from "./features/transcript/transcript.js";
 import { WorkspacePanel } from "./features/workspace/panel.js";
+import { TerminalPanel } from "./features/terminal/terminal-panel.js";
+import { openPanels, setPanelOpen } from "./features/terminal/model.js";
 import { panel } from "./state/app-state.js";
 import { ensureOpen, openThreadSignal } from "./state/open-threads.js";
 import { IconButton } from "./ui/button.js";
@@ -66,10 +68,17 @@ export function ThreadScreen({ threadId }: { threadId: string }): JSX.Element {
             <ReviewAction threadId={threadId} />
             <IconButton icon="diff" label="Changes (Ctrl+Shift+D)" aria-pressed={side === "diff"} onClick={() => togglePanel("diff")} />
             <IconButton icon="branch" label="Git (Ctrl+Shift+G)" aria-pressed={side === "git"} onClick={() => togglePanel("git")} />
+            <IconButton
+              icon="terminal"
+              label="Commands"
+              aria-pressed={openPanels.value.has(threadId)}
+              onClick={() => setPanelOpen(threadId, !openPanels.value.has(threadId))}
+            />
             <ThreadMenu threadId={threadId} title={title || "New thread"} />
           </div>
         </header>
         <Transcript threadId={threadId} />
+        <TerminalPanel threadId={threadId} />
         <SendingMessages threadId={threadId} />
         <PendingRequests threadId={threadId} />
         <Widgets threadId={threadId} placement="aboveEditor" />

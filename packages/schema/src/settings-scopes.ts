@@ -12,4 +12,6 @@ export const GLOBAL_ONLY_SETTINGS: ReadonlySet<string> = new Set([
   "sandbox.required",
   "requests.holdSeconds",
   "subagents.maxRunning",
+  "terminals.maxPerThread",
+  "terminals.maxOutputBytes",
 ]);

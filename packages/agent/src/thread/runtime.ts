@@ -232,7 +232,7 @@ export class ThreadRuntime {
     const builtins = threadBuiltinTools({
       context: {
         cwd,
-        env: () => threadChildEnv(env, this.snapshot),
+        env: () => this.childEnv(),
         agentDir: env.agentDir,
         ...(env.secrets ? { secretFiles: env.secrets.files } : {}),
         processes: this.processes,
@@ -311,6 +311,11 @@ export class ThreadRuntime {
       cliExtensions: env.extensionPaths,
       isTrusted: (folder) => env.trust.decisionFor(folder) === true,
     });
+  }
+
+  /** The environment a program the thread starts now gets (see threadChildEnv). */
+  childEnv(): NodeJS.ProcessEnv {
+    return threadChildEnv(this.options.environment, this.snapshot);
   }
 
   /** The agent folder this thread's settings, extensions and credentials come from. */

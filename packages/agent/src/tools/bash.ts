@@ -123,7 +123,7 @@ async function requireDirectory(cwd: string): Promise<void> {
 }
 
 /** bash from the thread's PATH, then the usual place, then the user's shell. */
-async function shellPath(env: NodeJS.ProcessEnv): Promise<string> {
+export async function shellPath(env: NodeJS.ProcessEnv): Promise<string> {
   const found = await findExecutable(["bash"], env);
   if (found !== undefined) return found;
   if (existsSync("/bin/bash")) return "/bin/bash";

@@ -56,6 +56,8 @@ describe("settings catalogue", () => {
       "requests.holdSeconds",
       "subagents.maxPerThread",
       "subagents.maxRunning",
+      "terminals.maxPerThread",
+      "terminals.maxOutputBytes",
     ];
     assert.deepEqual(CATALOGUE_ENTRIES.map((e) => e.key).sort(), [...required].sort());
   });

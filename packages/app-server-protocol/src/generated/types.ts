@@ -24,6 +24,21 @@ export type Account = {
   kind: AccountKind;
 };
 
+export type TerminalProcess = {
+  /** The process command/exec answered. */
+  processId: string;
+  /** The command line as given. */
+  command: string;
+  /** The absolute folder it runs in. */
+  cwd: string;
+  /** Whether it runs on a terminal. */
+  tty: boolean;
+  /** When it started, in Unix milliseconds. */
+  startedAt: number;
+};
+
+export type EmptyObject = Record<string, never>;
+
 export type CommandInfo = {
   /** Without the leading slash; a skill as skill:<name>. */
   name: string;
@@ -58,8 +73,6 @@ export type Environment = {
   setup: EnvironmentScripts;
   cleanup?: EnvironmentScripts;
 };
-
-export type EmptyObject = Record<string, never>;
 
 export type FileMatch = {
   /** Relative to cwd, with `/` between segments and no leading `./`. */
@@ -894,6 +907,81 @@ export type AccountReadResult = {
   /** One per provider, sorted by provider: the credential in effect (a stored one wins over the environment). */
   accounts: Account[];
 };
+
+/** Params of `command/exec`: Beyond the spec; see docs/terminals.md. Runs a command for the client (not the model) in the thread's folder, through the thread's sandbox as the bash tool's commands run, without approval; answers at once. Its output comes as command/exec/outputDelta and its end as command/exec/exited, to the thread's subscribers (the caller subscribes). invalidParams past terminals.maxPerThread, for a cwd outside the thread's folder, or cols/rows without tty; toolMissing (data.tool "node-pty") for tty where terminals cannot be made here, or (data.tool "sandbox") when the sandbox is required and cannot run. */
+export type CommandExecParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** A shell line, run with bash -c as the bash tool runs one. */
+  command: string;
+  /** Run it on a new pseudo-terminal (stdin, stdout and stderr all on it); false by default. */
+  tty?: boolean;
+  /** With tty: the terminal's width; 80 by default. */
+  cols?: number;
+  /** With tty: the terminal's height; 24 by default. */
+  rows?: number;
+  /** A folder relative to the thread's folder (the thread's folder by default); one outside it, links resolved, is invalidParams. */
+  cwd?: string;
+};
+
+/** Result of `command/exec`. */
+export type CommandExecResult = {
+  /** The process command/exec answered. */
+  processId: string;
+};
+
+/** Params of `command/exec/list`: Beyond the spec; see docs/terminals.md. The thread's commands still running, for a client that reconnects. */
+export type CommandExecListParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+};
+
+/** Result of `command/exec/list`. */
+export type CommandExecListResult = {
+  /** Oldest first. */
+  processes: TerminalProcess[];
+};
+
+/** Params of `command/exec/resize`: Beyond the spec; see docs/terminals.md. Resizes a running command's terminal (its programs get SIGWINCH). A command without a terminal, or an unknown or finished process, is invalidParams. */
+export type CommandExecResizeParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** The process command/exec answered. */
+  processId: string;
+  /** The terminal's width in columns. */
+  cols: number;
+  /** The terminal's height in rows. */
+  rows: number;
+};
+
+/** Result of `command/exec/resize`. */
+export type CommandExecResizeResult = EmptyObject;
+
+/** Params of `command/exec/terminate`: Beyond the spec; see docs/terminals.md. Stops a running command and every process it started (SIGTERM, SIGKILL a second later); command/exec/exited follows. An unknown or finished process is invalidParams. */
+export type CommandExecTerminateParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** The process command/exec answered. */
+  processId: string;
+};
+
+/** Result of `command/exec/terminate`. */
+export type CommandExecTerminateResult = EmptyObject;
+
+/** Params of `command/exec/write`: Beyond the spec; see docs/terminals.md. Writes to a running command's input. An unknown or finished process, or a stdin already closed, is invalidParams. */
+export type CommandExecWriteParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** The process command/exec answered. */
+  processId: string;
+  /** Bytes for its stdin (or the terminal's input), base64; may be empty. */
+  data: string;
+  /** After data, close its stdin (on a terminal: type the end-of-file character, ^D, as a user would). */
+  closeStdin?: boolean;
+};
+
+/** Result of `command/exec/write`. */
+export type CommandExecWriteResult = EmptyObject;
 
 /** Params of `command/list`: The slash commands a thread offers: the built-in ones that work on desktop, extension commands, prompt templates and skills. A saved thread that is not loaded, or a cwd, is listed from a session built in memory: no extension starts and nothing is written. */
 export type CommandListParams = {
@@ -2033,6 +2121,11 @@ export interface ClientRequests {
   "account/login/start": { params: AccountLoginStartParams; result: AccountLoginStartResult };
   "account/logout": { params: AccountLogoutParams; result: AccountLogoutResult };
   "account/read": { params: AccountReadParams; result: AccountReadResult };
+  "command/exec": { params: CommandExecParams; result: CommandExecResult };
+  "command/exec/list": { params: CommandExecListParams; result: CommandExecListResult };
+  "command/exec/resize": { params: CommandExecResizeParams; result: CommandExecResizeResult };
+  "command/exec/terminate": { params: CommandExecTerminateParams; result: CommandExecTerminateResult };
+  "command/exec/write": { params: CommandExecWriteParams; result: CommandExecWriteResult };
   "command/list": { params: CommandListParams; result: CommandListResult };
   "config/read": { params: ConfigReadParams; result: ConfigReadResult };
   "config/write": { params: ConfigWriteParams; result: ConfigWriteResult };
@@ -2179,6 +2272,40 @@ export type AccountUpdatedParams = {
   /** One per provider, sorted by provider: the credential in effect (a stored one wins over the environment). */
   accounts: Account[];
   login?: LoginOutcome;
+};
+
+/** Params of `command/exec/exited`: Beyond the spec; see docs/terminals.md. A command/exec process ended, after its last outputDelta; its processId is unknown from then on. */
+export type CommandExecExitedParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** The process command/exec answered. */
+  processId: string;
+  /** Null when a signal ended it. */
+  exitCode: number | null;
+  /** The signal that ended it (SIGTERM, SIGKILL), or null. */
+  signal: string | null;
+  /** Its output reached terminals.maxOutputBytes: the deltas stop there, and the process was stopped. */
+  truncated: boolean;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
+};
+
+/** Params of `command/exec/outputDelta`: Beyond the spec; see docs/terminals.md. Output of a command/exec process, in order, to the thread's subscribers. */
+export type CommandExecOutputDeltaParams = {
+  /** The thread whose folder the command runs in, and which owns its processes. */
+  threadId: string;
+  /** The process command/exec answered. */
+  processId: string;
+  /** Which output: pty for a command on a terminal. */
+  stream: "stdout" | "stderr" | "pty";
+  /** The bytes, base64, as the command wrote them: a UTF-8 character may be split between two deltas. */
+  data: string;
+  /** Only for a connection initialized with capabilities.sequenced: the thread's counter, one more for each notification sent to its subscribers. Pass the last one seen as thread/resume's afterSeq. */
+  seq?: number;
+  /** Only for a connection initialized with capabilities.subagents, on a sub-agent's notification sent because the connection is subscribed to its parent: the parent thread. */
+  parentThreadId?: string;
 };
 
 /** Params of `error`: Something failed outside any request: a malformed line, an oversized line, a dropped queued input, a lost thread. */
@@ -2567,6 +2694,8 @@ export type WarningParams = {
 /** Params of every method in serverNotifications, by method name. */
 export interface ServerNotifications {
   "account/updated": { params: AccountUpdatedParams };
+  "command/exec/exited": { params: CommandExecExitedParams };
+  "command/exec/outputDelta": { params: CommandExecOutputDeltaParams };
   "error": { params: ErrorParams };
   "item/agentMessage/delta": { params: ItemAgentMessageDeltaParams };
   "item/completed": { params: ItemCompletedParams };

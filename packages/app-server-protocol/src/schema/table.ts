@@ -17,6 +17,7 @@ import { workspaces } from "./workspaces.js";
 import { diffs } from "./diffs.js";
 import { rewind } from "./rewind.js";
 import { review } from "./review.js";
+import { terminals } from "./terminals.js";
 
 /**
  * The protocol, once: every client request, client notification, server
@@ -43,6 +44,7 @@ export const protocol = {
     ...diffs.clientRequests,
     ...rewind.clientRequests,
     ...review.clientRequests,
+    ...terminals.clientRequests,
   },
   clientNotifications: {
     ...lifecycle.clientNotifications,
@@ -61,6 +63,7 @@ export const protocol = {
     ...workspaces.serverNotifications,
     ...diffs.serverNotifications,
     ...rewind.serverNotifications,
+    ...terminals.serverNotifications,
   },
 } as const;
 

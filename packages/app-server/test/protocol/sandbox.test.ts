@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,6 +7,7 @@ import { after, before, describe, test, type TestContext } from "node:test";
 import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestServer } from "../support/harness.js";
+import { hostProcesses } from "../support/processes.js";
 import { approver, toolCall, toolTurn } from "../support/tool-turns.js";
 
 /**
@@ -46,25 +47,6 @@ const sentToModel = (from: number): string =>
     .slice(from)
     .map((request) => JSON.stringify(request.body))
     .join("\n");
-
-/** Host pids whose command line is exactly `command`. */
-function hostProcesses(command: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        return (
-          readFileSync(`/proc/${name}/cmdline`, "utf8")
-            .split("\0")
-            .filter((word) => word !== "")
-            .join(" ") === command
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 describe("door 1, the sandbox's half: an accepted command still cannot read a key", () => {
   test("cat of auth.json, of the server's /proc environ, grep of the agent folder: no key reaches the model", { skip }, async (t) => {

@@ -33,6 +33,7 @@ const PATHS = {
   dot: "M8 6.5a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3z",
   menu: "M2 4h12M2 8h12M2 12h12",
   copy: "M6 6h8v8H6zM3 10V2h8",
+  terminal: "M2 3h12v10H2zM4.5 6l2 2-2 2M8 10h3",
 } as const;
 
 export type IconName = keyof typeof PATHS;

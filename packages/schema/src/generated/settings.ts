@@ -25,6 +25,7 @@ export const SETTINGS_SCHEMA: Schema = {
     "sandbox",
     "requests",
     "subagents",
+    "terminals",
     "shellEnv"
   ],
   "properties": {
@@ -397,6 +398,33 @@ export const SETTINGS_SCHEMA: Schema = {
           "expected": "an integer from 1 to 256",
           "description": "How many sub-agents may work at the same time in the whole server; a start past it fails and says so. Global settings only.",
           "default": 8
+        }
+      }
+    },
+    "terminals": {
+      "type": "object",
+      "required": [
+        "maxPerThread",
+        "maxOutputBytes"
+      ],
+      "properties": {
+        "maxPerThread": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 64,
+          "title": "integer 0..64",
+          "expected": "an integer from 0 to 64",
+          "description": "How many commands a client runs with `command/exec` may run at the same time in one thread; past it `command/exec` is refused with `invalidParams`. `0` turns `command/exec` off. Global settings only. See [terminals](terminals.md).",
+          "default": 8
+        },
+        "maxOutputBytes": {
+          "type": "integer",
+          "minimum": 1024,
+          "maximum": 1073741824,
+          "title": "integer 1024..1073741824",
+          "expected": "an integer from 1024 to 1073741824",
+          "description": "How many bytes of output (stdout and stderr together, or the terminal's) one `command/exec` process may send; at the cap its output is cut there, the process is stopped and `command/exec/exited` says `truncated: true`. Global settings only. See [terminals](terminals.md#output).",
+          "default": 16777216
         }
       }
     },

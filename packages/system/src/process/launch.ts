@@ -103,14 +103,11 @@ export class Launched {
     });
     // A caller that only waits for `spawned` must not leave this rejection unhandled.
     this.done.catch(() => undefined);
-    const statusPipe = reportsStatus(options.sandbox, options.keepBackground);
-    const command =
-      options.sandbox === undefined
-        ? { file: options.file, args: options.args }
-        : sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground: statusPipe });
+    const command = launchCommand(options);
+    const statusPipe = command.statusPipe;
     this.child = spawn(command.file, command.args, {
       cwd: options.cwd,
-      env: launchEnv(options.env, options.sandbox),
+      env: command.env,
       detached: true,
       stdio: [options.stdin ?? "ignore", "pipe", "pipe", ...(statusPipe ? (["pipe"] as const) : [])],
       windowsHide: true,
@@ -212,6 +209,23 @@ export class Launched {
     this.group?.isAlive();
     this.resolveDone({ code: this.exit?.code ?? null, signal: this.exit?.signal ?? null, timedOut: this.timedOut, aborted: this.aborted });
   }
+}
+
+/** What a child of `launch` (or `launchPty`) really runs: its program and arguments, inside the sandbox when one is given, and its environment. */
+export interface LaunchCommand {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** The sandbox's shell reports the command's exit on fd 3 (see sandboxCommand). */
+  statusPipe: boolean;
+}
+
+/** The one place a child's command line and environment are made, for every runner. */
+export function launchCommand(options: Pick<LaunchOptions, "file" | "args" | "cwd" | "env" | "sandbox" | "keepBackground">): LaunchCommand {
+  const statusPipe = reportsStatus(options.sandbox, options.keepBackground);
+  const env = launchEnv(options.env, options.sandbox);
+  if (options.sandbox === undefined) return { file: options.file, args: [...options.args], env, statusPipe };
+  return { ...sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground: statusPipe }), env, statusPipe };
 }
 
 /** Starts a child; see LaunchOptions and Launched. */

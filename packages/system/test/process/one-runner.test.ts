@@ -15,7 +15,13 @@ const PACKAGES = fileURLToPath(new URL("../../../../", import.meta.url));
  * user's own browser (which must outlive the server, so no group of ours
  * may own it), and the test kit.
  */
-const ALLOWED = new Set(["system/src/process/launch.ts", "app-server-client/src/transports/stdio.ts", "cli/src/desktop.ts"]);
+const ALLOWED = new Set([
+  "system/src/process/launch.ts",
+  // The runner's terminal mode: node-pty spawns, on the command line and environment launch makes, into a group the owner holds.
+  "system/src/process/pty-launch.ts",
+  "app-server-client/src/transports/stdio.ts",
+  "cli/src/desktop.ts",
+]);
 /** The test kit starts what tests need (git fixtures, another user, an impostor listener): it is no part of the server. */
 const ALLOWED_PACKAGES = new Set(["testkit"]);
 
@@ -29,7 +35,7 @@ function sources(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-test("no source file but the runner starts a process (node:child_process, or a spawn helper package)", () => {
+test("no source file but the runner starts a process (node:child_process, or a spawn helper package, node-pty included)", () => {
   const offenders: string[] = [];
   for (const pkg of readdirSync(PACKAGES)) {
     if (ALLOWED_PACKAGES.has(pkg)) continue;
@@ -39,7 +45,8 @@ test("no source file but the runner starts a process (node:child_process, or a s
       const name = relative(PACKAGES, file);
       if (ALLOWED.has(name)) continue;
       const text = readFileSync(file, "utf8");
-      if (/["'](node:)?child_process["']|["'](cross-spawn|execa)["']|sdk\/client\/stdio|\bprocess\.binding\(/.test(text)) offenders.push(name);
+      if (/["'](node:)?child_process["']|["'](cross-spawn|execa)["']|(from\s*|\(\s*|=\s*)["']node-pty["']|sdk\/client\/stdio|\bprocess\.binding\(/.test(text))
+        offenders.push(name);
     }
   }
   assert.deepEqual(offenders, [], "these start processes without the runner");

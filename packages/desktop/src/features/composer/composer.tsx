@@ -15,6 +15,7 @@ import { QueueList } from "./queue.js";
 import { useRunningTurn } from "./running.js";
 import { composer, sendMessage, steerMessage } from "./store.js";
 import { pendingReviewComments } from "../workspace/panel.js";
+import { runCommand } from "../terminal/model.js";
 
 const ACCEPT = "image/png,image/jpeg,image/gif,image/webp";
 
@@ -46,6 +47,7 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
   const send = (steer: boolean) => {
     const text = draft.text.trim();
     if (!online || (!text && draft.images.length === 0)) return;
+    if (text.startsWith("!") && draft.images.length === 0) return runShellLine(text);
     const taken = draft;
     // Cleared at once so the next message can be typed; put back if the server refuses this one.
     change(() => ({ text: "", images: [] }));
@@ -59,6 +61,17 @@ export function Composer({ threadId }: { threadId: string }): JSX.Element {
         reportError(error, steer ? "Steering" : "Sending");
       },
     );
+  };
+
+  // `!ls`: the user's own command, run in the thread's folder and shown in the commands panel; the model never sees it.
+  const runShellLine = (text: string) => {
+    const command = text.slice(1).trim();
+    if (!command) return;
+    change(() => ({ text: "", images: [] }));
+    runCommand(threadId, command).catch((error: unknown) => {
+      change((d) => (d.text ? d : { text, images: [] }));
+      reportError(error, "Running the command");
+    });
   };
 
   const interrupt = () => {
