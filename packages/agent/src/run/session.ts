@@ -253,12 +253,11 @@ export class AgentSession {
   }
 
   /**
-   * Runs one turn to its end: durable start and end entries around one or
-   * more agent runs (retries, overflow recovery, steering). `turn` is the
-   * record its owner holds (a fresh one when the caller keeps none); the
-   * session moves it along and never keeps state of its own beside it.
-   * Resolves with the outcome; a failure to start (no model, no
-   * credentials) throws before anything is written.
+   * Runs one turn to its end: durable start and end entries around one or more agent runs
+   * (retries, overflow recovery, steering). `turn` is the record its owner holds (a fresh one
+   * when the caller keeps none); the session moves it along and never keeps state of its own
+   * beside it. Resolves with the outcome; a failure to start (no model, no credentials)
+   * throws before anything is written.
    */
   async runTurn(input: TurnInput, turn: TurnRecord = new TurnRecord()): Promise<TurnResult> {
     if (this.current) throw new TurnInProgressError(this.current.id ?? "");

@@ -10,7 +10,6 @@ import { ApprovalMode, FileTotals, ModelRef, ModelSummary, ThinkingLevel, TokenU
 const IsoTime = Type.String({ description: "ISO 8601 time." });
 const Millis = Type.Integer({ minimum: 0, description: "Unix milliseconds." });
 const ThreadId = Type.String({ minLength: 1, maxLength: 128, description: "The thread's id." });
-/** A page cursor from an earlier answer; null, like absence, asks for the first page. */
 const Cursor = Type.Optional(
   Type.Union([Type.String({ maxLength: 4096 }), Type.Null()], { description: "A nextCursor from an earlier page; null or absent for the first page." }),
 );
