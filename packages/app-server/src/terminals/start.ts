@@ -12,8 +12,12 @@ import type { LoadedThread } from "../threads/loaded-thread.js";
 import { pipeChild, ptyChild, Terminal, type TerminalChild } from "./terminal.js";
 import { terminalsOf } from "./thread-terminals.js";
 
-/** Names the module terminals come from instead of node-pty: for a test of a machine without it. */
-export const PTY_MODULE_ENV = "KNIGHTCODE_PTY_MODULE";
+/**
+ * `off`: terminals are refused as on a machine without node-pty (for a
+ * test of that answer). It never names a module: the environment picks no
+ * code to load.
+ */
+export const PTY_ENV = "KNIGHTCODE_PTY";
 
 /** Between SIGTERM and SIGKILL when a command is terminated, cut at its cap, or ends leaving processes behind. */
 const KILL_GRACE_MS = 1000;
@@ -63,9 +67,9 @@ export async function startTerminal(thread: LoadedThread, params: ExecParams, en
 
 /** node-pty, or toolMissing saying why there is none. */
 function ptyModule(env: NodeJS.ProcessEnv): PtyModule {
-  const specifier = env[PTY_MODULE_ENV] || PTY_MODULE;
   try {
-    return loadPty(specifier);
+    if (env[PTY_ENV] === "off") throw new Error(`${PTY_ENV} is off`);
+    return loadPty(PTY_MODULE);
   } catch (error) {
     const said = ((error as Error).message ?? String(error)).split("\n")[0];
     throw rpcError("toolMissing", `tty: true needs node-pty, which cannot be loaded here (${said}); commands without tty still run`, { tool: "node-pty" });

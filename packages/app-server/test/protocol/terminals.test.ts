@@ -3,6 +3,7 @@ import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test, type TestContext } from "node:test";
 import type { AppServerError, ClientRequestParams } from "@knightcode/app-server-protocol";
+import { loadPty } from "@knightcode/system/process/pty-launch";
 import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
 import { ScriptedModelServer } from "@knightcode/testkit";
 import { startServer, waitUntil, type TestClient, type TestServer } from "../support/harness.js";
@@ -18,6 +19,16 @@ import { hostProcesses, isAlive } from "../support/processes.js";
 const KEY = "sk-test-terminal-93f1";
 const support = await sandboxSupport();
 const noSandbox = support.available ? false : `the sandbox cannot run here: ${support.reason}`;
+/** node-pty is optional (built at install): without it, terminals are refused (tested below) and the rest runs on pipes only. */
+const noPty = ((): string | false => {
+  try {
+    loadPty();
+    return false;
+  } catch (error) {
+    return `node-pty cannot be loaded here: ${(error as Error).message.split("\n")[0]}`;
+  }
+})();
+const TTYS = noPty ? [false] : [false, true];
 
 let model: ScriptedModelServer;
 before(async () => {
@@ -103,7 +114,7 @@ describe("command/exec without a terminal", () => {
 });
 
 describe("command/exec on a terminal", () => {
-  test("reads its stdin, keeps multi-byte characters whole, and honours a resize", async (t) => {
+  test("reads its stdin, keeps multi-byte characters whole, and honours a resize", { skip: noPty }, async (t) => {
     const server = await serverWith(t);
     const { threadId } = await threadIn(server);
     const script = [
@@ -135,7 +146,7 @@ describe("command/exec on a terminal", () => {
   });
 
   test("where node-pty cannot be loaded, tty answers toolMissing and commands without it still run", async (t) => {
-    const server = await serverWith(t, { env: { KNIGHTCODE_PTY_MODULE: "/nonexistent/node-pty.cjs" } });
+    const server = await serverWith(t, { env: { KNIGHTCODE_PTY: "off" } });
     const { threadId } = await threadIn(server);
     const error = await refused(exec(server.main, threadId, { command: "true", tty: true }), "toolMissing", /tty: true needs node-pty/);
     assert.equal(error.data?.tool, "node-pty");
@@ -150,7 +161,7 @@ describe("a command's processes belong to it and to its thread", () => {
     const server = await serverWith(t);
     const { threadId } = await threadIn(server);
     const sleep = uniqueSleep();
-    for (const tty of [false, true]) {
+    for (const tty of TTYS) {
       const id = await exec(server.main, threadId, { command: `${sleep.command} & echo started; wait`, tty });
       await waitForOutput(server.main, id, /started/);
       const [pid] = await waitUntil("the sleep running", () => (sleep.pids().length === 1 ? sleep.pids() : undefined));
@@ -170,7 +181,7 @@ describe("a command's processes belong to it and to its thread", () => {
       const [piped, onTty] = [uniqueSleep(), uniqueSleep()];
       const ids = [
         await exec(server.main, threadId, { command: `${piped.command}; true` }),
-        await exec(server.main, threadId, { command: `${onTty.command}; true`, tty: true }),
+        await exec(server.main, threadId, { command: `${onTty.command}; true`, tty: TTYS.at(-1)! }),
       ];
       const pids = await waitUntil(`${leave}: both running`, () => {
         const found = [...piped.pids(), ...onTty.pids()];
@@ -185,7 +196,7 @@ describe("a command's processes belong to it and to its thread", () => {
     }
     const { threadId } = await threadIn(server);
     const sleep = uniqueSleep();
-    await exec(server.main, threadId, { command: `${sleep.command}; true`, tty: true });
+    await exec(server.main, threadId, { command: `${sleep.command}; true`, tty: TTYS.at(-1)! });
     const [pid] = await waitUntil("running before the shutdown", () => (sleep.pids().length === 1 ? sleep.pids() : undefined));
     assert.equal((await server.close()).code, 0);
     assert.equal(isAlive(pid!), false, "the server's shutdown ended it");
@@ -196,7 +207,7 @@ describe("limits", () => {
   test("output past terminals.maxOutputBytes is cut at the cap and the command stopped", async (t) => {
     const server = await serverWith(t, { settings: { terminals: { maxOutputBytes: 4096 } } });
     const { threadId } = await threadIn(server);
-    for (const tty of [false, true]) {
+    for (const tty of TTYS) {
       const id = await exec(server.main, threadId, { command: "yes 0123456789", tty });
       const end = await exited(server.main, id);
       assert.equal(end.truncated, true, `tty ${tty}`);
@@ -246,7 +257,7 @@ describe("the sandbox", () => {
     const server = await serverWith(t);
     const { threadId, cwd } = await threadIn(server);
     const outside = join(server.home, "outside.txt");
-    for (const tty of [false, true]) {
+    for (const tty of TTYS) {
       const id = await exec(server.main, threadId, { command: `echo in > inside-${tty}.txt && echo out > ${outside}`, tty });
       const end = await exited(server.main, id);
       assert.notEqual(end.exitCode, 0, `tty ${tty}`);
