@@ -27,14 +27,13 @@ export async function startReviewChild(
 ): Promise<{ thread: LoadedThread; turnId: string }> {
   const choice = await threads.subagents.modelChoice(parent, {});
   const workspace = parent.place.mode === "worktree" ? parent.place : undefined;
-  const focus = turn.focus === undefined ? "" : `: ${turn.focus.split("\n")[0]!.slice(0, NAME_FOCUS_CHARS)}`;
   const thread = await threads.create(
     parent.file.header.cwd,
     async (created) => {
       await created.runtime.choose(choice);
       created.setApprovalMode(parent.approvalMode);
       if (parent.planMode) created.setPlanMode(true);
-      created.setName(`Review (${turn.scope})${focus}`);
+      created.setName(reviewName(turn.scope, turn.focus));
     },
     { parent: { threadId: parent.id, callId: `${REVIEW_CALL}${randomUUID()}` }, ...(workspace ? { workspace } : {}) },
   );
@@ -44,6 +43,11 @@ export async function startReviewChild(
     return outcome.turnId;
   });
   return { thread, turnId };
+}
+
+/** A review thread's name: its scope, and the focus's first line when there is one. */
+export function reviewName(scope: string, focus: string | undefined): string {
+  return focus === undefined ? `Review (${scope})` : `Review (${scope}): ${focus.split("\n")[0]!.slice(0, NAME_FOCUS_CHARS)}`;
 }
 
 /**

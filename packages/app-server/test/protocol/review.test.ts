@@ -131,9 +131,10 @@ describe("beyond the spec: review turns", () => {
     assert.equal(refused?.type, "toolCall");
     assert.equal(refused?.type === "toolCall" ? refused.status : undefined, "failed");
 
-    const { turns } = await server.main.request("thread/read", { threadId });
+    const { turns, thread } = await server.main.request("thread/read", { threadId });
     const saved = turns.find((t) => t.id === turnId)!.items!.filter((item) => !("payloadRef" in item) && item.type === "reviewFinding");
     assert.deepEqual(saved, branchFindings);
+    assert.equal(thread.name, "Review (branch): the renamed lines", "a thread whose first message is the review is named after it, not its instructions");
     // A turn that is no review offers no report_finding.
     model.enqueue({ text: "plain" });
     const before = model.requests.length;

@@ -1,5 +1,5 @@
 import { createReportFindingTool } from "@knightcode/agent/tools/report-finding";
-import { startReviewChild } from "../../threads/review-child.js";
+import { reviewName, startReviewChild } from "../../threads/review-child.js";
 import { rpcError, turnIdData } from "../../rpc/errors.js";
 import type { Handler } from "../../rpc/handler.js";
 import { threadGit, withDiffErrors } from "../../workspace/diff-context.js";
@@ -40,6 +40,9 @@ export const handler: Handler<"review/start"> = async (params, ctx) => {
     const startedAt = child.thread.runningTurn()?.startedAt ?? Date.now();
     return { turn: { id: child.turnId, status: "inProgress", startedAt }, threadId: child.thread.id };
   }
+  // A thread whose first message is the review is named after it, not after the review's instructions.
+  const summary = thread.file.summary();
+  if (summary.name === undefined && summary.firstUserText === undefined) thread.setName(reviewName(params.scope, params.focus));
   const outcome = await thread.startTurn({ text: prompt.text, images: [], tools: [tool] }, ctx.connection);
   if (outcome.status !== "started") throw rpcError("invalidParams", "an extension took the review's message: no review turn runs");
   const startedAt = thread.runningTurn()?.startedAt ?? Date.now();
