@@ -109,6 +109,15 @@ describe("the terminal panel", { skip: NO_BROWSER }, () => {
       });
       assert.equal(lastSize(await screenMatching(page, name, /^\d+ \d+$/m))[0], rows, "the height did not change");
 
+      // Hiding the panel hides the terminal, and showing it again shows the same screen, still live.
+      await panel.getByRole("button", { name: "Close the commands panel" }).click();
+      await terminal.waitFor({ state: "detached" });
+      await page.getByRole("button", { name: "Commands" }).click();
+      await screenMatching(page, name, /^hello Ada$/m);
+      await terminal.click();
+      await typeLine(terminal, "echo still:$0");
+      await screenMatching(page, name, new RegExp(`^still:${marker}$`, "m"));
+
       const left = () => hostProcesses(marker);
       assert.equal(left().length, 2, "the shell and its job run");
 
