@@ -1,6 +1,7 @@
 import { signal, type Signal } from "@preact/signals";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { conn } from "../../connection/connection.js";
+import { shellExited, shellOutput } from "./shells.js";
 
 type Exited = ServerNotificationParams<"command/exec/exited">;
 
@@ -89,8 +90,12 @@ export function watchTerminals(): () => void {
   const c = conn();
   const stops = [
     // Another client's commands are not this page's to keep.
-    c.on("command/exec/outputDelta", ({ processId, data }) => outputs.get(processId)?.push(decode(data))),
+    c.on("command/exec/outputDelta", ({ processId, data }) => {
+      const bytes = decode(data);
+      if (!shellOutput(processId, bytes)) outputs.get(processId)?.push(bytes);
+    }),
     c.on("command/exec/exited", (params) => {
+      shellExited(params);
       const list = sessionsOf(params.threadId);
       list.value = list.value.map((s) => (s.processId === params.processId ? { ...s, exited: params } : s));
     }),

@@ -1,7 +1,10 @@
 import type { JSX } from "preact";
+import { useEffect } from "preact/hooks";
 import { reportError } from "../../state/toasts.js";
 import { Button, IconButton } from "../../ui/button.js";
 import { closeSession, openPanels, outputOf, sessionsOf, setPanelOpen, terminate, type TerminalSession } from "./model.js";
+import { ShellView } from "./shell-view.js";
+import { findShells, newShell, shellsOf } from "./shells.js";
 import "./terminal.css";
 
 /** A command's ending, in words. */
@@ -15,15 +18,28 @@ function endOf(session: TerminalSession): string {
 /** The panel under a thread's conversation that shows the `!` commands the user ran, with their output. */
 export function TerminalPanel({ threadId }: { threadId: string }): JSX.Element | null {
   const list = sessionsOf(threadId).value;
-  if (!openPanels.value.has(threadId)) return null;
+  const shells = shellsOf(threadId).value;
+  const open = openPanels.value.has(threadId);
+  useEffect(() => {
+    if (open) findShells(threadId).catch((error: unknown) => reportError(error, "Looking for the thread's terminals"));
+  }, [open, threadId]);
+  if (!open) return null;
   return (
     <section class="terminal-panel" aria-label="Commands">
       <header class="terminal-panel-header">
         <h2>Commands</h2>
+        <Button variant="ghost" icon="plus" onClick={() => newShell(threadId)}>
+          New terminal
+        </Button>
         <IconButton icon="close" label="Close the commands panel" onClick={() => setPanelOpen(threadId, false)} />
       </header>
-      {list.length === 0 && <p class="terminal-empty">Start a message with ! to run it in the thread's folder: !ls</p>}
+      {list.length === 0 && shells.length === 0 && (
+        <p class="terminal-empty">Start a message with ! to run it in the thread's folder (!ls), or open a terminal.</p>
+      )}
       <ul class="terminal-sessions">
+        {shells.map((shell) => (
+          <ShellView key={shell.key} threadId={threadId} shell={shell} />
+        ))}
         {list.map((session) => (
           <CommandView key={session.processId} threadId={threadId} session={session} />
         ))}
