@@ -43,4 +43,36 @@ describe("! commands in the composer", { skip: NO_BROWSER }, () => {
       await opened.close();
     }
   });
+
+  test("after a server restart, a command and a terminal the server no longer runs say they ended while the page was away", async () => {
+    const client = await f.server.client();
+    const project = f.server.project({ "README.md": "# p\n" });
+    const { thread } = await client.request("thread/start", { cwd: project });
+    const opened = await f.openThread(thread.id);
+    const { page } = opened;
+    try {
+      const box = page.getByLabel("Message", { exact: true });
+      await box.fill("!echo waiting; sleep 600");
+      await box.press("Enter");
+      const panel = page.getByRole("region", { name: "Commands" });
+      await panel.locator("[data-state='running']").getByText("waiting", { exact: true }).waitFor();
+      await panel.getByRole("button", { name: "New terminal" }).click();
+      const shell = panel.locator("li.shell[data-process]");
+      await shell.and(panel.locator("[data-state='running']")).waitFor();
+
+      // The restart ends both; their ends are sent while the page is not connected.
+      await f.restart();
+      await panel.locator("li:not(.shell)[data-state='exited']").getByText("ended while the page was away").waitFor();
+      await shell.and(panel.locator("[data-state='exited']")).locator(".terminal-state").getByText("ended while the page was away").waitFor();
+      await panel.getByRole("button", { name: /^Close Terminal/ }).click();
+      await shell.waitFor({ state: "detached" });
+      // A request sent after the close is answered after anything the close could have sent.
+      await box.fill("!echo after");
+      await box.press("Enter");
+      await panel.getByRole("region", { name: "Output of !echo after" }).getByText("after", { exact: true }).waitFor();
+      assert.equal(await page.getByRole("alert").count(), 0, "closing an ended terminal asks the server nothing");
+    } finally {
+      await opened.close();
+    }
+  });
 });

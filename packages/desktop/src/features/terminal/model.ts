@@ -1,9 +1,11 @@
 import { signal, type Signal } from "@preact/signals";
 import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
+import { AppServerError } from "@knightcode/app-server-client/browser";
 import { conn } from "../../connection/connection.js";
-import { shellExited, shellOutput } from "./shells.js";
+import { reportError } from "../../state/toasts.js";
+import { runningShells, shellExited, shellOutput, relistShells, unheardEnd } from "./shells.js";
 
-type Exited = ServerNotificationParams<"command/exec/exited">;
+type Exited = ServerNotificationParams<"command/exec/exited"> & { unheard?: true };
 
 /** One command this page ran in a thread, with what it printed. */
 export interface TerminalSession {
@@ -85,6 +87,31 @@ export function closeSession(threadId: string, processId: string): void {
   outputs.delete(processId);
 }
 
+function ended(end: Exited): void {
+  shellExited(end);
+  const list = sessionsOf(end.threadId);
+  list.value = list.value.map((s) => (s.processId === end.processId ? { ...s, exited: end } : s));
+}
+
+/**
+ * After a reconnection: a command the page believes runs and the server
+ * no longer runs (it restarted, or unloaded the thread meanwhile) ended
+ * while no end could reach the page; it says so instead of "running".
+ */
+async function reconcile(threadId: string): Promise<void> {
+  const believed = [...sessionsOf(threadId).value.flatMap((s) => (s.exited ? [] : [s.processId])), ...runningShells(threadId)];
+  if (believed.length === 0) return;
+  let running: Set<string>;
+  try {
+    running = new Set((await conn().request("command/exec/list", { threadId })).processes.map((p) => p.processId));
+  } catch (error) {
+    // A thread the server does not hold runs no command.
+    if (!(error instanceof AppServerError && error.code === "threadNotFound")) throw error;
+    running = new Set();
+  }
+  for (const processId of believed) if (!running.has(processId)) ended(unheardEnd(threadId, processId));
+}
+
 /** Output and ends of every command this page follows, from the thread subscriptions it has. */
 export function watchTerminals(): () => void {
   const c = conn();
@@ -94,10 +121,11 @@ export function watchTerminals(): () => void {
       const bytes = decode(data);
       if (!shellOutput(processId, bytes)) outputs.get(processId)?.push(bytes);
     }),
-    c.on("command/exec/exited", (params) => {
-      shellExited(params);
-      const list = sessionsOf(params.threadId);
-      list.value = list.value.map((s) => (s.processId === params.processId ? { ...s, exited: params } : s));
+    c.on("command/exec/exited", ended),
+    c.onReconnect(() => {
+      for (const threadId of new Set([...sessions.keys(), ...relistShells()])) {
+        void reconcile(threadId).catch((error: unknown) => reportError(error, "Looking for the thread's commands"));
+      }
     }),
   ];
   return () => {

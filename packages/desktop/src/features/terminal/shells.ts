@@ -4,7 +4,10 @@ import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import type { Emulator } from "./emulator.js";
 
-type Exited = ServerNotificationParams<"command/exec/exited">;
+type Exited = ServerNotificationParams<"command/exec/exited"> & {
+  /** The server no longer ran it when the page came back: its end was not heard (a server restart, the thread unloaded meanwhile). */
+  unheard?: true;
+};
 
 /**
  * The user's shell, interactive: `command` is a line for `bash -c`, so it
@@ -199,8 +202,25 @@ export function shellExited(end: Exited): void {
   void emulators.get(shell.key)?.then((emulator) => emulator.note(shellEnd(end)));
 }
 
+/** A command's end the page did not hear: the server no longer runs it. */
+export function unheardEnd(threadId: string, processId: string): Exited {
+  return { threadId, processId, exitCode: null, signal: null, truncated: false, unheard: true };
+}
+
+/** The terminals of `threadId` whose shell the page believes runs. */
+export function runningShells(threadId: string): string[] {
+  return shellsOf(threadId).value.flatMap((shell) => (shell.processId && !shell.exited ? [shell.processId] : []));
+}
+
+/** Every thread with terminals on this page, each to be listed again: after a reconnection, what runs may have changed. */
+export function relistShells(): string[] {
+  for (const threadId of shells.keys()) listed.delete(threadId);
+  return [...shells.keys()];
+}
+
 /** A terminal's ending, in words. */
 export function shellEnd(end: Exited): string {
+  if (end.unheard) return "ended while the page was away";
   const how = end.exitCode !== null ? `exited with code ${end.exitCode}` : `ended by ${end.signal ?? "a signal"}`;
   return end.truncated ? `${how}, output cut at the limit` : how;
 }

@@ -11,6 +11,7 @@ import "./terminal.css";
 function endOf(session: TerminalSession): string {
   const end = session.exited;
   if (!end) return "running";
+  if (end.unheard) return "ended while the page was away";
   const how = end.exitCode !== null ? `exited ${end.exitCode}` : `ended by ${end.signal ?? "a signal"}`;
   return end.truncated ? `${how}, output cut at the limit` : how;
 }
