@@ -1,7 +1,7 @@
 import type { JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { FormDialog } from "../../ui/form-dialog.js";
-import { Icon } from "../../ui/icons.js";
+import { MenuButton } from "../../ui/menu-button.js";
 import { editAndResend, forkFrom, rewindTo, type ResendTo, type RewindMode } from "./actions.js";
 import "./rewind.css";
 
@@ -15,84 +15,20 @@ const ITEMS: { dialog: Dialog; label: string }[] = [
 
 /**
  * The menu of the message that started a turn: rewind the thread to just
- * before it, fork from there, or send it again edited. A menu button with
- * the menu pattern: arrows move, Enter runs, Escape closes and the focus
- * goes back to the button.
+ * before it, fork from there, or send it again edited. Each opens its
+ * dialog; when the dialog closes the focus goes back to the menu's button.
  */
 export function MessageMenu({ threadId, turnId, text }: { threadId: string; turnId: string; text: string }): JSX.Element {
-  const [open, setOpen] = useState(false);
   const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
   const button = useRef<HTMLButtonElement>(null);
-  const menu = useRef<HTMLUListElement>(null);
-  const listId = `message-menu-${turnId}`;
-
-  useEffect(() => {
-    if (!open) return;
-    menu.current?.querySelector<HTMLElement>("[role='menuitem']")?.focus();
-    const outside = (event: PointerEvent) => {
-      const target = event.target as Node | null;
-      if (!menu.current?.contains(target) && !button.current?.contains(target)) setOpen(false);
-    };
-    document.addEventListener("pointerdown", outside);
-    return () => document.removeEventListener("pointerdown", outside);
-  }, [open]);
-
-  const close = (refocus: boolean) => {
-    setOpen(false);
-    if (refocus) button.current?.focus();
-  };
-
-  const onKeyDown = (event: KeyboardEvent) => {
-    const entries = Array.from(menu.current?.querySelectorAll<HTMLElement>("[role='menuitem']") ?? []);
-    const at = entries.indexOf(document.activeElement as HTMLElement);
-    const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
-    if (step !== 0) entries[(at + step + entries.length) % entries.length]?.focus();
-    else if (event.key === "Escape") close(true);
-    else if (event.key === "Tab") return close(false);
-    else return;
-    event.preventDefault();
-    event.stopPropagation();
-  };
-
   const done = () => {
     setDialog(undefined);
     button.current?.focus();
   };
-
+  const items = ITEMS.map((item) => ({ label: item.label, run: () => setDialog(item.dialog) }));
   return (
     <div class="message-menu">
-      <button
-        ref={button}
-        type="button"
-        class="icon-btn"
-        aria-label="Message actions"
-        title="Message actions"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={open ? listId : undefined}
-        onClick={() => setOpen(!open)}
-      >
-        <Icon name="menu" />
-      </button>
-      {open && (
-        <ul ref={menu} id={listId} class="message-menu-list" role="menu" aria-label="Message actions" onKeyDown={onKeyDown}>
-          {ITEMS.map((item) => (
-            <li key={item.dialog} role="none">
-              <button
-                type="button"
-                role="menuitem"
-                tabIndex={-1}
-                onClick={() => {
-                  setOpen(false);
-                  setDialog(item.dialog);
-                }}
-              >
-                {item.label}
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <MenuButton label="Message actions" listId={`message-menu-${turnId}`} items={items} buttonRef={button} />
       {dialog === "rewind" && <RewindDialog threadId={threadId} turnId={turnId} onClose={done} />}
       {dialog === "fork" && <ForkDialog threadId={threadId} turnId={turnId} onClose={done} />}
       {dialog === "edit" && <EditDialog threadId={threadId} turnId={turnId} text={text} onClose={done} />}
