@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { Page } from "playwright-core";
@@ -56,6 +56,32 @@ describe("a user message's menu: rewind to here, fork from here, edit and resend
       await conversation.getByText("write the first note").waitFor();
       assert.equal(existsSync(join(repo, "SECOND.md")), false, "the second turn's file is gone");
       assert.equal(existsSync(join(repo, "FIRST.md")), true, "the first turn's stays");
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test("a file edited since: the page names it, keeps it when the user says no, and rewinds over it when they confirm", async () => {
+    const { repo, threadId, page, opened } = await twoTurns("rewind-edited-repo");
+    try {
+      // The user edits once the turn's snapshot is taken (a lastTurn read waits for it).
+      await (await f.server.client()).request("thread/diff/read", { threadId, scope: "lastTurn" });
+      writeFileSync(join(repo, "SECOND.md"), "my own words\n");
+      const rewind = async () => {
+        await pick(page, 1, "Rewind to here…");
+        await page.getByRole("dialog", { name: "Rewind to here" }).getByRole("button", { name: "Rewind" }).click();
+        const confirm = page.getByRole("dialog", { name: "Files changed since" });
+        await confirm.getByText(/SECOND\.md changed after the turns you are undoing/).waitFor();
+        return confirm;
+      };
+      await (await rewind()).getByRole("button", { name: "Cancel" }).click();
+      await page.getByRole("dialog", { name: "Files changed since" }).waitFor({ state: "detached" });
+      assert.equal(readFileSync(join(repo, "SECOND.md"), "utf8"), "my own words\n", "said no: the edit stays");
+      await page.getByRole("region", { name: "Conversation" }).getByText("write the second note").waitFor();
+
+      await (await rewind()).getByRole("button", { name: "Rewind anyway" }).click();
+      await page.getByText("Rewound 1 file").waitFor();
+      assert.equal(existsSync(join(repo, "SECOND.md")), false, "confirmed: the turn's file is gone with the edit");
     } finally {
       await opened.close();
     }

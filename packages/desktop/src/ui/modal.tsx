@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect, useId, useRef } from "preact/hooks";
 import { Button } from "./button.js";
 
 /**
@@ -19,6 +19,8 @@ export function Modal({
   class?: string;
 }): JSX.Element {
   const ref = useRef<HTMLDialogElement>(null);
+  // Its own: a confirmation asked from inside another modal stacks a second one, whose name must be its own title.
+  const titleId = useId();
   // Read while the first render runs, before anything inside can take the focus (an autofocused field, on a busy page, can before the effect runs).
   const before = useRef(document.activeElement as HTMLElement | null);
   useEffect(() => {
@@ -36,8 +38,8 @@ export function Modal({
     };
   }, []);
   return (
-    <dialog ref={ref} class={`modal${className ? ` ${className}` : ""}`} aria-labelledby="modal-title">
-      <h2 id="modal-title" class="modal-title">
+    <dialog ref={ref} class={`modal${className ? ` ${className}` : ""}`} aria-labelledby={titleId}>
+      <h2 id={titleId} class="modal-title">
         {title}
       </h2>
       {children}
