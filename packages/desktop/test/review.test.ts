@@ -52,7 +52,7 @@ describe("review turns in the page", { skip: NO_BROWSER }, () => {
       await card.getByText("medium", { exact: true }).waitFor();
       await card.getByText("a.txt:8", { exact: true }).waitFor();
       await card.getByText("Line 8 spells its number.").waitFor();
-      assert.equal(await card.getByLabel("Suggested lines").textContent(), "+line 8\n");
+      assert.equal(await card.getByLabel("Suggested change").textContent(), "-line eight\n+line 8\n", "the lines the review read, then the suggestion");
       assert.deepEqual(describeViolations(await screenAndAudit(page, "review-finding")), "");
 
       await card.getByRole("button", { name: "Apply suggestion" }).click();

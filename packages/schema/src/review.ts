@@ -24,6 +24,12 @@ export const ReviewFinding = Type.Object(
     title: Type.String(),
     body: Type.String(),
     suggestion: Type.Optional(Type.String({ description: "The text that should replace lines startLine..endLine; review/finding/apply writes it." })),
+    lines: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "Lines startLine..endLine as the review read them, each without its newline: what a suggestion replaces. Within one hunk of the diff shown.",
+      }),
+    ),
   },
   { ...Closed, $id: "ReviewFinding" },
 );

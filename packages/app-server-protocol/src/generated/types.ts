@@ -470,6 +470,8 @@ export type ReviewFindingItem = {
   body: string;
   /** The text that should replace lines startLine..endLine; review/finding/apply writes it. */
   suggestion?: string;
+  /** Lines startLine..endLine as the review read them, each without its newline: what a suggestion replaces. Within one hunk of the diff shown. */
+  lines?: string[];
 };
 
 /** An item of a turn; its type says which. */

@@ -46,7 +46,7 @@ export function findingItem(
   times: { startedAt: number; completedAt: number },
   finding: SavedFinding,
 ): ItemOf<"reviewFinding"> {
-  const { findingId, path, hunkId, side, startLine, endLine, severity, title, body, suggestion } = finding;
+  const { findingId, path, hunkId, side, startLine, endLine, severity, title, body, suggestion, lines } = finding;
   return {
     id,
     type: "reviewFinding",
@@ -62,6 +62,7 @@ export function findingItem(
     title,
     body,
     ...(suggestion === undefined ? {} : { suggestion }),
+    lines,
   };
 }
 

@@ -119,6 +119,11 @@ describe("beyond the spec: review turns", () => {
 
     branchFindings = findings(items);
     assert.deepEqual(
+      branchFindings.map((f) => f.lines),
+      [["line eight", "line 8.5"], ["line 10"], ["line 5"]],
+      "each carries the lines it is on, as the review read them",
+    );
+    assert.deepEqual(
       branchFindings.map((f) => [f.id, f.path, f.hunkId, f.side, f.startLine, f.endLine, f.severity, f.title, f.suggestion]),
       [
         ["f_good", "src/a.ts", hunkId, "new", 8, 9, "high", "Two lines for one", "line 8\n"],

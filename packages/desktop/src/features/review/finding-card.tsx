@@ -10,17 +10,23 @@ function linesOf(finding: ReviewFindingItem): string {
   return finding.startLine === finding.endLine ? `line ${finding.startLine}` : `lines ${finding.startLine}-${finding.endLine}`;
 }
 
-/** The suggestion as the lines that take the finding's place; an empty one deletes them. */
+/** The suggestion as a small diff: the lines the review read, then those that take their place (none: they go). */
 function Suggestion({ finding }: { finding: ReviewFindingItem }): JSX.Element {
   const text = finding.suggestion ?? "";
   const added = text === "" ? [] : text.replace(/\n$/, "").split("\n");
+  const removed = finding.lines ?? [];
   return (
     <figure class="review-suggestion">
       <figcaption>{added.length === 0 ? `Suggested change: delete ${linesOf(finding)}` : `Suggested change for ${linesOf(finding)}`}</figcaption>
-      {added.length > 0 && (
-        <pre aria-label="Suggested lines">
+      {removed.length + added.length > 0 && (
+        <pre aria-label="Suggested change">
+          {removed.map((line, i) => (
+            <span key={`-${i}`} class="review-del">
+              {`-${line}\n`}
+            </span>
+          ))}
           {added.map((line, i) => (
-            <span key={i} class="review-add">
+            <span key={`+${i}`} class="review-add">
               {`+${line}\n`}
             </span>
           ))}
