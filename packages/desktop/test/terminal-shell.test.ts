@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { Locator, Page } from "playwright-core";
+import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { describeViolations, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
@@ -9,17 +10,18 @@ import { desktopSuite } from "./support/suite.js";
 /** What a terminal shows, its rows as lines (xterm draws spaces as no-break spaces). */
 async function screenMatching(page: Page, name: string, pattern: RegExp): Promise<string> {
   let text = "";
-  await waitUntil(
-    `${name} showing ${pattern}`,
-    async () => {
-      text = await page.evaluate((label) => {
-        const rows = document.querySelector(`[role="region"][aria-label="${label}"] .xterm-rows`);
-        return rows ? Array.from(rows.children, (row) => (row.textContent ?? "").replace(/\u00a0/g, " ").trimEnd()).join("\n") : "";
-      }, name);
-      return pattern.test(text);
-    },
-    () => `it shows:\n${text}`,
-  );
+  const look = async () => {
+    text = await page.evaluate((label) => {
+      const rows = document.querySelector(`[role="region"][aria-label="${label}"] .xterm-rows`);
+      return rows ? Array.from(rows.children, (row) => (row.textContent ?? "").replace(/\u00a0/g, " ").trimEnd()).join("\n") : "";
+    }, name);
+    return pattern.test(text);
+  };
+  try {
+    await waitUntilAsync(`${name} showing ${pattern}`, look, WAIT_MS);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; it shows:\n${text}`);
+  }
   return text;
 }
 
@@ -44,14 +46,6 @@ function hostProcesses(prefix: string): number[] {
       }
     })
     .map(Number);
-}
-
-async function waitUntil(what: string, check: () => boolean | Promise<boolean>, state = () => ""): Promise<void> {
-  const end = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; ${state()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function typeLine(terminal: Locator, text: string): Promise<void> {
@@ -102,11 +96,15 @@ describe("the terminal panel", { skip: NO_BROWSER }, () => {
 
       // A narrower window: the panel, the terminal and the shell's terminal narrow with it.
       await page.setViewportSize({ width: 900, height: 800 });
-      await waitUntil("the shell told of a narrower terminal", async () => {
-        await typeLine(terminal, "stty size");
-        const text = await screenMatching(page, name, /^\d+ \d+$/m);
-        return lastSize(text)[1] < cols;
-      });
+      await waitUntilAsync(
+        "the shell told of a narrower terminal",
+        async () => {
+          await typeLine(terminal, "stty size");
+          const text = await screenMatching(page, name, /^\d+ \d+$/m);
+          return lastSize(text)[1] < cols;
+        },
+        WAIT_MS,
+      );
       assert.equal(lastSize(await screenMatching(page, name, /^\d+ \d+$/m))[0], rows, "the height did not change");
 
       // Hiding the panel hides the terminal, and showing it again shows the same screen, still live.
@@ -134,15 +132,15 @@ describe("the terminal panel", { skip: NO_BROWSER }, () => {
 
       await found.getByRole("button", { name: `Close ${foundName}` }).click();
       await found.waitFor({ state: "detached" });
-      await waitUntil("the shell gone from the thread's commands", async () => {
-        const { processes } = await client.request("command/exec/list", { threadId: thread.id });
-        return processes.every((p) => p.processId !== processId);
-      });
-      await waitUntil(
-        "the shell and its job gone",
-        () => left().length === 0,
-        () => `left: ${left().join(", ")}`,
+      await waitUntilAsync(
+        "the shell gone from the thread's commands",
+        async () => {
+          const { processes } = await client.request("command/exec/list", { threadId: thread.id });
+          return processes.every((p) => p.processId !== processId);
+        },
+        WAIT_MS,
       );
+      await waitUntil("the shell and its job gone", () => left().length === 0, WAIT_MS);
 
       // A shell that exits says how.
       await panel.getByRole("button", { name: "New terminal" }).click();
