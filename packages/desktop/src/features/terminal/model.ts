@@ -1,11 +1,9 @@
 import { signal, type Signal } from "@preact/signals";
-import type { ServerNotificationParams } from "@knightcode/app-server-protocol";
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
-import { runningShells, shellExited, shellOutput, relistShells, unheardEnd } from "./shells.js";
-
-type Exited = ServerNotificationParams<"command/exec/exited"> & { unheard?: true };
+import { decodeBase64 } from "../transcript/payload.js";
+import { type Exited, relistShells, runningShells, shellExited, shellOutput, unheardEnd } from "./shells.js";
 
 /** One command this page ran in a thread, with what it printed. */
 export interface TerminalSession {
@@ -56,13 +54,6 @@ export function setPanelOpen(threadId: string, open: boolean): void {
   if (open) next.add(threadId);
   else next.delete(threadId);
   openPanels.value = next;
-}
-
-function decode(base64: string): Uint8Array {
-  const text = atob(base64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
 }
 
 /** Runs a `!` line in the thread's folder, without a terminal, and opens the panel on it. */
@@ -118,7 +109,7 @@ export function watchTerminals(): () => void {
   const stops = [
     // Another client's commands are not this page's to keep.
     c.on("command/exec/outputDelta", ({ processId, data }) => {
-      const bytes = decode(data);
+      const bytes = decodeBase64(data);
       if (!shellOutput(processId, bytes)) outputs.get(processId)?.push(bytes);
     }),
     c.on("command/exec/exited", ended),

@@ -4,7 +4,7 @@ import { conn } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import type { Emulator } from "./emulator.js";
 
-type Exited = ServerNotificationParams<"command/exec/exited"> & {
+export type Exited = ServerNotificationParams<"command/exec/exited"> & {
   /** The server no longer ran it when the page came back: its end was not heard (a server restart, the thread unloaded meanwhile). */
   unheard?: true;
 };
