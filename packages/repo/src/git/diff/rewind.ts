@@ -4,7 +4,8 @@ import { GitConflictError } from "../errors.js";
 import { withIndexAt } from "../ops/index-copy.js";
 import { noUserCodeConfig } from "../run.js";
 import { addIntentToAdd, git, listUntracked, withIndexCopy } from "./context.js";
-import { changedPaths, pathsChangedSince, type TurnTrees } from "./snapshot.js";
+import { driftedPaths } from "./read.js";
+import { changedPaths, type TurnTrees } from "./snapshot.js";
 import type { GitContext } from "../ops/context.js";
 
 /** A file a rewind changed in the working tree: `added` came back, `deleted` went, `modified` got its old content or mode. */
@@ -37,11 +38,12 @@ export async function rewindWorkingTree(ctx: GitContext, request: RewindRequest)
   const first = request.turns[0];
   const last = request.turns.at(-1);
   if (!first || !last) return [];
+  // One turn at a time: a rewind over hundreds of turns starts no more than one git at once.
   const touched = new Set<string>();
   for (const turn of request.turns) for (const path of await changedPaths(ctx, turn.before, turn.after)) touched.add(path);
   if (touched.size === 0) return [];
   if (request.force !== true) {
-    const edited = (await pathsChangedSince(ctx, last.after)).filter((path) => touched.has(path));
+    const edited = await driftedPaths(ctx, last, "after", [...touched]);
     if (edited.length > 0) {
       throw new GitConflictError("diffChanged", `${edited.length} file(s) changed since turn ${last.turnId} ended; rewind with force to lose those changes`, {
         paths: edited.sort(),
