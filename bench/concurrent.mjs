@@ -26,12 +26,11 @@
 // --profile writes the server's CPU profile of the largest round on one connection.
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { median, percentile } from "./lib/measure.mjs";
+import { machine, median, percentile } from "./lib/measure.mjs";
 
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
@@ -70,6 +69,7 @@ function figures(arrivals, releasedAt, total) {
   };
 }
 
+const started = machine();
 const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { baseUrl, modelsJson } = await model.ready;
 // The inspector reads the event loop's delay inside the server; nothing is paused or traced.
@@ -130,9 +130,7 @@ try {
   );
   const result = {
     bench: "concurrent",
-    node: process.version,
-    cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
-    loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+    ...started,
     deltas: DELTAS,
     chunkDelayMs: CHUNK_DELAY_MS,
     reps: REPS,

@@ -16,10 +16,9 @@
 //
 //   node bench/subagents.mjs [--agents 8] [--deltas 2000] [--reps 3] [--chunk-delay-ms 0] [--out result.json]
 import { writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { median, percentile, rssOf } from "./lib/measure.mjs";
+import { machine, median, percentile, rssOf } from "./lib/measure.mjs";
 
 const TOKEN = "subagents-bench-token-0123456789abcdef";
 const args = process.argv.slice(2);
@@ -32,6 +31,7 @@ const DELTAS = Number(flag("deltas", "2000"));
 const REPS = Number(flag("reps", "3"));
 const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
 
+const started = machine();
 const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { modelsJson } = await model.ready;
 const server = await startListeningServer({ name: "subagents", modelsJson, token: TOKEN });
@@ -125,9 +125,7 @@ try {
   const ratio = (key) => +(summary.children[key] / summary.separate[key]).toFixed(2);
   const result = {
     bench: "subagents",
-    node: process.version,
-    cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
-    loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+    ...started,
     agents: AGENTS,
     deltas: DELTAS,
     chunkDelayMs: CHUNK_DELAY_MS,

@@ -2,7 +2,7 @@
 // a process's RSS, a timed call) and a server on a sessions folder as a
 // desktop app spawns it, with a walk through every page of thread/list.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,6 +23,15 @@ export const percentile = (values, p) => {
 };
 
 export const mib = (bytes) => +(bytes / 2 ** 20).toFixed(1);
+
+/** What a result says of the machine it ran on; read it when the bench starts, so the load is the start's. */
+export function machine() {
+  return {
+    node: process.version,
+    cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
+    loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+  };
+}
 
 /** A process's resident memory, in bytes, from /proc. */
 export function rssOf(pid) {
