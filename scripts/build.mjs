@@ -113,6 +113,8 @@ await build({
       },
     },
   ],
+  // Node takes a .mjs file as a module at once; for a .js file it looks for the package.json that says so, for every chunk.
+  outExtension: { ".js": ".mjs" },
   sourcemap: "linked",
   logLevel: "warning",
 });

@@ -1,6 +1,6 @@
 import { statSync, watch, type FSWatcher } from "node:fs";
 import { basename } from "node:path";
-import { setImmediate as nextTurn } from "node:timers/promises";
+import { nextTurn } from "./next-turn.js";
 
 /**
  * The names in a sessions folder that changed since the last look, from the

@@ -1,5 +1,5 @@
 import { readdirSync, unlinkSync } from "node:fs";
-import { setImmediate } from "node:timers/promises";
+import { nextTurn } from "./next-turn.js";
 import { writeFileAtomicAsync } from "@knightcode/system/fs/atomic-write";
 import {
   identityOf,
@@ -116,7 +116,7 @@ export class IndexWriter {
   private async writeWhileWanted(): Promise<void> {
     while (this.wanted) {
       this.wanted = false;
-      await setImmediate();
+      await nextTurn();
       this.carryForeign();
       try {
         await this.write(this.merged());

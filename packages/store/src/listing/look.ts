@@ -1,5 +1,5 @@
 import { statSync, type Stats } from "node:fs";
-import { setImmediate as nextTurn } from "node:timers/promises";
+import { nextTurn } from "./next-turn.js";
 import type { IndexedFile } from "./record.js";
 import type { FolderLook } from "./stat-worker.js";
 

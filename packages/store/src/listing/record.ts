@@ -28,19 +28,19 @@ export interface IndexedFile {
 
 /**
  * Facts in their stored form, not decoded: a stretch of an index shard's
- * bytes (ASCII), kept rather than copied into a string, or the encoded
- * text of what a scan found. A few hundred bytes where the decoded objects
- * take several times that: the form every record keeps between pages.
+ * text (ASCII, read as one string), or the encoded text of what a scan
+ * found. A few hundred bytes where the decoded objects take several times
+ * that: the form every record keeps between pages.
  */
 export class StoredFacts {
   private constructor(
-    private readonly source: Buffer | string,
+    private readonly source: string,
     private readonly start: number,
     private readonly end: number,
   ) {}
 
-  static inShard(bytes: Buffer, start: number, end: number): StoredFacts {
-    return new StoredFacts(bytes, start, end);
+  static inShard(text: string, start: number, end: number): StoredFacts {
+    return new StoredFacts(text, start, end);
   }
 
   static of(facts: TranscriptFacts, fileName: string, size: number): StoredFacts {
@@ -49,7 +49,7 @@ export class StoredFacts {
   }
 
   text(): string {
-    return typeof this.source === "string" ? this.source : this.source.toString("latin1", this.start, this.end);
+    return this.start === 0 && this.end === this.source.length ? this.source : this.source.slice(this.start, this.end);
   }
 }
 

@@ -1,5 +1,3 @@
-import { Worker } from "node:worker_threads";
-
 /** A folder's `.jsonl` names in readdir order, and for each its size, mtimeMs and ino (size -1 when it is gone or not a file). */
 export interface FolderLook {
   names: string[];
@@ -55,9 +53,13 @@ type Message = { names: string; stats: Float64Array } | { code?: string; message
  * several hundred milliseconds of system calls, which then run beside the
  * main thread's reading of the index instead of after it, and leave the
  * main thread free for other requests meanwhile. The worker lives for one
- * look; an abort terminates it. `dir` ends in the path separator.
+ * look; an abort terminates it. `dir` ends in the path separator. Worker
+ * threads load with the first big folder: a small one's listing, the
+ * first request of most new processes, does not wait for them.
  */
-export function lookInWorker(dir: string, signal?: AbortSignal): Promise<FolderLook> {
+export async function lookInWorker(dir: string, signal?: AbortSignal): Promise<FolderLook> {
+  const { Worker } = await import("node:worker_threads");
+  signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
     // Only short-lived garbage is made there (a Stats object per file): a small young generation keeps its memory small.
     const worker = new Worker(LOOK, { eval: true, workerData: dir, stdout: true, stderr: true, resourceLimits: { maxYoungGenerationSizeMb: 2 } });
