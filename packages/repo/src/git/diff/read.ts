@@ -81,12 +81,13 @@ async function compare(
   comparison: Comparison,
   shape: ReadShape,
   tuning: ReadTuning,
-  untrackedFiles: Promise<Buffer[]>,
+  untrackedFiles: () => Promise<Buffer[]>,
 ): Promise<{ patches: FilePatch[]; filesOmitted: number; untrackedSkipped: number }> {
   const budget = tuning.budget ?? DIFF_BUDGET;
   const args = diffArgs(shape, tuning.binary === true);
   // The output is read as git writes it: on a large change the reading overlaps git's work.
-  const reader = new DiffReader({ ...shape, budget });
+  const newReader = () => new DiffReader({ ...shape, budget });
+  let reader = newReader();
   const onStdout = (chunk: Buffer) => reader.push(chunk);
   let untrackedSkipped = 0;
   switch (comparison.kind) {
@@ -98,14 +99,67 @@ async function compare(
       break;
     default:
       await withIndexCopy(ctx, async (index) => {
-        const untracked = await untrackedFiles;
+        const run = (into: DiffReader, base: readonly string[], signal?: AbortSignal) =>
+          git(ctx, [...args, ...base, "--"], { index, onStdout: (chunk) => into.push(chunk), ...(signal ? { signal } : {}) });
+        if (comparison.kind !== "worktree") {
+          const early = newReader();
+          const base = comparison.kind === "headToWorktree" ? ["HEAD"] : [];
+          const listed = await diffWhileListing(ctx, (signal) => run(early, base, signal), untrackedFiles, budget.maxUntracked);
+          if (listed !== undefined) {
+            reader = early;
+            untrackedSkipped = listed.untrackedSkipped;
+            return;
+          }
+        }
+        const untracked = await untrackedFiles();
         if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
         else await addIntentToAdd(ctx, index, untracked);
-        const base = comparison.kind === "worktree" ? [comparison.base] : [];
-        await git(ctx, [...args, ...base, "--"], { index, onStdout });
+        const base = comparison.kind === "worktree" ? [comparison.base] : comparison.kind === "headToWorktree" ? [await headOrEmpty(ctx)] : [];
+        await run(reader, base);
       });
   }
   return { ...reader.end(), untrackedSkipped };
+}
+
+/**
+ * The diff started at once, beside the listing of untracked files, for a
+ * comparison whose base git can name itself (HEAD, or none): a read with
+ * no untracked file to mark, most of them, then waits for no other command
+ * before it. Undefined when that diff cannot stand: there are untracked
+ * files to mark, which change it (it is stopped), or it failed, as it does
+ * while HEAD names no commit yet; the caller then reads the way it always
+ * has. Only a failure of the listing, or a cancelled request, is thrown.
+ */
+async function diffWhileListing(
+  ctx: GitContext,
+  run: (signal: AbortSignal) => Promise<unknown>,
+  untrackedFiles: () => Promise<Buffer[]>,
+  maxUntracked: number,
+): Promise<{ untrackedSkipped: number } | undefined> {
+  const stop = new AbortController();
+  const diff = run(ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal);
+  diff.catch(() => undefined);
+  let untracked: Buffer[];
+  try {
+    // Started after the diff: starting a process holds this thread for milliseconds, and the diff is the longer of the two.
+    untracked = await untrackedFiles();
+  } catch (error) {
+    stop.abort();
+    await diff.catch(() => undefined);
+    throw error;
+  }
+  if (untracked.length > 0 && untracked.length <= maxUntracked) {
+    stop.abort();
+    await diff.catch(() => undefined);
+    return undefined;
+  }
+  try {
+    await diff;
+  } catch (error) {
+    if (ctx.signal?.aborted) throw error;
+    return undefined;
+  }
+  return { untrackedSkipped: untracked.length > maxUntracked ? untracked.length : 0 };
 }
 
 /**
@@ -120,13 +174,20 @@ export async function readDiff(ctx: GitContext, request: DiffRequest, tuning: Re
   if (scope !== "lastTurn" && request.turnId !== undefined) throw new DiffInputError("turnId goes with the lastTurn scope only");
   const shape: ReadShape = { context: request.context ?? DEFAULT_CONTEXT, ignoreWhitespace: request.ignoreWhitespace === true };
   const answer: DiffAnswer = { scope, root: ctx.repo.root, files: [] };
-  // Listing untracked files walks the working tree: it runs while the comparison is resolved.
-  const untracked = WORKTREE_SCOPES.has(scope) ? listUntracked(ctx) : Promise.resolve([]);
-  untracked.catch(() => undefined);
+  // Listing untracked files walks the working tree: it runs while the comparison is resolved, or beside a diff that starts at once.
+  let listing: Promise<Buffer[]> | undefined;
+  const untracked = () => {
+    if (listing === undefined) {
+      listing = WORKTREE_SCOPES.has(scope) ? listUntracked(ctx) : Promise.resolve([]);
+      listing.catch(() => undefined);
+    }
+    return listing;
+  };
+  if (scope === "branch") untracked();
   let comparison: Comparison;
   switch (scope) {
     case "uncommitted":
-      comparison = { kind: "worktree", base: await headOrEmpty(ctx) };
+      comparison = { kind: "headToWorktree" };
       break;
     case "unstaged":
       comparison = { kind: "indexToWorktree" };

@@ -17,8 +17,11 @@ export type { DiffAnswer };
 /**
  * What a diff compares, in the terms git takes: a tree (or commit) with the
  * working tree or the index, the index with the working tree, or two trees.
+ * `headToWorktree` is HEAD's commit with the working tree, or the empty tree
+ * while HEAD names no commit yet.
  */
 export type Comparison =
+  | { kind: "headToWorktree" }
   | { kind: "worktree"; base: string }
   | { kind: "indexToWorktree" }
   | { kind: "treeToIndex"; base: string }
