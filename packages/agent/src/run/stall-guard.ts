@@ -63,13 +63,14 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
     };
     watch(idleMs);
     void (async () => {
-      let sliceStart = performance.now();
+      // A slice is relay work with no turn of the event loop in it: a wait for the model's next bytes ends one.
+      const slice = new RelaySlice();
       try {
         for await (const event of inner) {
           arm();
-          if (lastEventAt - sliceStart > RELAY_SLICE_MS) {
+          if (slice.spent(lastEventAt) > RELAY_SLICE_MS) {
             await turnOfTheLoop();
-            sliceStart = performance.now();
+            slice.restart(performance.now());
           }
           if (event.type !== "done" && event.type !== "error" && meter.passed(event)) {
             controller.abort(new Error("the reply was too long"));
@@ -90,12 +91,47 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
       } catch (error) {
         out.push(failedEvent(model, undefined, error, outer));
       } finally {
+        slice.stop();
         finish();
         out.end();
       }
     })();
     return out;
   };
+}
+
+/**
+ * How long the relay has run since the event loop last turned. The time
+ * spent waiting for the model is not relay work: the first event, which
+ * comes after the model's whole wait, and the first after any pause are
+ * relayed at once, not after a turn of the loop. A turn is seen by an
+ * immediate set at the slice's start: it runs only once the microtasks
+ * that relay a socket read have all run.
+ */
+export class RelaySlice {
+  private start: number | undefined;
+  private turned: NodeJS.Immediate | undefined;
+
+  /** Milliseconds of relay in this slice at `now`; a slice whose loop turned begins anew at `now`. */
+  spent(now: number): number {
+    if (this.start === undefined) this.restart(now);
+    return now - this.start!;
+  }
+
+  /** A new slice begins at `now` (the loop just turned). */
+  restart(now: number): void {
+    this.start = now;
+    clearImmediate(this.turned);
+    this.turned = setImmediate(() => {
+      this.start = undefined;
+      this.turned = undefined;
+    });
+  }
+
+  stop(): void {
+    clearImmediate(this.turned);
+    this.turned = undefined;
+  }
 }
 
 function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -84,6 +84,40 @@ describe("an uncommitted read starts its diff while untracked files are listed",
       moved.map((f) => [f.status, f.oldPath]),
       [["renamed", "a.txt"]],
     );
+  });
+
+  test("a diff stopped while it held its index's lock is no obstacle: the marked read has an index copy of its own", async () => {
+    const repo = testRepo(fresh());
+    repo.write("a.txt", "one\n");
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "base");
+    repo.write("a.txt", "two\n");
+    repo.write("new.txt", "fresh\n");
+    // The first diff takes its index's lock and hangs there, as git does while it refreshes the index, until it is stopped.
+    const marker = join(wrapperDir, "held");
+    const holder = join(wrapperDir, "holding-git");
+    writeFileSync(
+      holder,
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -c|core.*|diff.*|color.*) ;; diff) if [ ! -e '${marker}' ]; then : > '${marker}'; : > "$GIT_INDEX_FILE.lock"; exec sleep 60; fi; break;; *) break;; esac; done\nexec '${realGit}' "$@"\n`,
+    );
+    chmodSync(holder, 0o755);
+    const binDir = mkdtempSync(join(tmpdir(), "kc-git-hold-"));
+    symlinkSync(holder, join(binDir, "git"));
+    try {
+      const env = { ...repo.env, PATH: `${binDir}:${process.env.PATH ?? ""}` };
+      const ctx = { repo: await discoverRepo(repo.root, env), env };
+      const { answer } = await readDiff(ctx, {});
+      assert.ok(existsSync(marker), "the first diff took the lock");
+      assert.deepEqual(
+        answer.files.map((f) => [f.path, f.status]),
+        [
+          ["a.txt", "modified"],
+          ["new.txt", "added"],
+        ],
+      );
+    } finally {
+      rmSync(binDir, { recursive: true, force: true });
+    }
   });
 
   test("more untracked files than the budget marks: the early diff stands and they are counted", async () => {

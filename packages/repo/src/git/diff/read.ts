@@ -97,26 +97,30 @@ async function compare(
     case "treeToIndex":
       await withIndexCopy(ctx, (index) => git(ctx, [...args, "--cached", comparison.base, "--"], { index, onStdout }));
       break;
-    default:
-      await withIndexCopy(ctx, async (index) => {
-        const run = (into: DiffReader, base: readonly string[], signal?: AbortSignal) =>
-          git(ctx, [...args, ...base, "--"], { index, onStdout: (chunk) => into.push(chunk), ...(signal ? { signal } : {}) });
-        if (comparison.kind !== "worktree") {
-          const early = newReader();
-          const base = comparison.kind === "headToWorktree" ? ["HEAD"] : [];
-          const listed = await diffWhileListing(ctx, (signal) => run(early, base, signal), untrackedFiles, budget.maxUntracked);
-          if (listed !== undefined) {
-            reader = early;
-            untrackedSkipped = listed.untrackedSkipped;
-            return;
-          }
+    default: {
+      const run = (index: string, into: DiffReader, base: readonly string[], signal?: AbortSignal) =>
+        git(ctx, [...args, ...base, "--"], { index, onStdout: (chunk) => into.push(chunk), ...(signal ? { signal } : {}) });
+      if (comparison.kind !== "worktree") {
+        // An index copy of its own: git diff refreshes the index it reads, and one stopped halfway leaves its lock there.
+        const early = newReader();
+        const base = comparison.kind === "headToWorktree" ? ["HEAD"] : [];
+        const listed = await withIndexCopy(ctx, (index) =>
+          diffWhileListing(ctx, (signal) => run(index, early, base, signal), untrackedFiles, budget.maxUntracked),
+        );
+        if (listed !== undefined) {
+          reader = early;
+          untrackedSkipped = listed.untrackedSkipped;
+          break;
         }
+      }
+      await withIndexCopy(ctx, async (index) => {
         const untracked = await untrackedFiles();
         if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
         else await addIntentToAdd(ctx, index, untracked);
         const base = comparison.kind === "worktree" ? [comparison.base] : comparison.kind === "headToWorktree" ? [await headOrEmpty(ctx)] : [];
-        await run(reader, base);
+        await run(index, reader, base);
       });
+    }
   }
   return { ...reader.end(), untrackedSkipped };
 }

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { RELAY_SLICE_MS, RelaySlice } from "../../src/run/stall-guard.js";
+
+const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+const immediates = () => process.getActiveResourcesInfo().filter((name) => name === "Immediate").length;
+
+describe("a relay slice", () => {
+  test("the first event counts from itself, however long the model took to send it", () => {
+    const slice = new RelaySlice();
+    assert.equal(slice.spent(1_000_000), 0);
+    slice.stop();
+  });
+
+  test("events relayed without a turn of the loop add up, past the slice's length", () => {
+    const slice = new RelaySlice();
+    slice.spent(100);
+    assert.equal(slice.spent(102), 2);
+    assert.ok(slice.spent(100 + RELAY_SLICE_MS + 1) > RELAY_SLICE_MS);
+    slice.stop();
+  });
+
+  test("once the loop turned, as it does while the relay waits for the model, the next event starts a new slice", async () => {
+    const slice = new RelaySlice();
+    slice.spent(100);
+    assert.equal(slice.spent(103), 3);
+    await turnOfTheLoop();
+    await turnOfTheLoop();
+    assert.equal(slice.spent(500), 0);
+    assert.equal(slice.spent(501), 1);
+    slice.stop();
+  });
+
+  test("a restart after the relay let the loop turn counts from there; stop leaves no immediate behind", async () => {
+    const before = immediates();
+    const slice = new RelaySlice();
+    slice.spent(0);
+    slice.restart(10);
+    assert.equal(slice.spent(12), 2);
+    assert.equal(immediates(), before + 1);
+    slice.stop();
+    assert.equal(immediates(), before);
+  });
+});
