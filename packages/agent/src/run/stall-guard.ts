@@ -91,7 +91,6 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
       } catch (error) {
         out.push(failedEvent(model, undefined, error, outer));
       } finally {
-        slice.stop();
         finish();
         out.end();
       }
@@ -100,42 +99,47 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
   };
 }
 
+function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {
+  // One decimal: a timeout under a second must not read "no data for 0 s".
+  const errorMessage = `model stream stalled: no data for ${Number((idleMs / 1000).toFixed(1))} s`;
+  return { type: "error", reason: "error", error: { ...message, stopReason: "error", errorMessage } };
+}
+
+/** Turns of the event loop seen so far, counted by one immediate armed whenever a relay slice looks at the count. */
+let loopTurns = 0;
+let turnCounter: NodeJS.Immediate | undefined;
+
+function countNextTurn(): void {
+  if (turnCounter !== undefined) return;
+  turnCounter = setImmediate(() => {
+    turnCounter = undefined;
+    loopTurns++;
+  });
+}
+
 /**
  * How long the relay has run since the event loop last turned. The time
  * spent waiting for the model is not relay work: the first event, which
  * comes after the model's whole wait, and the first after any pause are
  * relayed at once, not after a turn of the loop. A turn is seen by an
- * immediate set at the slice's start: it runs only once the microtasks
- * that relay a socket read have all run.
+ * immediate: it runs only once the microtasks that relay a socket read
+ * have all run. One immediate serves every stream, whatever their number.
  */
 export class RelaySlice {
-  private start: number | undefined;
-  private turned: NodeJS.Immediate | undefined;
+  private start = 0;
+  /** The turn count the slice began in; -1 before the first event. */
+  private turn = -1;
 
   /** Milliseconds of relay in this slice at `now`; a slice whose loop turned begins anew at `now`. */
   spent(now: number): number {
-    if (this.start === undefined) this.restart(now);
-    return now - this.start!;
+    if (this.turn !== loopTurns) this.restart(now);
+    return now - this.start;
   }
 
   /** A new slice begins at `now` (the loop just turned). */
   restart(now: number): void {
     this.start = now;
-    clearImmediate(this.turned);
-    this.turned = setImmediate(() => {
-      this.start = undefined;
-      this.turned = undefined;
-    });
+    this.turn = loopTurns;
+    countNextTurn();
   }
-
-  stop(): void {
-    clearImmediate(this.turned);
-    this.turned = undefined;
-  }
-}
-
-function stalledError(message: AssistantMessage, idleMs: number): AssistantMessageEvent {
-  // One decimal: a timeout under a second must not read "no data for 0 s".
-  const errorMessage = `model stream stalled: no data for ${Number((idleMs / 1000).toFixed(1))} s`;
-  return { type: "error", reason: "error", error: { ...message, stopReason: "error", errorMessage } };
 }
