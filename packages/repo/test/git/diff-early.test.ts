@@ -40,13 +40,19 @@ async function logged(repo: TestRepo): Promise<GitContext> {
   return { repo: await discoverRepo(repo.root, env), env };
 }
 
+/** A repository whose one committed file, a.txt, is modified. */
+function changedRepo(): TestRepo {
+  const repo = testRepo(fresh());
+  repo.write("a.txt", "one\n");
+  repo.git("add", "-A");
+  repo.git("commit", "-q", "-m", "base");
+  repo.write("a.txt", "two\n");
+  return repo;
+}
+
 describe("an uncommitted read starts its diff while untracked files are listed", () => {
   test("with nothing untracked, the diff is the one git names HEAD for, and no other command waits before it", async () => {
-    const repo = testRepo(fresh());
-    repo.write("a.txt", "one\n");
-    repo.git("add", "-A");
-    repo.git("commit", "-q", "-m", "base");
-    repo.write("a.txt", "two\n");
+    const repo = changedRepo();
     const ctx = await logged(repo);
     let answer: Awaited<ReturnType<typeof readDiff>>["answer"] | undefined;
     const commands = await commandsOf(async () => (answer = (await readDiff(ctx, {})).answer));
@@ -58,11 +64,7 @@ describe("an uncommitted read starts its diff while untracked files are listed",
   });
 
   test("untracked files stop that diff: they are marked and the read shows them as added, as before", async () => {
-    const repo = testRepo(fresh());
-    repo.write("a.txt", "one\n");
-    repo.git("add", "-A");
-    repo.git("commit", "-q", "-m", "base");
-    repo.write("a.txt", "two\n");
+    const repo = changedRepo();
     repo.write("new.txt", "fresh\n");
     const ctx = await logged(repo);
     let answer: Awaited<ReturnType<typeof readDiff>>["answer"] | undefined;
@@ -87,11 +89,7 @@ describe("an uncommitted read starts its diff while untracked files are listed",
   });
 
   test("a diff stopped while it held its index's lock is no obstacle: the marked read has an index copy of its own", async () => {
-    const repo = testRepo(fresh());
-    repo.write("a.txt", "one\n");
-    repo.git("add", "-A");
-    repo.git("commit", "-q", "-m", "base");
-    repo.write("a.txt", "two\n");
+    const repo = changedRepo();
     repo.write("new.txt", "fresh\n");
     // The first diff takes its index's lock and hangs there, as git does while it refreshes the index, until it is stopped.
     const marker = join(wrapperDir, "held");
@@ -121,11 +119,7 @@ describe("an uncommitted read starts its diff while untracked files are listed",
   });
 
   test("more untracked files than the budget marks: the early diff stands and they are counted", async () => {
-    const repo = testRepo(fresh());
-    repo.write("a.txt", "one\n");
-    repo.git("add", "-A");
-    repo.git("commit", "-q", "-m", "base");
-    repo.write("a.txt", "two\n");
+    const repo = changedRepo();
     for (let i = 0; i < 4; i++) repo.write(`flood/${i}.txt`, "x\n");
     const ctx = await logged(repo);
     let answer: Awaited<ReturnType<typeof readDiff>>["answer"] | undefined;
@@ -153,11 +147,7 @@ describe("an uncommitted read starts its diff while untracked files are listed",
   });
 
   test("a cancelled read is cancelled, not read again the old way", async () => {
-    const repo = testRepo(fresh());
-    repo.write("a.txt", "one\n");
-    repo.git("add", "-A");
-    repo.git("commit", "-q", "-m", "base");
-    repo.write("a.txt", "two\n");
+    const repo = changedRepo();
     const controller = new AbortController();
     controller.abort();
     const ctx = { ...(await logged(repo)), signal: controller.signal };
