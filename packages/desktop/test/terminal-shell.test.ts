@@ -1,8 +1,7 @@
 import { strict as assert } from "node:assert";
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import type { Locator, Page } from "playwright-core";
-import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
+import { hostProcesses, waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { describeViolations, screenAndAudit } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
 import { desktopSuite } from "./support/suite.js";
@@ -31,21 +30,6 @@ function lastSize(text: string): [number, number] {
   const last = sizes.at(-1);
   assert.ok(last, `no size in ${text}`);
   return [Number(last[1]), Number(last[2])];
-}
-
-/** Host pids whose command line starts with `prefix`, zombies (dead, waiting for their reaper) left out. */
-function hostProcesses(prefix: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const running = !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.startsWith("Z");
-        return running && readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith(prefix);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 async function typeLine(terminal: Locator, text: string): Promise<void> {
@@ -116,7 +100,7 @@ describe("the terminal panel", { skip: NO_BROWSER }, () => {
       await typeLine(terminal, "echo still:$0");
       await screenMatching(page, name, new RegExp(`^still:${marker}$`, "m"));
 
-      const left = () => hostProcesses(marker);
+      const left = () => hostProcesses((line) => line.startsWith(marker));
       assert.equal(left().length, 2, "the shell and its job run");
 
       // A reload finds the running shell again, and types into it.

@@ -11,3 +11,4 @@ export { GIT_TEST_ENV, armTraps, git, gitStatus, initRepo, repoAt, treeFiles, wr
 export { Random, seedFromEnv } from "./random.js";
 export { NO_OTHER_USER, otherUser, type OtherUser } from "./other-user.js";
 export { Impostor, type ImpostorOptions, type ImpostorRecord } from "./impostor.js";
+export { hostProcesses } from "./processes.js";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, test, type TestContext } from "node:test";
-import { waitUntil } from "@knightcode/testkit";
+import { hostProcesses, waitUntil } from "@knightcode/testkit";
 import { execProgram } from "../../src/extensions/exec.js";
 import { childEnvironment } from "@knightcode/system/process/child-env";
 import { ProcessGroups } from "@knightcode/system/process/groups";
@@ -70,26 +70,6 @@ async function setUp(t: TestContext, settings: Partial<SandboxSettings> = {}): P
     return { code: result.code, out: result.stdout };
   };
   return { project, agentDir, tokenFile, outside, sandbox, processes, grants, run };
-}
-
-/** Host pids whose command line is `command` (words joined by spaces). */
-function hostProcesses(command: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (
-        readFileSync(`/proc/${name}/cmdline`, "utf8")
-          .split("\0")
-          .filter((word) => word !== "")
-          .join(" ") === command
-      )
-        found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
 }
 
 describe("a sandboxed command", () => {

@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+
+export { hostProcesses } from "@knightcode/testkit";
 
 /**
  * The pids a shell stand-in appended to `file`, one per line. The shell
@@ -29,23 +31,4 @@ export function isAlive(pid: number): boolean {
   } catch {
     return process.platform !== "linux";
   }
-}
-
-/** Host pids whose command line is exactly `command`: how a process inside a sandbox's pid namespace is found from outside. */
-export function hostProcesses(command: string): number[] {
-  return readdirSync("/proc")
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        return (
-          readFileSync(`/proc/${name}/cmdline`, "utf8")
-            .split("\0")
-            .filter((word) => word !== "")
-            .join(" ") === command
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
