@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { OAuthCredentials, OAuthLoginCallbacks, OAuthPrompt, OAuthProviderInterface } from "@mariozechner/pi-ai/oauth";
+import { nextTurn } from "@knightcode/system/util/next-turn";
 import { AuthFileError, type AuthStore } from "./auth-store.js";
 
 /** How a login that showed its URL ended. */
@@ -61,7 +62,7 @@ let oauthModule: Promise<OAuthModule> | undefined;
 function loadOAuth(): Promise<OAuthModule> {
   oauthModule ??= import("@mariozechner/pi-ai/oauth").then(async (oauth) => {
     await Promise.all([import("node:crypto"), import("node:http")]);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     return oauth;
   });
   return oauthModule;

@@ -1,5 +1,6 @@
 import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { StreamFn } from "@mariozechner/pi-agent-core";
+import { nextTurn } from "@knightcode/system/util/next-turn";
 import type { PiAi } from "../models/engine.js";
 import type { ProviderStream } from "../models/models-json.js";
 import { failedEvent, openModelStream } from "../models/provider-stream.js";
@@ -16,8 +17,6 @@ export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 300_000;
  * the timers until its whole read is relayed.
  */
 export const RELAY_SLICE_MS = 4;
-
-const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** An extension provider's own stream function for a model, if its provider has one. */
 export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
@@ -69,7 +68,7 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
         for await (const event of inner) {
           arm();
           if (slice.spent(lastEventAt) > RELAY_SLICE_MS) {
-            await turnOfTheLoop();
+            await nextTurn();
             slice.restart(performance.now());
           }
           if (event.type !== "done" && event.type !== "error" && meter.passed(event)) {

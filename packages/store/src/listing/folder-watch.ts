@@ -1,6 +1,6 @@
 import { statSync, watch, type FSWatcher } from "node:fs";
 import { basename } from "node:path";
-import { nextTurn } from "./next-turn.js";
+import { nextTurn } from "@knightcode/system/util/next-turn";
 
 /**
  * The names in a sessions folder that changed since the last look, from the

@@ -1,5 +1,5 @@
 import { readdirSync, unlinkSync } from "node:fs";
-import { nextTurn } from "./next-turn.js";
+import { nextTurn } from "@knightcode/system/util/next-turn";
 import { writeFileAtomicAsync } from "@knightcode/system/fs/atomic-write";
 import {
   identityOf,

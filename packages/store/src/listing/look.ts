@@ -1,5 +1,5 @@
 import { statSync, type Stats } from "node:fs";
-import { nextTurn } from "./next-turn.js";
+import { nextTurn } from "@knightcode/system/util/next-turn";
 import type { IndexedFile } from "./record.js";
 import type { FolderLook } from "./stat-worker.js";
 
