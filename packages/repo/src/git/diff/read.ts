@@ -114,11 +114,15 @@ async function compare(
         }
       }
       await withIndexCopy(ctx, async (index) => {
-        const untracked = await untrackedFiles();
-        if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
-        else await addIntentToAdd(ctx, index, untracked);
-        const base = comparison.kind === "worktree" ? [comparison.base] : comparison.kind === "headToWorktree" ? [await headOrEmpty(ctx)] : [];
-        await run(index, reader, base);
+        const mark = async () => {
+          const untracked = await untrackedFiles();
+          if (untracked.length > budget.maxUntracked) untrackedSkipped = untracked.length;
+          else await addIntentToAdd(ctx, index, untracked);
+        };
+        const base = async () => (comparison.kind === "worktree" ? [comparison.base] : comparison.kind === "headToWorktree" ? [await headOrEmpty(ctx)] : []);
+        // HEAD is resolved while the untracked files are marked, as it was while they were listed before the diff started first.
+        const [resolved] = await Promise.all([base(), mark()]);
+        await run(index, reader, resolved);
       });
     }
   }
