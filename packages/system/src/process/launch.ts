@@ -166,9 +166,9 @@ export class Launched {
   }
 
   private exited(code: number | null, signal: NodeJS.Signals | null, leaderGone = true): void {
+    if (leaderGone) afterLeader(this.options.sandbox, signal, this.group, () => this.stop());
     if (this.exit !== undefined) return;
     this.exit = { code, signal };
-    if (signal !== null && leaderGone) this.stop();
     // The sandbox outlives a command that left processes behind, and bubblewrap holds the pipes till then: only a grace can end the read.
     const grace = this.options.pipeGraceMs ?? (leaderGone ? undefined : DEFAULT_PIPE_GRACE_MS);
     if (grace !== undefined) this.graceTimer = setTimeout(() => this.finishUnlessPaused(grace), grace);
@@ -209,6 +209,22 @@ export class Launched {
     this.group?.isAlive();
     this.resolveDone({ code: this.exit?.code ?? null, signal: this.exit?.signal ?? null, timedOut: this.timedOut, aborted: this.aborted });
   }
+}
+
+/**
+ * What the end of a group's leader means for the rest of the group.
+ *
+ * - bubblewrap's sandbox is meant to die with it (--die-with-parent), but its
+ *   init sets that up only after the mounts. A bubblewrap that ends in its
+ *   first milliseconds, by our SIGTERM or otherwise, leaves that init running;
+ *   it ignores SIGTERM, and goes on to start the command. So whatever is
+ *   left of a sandbox's group is killed at once, as the kernel would have.
+ * - Outside a sandbox, a leader killed by a signal did not finish what it was
+ *   running, which would otherwise go on unseen: the group is stopped.
+ */
+export function afterLeader(sandbox: SandboxLaunch | undefined, signal: NodeJS.Signals | null, group: ProcessGroup | undefined, stop: () => void): void {
+  if (sandbox?.kind === "bwrap") group?.killNow();
+  else if (signal !== null) stop();
 }
 
 /** What a child of `launch` (or `launchPty`) really runs: its program and arguments, inside the sandbox when one is given, and its environment. */

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { unownedProcessGroups, type ProcessGroup } from "./groups.js";
-import { launchCommand, type LaunchEnd, type LaunchOptions } from "./launch.js";
+import { afterLeader, launchCommand, type LaunchEnd, type LaunchOptions } from "./launch.js";
 
 /** What is used of node-pty: `spawn`, and of the terminal it gives, the members below. */
 export interface PtyModule {
@@ -93,8 +93,7 @@ export class PtyLaunched {
     this.exitListener = this.terminal.onExit((event) => {
       this.exitListener.dispose();
       const signal = signalName(event.signal);
-      // What it was running did not finish, and would otherwise go on unseen.
-      if (signal !== null) this.stop();
+      afterLeader(options.sandbox, signal, this.group, () => this.stop());
       settle({ code: signal === null ? event.exitCode : null, signal });
     });
   }

@@ -5,26 +5,42 @@ import { launchCommand } from "@knightcode/system/process/launch";
 import { PtyLaunched, type PtyModule } from "@knightcode/system/process/pty-launch";
 import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 
-/** A node-pty that records what it was asked to start and starts nothing. */
-function recordingPty(pid: number): { pty: PtyModule; spawned: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }> } {
+type ExitEvent = { exitCode: number; signal?: number };
+
+/** A node-pty that records what it was asked to start and starts nothing; `exit` plays the program's end. */
+function recordingPty(pid: number): {
+  pty: PtyModule;
+  spawned: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }>;
+  exit: (event: ExitEvent) => void;
+} {
   const spawned: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }> = [];
   const none = { dispose: () => undefined };
+  const exits: Array<(event: ExitEvent) => void> = [];
   const pty: PtyModule = {
     spawn: (file, args, options) => {
       spawned.push({ file, args, env: options.env });
-      return { pid, onData: () => none, onExit: () => none, write: () => undefined, resize: () => undefined };
+      const onExit = (listener: (event: ExitEvent) => void) => {
+        exits.push(listener);
+        return none;
+      };
+      return { pid, onData: () => none, onExit, write: () => undefined, resize: () => undefined };
     },
   };
-  return { pty, spawned };
+  const exit = (event: ExitEvent): void => {
+    for (const listener of exits.splice(0)) listener(event);
+  };
+  return { pty, spawned, exit };
 }
 
+const SANDBOX: SandboxLaunch = {
+  kind: "bwrap",
+  binary: "/usr/bin/bwrap",
+  policy: { tmp: "/tmp/kc-sandbox-x", writable: ["/work/p"], readOnly: [], hidden: [], network: false },
+  env: { TMPDIR: "/tmp/kc-sandbox-x" },
+};
+
 test("a terminal runs the command line and environment launch makes, in the sandbox, its group owned", () => {
-  const sandbox: SandboxLaunch = {
-    kind: "bwrap",
-    binary: "/usr/bin/bwrap",
-    policy: { tmp: "/tmp/kc-sandbox-x", writable: ["/work/p"], readOnly: [], hidden: [], network: false },
-    env: { TMPDIR: "/tmp/kc-sandbox-x" },
-  };
+  const sandbox = SANDBOX;
   const options = { file: "/bin/bash", args: ["-c", "echo hi"], cwd: "/work/p", env: { PATH: "relative:/usr/bin", HOME: "/h" }, sandbox };
   // A pid no process has: the owner holds it without signalling anyone.
   const signals: Array<[number, NodeJS.Signals | 0]> = [];
@@ -44,4 +60,37 @@ test("a terminal runs the command line and environment launch makes, in the sand
   assert.equal(processes.size, 1, "the session leader's group belongs to the owner");
   run.stop();
   assert.deepEqual(signals.at(-1), [4_000_000, "SIGKILL"], "stop signals the whole group");
+});
+
+test("when the terminal's program ends, what is left of its group: killed at once in the sandbox, stopped after a signal outside", async () => {
+  const cases = [
+    { sandbox: SANDBOX, event: { exitCode: 0 }, sent: ["SIGKILL"], why: "bubblewrap gone: its sandbox is killed as --die-with-parent would" },
+    { sandbox: undefined, event: { exitCode: 0, signal: 15 }, sent: ["SIGTERM"], why: "killed by a signal: what it ran did not finish" },
+    { sandbox: undefined, event: { exitCode: 3 }, sent: [], why: "a program that returned leaves its background jobs to the owner" },
+  ];
+  for (const { sandbox, event, sent, why } of cases) {
+    const signals: Array<NodeJS.Signals | 0> = [];
+    // Timers that never fire: what is sent at once is all there is to see.
+    const timers = { setTimeout: () => undefined, clearTimeout: () => undefined };
+    const processes = new ProcessGroups({ signal: (_pgid, signal) => void signals.push(signal), timers });
+    const { pty, exit } = recordingPty(4_000_001);
+    const run = new PtyLaunched(pty, {
+      file: "/bin/bash",
+      args: ["-c", "sleep 600 &"],
+      cwd: "/work/p",
+      env: {},
+      processes,
+      killGraceMs: 60_000,
+      cols: 80,
+      rows: 24,
+      ...(sandbox ? { sandbox } : {}),
+    });
+    exit(event);
+    await run.done;
+    assert.deepEqual(
+      signals.filter((signal) => signal !== 0),
+      sent,
+      why,
+    );
+  }
 });
