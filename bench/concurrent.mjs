@@ -18,12 +18,14 @@
 // does not delay the bench's reading of what arrives.
 // Prints one JSON document. Needs a build (npm run build).
 //
-//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--chunk-delay-ms 0] [--out result.json] [--profile round.cpuprofile]
+//   node bench/concurrent.mjs [--threads 1,10,50] [--deltas 2000] [--reps 1] [--chunk-delay-ms 0] [--out result.json]
+//                             [--profile round.cpuprofile [--profile-connections one|perThread]]
 //
 // --chunk-delay-ms paces each reply (a pause between its chunks, as a model
 // streams); 0, the default, writes each reply as fast as the socket takes it.
 //
-// --profile writes the server's CPU profile of the largest round on one connection.
+// --profile writes the server's CPU profile of the largest round on one connection
+// (or, with --profile-connections perThread, on one connection per thread).
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -177,7 +179,7 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
   const releasedAt = performance.now();
   void model.open();
   const profileTo = flag("profile");
-  if (profileTo && threads === THREADS.at(-1) && connections === "one") {
+  if (profileTo && threads === THREADS.at(-1) && connections === flag("profile-connections", "one")) {
     writeFileSync(profileTo, JSON.stringify(await inspector.profile(() => finished)));
   } else await finished;
   const cpu = cpuMs(server.pid) - cpuBefore;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { RELAY_SLICE_MS, RelaySlice } from "../../src/run/stall-guard.js";
+import { MIN_RELAY_SLICE_MS, RELAY_SLICE_MS, RelaySlice } from "../../src/run/stall-guard.js";
 
 const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const immediates = () => process.getActiveResourcesInfo().filter((name) => name === "Immediate").length;
@@ -29,7 +29,8 @@ describe("a relay slice", () => {
   });
 
   test("a restart after the relay let the loop turn counts from there; any number of slices share one immediate", async () => {
-    await turnOfTheLoop();
+    // Turns in which no slice began: the counter of an earlier test's slices has stopped.
+    for (let i = 0; i < 3; i++) await turnOfTheLoop();
     const before = immediates();
     const slices = Array.from({ length: 50 }, () => new RelaySlice());
     for (const slice of slices) slice.spent(0);
@@ -38,6 +39,30 @@ describe("a relay slice", () => {
     assert.equal(immediates(), before + 1);
     await turnOfTheLoop();
     await turnOfTheLoop();
-    assert.equal(immediates(), before);
+    assert.equal(immediates(), before, "the count stops with the first turn in which no slice began");
+  });
+
+  test("replies relaying in the same turns of the loop share the slice, never below the least; alone, one has it whole", async () => {
+    // Turns in which no slice began: nothing is left of any other test's replies.
+    for (let i = 0; i < 3; i++) await turnOfTheLoop();
+    const alone = new RelaySlice();
+    alone.spent(0);
+    assert.equal(alone.length(), RELAY_SLICE_MS);
+    await turnOfTheLoop();
+    const four = Array.from({ length: 4 }, () => new RelaySlice());
+    for (const slice of four) slice.spent(0);
+    assert.equal(four[0]!.length(), RELAY_SLICE_MS / 4);
+    const fifty = Array.from({ length: 46 }, () => new RelaySlice());
+    for (const slice of fifty) slice.spent(0);
+    assert.equal(fifty[0]!.length(), MIN_RELAY_SLICE_MS, "fifty at once: each gets the least");
+    await turnOfTheLoop();
+    // The turn after still counts the fifty: a reply that resumes first must not take the whole slice.
+    const next = new RelaySlice();
+    next.spent(0);
+    assert.equal(next.length(), MIN_RELAY_SLICE_MS);
+    await turnOfTheLoop();
+    await turnOfTheLoop();
+    next.spent(1);
+    assert.equal(next.length(), RELAY_SLICE_MS, "once the others stopped relaying, the one left has it whole");
   });
 });
