@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
-import { EARLY_WRITES, Gathering, QUIET_MS } from "../src/transport/gathering.js";
+import { EARLY_WRITES, Gathering, QUIET_MS, STREAM_MESSAGES } from "../src/transport/gathering.js";
 import { waitUntil } from "./support/harness.js";
 
 /** A real pipe that nobody reads: the stdin of a sleeping child. */
@@ -139,7 +139,7 @@ test("a burst in one turn costs the first write, a few early ones and one at the
   assert.deepEqual(writes.at(-1), ["later"]);
 });
 
-test("a stream's turns that follow each other closely get no early writes; a turn after a quiet moment does", async () => {
+test("a stream's turns that follow each other closely get no early writes; a few messages before, or a quiet moment, leave them", async () => {
   let now = 0;
   const calls: string[] = [];
   const gathering = new Gathering({ opened: () => calls.push("opened"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") }, () => now);
@@ -154,7 +154,16 @@ test("a stream's turns that follow each other closely get no early writes; a tur
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "the first turn follows a quiet moment");
   now += QUIET_MS / 2;
   await turn(3);
-  assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after another gathers its messages");
+  assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "one turn of a few messages just before (a turn's start) is no stream");
+  now += QUIET_MS / 2;
+  await turn(3);
+  assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after two close ones gathers its messages: a paced stream");
+  now += QUIET_MS;
+  await turn(STREAM_MESSAGES);
+  calls.splice(0);
+  now += QUIET_MS / 2;
+  await turn(3);
+  assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after a big one gathers its messages: a burst");
   now += QUIET_MS;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "after a quiet moment, early writes again");

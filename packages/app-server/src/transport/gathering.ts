@@ -2,6 +2,8 @@
 export const EARLY_WRITES = 4;
 /** How long output must have been quiet for a turn's messages to get early writes: a stream's turns follow each other closer than this. */
 export const QUIET_MS = 2;
+/** How many messages a turn gathers when output streams: fewer (the notifications a turn's start sends) are no stream. */
+export const STREAM_MESSAGES = 8;
 
 export interface GatheredOutput {
   /** The first message of a turn has just been queued: it goes out now, and what follows is held. */
@@ -20,19 +22,31 @@ export interface GatheredOutput {
  * durable append that ends a reply, which waits for the disk. So:
  *
  * - the first message of a turn of the event loop goes out at once;
- * - after a quiet moment (nothing written for QUIET_MS), what follows goes
- *   out when the job that queued it ends (a microtask, before the next job
- *   of the turn begins), up to EARLY_WRITES times in that turn: a reply's
- *   first delta never waits for a disk write queued after it;
+ * - unless output streams, what follows goes out when the job that queued
+ *   it ends (a microtask, before the next job of the turn begins), up to
+ *   EARLY_WRITES times in that turn: a reply's first delta never waits for
+ *   a disk write queued after it;
  * - otherwise, and past those, the rest of the turn is gathered into one
- *   write at its end. A stream's turns follow each other without a quiet
- *   moment, so a burst of thousands of messages costs two writes a turn
- *   (early writes there cost a quarter of the relay rate).
+ *   write at its end.
+ *
+ * Output streams when the last turn ended less than QUIET_MS ago and either
+ * gathered STREAM_MESSAGES or more, or itself followed another that
+ * closely: a burst of thousands of messages then costs two writes a turn
+ * (early writes there cost a quarter of the relay rate), and a paced stream
+ * one or two. A single turn of a few messages shortly before is no stream:
+ * a model that answers within milliseconds sends its first delta right
+ * after the turn's start was written, and that delta must not wait for the
+ * reply's end.
  */
 export class Gathering {
   private open = false;
   private early = 0;
   private flushQueued = false;
+  /** Messages gathered in the turn under way, and in the last one. */
+  private gathered = 0;
+  private lastGathered = 0;
+  /** Whether the turn under way (or the last one) began less than QUIET_MS after the one before it ended. */
+  private close = false;
   /** When the last turn's output went out. */
   private lastClosedAt = Number.NEGATIVE_INFINITY;
 
@@ -43,9 +57,12 @@ export class Gathering {
 
   /** Call after each message is queued. */
   added(): void {
+    this.gathered++;
     if (!this.open) {
       this.open = true;
-      this.early = this.now() - this.lastClosedAt >= QUIET_MS ? 0 : EARLY_WRITES;
+      const followedClosely = this.close;
+      this.close = this.now() - this.lastClosedAt < QUIET_MS;
+      this.early = this.close && (followedClosely || this.lastGathered >= STREAM_MESSAGES) ? EARLY_WRITES : 0;
       this.output.opened();
       setImmediate(this.endOfTurn);
       return;
@@ -64,6 +81,8 @@ export class Gathering {
 
   private readonly endOfTurn = (): void => {
     this.open = false;
+    this.lastGathered = this.gathered;
+    this.gathered = 0;
     this.output.closed();
     this.lastClosedAt = this.now();
   };
