@@ -19,12 +19,12 @@ import { sandboxSupport } from "@knightcode/system/process/sandbox/support";
 const support = await sandboxSupport();
 const skip = support.available && support.kind === "bwrap" ? false : `bubblewrap cannot run here: ${support.reason ?? support.kind}`;
 
-/** The leader's children as the kernel lists them; empty once it is gone. */
-function children(pid: number): string {
+/** Whether bubblewrap has a child yet (its init, cloned before the mounts); also true once it is gone, as there is nothing to wait for then. */
+function cloned(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim() !== "";
   } catch {
-    return "";
+    return true;
   }
 }
 
@@ -50,7 +50,7 @@ test("a sandbox stopped while bubblewrap sets it up leaves nothing running", { s
     await run.spawned;
     // The moment bubblewrap has cloned its init, which is still mounting: stop it there.
     const deadline = Date.now() + 10_000;
-    while (children(run.pid!) === "" && Date.now() < deadline) {
+    while (!cloned(run.pid!) && Date.now() < deadline) {
       // a condition, polled as tightly as it can be: the window lasts a few milliseconds
     }
     run.stop();
