@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { ARCHIVED_FOLDER, isArchivedPath } from "@knightcode/store/session/archive";
 import { readSettings } from "@knightcode/agent/settings/read";
@@ -42,13 +42,17 @@ export class ThreadLocator {
     const configured = this.configuredSessionDir();
     if (configured) roots.add(configured);
     const perProject = join(this.context.agentDir, "sessions");
+    let entries: Dirent[] = [];
     try {
-      for (const name of readdirSync(perProject)) {
-        const dir = join(perProject, name);
-        if (statSync(dir).isDirectory()) roots.add(dir);
-      }
+      // The kind comes with each name: one stat per entry would cost a listing a call per project.
+      entries = readdirSync(perProject, { withFileTypes: true });
     } catch {
       // No sessions yet.
+    }
+    for (const entry of entries) {
+      const dir = join(perProject, entry.name);
+      // A link (or a file system that does not tell the kind) is looked at; one that leads nowhere hides no other folder.
+      if (entry.isDirectory() || (!entry.isFile() && isFolder(dir))) roots.add(dir);
     }
     return [...roots];
   }
@@ -89,5 +93,13 @@ export class ThreadLocator {
   moved(threadId: string, path: string | undefined): void {
     if (path === undefined) this.knownPaths.delete(threadId);
     else this.knownPaths.set(threadId, path);
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -268,6 +268,22 @@ describe("spec: thread/list", () => {
     } finally {
       for (const started of servers) started.cleanup();
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("a dangling link or a stray file in the sessions folder hides no project's threads", async () => {
+    const project = server.project({ "c.txt": "c" }, "gamma");
+    const thread = await threadIn(project, "still listed");
+    const sessions = join(server.agentDir, "sessions");
+    // Many, so that some come before the project's folder in the order the folder is read.
+    for (let i = 0; i < 24; i++) symlinkSync(join(server.home, `gone-${i}`), join(sessions, `dangling-${i}`));
+    writeFileSync(join(sessions, "notes.txt"), "not a project");
+    try {
+      assert.ok((await walk({})).includes(thread.id));
+      assert.deepEqual(await walk({ cwd: project }), [thread.id]);
+    } finally {
+      for (let i = 0; i < 24; i++) rmSync(join(sessions, `dangling-${i}`));
+      rmSync(join(sessions, "notes.txt"));
     }
   });
 
