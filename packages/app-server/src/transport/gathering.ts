@@ -46,7 +46,7 @@ export class Gathering {
   private gathered = 0;
   private lastGathered = 0;
   /** Whether the turn under way (or the last one) began less than QUIET_MS after the one before it ended. */
-  private close = false;
+  private closeAfterLast = false;
   /** When the last turn's output went out. */
   private lastClosedAt = Number.NEGATIVE_INFINITY;
 
@@ -60,9 +60,9 @@ export class Gathering {
     this.gathered++;
     if (!this.open) {
       this.open = true;
-      const followedClosely = this.close;
-      this.close = this.now() - this.lastClosedAt < QUIET_MS;
-      this.early = this.close && (followedClosely || this.lastGathered >= STREAM_MESSAGES) ? EARLY_WRITES : 0;
+      const lastWasCloseToo = this.closeAfterLast;
+      this.closeAfterLast = this.now() - this.lastClosedAt < QUIET_MS;
+      this.early = this.closeAfterLast && (lastWasCloseToo || this.lastGathered >= STREAM_MESSAGES) ? EARLY_WRITES : 0;
       this.output.opened();
       setImmediate(this.endOfTurn);
       return;
