@@ -91,7 +91,9 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
       await palette.waitFor({ state: "detached" });
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("aria-label")), "Message");
 
+      // No wait between the shortcut and the typing: a fast typist's first keys go to the palette, not the composer behind it.
       await page.keyboard.press("Control+K");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("role")), "combobox");
       await page.keyboard.type("palette");
       const options = palette.getByRole("option");
       // The list follows the typing: wait until it shows the filter's answer, not a list from before it.
@@ -104,6 +106,7 @@ describe("thread controls", { skip: NO_BROWSER }, () => {
         WAIT_MS,
       );
       assert.deepEqual(await options.allTextContents(), ["Threadpalette decoycontrols", "Threadpalette targetcontrols"]);
+      assert.equal(await box.inputValue(), "");
       assert.equal(await options.first().getAttribute("aria-selected"), "true");
       await page.keyboard.press("ArrowDown");
       const active = await input.getAttribute("aria-activedescendant");

@@ -1,5 +1,5 @@
 import type { JSX, RefObject } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Icon } from "./icons.js";
 import "./menu-button.css";
 
@@ -32,7 +32,8 @@ export function MenuButton({ label, listId, items, buttonRef }: MenuButtonProps)
   const button = buttonRef ?? ownButton;
   const menu = useRef<HTMLUListElement>(null);
 
-  useEffect(() => {
+  // Before the browser takes its next event, so a key pressed right after opening reaches the menu.
+  useLayoutEffect(() => {
     if (!open) return;
     menu.current?.querySelector<HTMLElement>("[role='menuitem']")?.focus();
     const outside = (event: PointerEvent) => {

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import type { ComponentChildren, JSX } from "preact";
-import { useEffect, useId, useRef } from "preact/hooks";
+import { useId, useLayoutEffect, useRef } from "preact/hooks";
 import { Button } from "./button.js";
 
 /**
@@ -23,7 +23,9 @@ export function Modal({
   const titleId = useId();
   // Read while the first render runs, before anything inside can take the focus (an autofocused field, on a busy page, can before the effect runs).
   const before = useRef(document.activeElement as HTMLElement | null);
-  useEffect(() => {
+  // Opened as soon as it is in the page, before the browser takes its next event: an effect waits for a frame,
+  // and the keys typed in that frame (Ctrl+K, then the query at once) would land in whatever had the focus behind it.
+  useLayoutEffect(() => {
     const dialog = ref.current!;
     dialog.showModal();
     const cancel = (event: Event) => {

@@ -1,6 +1,6 @@
 import type { ModelSummary } from "@knightcode/app-server-protocol";
 import type { JSX } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { screen } from "../../state/app-state.js";
 import { arrange, refOf } from "./model-match.js";
 import "./model-picker.css";
@@ -38,7 +38,8 @@ export function ModelPicker({
   const optionId = (index: number) => (index < flat.length ? `${id}-option-${index}` : `${id}-${ADD_KEY}`);
   const chosen = models?.find((m) => refOf(m) === current);
 
-  useEffect(() => {
+  // Before the browser takes its next event: what is typed right after opening goes to the search.
+  useLayoutEffect(() => {
     if (open) input.current?.focus();
   }, [open]);
   useEffect(() => {

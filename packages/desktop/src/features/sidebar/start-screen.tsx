@@ -1,5 +1,5 @@
 import type { JSX } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { connectionState } from "../../connection/connection.js";
 import { reportError } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
@@ -24,7 +24,7 @@ export function StartScreen(): JSX.Element {
   const recent = recentProjects();
   const box = useRef<HTMLTextAreaElement>(null);
   // The page opens ready to type; so does coming back here when the last thread goes.
-  useEffect(() => box.current?.focus(), []);
+  useLayoutEffect(() => box.current?.focus(), []);
 
   const send = () => {
     const message = text.trim();
