@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { sseChunksPlugin } from "./lib/sse-chunks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
@@ -95,6 +96,7 @@ await build({
   plugins: [
     bedrockImport,
     modelsAsJson,
+    sseChunksPlugin,
     {
       // V8 parses a JSON string much faster than the same data as a JavaScript literal.
       name: "json-as-parse",

@@ -21,6 +21,13 @@ export interface ScriptedReply {
   gate?: Promise<void>;
   /** After this many chunks, destroy the connection without ending the stream. */
   breakAfter?: number;
+  /**
+   * Writes the whole stream in pieces of this many bytes instead of an event
+   * per write, as a network may hand it over: events, their blank lines and
+   * UTF-8 characters cut anywhere, or many events in one piece (`Infinity`:
+   * the whole stream in one write). The pacing options above do not apply.
+   */
+  wireBytes?: number;
 }
 
 /** A plain HTTP error answer, such as 401, 429 or 500. */
@@ -205,6 +212,11 @@ export class ScriptedModelServer {
     }
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     record.firstByteAt = Date.now();
+    if (reply.wireBytes !== undefined) {
+      await writeInPieces(response, Buffer.from(`${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("")}data: [DONE]\n\n`), reply.wireBytes);
+      record.finishedAt = Date.now();
+      return;
+    }
     let written: Promise<void> = Promise.resolve();
     for (let i = 0; i < events.length; i++) {
       if (response.destroyed) return;
@@ -226,6 +238,16 @@ export class ScriptedModelServer {
     response.end("data: [DONE]\n\n");
     record.finishedAt = Date.now();
   }
+}
+
+/** Writes `bytes` in pieces of `size` bytes, each a write of its own, and ends the response. */
+async function writeInPieces(response: ServerResponse, bytes: Buffer, size: number): Promise<void> {
+  const step = Number.isFinite(size) ? Math.max(1, Math.floor(size)) : bytes.length;
+  for (let at = 0; at < bytes.length && !response.destroyed; at += step) {
+    // Each piece its own write, flushed before the next, so the reader's socket sees the cut.
+    await new Promise<void>((resolve) => response.write(bytes.subarray(at, at + step), () => resolve()));
+  }
+  response.end();
 }
 
 /** Resolves once `response` can take more, or closed. */
