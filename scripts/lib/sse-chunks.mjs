@@ -1,29 +1,87 @@
 /**
  * The OpenAI and Anthropic SDKs split a streamed response into events in
- * `iterSSEChunks`: after each event they copy what is left of the buffer
- * (`data.slice`). A network chunk holding n events is copied n times, so
- * the work grows with the square of the chunk: a model that answers faster
- * than we read, or a connection that catches up after a stall, hands over
- * 64 KiB of a few hundred events at once. With fifty replies streaming, that
- * copying took a sixth of the server's time. A view (`subarray`) instead of
- * a copy makes it linear; the event handed on is still a copy of its own
- * (`data.slice(0, patternIndex)` just above), so nothing else changes.
+ * `iterSSEChunks`. We bundle our own splitter in its place, for two reasons:
  *
- * The rewrite is exact: the build fails if the SDK's text is not there
- * once, so an upgrade that changes it cannot slip through unchanged.
+ * - Theirs copies what is left of the buffer after each event
+ *   (`data.slice`): a network chunk of n events is copied n times, work
+ *   that grows with the square of the chunk. A model that answers faster
+ *   than we read, or a connection catching up after a stall, hands over
+ *   64 KiB of a few hundred events at once; with fifty replies streaming,
+ *   that copying took a sixth of the server's time. Ours keeps a view.
+ * - Theirs splits every byte a socket read brought, in microtasks, before
+ *   anything else can run: fifty replies bursting at once held the event
+ *   loop for half a second, and every first delta waited behind it. Ours
+ *   takes a relay slice (packages/agent/src/run/relay-slice.ts) and lets
+ *   the loop turn when it is spent, as the relay of the events does.
+ *
+ * Each event it hands on is a copy of its own, and the events, their
+ * order and their bytes are exactly theirs. The rewrite is exact: the build
+ * fails unless the SDK's function is there once, word for word as this was
+ * written for, so an upgrade that changes it cannot slip through.
  */
 export const SSE_STREAMING_MODULE = /(?:[\\/]openai|[\\/]@anthropic-ai[\\/]sdk)[\\/]core[\\/]streaming\.mjs$/;
 
-const COPY_THE_REST = "data = data.slice(patternIndex);";
-const VIEW_THE_REST = "data = data.subarray(patternIndex);";
+/** The SDKs' splitter as this was written for (openai 6.26.0, @anthropic-ai/sdk 0.91.1). */
+const THEIRS = `async function* iterSSEChunks(iterator) {
+    let data = new Uint8Array();
+    for await (const chunk of iterator) {
+        if (chunk == null) {
+            continue;
+        }
+        const binaryChunk = chunk instanceof ArrayBuffer ? new Uint8Array(chunk)
+            : typeof chunk === 'string' ? encodeUTF8(chunk)
+                : chunk;
+        let newData = new Uint8Array(data.length + binaryChunk.length);
+        newData.set(data);
+        newData.set(binaryChunk, data.length);
+        data = newData;
+        let patternIndex;
+        while ((patternIndex = findDoubleNewlineIndex(data)) !== -1) {
+            yield data.slice(0, patternIndex);
+            data = data.slice(patternIndex);
+        }
+    }
+    if (data.length > 0) {
+        yield data;
+    }
+}`;
 
-/** The module's text with the rest of the buffer viewed, not copied; throws when the text is not the one this was written for. */
+/** Ours: the same events, the rest of the buffer viewed and not copied, and a turn of the loop once its slice is spent. */
+const OURS = `async function* iterSSEChunks(iterator) {
+    // Rewritten at build time by scripts/lib/sse-chunks.mjs.
+    const slice = new KnightcodeRelaySlice();
+    let rest = new Uint8Array();
+    for await (const chunk of iterator) {
+        if (chunk == null) continue;
+        const bytes = chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : typeof chunk === "string" ? encodeUTF8(chunk) : chunk;
+        const joined = new Uint8Array(rest.length + bytes.length);
+        joined.set(rest);
+        joined.set(bytes, rest.length);
+        rest = joined;
+        let end;
+        while ((end = findDoubleNewlineIndex(rest)) !== -1) {
+            yield rest.slice(0, end);
+            rest = rest.subarray(end);
+            if (slice.due()) await slice.pause();
+        }
+    }
+    if (rest.length > 0) yield rest;
+}`;
+
+/** Both splitters' text, for the tests that hold ours to theirs. */
+export const SPLITTERS = { theirs: THEIRS, ours: OURS };
+
+const IMPORT = 'import { RelaySlice as KnightcodeRelaySlice } from "@knightcode/agent/run/relay-slice";\n';
+/** What the splitter uses from the module's own imports: without them, the rewrite would not run. */
+const NEEDED_IMPORTS = [/^import \{[^}]*\bfindDoubleNewlineIndex\b[^}]*\} from /m, /^import \{[^}]*\bencodeUTF8\b[^}]*\} from /m];
+
+/** The module's text with our splitter in place of theirs; throws when the text is not the one this was written for. */
 export function linearSseChunks(text, path) {
-  const at = text.indexOf(COPY_THE_REST);
-  if (at === -1 || text.indexOf(COPY_THE_REST, at + 1) !== -1 || !/async function\* iterSSEChunks\(/.test(text.slice(0, at))) {
+  const at = text.indexOf(THEIRS);
+  if (at === -1 || text.indexOf(THEIRS, at + 1) !== -1 || !NEEDED_IMPORTS.every((pattern) => pattern.test(text))) {
     throw new Error(`${path}: iterSSEChunks changed; update scripts/lib/sse-chunks.mjs`);
   }
-  return text.slice(0, at) + VIEW_THE_REST + text.slice(at + COPY_THE_REST.length);
+  return IMPORT + text.slice(0, at) + OURS + text.slice(at + THEIRS.length);
 }
 
 /**

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { Random, seedFromEnv } from "@knightcode/testkit";
 
 /** The repository's root, from packages/cli/dist/test. */
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -12,42 +13,126 @@ const SDKS = ["openai", "@anthropic-ai/sdk"];
 interface SseChunks {
   linearSseChunks(text: string, path: string): string;
   SSE_STREAMING_MODULE: RegExp;
+  SPLITTERS: { theirs: string; ours: string };
 }
-const load = async () => (await import(pathToFileURL(join(ROOT, "scripts", "lib", "sse-chunks.mjs")).href)) as SseChunks;
+const fileImport = async <T>(...parts: string[]) => (await import(pathToFileURL(join(ROOT, ...parts)).href)) as T;
+const sseChunks = () => fileImport<SseChunks>("scripts", "lib", "sse-chunks.mjs");
 
-describe("the SDKs' event splitter, made linear at build time", () => {
-  test("each installed SDK's streaming module changes in one place: the rest of the buffer is viewed, not copied", async () => {
-    const { linearSseChunks, SSE_STREAMING_MODULE } = await load();
+/** A slice as the splitter sees one: due at every `every`-th look, counting its pauses. */
+class EveryNth {
+  static every = 0;
+  static pauses = 0;
+  private looks = 0;
+  due(): boolean {
+    return EveryNth.every > 0 && ++this.looks % EveryNth.every === 0;
+  }
+  async pause(): Promise<void> {
+    EveryNth.pauses++;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+type Splitter = (chunks: AsyncIterable<unknown>) => AsyncGenerator<Uint8Array>;
+
+/** A splitter's text made a function, with the SDK's own helpers (and, for ours, the slice) it uses. */
+async function splitter(text: string): Promise<Splitter> {
+  const { findDoubleNewlineIndex } = await fileImport<{ findDoubleNewlineIndex: unknown }>("node_modules", "openai", "internal", "decoders", "line.mjs");
+  const { encodeUTF8 } = await fileImport<{ encodeUTF8: unknown }>("node_modules", "openai", "internal", "utils", "bytes.mjs");
+  const make = new Function("KnightcodeRelaySlice", "findDoubleNewlineIndex", "encodeUTF8", `${text}\nreturn iterSSEChunks;`);
+  return make(EveryNth, findDoubleNewlineIndex, encodeUTF8) as Splitter;
+}
+
+async function collect(split: Splitter, chunks: unknown[]): Promise<string[]> {
+  async function* source() {
+    for (const chunk of chunks) yield chunk;
+  }
+  const out: string[] = [];
+  for await (const event of split(source())) out.push(Buffer.from(event).toString("latin1"));
+  return out;
+}
+
+/** A stream of events with each separator the format allows, multi-byte characters, and a torn last event. */
+function stream(random: () => number): Buffer {
+  const separators = ["\n\n", "\r\r", "\r\n\r\n"];
+  let text = "";
+  for (let i = 0; i < 200; i++) {
+    text += `data: {"i":${i},"t":"é漢🙂${"x".repeat(Math.floor(random() * 40))}"}${separators[Math.floor(random() * separators.length)]}`;
+  }
+  return Buffer.from(`${text}data: torn`);
+}
+
+/** `bytes` cut at random places, handed over as bytes or an ArrayBuffer, with an empty read (null) here and there. */
+function cut(bytes: Buffer, random: () => number, most: number): unknown[] {
+  const chunks: unknown[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const size = 1 + Math.floor(random() * most);
+    const piece = new Uint8Array(bytes.subarray(at, at + size));
+    const kind = random();
+    if (kind < 0.05) chunks.push(null);
+    chunks.push(kind < 0.15 ? piece.buffer : piece);
+    at += size;
+  }
+  return chunks;
+}
+
+describe("the SDKs' event splitter, replaced at build time", () => {
+  test("ours gives exactly the events theirs gives, however the bytes are cut, pausing or not", async () => {
+    const { SPLITTERS } = await sseChunks();
+    const theirs = await splitter(SPLITTERS.theirs);
+    const ours = await splitter(SPLITTERS.ours);
+    const seed = seedFromEnv("SSE_SPLIT_SEED", 31);
+    const rng = new Random(seed);
+    const random = () => rng.next();
+    for (const most of [1, 7, 100, 70_000]) {
+      for (const every of [0, 1, 3]) {
+        const chunks = cut(stream(random), random, most);
+        EveryNth.every = every;
+        EveryNth.pauses = 0;
+        const expected = await collect(theirs, chunks);
+        assert.deepEqual(await collect(ours, chunks), expected, `pieces of up to ${most} bytes, due every ${every} (SSE_SPLIT_SEED=${seed})`);
+        assert.equal(expected.length, 201);
+        if (every > 0) assert.ok(EveryNth.pauses >= Math.floor(200 / every) - 1, "a due slice pauses");
+        else assert.equal(EveryNth.pauses, 0);
+      }
+    }
+    EveryNth.every = 0;
+    assert.deepEqual(
+      await collect(ours, ["data: a\n\n", "data: b\n", "\ndata: c"]),
+      await collect(theirs, ["data: a\n\n", "data: b\n", "\ndata: c"]),
+      "strings",
+    );
+  });
+
+  test("each installed SDK's streaming module gets our splitter in place of theirs, and nothing else changes", async () => {
+    const { linearSseChunks, SSE_STREAMING_MODULE, SPLITTERS } = await sseChunks();
     for (const sdk of SDKS) {
       const path = join(ROOT, "node_modules", sdk, "core", "streaming.mjs");
       assert.match(path, SSE_STREAMING_MODULE, `the plugin's filter takes ${sdk}`);
       const before = readFileSync(path, "utf8");
       const after = linearSseChunks(before, path);
-      const changed = before.split("\n").filter((line, i) => line !== after.split("\n")[i]);
-      assert.deepEqual(
-        changed.map((line) => line.trim()),
-        ["data = data.slice(patternIndex);"],
-        sdk,
-      );
-      assert.equal(after.replace("data = data.subarray(patternIndex);", "data = data.slice(patternIndex);"), before);
+      const [importLine, ...rest] = after.split("\n");
+      assert.equal(importLine, 'import { RelaySlice as KnightcodeRelaySlice } from "@knightcode/agent/run/relay-slice";', sdk);
+      assert.equal(rest.join("\n").replace(SPLITTERS.ours, SPLITTERS.theirs), before, sdk);
     }
   });
 
   test("a text it was not written for fails the build instead of passing unchanged", async () => {
-    const { linearSseChunks } = await load();
-    const splitter = "async function* iterSSEChunks(iterator) {\n  data = data.slice(patternIndex);\n}\n";
-    assert.throws(() => linearSseChunks("export const x = 1;\n", "/x/streaming.mjs"), /\/x\/streaming\.mjs: iterSSEChunks changed/);
-    assert.throws(() => linearSseChunks(splitter + splitter, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
-    assert.throws(() => linearSseChunks("data = data.slice(patternIndex);\n", "/x/streaming.mjs"), /iterSSEChunks changed/, "outside the splitter");
-    assert.match(linearSseChunks(splitter, "/x/streaming.mjs"), /data = data\.subarray\(patternIndex\);/);
+    const { linearSseChunks, SPLITTERS } = await sseChunks();
+    const imports =
+      'import { findDoubleNewlineIndex, LineDecoder } from "../internal/decoders/line.mjs";\nimport { encodeUTF8 } from "../internal/utils/bytes.mjs";\n';
+    assert.match(linearSseChunks(imports + SPLITTERS.theirs, "/x/streaming.mjs"), /KnightcodeRelaySlice/);
+    const changed = SPLITTERS.theirs.replace("data.slice(patternIndex);", "data.subarray(patternIndex);");
+    assert.throws(() => linearSseChunks(imports + changed, "/x/streaming.mjs"), /\/x\/streaming\.mjs: iterSSEChunks changed/);
+    assert.throws(() => linearSseChunks(imports + SPLITTERS.theirs + SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
+    assert.throws(() => linearSseChunks(SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "without the helpers it uses");
   });
 
-  test("the bundle the server runs holds both SDKs' splitters rewritten, and no copying one", () => {
+  test("the bundle the server runs holds our splitter for both SDKs, and none of theirs", () => {
     const text = readdirSync(BUNDLE)
       .filter((name) => name.endsWith(".mjs"))
       .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
       .join("\n");
     assert.equal(text.match(/data\s*=\s*data\.slice\(patternIndex\)/g)?.length ?? 0, 0);
-    assert.equal(text.match(/data\s*=\s*data\.subarray\(patternIndex\)/g)?.length ?? 0, SDKS.length);
+    assert.equal(text.match(/rest\s*=\s*rest\.subarray\(end\)/g)?.length ?? 0, SDKS.length);
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MIN_RELAY_SLICE_MS, RELAY_SLICE_MS, RelaySlice } from "../../src/run/stall-guard.js";
+import { MIN_RELAY_SLICE_MS, RELAY_SLICE_MS, RelaySlice } from "../../src/run/relay-slice.js";
 
 const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const immediates = () => process.getActiveResourcesInfo().filter((name) => name === "Immediate").length;
@@ -64,5 +64,24 @@ describe("a relay slice", () => {
     await turnOfTheLoop();
     next.spent(1);
     assert.equal(next.length(), RELAY_SLICE_MS, "once the others stopped relaying, the one left has it whole");
+  });
+});
+
+describe("a slice that is due, and its pause", () => {
+  test("due once its work passed its length; pause lets what was queued run first, then begins anew", async () => {
+    for (let i = 0; i < 3; i++) await turnOfTheLoop();
+    const slice = new RelaySlice();
+    assert.equal(slice.due(0), false, "the first event starts the slice");
+    assert.equal(slice.due(RELAY_SLICE_MS), false, "at its length, not past it");
+    assert.equal(slice.due(RELAY_SLICE_MS + 0.01), true);
+    const order: string[] = [];
+    setImmediate(() => order.push("queued before the pause"));
+    const paused = performance.now();
+    await slice.pause();
+    const resumed = performance.now();
+    order.push("after the pause");
+    assert.deepEqual(order, ["queued before the pause", "after the pause"]);
+    // The slice began at 0; after the pause it counts from the moment it resumed, not from then.
+    assert.ok(slice.spent(resumed) <= resumed - paused, "a new slice begins after the pause");
   });
 });
