@@ -52,6 +52,8 @@ export class RelaySlice {
   /** The turn count the slice began in; -1 before the first event. */
   private turn = -1;
 
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+
   /** Milliseconds of work in this slice at `now`; a slice whose loop turned begins anew at `now`. */
   spent(now: number): number {
     if (this.turn !== loopTurns) this.restart(now);
@@ -78,13 +80,13 @@ export class RelaySlice {
   }
 
   /** Whether the slice is used up: the work should `pause` before it goes on. */
-  due(now = performance.now()): boolean {
+  due(now = this.clock()): boolean {
     return this.spent(now) > this.length();
   }
 
   /** Lets the event loop turn, then begins a new slice. */
   async pause(): Promise<void> {
     await nextTurn();
-    this.restart(performance.now());
+    this.restart(this.clock());
   }
 }

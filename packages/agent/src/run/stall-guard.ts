@@ -19,9 +19,16 @@ export type OwnStreamOf = (model: Model<Api>) => ProviderStream | undefined;
  * request the same way, as an error event, never as an exception. A reply
  * that streams more than `maxReplyBytes` is cut off the same way: the
  * request is aborted and the reply fails, saying it was too long (a failure
- * of kind `other`, never retried).
+ * of kind `other`, never retried). `clock` is the time the idle watch and
+ * the relay slices read (tests give their own).
  */
-export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnStreamOf, maxReplyBytes = MAX_REPLY_BYTES): StreamFn {
+export function stallGuardedStream(
+  ai: PiAi,
+  idleMs: number,
+  ownStreamOf?: OwnStreamOf,
+  maxReplyBytes = MAX_REPLY_BYTES,
+  clock: () => number = () => performance.now(),
+): StreamFn {
   return (model: Model<Api>, context: Context, options?: SimpleStreamOptions) => {
     const controller = new AbortController();
     const outer = options?.signal;
@@ -34,17 +41,17 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
     const meter = new ReplyMeter(maxReplyBytes);
     // One timer for the whole reply: an event moves the deadline, and the timer, when it fires early, waits out the rest.
     let timer: NodeJS.Timeout | undefined;
-    let lastEventAt = performance.now();
+    let lastEventAt = clock();
     const watch = (ms: number) => {
       timer = setTimeout(() => {
-        const quiet = performance.now() - lastEventAt;
+        const quiet = clock() - lastEventAt;
         if (quiet < idleMs) return watch(idleMs - quiet);
         stalled = true;
         controller.abort(new Error("stalled"));
       }, ms);
     };
     const arm = () => {
-      lastEventAt = performance.now();
+      lastEventAt = clock();
     };
     const finish = () => {
       clearTimeout(timer);
@@ -53,11 +60,14 @@ export function stallGuardedStream(ai: PiAi, idleMs: number, ownStreamOf?: OwnSt
     watch(idleMs);
     void (async () => {
       // A slice is relay work with no turn of the event loop in it: a wait for the model's next bytes ends one.
-      const slice = new RelaySlice();
+      const slice = new RelaySlice(clock);
+      let justStarted = false;
       try {
         for await (const event of inner) {
           arm();
-          if (slice.due(lastEventAt)) await slice.pause();
+          // Never between a block's start and its first delta: both come from one event of the model's, and the delta is what a client waits for.
+          if (!justStarted && slice.due(lastEventAt)) await slice.pause();
+          justStarted = event.type === "text_start" || event.type === "thinking_start" || event.type === "toolcall_start";
           if (event.type !== "done" && event.type !== "error" && meter.passed(event)) {
             controller.abort(new Error("the reply was too long"));
             out.push(tooLongEvent(event.partial, maxReplyBytes));
