@@ -32,14 +32,22 @@ class EveryNth {
   }
 }
 
-type Splitter = (chunks: AsyncIterable<unknown>) => AsyncGenerator<Uint8Array>;
+type Splitter = (chunks: AsyncIterable<unknown>) => AsyncIterable<Uint8Array>;
 
-/** A splitter's text made a function, with the SDK's own helpers (and, for ours, the slice) it uses. */
-async function splitter(text: string): Promise<Splitter> {
+/** Theirs, from the text the build replaces, with the SDK's own helpers it uses. */
+async function theirSplitter(text: string): Promise<Splitter> {
   const { findDoubleNewlineIndex } = await fileImport<{ findDoubleNewlineIndex: unknown }>("node_modules", "openai", "internal", "decoders", "line.mjs");
   const { encodeUTF8 } = await fileImport<{ encodeUTF8: unknown }>("node_modules", "openai", "internal", "utils", "bytes.mjs");
-  const make = new Function("KnightcodeRelaySlice", "findDoubleNewlineIndex", "encodeUTF8", `${text}\nreturn iterSSEChunks;`);
-  return make(EveryNth, findDoubleNewlineIndex, encodeUTF8) as Splitter;
+  const make = new Function("findDoubleNewlineIndex", "encodeUTF8", `${text}\nreturn iterSSEChunks;`);
+  return make(findDoubleNewlineIndex, encodeUTF8) as Splitter;
+}
+
+type SplitEvents = (chunks: AsyncIterable<unknown>, options: { slice: EveryNth }) => AsyncIterable<Uint8Array>;
+
+/** Ours: the module the bundle calls in their place, with a slice that is due when the test says. */
+async function ourSplitter(): Promise<Splitter> {
+  const { splitEvents } = await fileImport<{ splitEvents: SplitEvents }>("packages", "agent", "dist", "src", "run", "sse-split.js");
+  return (chunks) => splitEvents(chunks, { slice: new EveryNth() });
 }
 
 async function collect(split: Splitter, chunks: unknown[]): Promise<string[]> {
@@ -78,8 +86,8 @@ function cut(bytes: Buffer, random: () => number, most: number): unknown[] {
 describe("the SDKs' event splitter, replaced at build time", () => {
   test("ours gives exactly the events theirs gives, however the bytes are cut, pausing or not", async () => {
     const { SPLITTERS } = await sseChunks();
-    const theirs = await splitter(SPLITTERS.theirs);
-    const ours = await splitter(SPLITTERS.ours);
+    const theirs = await theirSplitter(SPLITTERS.theirs);
+    const ours = await ourSplitter();
     const seed = seedFromEnv("SSE_SPLIT_SEED", 31);
     const rng = new Random(seed);
     const random = () => rng.next();
@@ -111,20 +119,17 @@ describe("the SDKs' event splitter, replaced at build time", () => {
       const before = readFileSync(path, "utf8");
       const after = linearSseChunks(before, path);
       const [importLine, ...rest] = after.split("\n");
-      assert.equal(importLine, 'import { RelaySlice as KnightcodeRelaySlice } from "@knightcode/agent/run/relay-slice";', sdk);
+      assert.equal(importLine, 'import { splitEvents as KnightcodeSplitEvents } from "@knightcode/agent/run/sse-split";', sdk);
       assert.equal(rest.join("\n").replace(SPLITTERS.ours, SPLITTERS.theirs), before, sdk);
     }
   });
 
   test("a text it was not written for fails the build instead of passing unchanged", async () => {
     const { linearSseChunks, SPLITTERS } = await sseChunks();
-    const imports =
-      'import { findDoubleNewlineIndex, LineDecoder } from "../internal/decoders/line.mjs";\nimport { encodeUTF8 } from "../internal/utils/bytes.mjs";\n';
-    assert.match(linearSseChunks(imports + SPLITTERS.theirs, "/x/streaming.mjs"), /KnightcodeRelaySlice/);
+    assert.match(linearSseChunks(SPLITTERS.theirs, "/x/streaming.mjs"), /return KnightcodeSplitEvents\(iterator\);/);
     const changed = SPLITTERS.theirs.replace("data.slice(patternIndex);", "data.subarray(patternIndex);");
-    assert.throws(() => linearSseChunks(imports + changed, "/x/streaming.mjs"), /\/x\/streaming\.mjs: iterSSEChunks changed/);
-    assert.throws(() => linearSseChunks(imports + SPLITTERS.theirs + SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
-    assert.throws(() => linearSseChunks(SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "without the helpers it uses");
+    assert.throws(() => linearSseChunks(changed, "/x/streaming.mjs"), /\/x\/streaming\.mjs: iterSSEChunks changed/);
+    assert.throws(() => linearSseChunks(SPLITTERS.theirs + SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
   });
 
   test("the bundle the server runs holds our splitter for both SDKs, and none of theirs", () => {
@@ -133,6 +138,6 @@ describe("the SDKs' event splitter, replaced at build time", () => {
       .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
       .join("\n");
     assert.equal(text.match(/data\s*=\s*data\.slice\(patternIndex\)/g)?.length ?? 0, 0);
-    assert.equal(text.match(/rest\s*=\s*rest\.subarray\(end\)/g)?.length ?? 0, SDKS.length);
+    assert.equal(text.match(/function iterSSEChunks\(iterator\)\{return splitEvents\(iterator\)\}/g)?.length ?? 0, SDKS.length);
   });
 });

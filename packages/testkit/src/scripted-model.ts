@@ -28,6 +28,8 @@ export interface ScriptedReply {
    * the whole stream in one write). The pacing options above do not apply.
    */
   wireBytes?: number;
+  /** After the first event, one that never ends: bytes with no blank line, until the reader goes away. */
+  unendingEvent?: boolean;
 }
 
 /** A plain HTTP error answer, such as 401, 429 or 500. */
@@ -212,6 +214,13 @@ export class ScriptedModelServer {
     }
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     record.firstByteAt = Date.now();
+    if (reply.unendingEvent) {
+      response.write(`data: ${JSON.stringify(events[0])}\n\ndata: `);
+      const filler = Buffer.alloc(1024 * 1024, "x");
+      while (!response.destroyed) if (!response.write(filler)) await drained(response);
+      record.finishedAt = Date.now();
+      return;
+    }
     if (reply.wireBytes !== undefined) {
       await writeInPieces(response, Buffer.from(`${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("")}data: [DONE]\n\n`), reply.wireBytes);
       record.finishedAt = Date.now();

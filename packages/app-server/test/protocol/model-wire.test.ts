@@ -6,10 +6,11 @@ import { type TestServer, startServer } from "../support/harness.js";
 
 /**
  * The model's stream however the network cuts it. The server splits the
- * bytes into events itself (the bundled SDK's splitter, rewritten to view
- * the rest of its buffer rather than copy it, see scripts/lib/sse-chunks.mjs):
- * many events in one read, an event, its blank line or a UTF-8 character
- * across two reads, must all give back the reply word for word.
+ * bytes into events itself (agent/src/run/sse-split.ts, which the build puts
+ * in the SDKs' place, see scripts/lib/sse-chunks.mjs): many events in one
+ * read, an event, its blank line or a UTF-8 character across two reads, must
+ * all give back the reply word for word; an event that never ends fails the
+ * turn instead of filling the server's memory.
  */
 
 let model: ScriptedModelServer;
@@ -68,4 +69,24 @@ describe("the model's stream, cut anywhere by the network", () => {
       assert.equal(saved, text.join(""));
     });
   }
+});
+
+describe("a model's stream that never ends an event", () => {
+  test("past 64 MiB the turn fails, saying why, without a retry, and the server serves on", async () => {
+    const { thread } = await server.main.request("thread/start", { cwd });
+    const asked = model.requests.length;
+    model.enqueue({ text: ["never"], unendingEvent: true });
+    const mark = server.main.notifications.length;
+    await server.main.request("turn/start", { threadId: thread.id, text: "answer" });
+    const done = await server.main.waitForNotification("turn/completed", (p) => p.threadId === thread.id, { since: mark, timeoutMs: 120_000 });
+    assert.equal(done.turn.status, "failed");
+    assert.deepEqual(done.turn.error, {
+      message: "an event in the model's stream passed 64 MiB without ending; the stream was stopped",
+      kind: "other",
+    });
+    assert.equal(model.requests.length, asked + 1, "a stream the server refused is not asked again");
+    // The thread takes the next turn.
+    const { streamed } = await answerOver(pieces(3), 5);
+    assert.equal(streamed, pieces(3).join(""));
+  });
 });
