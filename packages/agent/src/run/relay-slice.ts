@@ -9,8 +9,8 @@ import { nextTurn } from "@knightcode/system/util/next-turn";
  * thread's stream, the clients' requests, the timers and the writes of
  * what was relayed until its whole read is done. Two kinds of work take
  * slices: the relay of each reply's events (stall-guard.ts) and the split
- * of each reply's bytes into events, in the model SDKs (rewritten at build
- * time to take one, see scripts/lib/sse-chunks.mjs). All the slices begun
+ * of each reply's bytes into events (sse-split.ts, which the build puts in
+ * the model SDKs' place). All the slices begun
  * in the same turns of the loop share it (see RelaySlice.length).
  */
 export const RELAY_SLICE_MS = 4;
