@@ -4,23 +4,9 @@ import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } fro
 import { loadEngine } from "../../src/models/engine.js";
 import { openModelStream } from "../../src/models/provider-stream.js";
 import type { ProviderStream } from "../../src/models/models-json.js";
+import { noUsage as usage, ownModel as model } from "../support/own-model.js";
 
 const { ai } = await loadEngine();
-
-const model: Model<Api> = {
-  id: "m",
-  name: "m",
-  api: "own-api" as Api,
-  provider: "own",
-  baseUrl: "http://127.0.0.1:9/v1",
-  reasoning: false,
-  input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 1000,
-  maxTokens: 100,
-};
-
-const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
 function message(text: string | undefined, extra: Partial<AssistantMessage> = {}): AssistantMessage {
   return {

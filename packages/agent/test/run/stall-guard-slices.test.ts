@@ -1,26 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Api, AssistantMessage, AssistantMessageEvent, Context, Model } from "@mariozechner/pi-ai";
+import type { AssistantMessage, AssistantMessageEvent, Context } from "@mariozechner/pi-ai";
 import { loadEngine } from "../../src/models/engine.js";
 import type { ProviderStream } from "../../src/models/models-json.js";
 import { RELAY_SLICE_MS } from "../../src/run/relay-slice.js";
 import { stallGuardedStream } from "../../src/run/stall-guard.js";
+import { noUsage as usage, ownModel as model } from "../support/own-model.js";
 
 const { ai } = await loadEngine();
 
-const model: Model<Api> = {
-  id: "m",
-  name: "m",
-  api: "own-api" as Api,
-  provider: "own",
-  baseUrl: "http://127.0.0.1:9/v1",
-  reasoning: false,
-  input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-  contextWindow: 1000,
-  maxTokens: 100,
-};
-const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 const partial: AssistantMessage = { role: "assistant", content: [], api: model.api, provider: "own", model: "m", usage, stopReason: "stop", timestamp: 1 };
 const context: Context = { messages: [{ role: "user", content: "hi", timestamp: 1 }] };
 
