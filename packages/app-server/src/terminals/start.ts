@@ -1,7 +1,7 @@
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { ClientRequestParams } from "@knightcode/app-server-protocol";
 import { shellPath } from "@knightcode/agent/tools/bash";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
 import { isWithin, realPathOf } from "@knightcode/system/fs/real-target";
 import { launch } from "@knightcode/system/process/launch";
 import { loadPty, PTY_MODULE, PtyLaunched, type PtyModule } from "@knightcode/system/process/pty-launch";
@@ -87,14 +87,6 @@ function folderFor(root: string, cwd: string | undefined): string {
   }
   if (!isDirectory(real)) throw rpcError("invalidParams", `params.cwd ${JSON.stringify(cwd)} is not a folder in the thread's folder`);
   return target;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 async function sandboxOf(thread: LoadedThread): Promise<SandboxLaunch | undefined> {

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, statSync, type Dirent } from "node:fs";
+import { existsSync, readdirSync, type Dirent } from "node:fs";
 import { join } from "node:path";
 import { ARCHIVED_FOLDER, isArchivedPath } from "@knightcode/store/session/archive";
 import { readSettings } from "@knightcode/agent/settings/read";
+import { isDirectory } from "@knightcode/system/fs/is-directory";
 import { resolveSessionDir } from "@knightcode/store/session/paths";
 import type { ServerContext } from "../host/context.js";
 import { rpcError } from "../rpc/errors.js";
@@ -52,7 +53,7 @@ export class ThreadLocator {
     for (const entry of entries) {
       const dir = join(perProject, entry.name);
       // A link (or a file system that does not tell the kind) is looked at; one that leads nowhere hides no other folder.
-      if (entry.isDirectory() || (!entry.isFile() && isFolder(dir))) roots.add(dir);
+      if (entry.isDirectory() || (!entry.isFile() && isDirectory(dir))) roots.add(dir);
     }
     return [...roots];
   }
@@ -93,13 +94,5 @@ export class ThreadLocator {
   moved(threadId: string, path: string | undefined): void {
     if (path === undefined) this.knownPaths.delete(threadId);
     else this.knownPaths.set(threadId, path);
-  }
-}
-
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
   }
 }
