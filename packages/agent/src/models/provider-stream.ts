@@ -1,4 +1,13 @@
-import type { Api, AssistantMessage, AssistantMessageEvent, AssistantMessageEventStream, Context, Model, SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEvent,
+  AssistantMessageEventStream,
+  Context,
+  Model,
+  SimpleStreamOptions,
+  Usage,
+} from "@mariozechner/pi-ai";
 import type { PiAi } from "./engine.js";
 import type { ProviderStream } from "./models-json.js";
 
@@ -75,17 +84,15 @@ export function failedEvent(model: Model<Api>, partial: AssistantMessage | undef
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: partial?.usage ?? {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: partial?.usage ?? emptyUsage(),
     stopReason: aborted ? "aborted" : "error",
     errorMessage: error instanceof Error ? error.message : String(error),
     timestamp: partial?.timestamp ?? Date.now(),
   };
   return aborted ? { type: "error", reason: "aborted", error: message } : { type: "error", reason: "error", error: message };
+}
+
+/** The usage of a reply that used nothing: a new object each time, since a reply's usage is filled in place. */
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 }

@@ -1,4 +1,5 @@
 import type { Api, Model } from "@mariozechner/pi-ai";
+import { emptyUsage } from "../../src/models/provider-stream.js";
 
 /** A model served by an extension's own stream function: no request ever leaves the process. */
 export const ownModel: Model<Api> = {
@@ -15,11 +16,4 @@ export const ownModel: Model<Api> = {
 };
 
 /** The usage of a reply that used nothing. */
-export const noUsage = {
-  input: 0,
-  output: 0,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
+export const noUsage = emptyUsage();
