@@ -215,14 +215,14 @@ export class ScriptedModelServer {
     response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     record.firstByteAt = Date.now();
     if (reply.unendingEvent) {
-      response.write(`data: ${JSON.stringify(events[0])}\n\ndata: `);
+      response.write(`${frame(events[0]!)}data: `);
       const filler = Buffer.alloc(1024 * 1024, "x");
       while (!response.destroyed) if (!response.write(filler)) await drained(response);
       record.finishedAt = Date.now();
       return;
     }
     if (reply.wireBytes !== undefined) {
-      await writeInPieces(response, Buffer.from(`${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("")}data: [DONE]\n\n`), reply.wireBytes);
+      await writeInPieces(response, Buffer.from(events.map(frame).join("") + DONE), reply.wireBytes);
       record.finishedAt = Date.now();
       return;
     }
@@ -240,14 +240,19 @@ export class ScriptedModelServer {
         else await new Promise(() => undefined);
       }
       if (reply.chunkDelayMs && i > 0) await sleep(reply.chunkDelayMs);
-      written = new Promise<void>((resolve) => response.write(`data: ${JSON.stringify(events[i])}\n\n`, () => resolve()));
+      written = new Promise<void>((resolve) => response.write(frame(events[i]!), () => resolve()));
       // A reader slower than the script holds it back: a huge reply never sits whole in this process's memory.
       if (response.writableNeedDrain) await drained(response);
     }
-    response.end("data: [DONE]\n\n");
+    response.end(DONE);
     record.finishedAt = Date.now();
   }
 }
+
+/** One event of the stream, as the wire carries it. */
+const frame = (event: object): string => `data: ${JSON.stringify(event)}\n\n`;
+/** The stream's last line, after which nothing is sent. */
+const DONE = "data: [DONE]\n\n";
 
 /** Writes `bytes` in pieces of `size` bytes, each a write of its own, and ends the response. */
 async function writeInPieces(response: ServerResponse, bytes: Buffer, size: number): Promise<void> {

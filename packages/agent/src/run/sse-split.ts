@@ -1,5 +1,7 @@
 import { RelaySlice } from "./relay-slice.js";
 
+const MiB = 1024 * 1024;
+
 /**
  * The most one event of a model's stream may hold before it ends. A reply
  * is at most MAX_REPLY_BYTES (16 MiB) by default, and the largest event a
@@ -8,7 +10,7 @@ import { RelaySlice } from "./relay-slice.js";
  * ever ending an event would otherwise fill the memory of the process that
  * hosts every thread.
  */
-export const MAX_STREAM_EVENT_BYTES = 64 * 1024 * 1024;
+export const MAX_STREAM_EVENT_BYTES = 64 * MiB;
 
 /** What the split needs of a relay slice (tests give their own). */
 export interface SplitSlice {
@@ -16,7 +18,6 @@ export interface SplitSlice {
   pause(): Promise<void>;
 }
 
-const MiB = 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 
