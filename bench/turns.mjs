@@ -37,6 +37,9 @@ const pick = (r) => {
     completedMs: { 1: t(1).completedMs, 100: t(100).completedMs, 2000: t(2000).completedMs },
     relayDeltasPerSec: { 100: t(100).deltasPerSec, 2000: t(2000).deltasPerSec },
     rssAfterInitMiB: m.rss?.afterInitKB && +(m.rss.afterInitKB / 1024).toFixed(1),
+    // After the thread/starts (each warms the default model's request path), and after the turns.
+    rssAfterThreadStartsMiB: m.rss?.afterThreadStartsKB && +(m.rss.afterThreadStartsKB / 1024).toFixed(1),
+    rssAfterTurnsMiB: m.rss?.afterTurnsKB && +(m.rss.afterTurnsKB / 1024).toFixed(1),
     rssPerThreadMiB: m.rss?.perThreadKB && +(m.rss.perThreadKB / 1024).toFixed(2),
   };
 };

@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { sdkHttpPlugins } from "./lib/sdk-http.mjs";
 import { sseChunksPlugin } from "./lib/sse-chunks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -97,6 +98,7 @@ await build({
     bedrockImport,
     modelsAsJson,
     sseChunksPlugin,
+    ...sdkHttpPlugins,
     {
       // V8 parses a JSON string much faster than the same data as a JavaScript literal.
       name: "json-as-parse",

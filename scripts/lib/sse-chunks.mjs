@@ -1,3 +1,5 @@
+import { replaceOnce, sdkModuleFilter, sdkRewritePlugin } from "./sdk-rewrite.mjs";
+
 /**
  * The OpenAI and Anthropic SDKs split a streamed response into events in
  * `iterSSEChunks`. We bundle our own splitter in its place
@@ -25,7 +27,9 @@
  * fails unless the SDK's function is there once, word for word as this was
  * written for, so an upgrade that changes it cannot slip through.
  */
-export const SSE_STREAMING_MODULE = /(?:[\\/]openai|[\\/]@anthropic-ai[\\/]sdk)[\\/]core[\\/]streaming\.mjs$/;
+
+/** The module rewritten, in either SDK. */
+export const SSE_STREAMING_MODULE = sdkModuleFilter("core/streaming.mjs");
 
 /** The SDKs' splitter as this was written for (openai 6.26.0, @anthropic-ai/sdk 0.91.1). */
 const THEIRS = `async function* iterSSEChunks(iterator) {
@@ -65,33 +69,13 @@ const IMPORT = 'import { splitEvents as KnightcodeSplitEvents } from "@knightcod
 
 /** The module's text with our splitter in place of theirs; throws when the text is not the one this was written for. */
 export function linearSseChunks(text, path) {
-  const at = text.indexOf(THEIRS);
-  if (at === -1 || text.indexOf(THEIRS, at + 1) !== -1) {
-    throw new Error(`${path}: iterSSEChunks changed; update scripts/lib/sse-chunks.mjs`);
-  }
-  return IMPORT + text.slice(0, at) + OURS + text.slice(at + THEIRS.length);
+  return replaceOnce(text, path, { theirs: THEIRS, ours: OURS, preamble: IMPORT, what: "iterSSEChunks", why: "scripts/lib/sse-chunks.mjs" });
 }
 
-/**
- * The esbuild plugin applying it to both SDKs. The build fails as well when
- * either SDK's module was bundled without the rewrite (moved, renamed): the
- * fix must not disappear in silence.
- */
-export const sseChunksPlugin = {
+/** The esbuild plugin applying it to both SDKs. */
+export const sseChunksPlugin = sdkRewritePlugin({
   name: "sse-chunks-linear",
-  setup(b) {
-    const rewritten = new Set();
-    b.onStart(() => rewritten.clear());
-    b.onLoad({ filter: SSE_STREAMING_MODULE }, async (args) => {
-      const { readFile } = await import("node:fs/promises");
-      const contents = linearSseChunks(await readFile(args.path, "utf8"), args.path);
-      rewritten.add(/[\\/]@anthropic-ai[\\/]/.test(args.path) ? "@anthropic-ai/sdk" : "openai");
-      return { contents, loader: "js" };
-    });
-    b.onEnd((result) => {
-      if (result.errors.length > 0) return;
-      const missed = ["openai", "@anthropic-ai/sdk"].filter((sdk) => !rewritten.has(sdk));
-      if (missed.length > 0) throw new Error(`${missed.join(" and ")}: core/streaming.mjs was bundled without the rewrite; update scripts/lib/sse-chunks.mjs`);
-    });
-  },
-};
+  module: "core/streaming.mjs",
+  rewrite: linearSseChunks,
+  why: "scripts/lib/sse-chunks.mjs",
+});

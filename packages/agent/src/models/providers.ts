@@ -34,7 +34,17 @@ export function providerAsked(api: Api): boolean {
   return asked.has(api);
 }
 
-/** Whether a provider's requests go through the global `fetch` (every SDK here but Bedrock's AWS client). */
-export function usesFetch(api: Api): boolean {
-  return api !== "bedrock-converse-stream";
+/**
+ * What a provider's requests go through: in the bundle, the OpenAI and
+ * Anthropic SDKs send theirs through our `modelFetch` (scripts/lib/sdk-http.mjs);
+ * the other SDKs, and pi-ai's own Codex requests, through the global
+ * `fetch`; Bedrock's AWS client through neither.
+ */
+export type Transport = "modelFetch" | "fetch" | "none";
+
+const MODEL_FETCH_APIS = new Set<Api>(["openai-completions", "openai-responses", "azure-openai-responses", "anthropic-messages"]);
+
+export function transportOf(api: Api): Transport {
+  if (api === "bedrock-converse-stream") return "none";
+  return MODEL_FETCH_APIS.has(api) ? "modelFetch" : "fetch";
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { loadEngine } from "./engine.js";
+import { transportOf } from "./providers.js";
 
 const WARM_UP_TIMEOUT_MS = 5_000;
 
@@ -17,7 +18,7 @@ const responsesMessage = {
 };
 const responsesBase = { id: "resp_warm", object: "response", created_at: 0, model: "warm-up", output: [] };
 
-/** A one-word reply in each wire format a canned answer is kept for; other APIs warm `fetch` alone. */
+/** A one-word reply in each wire format a canned answer is kept for; other APIs warm their transport alone. */
 const CANNED: Partial<Record<Api, string>> = {
   "openai-responses": sse([
     { type: "response.created", sequence_number: 0, response: { ...responsesBase, status: "in_progress" } },
@@ -83,13 +84,14 @@ const CANNED: Partial<Record<Api, string>> = {
   ]),
 };
 
-/** What the warm-up request went through: the model's provider and SDK, or only `fetch`. */
-export type WarmedPath = { through: "provider"; outcome: string } | { through: "fetch" };
+/** What the warm-up request went through: the model's provider and SDK, or only the transport its SDK uses. */
+export type WarmedPath = { through: "provider"; outcome: string } | { through: "fetch" | "modelFetch" };
 
 /**
  * Makes one streamed request to a server of our own on 127.0.0.1, so that
  * the first real model request does not pay for what runs only once:
- * loading `fetch` (undici), compiling its HTTP parser and, where a canned
+ * loading its transport (Node's HTTP client for our `modelFetch`, undici
+ * and its HTTP parser for the global `fetch`) and, where a canned
  * reply in the model's wire format is kept, running the provider's SDK and
  * pi-ai's stream handling for the first time. Together they put tens of
  * milliseconds between a model's first bytes and the first delta a client
@@ -124,10 +126,12 @@ export async function warmRequest(model?: Model<Api>): Promise<WarmedPath> {
       for await (const event of ai.streamSimple(copy, context, { apiKey: "warm-up", signal, maxRetries: 0 })) outcome = event.type;
       return { through: "provider", outcome };
     }
-    const response = await fetch(`${origin}/warm-up`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal });
+    const through = model !== undefined && transportOf(model.api) === "modelFetch" ? "modelFetch" : "fetch";
+    const send = through === "modelFetch" ? (await import("./http-fetch.js")).modelFetch : fetch;
+    const response = await send(`${origin}/warm-up`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal });
     const reader = response.body?.getReader();
     if (reader) while (!(await reader.read()).done);
-    return { through: "fetch" };
+    return { through };
   } finally {
     server.closeAllConnections();
     server.close();

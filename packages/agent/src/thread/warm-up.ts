@@ -1,5 +1,5 @@
 import { loadEngine } from "../models/engine.js";
-import { loadProvider, usesFetch } from "../models/providers.js";
+import { loadProvider, transportOf } from "../models/providers.js";
 import type { ModelRegistry } from "../models/registry.js";
 import { warmRequest } from "../models/warm-request.js";
 import { readSettings } from "../settings/read.js";
@@ -26,8 +26,8 @@ export interface WarmUpOptions {
  * - warmDefaultModel: for the default model, its provider's module with
  *   its SDK and one request through them to a server of our own (what its
  *   first response would wait for): a host warms it once a thread is
- *   open, since it is the heaviest part (about 15 MiB with Node's fetch)
- *   and a client that opens no thread never needs it.
+ *   open, since it is the heaviest part and a client that opens no
+ *   thread never needs it.
  */
 export async function warmUp(options: WarmUpOptions): Promise<void> {
   await warmThreadLayer(options);
@@ -57,7 +57,7 @@ export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
   if (model === undefined) return;
   await idle();
   await loadProvider(model.api);
-  if (!usesFetch(model.api)) return;
+  if (transportOf(model.api) === "none") return;
   await idle();
   // A host without a loopback interface cannot warm this; its first request pays, as it would have.
   await warmRequest(model).catch(() => undefined);

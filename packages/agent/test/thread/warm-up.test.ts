@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { after, describe, test } from "node:test";
-import { loadProvider, usesFetch } from "../../src/models/providers.js";
+import { loadProvider, transportOf } from "../../src/models/providers.js";
 import { ModelRegistry } from "../../src/models/registry.js";
 import { warmRequest } from "../../src/models/warm-request.js";
 import { warmUp } from "../../src/thread/warm-up.js";
@@ -73,17 +73,20 @@ describe("warm-up", () => {
     assert.equal(await loadProvider("anthropic-messages"), true);
     assert.equal(await loadProvider("bedrock-converse-stream"), false);
     assert.equal(await loadProvider("no-such-api"), false);
-    assert.equal(usesFetch("bedrock-converse-stream"), false);
-    assert.equal(usesFetch("openai-responses"), true);
+    assert.equal(transportOf("bedrock-converse-stream"), "none");
+    assert.equal(transportOf("openai-responses"), "modelFetch");
+    assert.equal(transportOf("anthropic-messages"), "modelFetch");
+    assert.equal(transportOf("google-generative-ai"), "fetch");
   });
 
-  test("the request warm-up streams a canned reply through the provider where it knows the wire format, else through fetch", async () => {
+  test("the request warm-up streams a canned reply through the provider where it knows the wire format, else through the transport its SDK uses", async () => {
     const registry = new ModelRegistry(agentDir("openai-responses"), {});
     for (const api of ["openai-responses", "openai-completions", "anthropic-messages"]) {
       const model = { ...(await registry.resolve()), api };
       assert.deepEqual(await warmRequest(model), { through: "provider", outcome: "done" }, api);
     }
     assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "mistral-conversations" }), { through: "fetch" });
+    assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "azure-openai-responses" }), { through: "modelFetch" });
     assert.deepEqual(await warmRequest(), { through: "fetch" });
   });
 });

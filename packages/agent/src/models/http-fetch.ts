@@ -1,0 +1,242 @@
+import { type Agent, type ClientRequest, Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+import type { Readable } from "node:stream";
+import { HeaderFields } from "./http-headers.js";
+import { bodyStream, HttpResponse } from "./http-response.js";
+
+/** How long a connection kept for the next request may sit unused (less when the server's keep-alive hint says so). */
+const IDLE_CONNECTION_MS = 15_000;
+/** As `fetch`: more redirects than this fail the request. */
+const MAX_REDIRECTS = 20;
+/** How many times a request that found its kept connection already closed by the server is sent again. */
+const STALE_CONNECTION_RETRIES = 3;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** Headers a redirect to another origin drops, as `fetch` does. */
+const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
+
+type Body = string | Uint8Array | undefined;
+
+/** One request as this transport sends it; anything it cannot say this way goes to the global `fetch`. */
+interface Plain {
+  url: URL;
+  method: string;
+  headers: Map<string, string>;
+  body: Body;
+  signal: AbortSignal | undefined;
+}
+
+type FetchInput = string | URL | Request;
+
+/**
+ * The `fetch` the bundled OpenAI and Anthropic SDKs use for model requests
+ * (scripts/lib/default-fetch.mjs puts it in place of the global one), on
+ * `node:http` and `node:https` instead of Node's built-in `fetch`:
+ *
+ * - the built-in one loads undici and compiles its HTTP parser to
+ *   WebAssembly on the first request, about 15 MiB that a process hosting
+ *   every thread then keeps; Node's own parser is already there;
+ * - a connection is kept for the next request to the same server, and a
+ *   request that finds its kept connection closed under it is sent again
+ *   on a new one before any byte of an answer came, since the SDKs'
+ *   retries may be turned off.
+ *
+ * It does what the SDKs ask of `fetch`, as `fetch` does it: a string or
+ * bytes body, redirects followed (credentials dropped across origins),
+ * gzip, deflate and brotli bodies decoded, an abort signal that stops the
+ * request or the body, network failures as `TypeError("fetch failed")`
+ * with the cause. A request it does not take (a `Request` object, a
+ * streamed or form body, another scheme, undici's own options) goes to the
+ * global `fetch` unchanged.
+ */
+export function modelFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
+  const plain = plainRequest(input, init);
+  if (plain === undefined) return fetch(input, init);
+  if (plain.signal?.aborted) return Promise.reject(plain.signal.reason);
+  return follow(plain) as unknown as Promise<Response>;
+}
+
+/** The request as a `Plain` one; undefined when this transport leaves it to `fetch`. */
+function plainRequest(input: FetchInput, init: RequestInit | undefined): Plain | undefined {
+  if (typeof input !== "string" && !(input instanceof URL)) return undefined;
+  const { method, headers, body, signal, redirect, ...rest } = (init ?? {}) as RequestInit & Record<string, unknown>;
+  for (const key of Object.keys(rest)) if (!IGNORED_OPTIONS.has(key) && rest[key] !== undefined) return undefined;
+  if (redirect !== undefined && redirect !== "follow") return undefined;
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  const bytes = bodyOf(body);
+  if (bytes === null) return undefined;
+  const names = headerMap(headers);
+  if (names === undefined) return undefined;
+  return { url, method: (method ?? "GET").toUpperCase(), headers: names, body: bytes, signal: signal ?? undefined };
+}
+
+/** Options of `fetch` that change nothing for a request of this transport. */
+const IGNORED_OPTIONS = new Set(["duplex", "keepalive", "mode", "credentials", "cache", "referrer", "referrerPolicy", "integrity", "priority", "window"]);
+
+/** A body this transport sends as it is; null for one it leaves to `fetch`. */
+function bodyOf(body: unknown): Body | null {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  return null;
+}
+
+/** Headers in lower case, from a `Headers`, a list of pairs or a record; undefined for anything else. */
+function headerMap(headers: unknown): Map<string, string> | undefined {
+  const map = new Map<string, string>();
+  if (headers === undefined || headers === null) return map;
+  if (typeof headers !== "object") return undefined;
+  const pairs: Iterable<unknown> = Symbol.iterator in headers ? (headers as Iterable<unknown>) : Object.entries(headers);
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) return undefined;
+    const name = String(pair[0]).toLowerCase();
+    const value = String(pair[1]);
+    const before = map.get(name);
+    map.set(name, before === undefined ? value : `${before}, ${value}`);
+  }
+  return map;
+}
+
+/** Sends the request, following redirects as `fetch` does. */
+async function follow(first: Plain): Promise<HttpResponse> {
+  let request = first;
+  for (let redirects = 0; ; redirects++) {
+    const message = await sendFresh(request);
+    const location = message.headers.location;
+    if (!REDIRECTS.has(message.statusCode ?? 0) || location === undefined) return respond(message, request, redirects > 0);
+    message.resume();
+    message.destroy();
+    if (redirects === MAX_REDIRECTS) throw new TypeError("fetch failed", { cause: new Error("redirect count exceeded") });
+    request = redirected(request, message.statusCode as number, location);
+  }
+}
+
+/** The request a redirect asks for: GET without a body after a 303, or a 301/302 of a POST; credentials kept only within the origin. */
+function redirected(request: Plain, status: number, location: string): Plain {
+  let url: URL;
+  try {
+    url = new URL(location, request.url);
+  } catch (error) {
+    throw new TypeError("fetch failed", { cause: error });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new TypeError("fetch failed", { cause: new Error(`a redirect to ${url.protocol} is not followed`) });
+  const headers = new Map(request.headers);
+  if (url.origin !== request.url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+  const toGet = status === 303 ? request.method !== "HEAD" : (status === 301 || status === 302) && request.method === "POST";
+  if (!toGet) return { ...request, url, headers };
+  for (const name of [...headers.keys()]) if (name.startsWith("content-")) headers.delete(name);
+  return { ...request, url, headers, method: "GET", body: undefined };
+}
+
+/** Sends once, and again on a new connection when a kept one turns out closed before any answer. */
+async function sendFresh(request: Plain): Promise<IncomingMessage> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send(request);
+    } catch (error) {
+      if (!(error instanceof StaleConnection) || attempt === STALE_CONNECTION_RETRIES) throw wrapped(error, request);
+    }
+  }
+}
+
+/** A kept connection the server had closed: the request never reached it. */
+class StaleConnection extends Error {
+  constructor(cause: unknown) {
+    super("a kept connection was closed by the server", { cause });
+  }
+}
+
+function wrapped(error: unknown, request: Plain): unknown {
+  if (request.signal?.aborted) return request.signal.reason;
+  const cause = error instanceof StaleConnection ? error.cause : error;
+  return new TypeError("fetch failed", { cause });
+}
+
+/** One exchange: resolves with the response's head, its body not read yet. */
+async function send({ url, method, headers, body, signal }: Plain): Promise<IncomingMessage> {
+  const secure = url.protocol === "https:";
+  const outgoing: Record<string, string> = { accept: "*/*", ...Object.fromEntries(headers) };
+  if (body !== undefined) outgoing["content-length"] = String(Buffer.byteLength(body));
+  const open = secure ? (await import("node:https")).request : httpRequest;
+  const agent = secure ? await httpsAgent() : httpAgent();
+  return new Promise<IncomingMessage>((resolve, reject) => {
+    let settled = false;
+    const onAbort = () => request.destroy(signal?.reason);
+    const done = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      if (error !== undefined) reject(error);
+    };
+    const request: ClientRequest = open(url, { method, headers: outgoing, agent }, (message) => {
+      done();
+      resolve(message);
+    });
+    // Kept for the request's life: an error after the head reaches the body through the message instead.
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      const stale = request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE") && !signal?.aborted;
+      done(stale ? new StaleConnection(error) : error);
+    });
+    // The signal may have fired while https loaded.
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    request.end(body);
+  });
+}
+
+/** The `fetch` response over a message whose head arrived; the abort signal now stops its body. */
+async function respond(message: IncomingMessage, request: Plain, redirected: boolean): Promise<HttpResponse> {
+  const status = message.statusCode ?? 0;
+  const headers = HeaderFields.fromRaw(message.rawHeaders);
+  const empty = request.method === "HEAD" || status === 204 || status === 304;
+  const url = request.url.href;
+  if (empty) {
+    message.resume();
+    return new HttpResponse(status, message.statusMessage ?? "", headers, url, redirected, null);
+  }
+  const { signal } = request;
+  if (signal?.aborted) {
+    message.destroy();
+    throw signal.reason;
+  }
+  const onAbort = () => message.destroy(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const decoded = await decoding(message, headers.get("content-encoding"));
+  const body = bodyStream(message, decoded, signal, () => signal?.removeEventListener("abort", onAbort));
+  return new HttpResponse(status, message.statusMessage ?? "", headers, url, redirected, body);
+}
+
+/** The body's bytes as sent before encoding; the message itself when it is not encoded, or in a coding this does not know. */
+async function decoding(message: IncomingMessage, coding: string | null): Promise<Readable> {
+  const name = coding?.trim().toLowerCase();
+  if (name !== "gzip" && name !== "x-gzip" && name !== "deflate" && name !== "br") return message;
+  const zlib = await import("node:zlib");
+  const decoder = name === "br" ? zlib.createBrotliDecompress() : name === "deflate" ? zlib.createInflate() : zlib.createGunzip();
+  message.pipe(decoder);
+  return decoder;
+}
+
+let plainAgent: Agent | undefined;
+let secureAgent: Promise<Agent> | undefined;
+
+function httpAgent(): Agent {
+  plainAgent ??= new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" });
+  return plainAgent;
+}
+
+/** Loaded with the first https request: TLS costs memory a local model never needs. */
+function httpsAgent(): Promise<Agent> {
+  secureAgent ??= import("node:https").then(({ Agent: HttpsAgent }) => new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" }));
+  return secureAgent;
+}
+
+/** Whether `value` is a `FormData`, told by its tag: the global `FormData` is undici's, and naming it loads undici. */
+export function isFormData(value: unknown): boolean {
+  return typeof value === "object" && value !== null && Object.prototype.toString.call(value) === "[object FormData]";
+}
