@@ -44,8 +44,8 @@ type FetchInput = string | URL | Request;
  * gzip, deflate and brotli bodies decoded, an abort signal that stops the
  * request or the body, network failures as `TypeError("fetch failed")`
  * with the cause. A request it does not take (a `Request` object, a
- * streamed or form body, another scheme, undici's own options) goes to the
- * global `fetch` unchanged.
+ * streamed or form body, another scheme, a URL with credentials, undici's
+ * own options) goes to the global `fetch` unchanged.
  */
 export function modelFetch(input: FetchInput, init?: RequestInit): Promise<Response> {
   const plain = plainRequest(input, init);
@@ -67,6 +67,8 @@ function plainRequest(input: FetchInput, init: RequestInit | undefined): Plain |
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  // `fetch` refuses a URL with credentials in it, where Node's client would send them as Basic auth.
+  if (url.username !== "" || url.password !== "") return undefined;
   const bytes = bodyOf(body);
   if (bytes === null) return undefined;
   const names = headerMap(headers);

@@ -281,6 +281,9 @@ describe("modelFetch", () => {
     assert.match(seen.at(-1)?.headers["content-type"] ?? "", /^multipart\/form-data/);
     assert.equal((await modelFetch(new Request(`${origin}/request`))).status, 200);
     assert.equal(seen.at(-1)?.url, "/request");
+    const asked = seen.length;
+    await assert.rejects(modelFetch(origin.replace("http://", "http://user:secret@")), /credentials/, "refused as fetch refuses it, never sent as Basic auth");
+    assert.equal(seen.length, asked);
   });
 
   test("header fields read as fetch's Headers do, and are told from a record without the global Headers", () => {
