@@ -7,8 +7,6 @@ import { bodyStream, HttpResponse } from "./http-response.js";
 const IDLE_CONNECTION_MS = 15_000;
 /** As `fetch`: more redirects than this fail the request. */
 const MAX_REDIRECTS = 20;
-/** How many times a request that found its kept connection already closed by the server is sent again. */
-const STALE_CONNECTION_RETRIES = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers a redirect to another origin drops, as `fetch` does. */
 const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
@@ -31,13 +29,11 @@ type FetchInput = string | URL | Request;
  * (scripts/lib/default-fetch.mjs puts it in place of the global one), on
  * `node:http` and `node:https` instead of Node's built-in `fetch`:
  *
- * - the built-in one loads undici and compiles its HTTP parser to
- *   WebAssembly on the first request, about 15 MiB that a process hosting
- *   every thread then keeps; Node's own parser is already there;
- * - a connection is kept for the next request to the same server, and a
- *   request that finds its kept connection closed under it is sent again
- *   on a new one before any byte of an answer came, since the SDKs'
- *   retries may be turned off.
+ * the built-in one loads undici and compiles its HTTP parser to
+ * WebAssembly on the first request, about 15 MiB that a process hosting
+ * every thread then keeps; Node's own parser is already there. A
+ * connection is kept for the next request to the same server, for up to
+ * 15 s, or less when the server announces less.
  *
  * It does what the SDKs ask of `fetch`, as `fetch` does it: a string or
  * bytes body, redirects followed (credentials dropped across origins),
@@ -108,7 +104,7 @@ function headerMap(headers: unknown): Map<string, string> | undefined {
 async function follow(first: Plain): Promise<HttpResponse> {
   let request = first;
   for (let redirects = 0; ; redirects++) {
-    const message = await sendFresh(request);
+    const message = await sendOnce(request);
     const location = message.headers.location;
     if (!REDIRECTS.has(message.statusCode ?? 0) || location === undefined) return respond(message, request, redirects > 0);
     message.resume();
@@ -136,28 +132,13 @@ function redirected(request: Plain, status: number, location: string): Plain {
   return { ...request, url, headers, method: "GET", body: undefined };
 }
 
-/** Sends once, and again on a new connection when a kept one turns out closed before any answer. */
-async function sendFresh(request: Plain): Promise<IncomingMessage> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await send(request);
-    } catch (error) {
-      if (!(error instanceof StaleConnection) || attempt === STALE_CONNECTION_RETRIES) throw wrapped(error, request);
-    }
+/** Sends once; a failure before the answer's head is `fetch`'s. A POST is never sent twice: the server may have taken it. */
+async function sendOnce(request: Plain): Promise<IncomingMessage> {
+  try {
+    return await send(request);
+  } catch (error) {
+    throw request.signal?.aborted ? request.signal.reason : new TypeError("fetch failed", { cause: error });
   }
-}
-
-/** A kept connection the server had closed: the request never reached it. */
-class StaleConnection extends Error {
-  constructor(cause: unknown) {
-    super("a kept connection was closed by the server", { cause });
-  }
-}
-
-function wrapped(error: unknown, request: Plain): unknown {
-  if (request.signal?.aborted) return request.signal.reason;
-  const cause = error instanceof StaleConnection ? error.cause : error;
-  return new TypeError("fetch failed", { cause });
 }
 
 /** One exchange: resolves with the response's head, its body not read yet. */
@@ -181,10 +162,7 @@ async function send({ url, method, headers, body, signal }: Plain): Promise<Inco
       resolve(message);
     });
     // Kept for the request's life: an error after the head reaches the body through the message instead.
-    request.on("error", (error: NodeJS.ErrnoException) => {
-      const stale = request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE") && !signal?.aborted;
-      done(stale ? new StaleConnection(error) : error);
-    });
+    request.on("error", (error) => done(error));
     // The signal may have fired while https loaded.
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });

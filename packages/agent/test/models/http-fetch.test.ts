@@ -190,9 +190,9 @@ describe("modelFetch", () => {
     await assert.rejects(modelFetch(`${origin}/ftp`), (error: TypeError) => error.message === "fetch failed" && /ftp:/.test(String(error.cause)));
   });
 
-  test("keeps a connection for the next request, and sends again on a new one when the kept one was closed under it", async () => {
+  test("keeps a connection for the next request; one the server closed under a request fails it as fetch does, never sending it twice", async () => {
     let served = 0;
-    const { origin, sockets } = await serve((request, response) => {
+    const { origin, sockets, seen } = await serve((request, response) => {
       served++;
       // The third request finds its connection closed, as a server's idle timeout closes it just as a request is sent.
       if (served === 3) return void request.socket.destroy();
@@ -201,8 +201,13 @@ describe("modelFetch", () => {
     assert.equal(await (await modelFetch(origin, { method: "POST", body: "{}" })).text(), "answer 1");
     assert.equal(await (await modelFetch(origin, { method: "POST", body: "{}" })).text(), "answer 2");
     assert.equal(sockets.size, 1, "one connection for both");
+    await assert.rejects(
+      modelFetch(origin, { method: "POST", body: "{}" }),
+      (error: TypeError) => error.message === "fetch failed" && (error.cause as NodeJS.ErrnoException).code === "ECONNRESET",
+    );
+    assert.equal(seen.length, 3, "the server may have taken it: it is not sent again");
     assert.equal(await (await modelFetch(origin, { method: "POST", body: "{}" })).text(), "answer 4");
-    assert.equal(sockets.size, 2, "the request went again on a new connection");
+    assert.equal(sockets.size, 2, "the next request goes on a new connection");
   });
 
   test("an abort stops the request before its answer, or its body, with the signal's reason; nothing stays listening", async () => {
