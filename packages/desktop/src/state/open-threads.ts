@@ -82,6 +82,18 @@ function update(threadId: string, change: (state: OpenThread) => OpenThread): vo
   if (entry?.value) entry.value = change(entry.value);
 }
 
+/** The reloads under way after thread/replaced, by thread. */
+const reloads = new Map<string, Promise<void>>();
+
+/**
+ * Resolves once the thread's reload after thread/replaced, if one is under
+ * way, has been taken. A turn started before then could stream into the
+ * old state and be wiped by the reloaded one, taken from an earlier moment.
+ */
+export function reloaded(threadId: string): Promise<void> {
+  return reloads.get(threadId) ?? Promise.resolve();
+}
+
 /** Keeps every open thread's state current; returns the function that stops it. */
 export function watchOpenThreads(): () => void {
   const c = conn();
@@ -91,11 +103,18 @@ export function watchOpenThreads(): () => void {
     c.on("thread/planMode/updated", ({ threadId, planMode }) => update(threadId, (s) => ({ ...s, thread: { ...s.thread, planMode } }))),
     c.on("thread/tokenUsage/updated", ({ threadId, usage }) => update(threadId, (s) => ({ ...s, usage }))),
     c.on("turn/queue/updated", ({ threadId, steering, followUp }) => update(threadId, (s) => ({ ...s, queue: { steering, followUp } }))),
-    // A handoff reloads the thread where it now runs: same id, fresh state and history.
+    // A handoff or a rewind reloads the thread: same id, fresh state and history.
     c.on("thread/replaced", ({ threadId }) => {
-      void conn()
+      const reload: Promise<void> = conn()
         .request("thread/resume", { threadId })
-        .then(adopt, () => undefined);
+        .then(
+          (resumed) => void adopt(resumed),
+          () => undefined,
+        )
+        .finally(() => {
+          if (reloads.get(threadId) === reload) reloads.delete(threadId);
+        });
+      reloads.set(threadId, reload);
     }),
     c.on("thread/archived", ({ threadId }) => forget(threadId)),
     c.on("thread/deleted", ({ threadId }) => forget(threadId)),

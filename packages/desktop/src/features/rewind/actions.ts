@@ -1,6 +1,7 @@
 import { AppServerError } from "@knightcode/app-server-client/browser";
 import { conn } from "../../connection/connection.js";
 import { openThread } from "../../state/app-state.js";
+import { reloaded } from "../../state/open-threads.js";
 import { toast } from "../../state/toasts.js";
 import { confirmAction } from "../../ui/modal.js";
 
@@ -64,6 +65,8 @@ export async function editAndResend(threadId: string, turnId: string, text: stri
   let target = threadId;
   if (to === "fork") target = await forkFrom(threadId, turnId, false);
   else if (!(await rewindTo(threadId, turnId, to))) return false;
+  // The rewound thread reloads (thread/replaced comes before the rewind's answer); the turn waits for it.
+  await reloaded(target);
   await conn().request("turn/start", { threadId: target, text });
   return true;
 }
