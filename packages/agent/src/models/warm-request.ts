@@ -108,7 +108,9 @@ export async function warmRequest(model?: Model<Api>): Promise<WarmedPath> {
     request.resume();
     request.on("end", () => {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      response.end(canned ?? sse([{ type: "ping" }]));
+      // Event by event, each its own HTTP chunk, as a model writes them: the reading of a reply in many small pieces warms too.
+      for (const event of (canned ?? sse([{ type: "ping" }])).split(/(?<=\n\n)/)) response.write(event);
+      response.end();
     });
   });
   try {
