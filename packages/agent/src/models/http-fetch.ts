@@ -26,14 +26,12 @@ type FetchInput = string | URL | Request;
 
 /**
  * The `fetch` the bundled OpenAI and Anthropic SDKs use for model requests
- * (scripts/lib/default-fetch.mjs puts it in place of the global one), on
- * `node:http` and `node:https` instead of Node's built-in `fetch`:
- *
- * the built-in one loads undici and compiles its HTTP parser to
- * WebAssembly on the first request, about 15 MiB that a process hosting
- * every thread then keeps; Node's own parser is already there. A
- * connection is kept for the next request to the same server, for up to
- * 15 s, or less when the server announces less.
+ * (scripts/lib/sdk-http.mjs puts it in place of the global one), on
+ * `node:http` and `node:https`. Node's built-in `fetch` loads undici and
+ * compiles its HTTP parser to WebAssembly on the first request, about
+ * 15 MiB that a process hosting every thread then keeps, while Node's own
+ * parser is already there. A connection is kept for the next request to
+ * the same server, for up to 15 s, or less when the server announces less.
  *
  * It does what the SDKs ask of `fetch`, as `fetch` does it: a string or
  * bytes body, redirects followed (credentials dropped across origins),
@@ -132,7 +130,7 @@ function redirected(request: Plain, status: number, location: string): Plain {
   return { ...request, url, headers, method: "GET", body: undefined };
 }
 
-/** Sends once; a failure before the answer's head is `fetch`'s. A POST is never sent twice: the server may have taken it. */
+/** Sends once; a failure before the answer's head is `fetch`'s. Never sent twice: a server that dropped the connection may have taken it. */
 async function sendOnce(request: Plain): Promise<IncomingMessage> {
   try {
     return await send(request);
