@@ -78,7 +78,7 @@ export function rewriteSdkModule(rewrite, text, path) {
 }
 
 /** The filter of each rewritten module, for the tests. */
-export const moduleFilter = (module) => sdkModuleFilter(module);
+export { sdkModuleFilter as moduleFilter };
 
 export const sdkHttpPlugins = REWRITES.map((rewrite) =>
   sdkRewritePlugin({ name: `sdk-http:${rewrite.module}`, module: rewrite.module, rewrite: (text, path) => rewriteSdkModule(rewrite, text, path), why: WHY }),

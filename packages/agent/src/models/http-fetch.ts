@@ -3,8 +3,8 @@ import type { Readable } from "node:stream";
 import { HeaderFields } from "./http-headers.js";
 import { bodyStream, HttpResponse } from "./http-response.js";
 
-/** How long a connection kept for the next request may sit unused (less when the server's keep-alive hint says so). */
-const IDLE_CONNECTION_MS = 15_000;
+/** Both agents' options: a connection kept for the next request may sit unused 15 s (less when the server's keep-alive hint says so). */
+const AGENT_OPTIONS = { keepAlive: true, timeout: 15_000, scheduling: "lifo" } as const;
 /** As `fetch`: more redirects than this fail the request. */
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -17,7 +17,7 @@ type Body = string | Uint8Array | undefined;
 interface Plain {
   url: URL;
   method: string;
-  headers: Map<string, string>;
+  headers: HeaderFields;
   body: Body;
   signal: AbortSignal | undefined;
 }
@@ -65,9 +65,9 @@ function plainRequest(input: FetchInput, init: RequestInit | undefined): Plain |
   if (url.username !== "" || url.password !== "") return undefined;
   const bytes = bodyOf(body);
   if (bytes === null) return undefined;
-  const names = headerMap(headers);
-  if (names === undefined) return undefined;
-  return { url, method: (method ?? "GET").toUpperCase(), headers: names, body: bytes, signal: signal ?? undefined };
+  const fields = headerFields(headers);
+  if (fields === undefined) return undefined;
+  return { url, method: (method ?? "GET").toUpperCase(), headers: fields, body: bytes, signal: signal ?? undefined };
 }
 
 /** Options of `fetch` that change nothing for a request of this transport. */
@@ -82,20 +82,17 @@ function bodyOf(body: unknown): Body | null {
   return null;
 }
 
-/** Headers in lower case, from a `Headers`, a list of pairs or a record; undefined for anything else. */
-function headerMap(headers: unknown): Map<string, string> | undefined {
-  const map = new Map<string, string>();
-  if (headers === undefined || headers === null) return map;
+/** The header fields of a `Headers`, a list of pairs or a record; undefined for anything else. */
+function headerFields(headers: unknown): HeaderFields | undefined {
+  const fields = new HeaderFields();
+  if (headers === undefined || headers === null) return fields;
   if (typeof headers !== "object") return undefined;
   const pairs: Iterable<unknown> = Symbol.iterator in headers ? (headers as Iterable<unknown>) : Object.entries(headers);
   for (const pair of pairs) {
     if (!Array.isArray(pair) || pair.length !== 2) return undefined;
-    const name = String(pair[0]).toLowerCase();
-    const value = String(pair[1]);
-    const before = map.get(name);
-    map.set(name, before === undefined ? value : `${before}, ${value}`);
+    fields.append(String(pair[0]), String(pair[1]));
   }
-  return map;
+  return fields;
 }
 
 /** Sends the request, following redirects as `fetch` does. */
@@ -122,7 +119,7 @@ function redirected(request: Plain, status: number, location: string): Plain {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new TypeError("fetch failed", { cause: new Error(`a redirect to ${url.protocol} is not followed`) });
-  const headers = new Map(request.headers);
+  const headers = new HeaderFields(request.headers);
   if (url.origin !== request.url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
   const toGet = status === 303 ? request.method !== "HEAD" : (status === 301 || status === 302) && request.method === "POST";
   if (!toGet) return { ...request, url, headers };
@@ -204,13 +201,13 @@ let plainAgent: Agent | undefined;
 let secureAgent: Promise<Agent> | undefined;
 
 function httpAgent(): Agent {
-  plainAgent ??= new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" });
+  plainAgent ??= new HttpAgent(AGENT_OPTIONS);
   return plainAgent;
 }
 
 /** Loaded with the first https request: TLS costs memory a local model never needs. */
 function httpsAgent(): Promise<Agent> {
-  secureAgent ??= import("node:https").then(({ Agent: HttpsAgent }) => new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS, scheduling: "lifo" }));
+  secureAgent ??= import("node:https").then(({ Agent: HttpsAgent }) => new HttpsAgent(AGENT_OPTIONS));
   return secureAgent;
 }
 

@@ -6,8 +6,9 @@ import { transportOf } from "./providers.js";
 
 const WARM_UP_TIMEOUT_MS = 5_000;
 
+/** Each event as the wire carries it, one frame apiece: the server writes them one by one, as a model does. */
 const sse = (events: Array<Record<string, unknown>>, named = true) =>
-  events.map((event) => `${named ? `event: ${String(event.type)}\n` : ""}data: ${JSON.stringify(event)}\n\n`).join("");
+  events.map((event) => `${named ? `event: ${String(event.type)}\n` : ""}data: ${JSON.stringify(event)}\n\n`);
 
 const responsesMessage = {
   id: "msg_warm",
@@ -19,7 +20,7 @@ const responsesMessage = {
 const responsesBase = { id: "resp_warm", object: "response", created_at: 0, model: "warm-up", output: [] };
 
 /** A one-word reply in each wire format a canned answer is kept for; other APIs warm their transport alone. */
-const CANNED: Partial<Record<Api, string>> = {
+const CANNED: Partial<Record<Api, string[]>> = {
   "openai-responses": sse([
     { type: "response.created", sequence_number: 0, response: { ...responsesBase, status: "in_progress" } },
     { type: "response.output_item.added", sequence_number: 1, output_index: 0, item: { ...responsesMessage, status: "in_progress", content: [] } },
@@ -41,8 +42,8 @@ const CANNED: Partial<Record<Api, string>> = {
       response: { ...responsesBase, status: "completed", output: [responsesMessage], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } },
     },
   ]),
-  "openai-completions":
-    sse(
+  "openai-completions": [
+    ...sse(
       [
         {
           id: "warm",
@@ -61,7 +62,9 @@ const CANNED: Partial<Record<Api, string>> = {
         },
       ],
       false,
-    ) + "data: [DONE]\n\n",
+    ),
+    "data: [DONE]\n\n",
+  ],
   "anthropic-messages": sse([
     {
       type: "message_start",
@@ -109,7 +112,7 @@ export async function warmRequest(model?: Model<Api>): Promise<WarmedPath> {
     request.on("end", () => {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
       // Event by event, each its own HTTP chunk, as a model writes them: the reading of a reply in many small pieces warms too.
-      for (const event of (canned ?? sse([{ type: "ping" }])).split(/(?<=\n\n)/)) response.write(event);
+      for (const frame of canned ?? sse([{ type: "ping" }])) response.write(frame);
       response.end();
     });
   });
