@@ -168,3 +168,39 @@ test("a stream's turns that follow each other closely get no early writes; a few
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "after a quiet moment, early writes again");
 });
+
+test("a message in parts goes out after what was queued before it, a write per part, as one line", async () => {
+  const sink = new PassThrough();
+  const writes: string[] = [];
+  const transport = new StdioTransport({ input: new PassThrough(), output: { stream: sink, write: (t, d) => (writes.push(t), sink.write(t, d)) } });
+  transport.send('{"n":1}');
+  transport.send('{"n":2}');
+  transport.sendParts(['{"id":3,"result":{"files":[1,', "2,3,", "4]}}"]);
+  transport.send('{"n":4}');
+  await transport.flush();
+  // The first message of a turn goes out at once; the second waits in the batch, and leaves before the parts.
+  assert.deepEqual(writes, ['{"n":1}\n', '{"n":2}\n', '{"id":3,"result":{"files":[1,', "2,3,", "4]}}\n", '{"n":4}\n']);
+  const lines = writes.join("").split("\n").slice(0, -1);
+  assert.deepEqual(
+    lines.map((line) => JSON.parse(line)),
+    [{ n: 1 }, { n: 2 }, { id: 3, result: { files: [1, 2, 3, 4] } }, { n: 4 }],
+  );
+});
+
+test("parts a client leaves unread past the limit abort the connection, and the rest is not written", async () => {
+  const { child, output } = stalledPipe();
+  try {
+    const transport = new StdioTransport({ input: new PassThrough(), output });
+    let closedWith: Error | undefined;
+    transport.onClose((reason) => (closedWith = reason));
+    const part = "y".repeat(4 * 2 ** 20);
+    transport.sendParts(Array.from({ length: 40 }, () => part));
+    assert.match(closedWith!.message, /67108864 bytes of output left unread/);
+    const queued = output.stream.writableLength;
+    assert.ok(queued > MAX_PENDING_OUTPUT_BYTES && queued <= MAX_PENDING_OUTPUT_BYTES + part.length + 65536, `${queued} bytes queued`);
+    transport.sendParts([part]);
+    assert.equal(output.stream.writableLength, queued);
+  } finally {
+    child.kill("SIGKILL");
+  }
+});

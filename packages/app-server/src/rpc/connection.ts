@@ -9,6 +9,7 @@ import {
   type ServerRequestParams,
   type ServerRequestResult,
 } from "@knightcode/app-server-protocol";
+import { messageParts } from "@knightcode/system/util/item-json";
 import type { Logger } from "../host/log.js";
 import type { ServerTransport } from "../transport/types.js";
 import { ServerRequestError } from "./errors.js";
@@ -206,14 +207,18 @@ export class Connection {
 
   private write(message: Record<string, unknown>): void {
     if (this.currentState === "closed") return;
-    let text: string;
+    let parts: string[] | undefined;
+    let text = "";
     try {
-      text = JSON.stringify(message);
+      parts = messageParts(message);
+      if (parts === undefined) text = JSON.stringify(message);
     } catch (error) {
       this.log.error("could not serialize an outgoing message", error);
       return;
     }
-    this.transport.send(text);
+    if (parts === undefined) this.transport.send(text);
+    else if (this.transport.sendParts) this.transport.sendParts(parts);
+    else this.transport.send(parts.join(""));
   }
 
   private receive(text: string): void {

@@ -65,11 +65,28 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     this.gathering.added();
   }
 
+  /**
+   * A large message in parts, each written as it comes: encoding the next
+   * overlaps the client's reading of the last, where one write would first
+   * copy and encode the whole text. What was queued before goes out first.
+   */
+  sendParts(parts: readonly string[]): void {
+    if (this.closed) return;
+    this.writeOut();
+    for (let i = 0; i < parts.length && !this.closed; i++) {
+      this.writeChecked(i === parts.length - 1 ? `${parts[i]}\n` : parts[i]!);
+    }
+  }
+
   private writeOut(): void {
     if (this.batch.length === 0 || this.closed) return;
     const chunk = this.batch.join("\n") + "\n";
     this.batch = [];
     this.batchBytes = 0;
+    this.writeChecked(chunk);
+  }
+
+  private writeChecked(chunk: string): void {
     this.options.output.write(chunk);
     if (this.options.output.stream.writableLength > this.maxPendingOutputBytes) {
       this.close(new Error(`more than ${this.maxPendingOutputBytes} bytes of output left unread`));

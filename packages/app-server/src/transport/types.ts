@@ -25,6 +25,13 @@ export interface ServerTransport extends MessageTransport {
   backlog(): number;
   /** The client read everything sent so far (after some had to wait). */
   onDrain(listener: () => void): () => void;
+  /**
+   * Queues one message given as consecutive parts of its text (a large
+   * answer, see messageParts). A transport that writes a byte stream writes
+   * each part as it comes, so the client reads the first while the next is
+   * encoded; without this, the parts are joined and sent.
+   */
+  sendParts?(parts: readonly string[]): void;
 }
 
 /**

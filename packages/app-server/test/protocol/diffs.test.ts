@@ -120,6 +120,36 @@ describe("spec: thread/diff/read", () => {
     assert.equal(fewer.files.filter((f) => f.path.startsWith("flood/")).length, 500);
   });
 
+  test("an answer of hundreds of files, written out in parts, arrives whole and in order with the answers around it", async () => {
+    const count = 300;
+    const names = Array.from({ length: count }, (_, i) => `dir${i % 7}/file-${String(i).padStart(3, "0")} é.ts`);
+    const repo = makeRepo(server, Object.fromEntries(names.map((name) => [name, lines(40, name)])));
+    for (const name of names) repo.write(name, lines(40, name).replace(`${name} 5\n`, `${name} five\n`).replace(`${name} 30\n`, `${name} thirty "𝄞"\n`));
+    const threadId = await threadIn(repo.root);
+    const [before, answer, after] = await Promise.all([read(threadId, { context: 0 }), read(threadId), read(threadId, { context: 0 })]);
+    assert.ok(JSON.stringify(answer).length > 2 * 64 * 1024, `${JSON.stringify(answer).length} characters: large enough to go out in several parts`);
+    assert.deepEqual(
+      answer.files.map((f) => f.path),
+      [...names].sort(),
+    );
+    for (const name of names) {
+      const hunks = file(answer, name).hunks;
+      assert.deepEqual(
+        hunks.map((hunk) => hunk.lines.filter((l) => l[0] !== " ")),
+        [
+          [`-${name} 5`, `+${name} five`],
+          [`-${name} 30`, `+${name} thirty "𝄞"`],
+        ],
+      );
+    }
+    assert.deepEqual(before, after);
+    assert.equal(before.files.length, count);
+    // An id from the large answer is one an action takes.
+    await server.main.request("thread/diff/revert", { threadId, path: names[0]!, hunkId: file(answer, names[0]!).hunks[1]!.id });
+    assert.equal(repo.read(names[0]!), lines(40, names[0]!).replace(`${names[0]} 5\n`, `${names[0]} five\n`));
+    server.assertNoSchemaViolations();
+  });
+
   test("a submodule and a nested repository do not break a read", async () => {
     const inner = makeRepo(server, { "inner.txt": "i\n" });
     const repo = makeRepo(server, { "a.txt": "a\n" });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -109,4 +110,25 @@ test("output that ends inside a raw record is an error at the end, never a throw
   assert.throws(() => reader.end(), /ended inside a record/);
   const empty = new DiffReader({ context: 3, ignoreWhitespace: false, budget: DIFF_BUDGET });
   assert.deepEqual(empty.end(), { patches: [], filesOmitted: 0 });
+});
+
+test("asked for JSON, each file carries its own text as it was read, and hunk ids hash the file's header and the hunk", () => {
+  const repo = change();
+  const options: ParseOptions = { context: 3, ignoreWhitespace: false, budget: { ...DIFF_BUDGET, maxFileBytes: 500 } };
+  const out = gitDiff(repo.root, repo.env, options, false);
+  const plain = parseDiff(out, options);
+  const withJson = readInPieces(out, { ...options, json: true }, () => 97);
+  assert.equal(withJson.patches.length, plain.patches.length);
+  assert.ok(withJson.patches.some((patch) => patch.file.tooLarge) && withJson.patches.some((patch) => patch.file.hunks.length > 0));
+  for (const [i, patch] of withJson.patches.entries()) {
+    assert.equal(patch.fileJson, JSON.stringify(patch.file));
+    assert.deepEqual(patch.file, plain.patches[i]!.file);
+  }
+  assert.equal(plain.patches[0]!.fileJson, undefined);
+  const edited = plain.patches.find((patch) => patch.file.path === "plain.txt")!;
+  const [oldBlob, newBlob] = /^index ([0-9a-f]+)\.\.([0-9a-f]+)/m.exec(edited.header.toString("latin1"))!.slice(1);
+  const hunk = edited.hunkBytes[0]!;
+  const header = `plain.txt\0plain.txt\0${edited.oldMode}\0${edited.newMode}\0${oldBlob}\0${newBlob}\0`;
+  const sha1 = createHash("sha1").update(header).update(hunk).digest("hex");
+  assert.equal(edited.file.hunks[0]!.id, `c3-${sha1.slice(0, 24)}`);
 });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * A hunk id names the read it came from: `c<context>-<hash>`, or
@@ -25,11 +25,19 @@ export interface ReadShape {
   ignoreWhitespace: boolean;
 }
 
+/** Where a hunk's hashed bytes are put together; a larger hunk gets a buffer of its own, not kept. */
+const scratch = Buffer.allocUnsafe(64 * 1024);
+
 export function hunkId(shape: ReadShape, file: FileIdentity, hunk: Buffer): string {
-  const hash = createHash("sha1");
-  hash.update(`${file.oldPath}\0${file.newPath}\0${file.oldMode}\0${file.newMode}\0${file.oldBlob}\0${file.newBlob}\0`);
-  hash.update(hunk);
-  return `${shape.ignoreWhitespace ? "w" : "c"}${shape.context}-${hash.digest("hex").slice(0, 24)}`;
+  const header = `${file.oldPath}\0${file.newPath}\0${file.oldMode}\0${file.newMode}\0${file.oldBlob}\0${file.newBlob}\0`;
+  const headerBytes = Buffer.byteLength(header);
+  const size = headerBytes + hunk.length;
+  const bytes = size <= scratch.length ? scratch : Buffer.allocUnsafe(size);
+  bytes.write(header, 0);
+  hunk.copy(bytes, headerBytes);
+  // One call, no hash object: a read of thousands of hunks makes thousands of ids.
+  const digest = hash("sha1", bytes.subarray(0, size), "hex");
+  return `${shape.ignoreWhitespace ? "w" : "c"}${shape.context}-${digest.slice(0, 24)}`;
 }
 
 /** The read a hunk id came from, or undefined when it is not one of ours. */

@@ -108,6 +108,8 @@ function indexLineBlobs(header: string): { oldBlob: string; newBlob: string } | 
 
 export interface ParseOptions extends ReadShape {
   budget: DiffBudget;
+  /** Each file's JSON text too (`fileJson`), made while git still writes the files after it. */
+  json?: boolean;
 }
 
 export interface ParsedDiff {
@@ -238,7 +240,9 @@ export class DiffReader {
         this.spent += size;
         return true;
       };
-      this.patches.push(filePatch(this.pending.subarray(this.base, end), entry, this.options, admit));
+      const patch = filePatch(this.pending.subarray(this.base, end), entry, this.options, admit);
+      if (this.options.json) patch.fileJson = JSON.stringify(patch.file);
+      this.patches.push(patch);
     }
     this.next++;
     this.expected = undefined;

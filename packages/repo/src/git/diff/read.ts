@@ -1,3 +1,4 @@
+import { attachItemJson } from "@knightcode/system/util/item-json";
 import { addIntentToAdd, git, listUntracked } from "./context.js";
 import { withIndexCopy } from "../ops/index-copy.js";
 import type { GitContext } from "../ops/context.js";
@@ -33,6 +34,12 @@ export interface ReadTuning {
   budget?: DiffBudget;
   /** Binary files' data in their sections, so a whole-file patch can restore them. */
   binary?: boolean;
+  /**
+   * The answer's files as JSON text too, made while git writes the rest and
+   * attached to the answer (see attachItemJson): a large answer is then
+   * written as it is joined instead of serialized whole at the end.
+   */
+  json?: boolean;
 }
 
 /** No limit but the untracked one: actions see every file a read could show. */
@@ -86,7 +93,7 @@ async function compare(
   const budget = tuning.budget ?? DIFF_BUDGET;
   const args = diffArgs(shape, tuning.binary === true);
   // The output is read as git writes it: on a large change the reading overlaps git's work.
-  const newReader = () => new DiffReader({ ...shape, budget });
+  const newReader = () => new DiffReader({ ...shape, budget, json: tuning.json === true });
   let reader = newReader();
   const onStdout = (chunk: Buffer) => reader.push(chunk);
   let untrackedSkipped = 0;
@@ -229,7 +236,13 @@ export async function readDiff(ctx: GitContext, request: DiffRequest, tuning: Re
   answer.files = patches.map((patch) => patch.file);
   if (filesOmitted > 0) answer.filesOmitted = filesOmitted;
   if (untrackedSkipped > 0) answer.untrackedSkipped = untrackedSkipped;
+  if (tuning.json) attachItemJson(answer, "files", fileTexts(patches));
   return { answer, patches };
+}
+
+/** Each file's JSON text: made while it was read, or now for a file read without it. */
+function fileTexts(patches: readonly FilePatch[]): string[] {
+  return patches.map((patch) => patch.fileJson ?? JSON.stringify(patch.file));
 }
 
 /**

@@ -42,6 +42,8 @@ export interface FilePatch {
   wholeOnly: boolean;
   /** A submodule's commit: nothing `git apply` can change in the working tree. */
   gitlink: boolean;
+  /** `JSON.stringify(file)`, made as the file was read, when the read asked for it (`ReadTuning.json`). */
+  fileJson?: string;
 }
 
 /** The limits of one answer; the defaults are DIFF_BUDGET. */

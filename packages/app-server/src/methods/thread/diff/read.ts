@@ -17,7 +17,8 @@ export const handler: Handler<"thread/diff/read"> = async (params, ctx) => {
       const git = await threadGit(thread, ctx.context.env, ctx.signal);
       const lastTurn = params.scope === "lastTurn" ? await shownTurn(thread, git, params.turnId) : undefined;
       const { threadId: _threadId, ...request } = params;
-      return (await readDiff(git, { ...request, ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) })).answer;
+      // The files' JSON is made while git writes: an answer of thousands of files is then written out as it is joined.
+      return (await readDiff(git, { ...request, ...worktreeBaseOf(thread), ...(lastTurn ? { lastTurn } : {}) }, { json: true })).answer;
     }),
   );
 };
