@@ -22,7 +22,7 @@ describe("the composer model", () => {
     threadId: string;
   }
 
-  async function made(): Promise<Made> {
+  async function made(reloaded: (threadId: string) => Promise<void> = () => Promise.resolve()): Promise<Made> {
     const client = await server.client();
     const connection = asConnection(client);
     const followed: string[] = [];
@@ -31,6 +31,7 @@ describe("the composer model", () => {
       conn: () => connection,
       turnsShown: () => 0,
       follow: (id) => followed.push(id),
+      reloaded,
       takeComments: (id) => {
         const taken = comments.get(id) ?? [];
         comments.delete(id);
@@ -114,6 +115,25 @@ describe("the composer model", () => {
     await assert.rejects(model.send({ threadId, text: "look", images: [] }, false), (error: Error & { code?: string }) => error.code === "invalidParams");
     assert.deepEqual(comments.get(threadId), [comment], "the comments are back, for the user to send again");
     assert.equal(model.sending.value.has(threadId), false, "nothing left shown as sending");
+  });
+
+  test("while the thread reloads after thread/replaced, a message shows as sending and its turn starts only once the reload was taken", async () => {
+    const { gate, release } = held();
+    const { client, model, threadId } = await made(() => gate);
+    server.model.enqueue({ text: "after the reload" });
+    const starts: string[] = [];
+    const stop = client.onNotification("turn/started", ({ threadId: id }) => starts.push(id));
+    const sent = model.send({ threadId, text: "hello", images: [] }, false);
+    assert.equal(model.sending.value.get(threadId)?.length, 1, "shown at once");
+    // A request behind it comes back first: no turn/start went out meanwhile.
+    const { turns } = await client.request("thread/read", { threadId });
+    assert.deepEqual([turns.length, starts], [0, []]);
+    const done = completed(client, threadId);
+    release();
+    assert.equal(await sent, "started");
+    await done;
+    stop();
+    assert.deepEqual(starts, [threadId]);
   });
 
   test("a queued follow-up can be removed until it starts", async () => {

@@ -43,6 +43,12 @@ export interface ComposerDeps {
   turnsShown: (threadId: string) => number;
   /** A command that replaced the session answered with another thread: the page follows it. */
   follow: (threadId: string) => void;
+  /**
+   * Resolves once the thread's reload after thread/replaced (a handoff, a
+   * rewind), if one is under way, has been taken: a turn started before
+   * then would stream into the state that reload then replaces.
+   */
+  reloaded: (threadId: string) => Promise<void>;
   /** The review comments waiting to go with the next message, taken (and given back when the server refuses it). */
   takeComments: (threadId: string) => ReviewCommentInput[];
   restoreComments: (threadId: string, comments: ReviewCommentInput[]) => void;
@@ -105,6 +111,7 @@ export function createComposerModel(deps: ComposerDeps): ComposerModel {
       // Shown before the request leaves: the user sees their message at once, not after the round trip.
       changeSending(threadId, (list) => [...list, { clientMessageId, text: message.text, confirmed: false, turnsBefore: deps.turnsShown(threadId) }]);
       try {
+        await deps.reloaded(threadId);
         const started = await deps.conn().request("turn/start", params);
         if (started.status === "started" && started.threadId === threadId) {
           changeSending(threadId, (list) => list.map((m) => (m.clientMessageId === clientMessageId ? { ...m, confirmed: true } : m)));

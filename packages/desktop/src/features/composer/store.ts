@@ -1,5 +1,6 @@
 import { conn } from "../../connection/connection.js";
 import { openThread } from "../../state/app-state.js";
+import { reloaded } from "../../state/open-threads.js";
 import { transcriptStore } from "../transcript/store.js";
 import { restoreReviewComments, takeReviewComments } from "../workspace/panel.js";
 import { createComposerModel } from "./model.js";
@@ -11,6 +12,7 @@ export const composer = createComposerModel({
   conn,
   turnsShown: (threadId) => transcriptStore(threadId).state.peek().turns.length,
   follow: openThread,
+  reloaded,
   takeComments: takeReviewComments,
   restoreComments: restoreReviewComments,
 });

@@ -19,6 +19,8 @@ export type WorkspaceConnection = Pick<Connection, "request" | "on">;
 export interface WorkspaceDeps {
   /** Asked at each use: the page's connection is set after the model is made. */
   conn: () => WorkspaceConnection;
+  /** Resolves once a reload of the thread after thread/replaced, if one is under way, was taken (see the composer's). */
+  reloaded?: (threadId: string) => Promise<void>;
 }
 
 export interface DiffQuery {
@@ -179,7 +181,10 @@ export function createWorkspaceModel(deps: WorkspaceDeps): WorkspaceModel {
       const taken = takeComments(threadId);
       try {
         if (busy) await c().request("turn/queue/add", { threadId, text, comments: taken });
-        else await c().request("turn/start", { threadId, text, comments: taken });
+        else {
+          await deps.reloaded?.(threadId);
+          await c().request("turn/start", { threadId, text, comments: taken });
+        }
         return taken.length;
       } catch (error) {
         restoreComments(threadId, taken);

@@ -1,10 +1,11 @@
 import { conn } from "../../connection/connection.js";
+import { reloaded } from "../../state/open-threads.js";
 import { createWorkspaceModel } from "./model.js";
 
 export type { CommitDraft, DiffQuery, ScriptLog } from "./model.js";
 
 /** The page's workspace model, over the page's connection. */
-export const workspace = createWorkspaceModel({ conn });
+export const workspace = createWorkspaceModel({ conn, reloaded });
 
 export const pendingReviewComments = workspace.comments;
 export const addReviewComment = workspace.addComment;
