@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { sdkHttpPlugins } from "./lib/sdk-http.mjs";
-import { sseChunksPlugin } from "./lib/sse-chunks.mjs";
+import { newlineIndexPlugin, sseChunksPlugin } from "./lib/sse-chunks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
@@ -98,6 +98,7 @@ await build({
     bedrockImport,
     modelsAsJson,
     sseChunksPlugin,
+    newlineIndexPlugin,
     ...sdkHttpPlugins,
     {
       // V8 parses a JSON string much faster than the same data as a JavaScript literal.

@@ -12,8 +12,10 @@ const SDKS = ["openai", "@anthropic-ai/sdk"];
 
 interface SseChunks {
   linearSseChunks(text: string, path: string): string;
+  nativeNewlineIndex(text: string, path: string): string;
   SSE_STREAMING_MODULE: RegExp;
   SPLITTERS: { theirs: string; ours: string };
+  NEWLINE_FINDERS: { theirs: string; ours: string };
 }
 const fileImport = async <T>(...parts: string[]) => (await import(pathToFileURL(join(ROOT, ...parts)).href)) as T;
 const sseChunks = () => fileImport<SseChunks>("scripts", "lib", "sse-chunks.mjs");
@@ -59,9 +61,8 @@ async function collect(split: Splitter, chunks: unknown[]): Promise<string[]> {
   return out;
 }
 
-/** A stream of events with each separator the format allows, multi-byte characters, and a torn last event. */
-function stream(random: () => number): Buffer {
-  const separators = ["\n\n", "\r\r", "\r\n\r\n"];
+/** A stream of events with each separator the format allows (or line feeds only), multi-byte characters, and a torn last event. */
+function stream(random: () => number, separators: readonly string[] = ["\n\n", "\r\r", "\r\n\r\n"]): Buffer {
   let text = "";
   for (let i = 0; i < 200; i++) {
     text += `data: {"i":${i},"t":"é漢🙂${"x".repeat(Math.floor(random() * 40))}"}${separators[Math.floor(random() * separators.length)]}`;
@@ -91,13 +92,14 @@ describe("the SDKs' event splitter, replaced at build time", () => {
     const seed = seedFromEnv("SSE_SPLIT_SEED", 31);
     const rng = new Random(seed);
     const random = () => rng.next();
-    for (const most of [1, 7, 100, 70_000]) {
+    for (const [most, separators] of [1, 7, 100, 70_000].flatMap((most) => [[most, undefined] as const, [most, ["\n\n"]] as const])) {
       for (const every of [0, 1, 3]) {
-        const chunks = cut(stream(random), random, most);
+        const chunks = cut(stream(random, separators), random, most);
         EveryNth.every = every;
         EveryNth.pauses = 0;
         const expected = await collect(theirs, chunks);
-        assert.deepEqual(await collect(ours, chunks), expected, `pieces of up to ${most} bytes, due every ${every} (SSE_SPLIT_SEED=${seed})`);
+        const label = `pieces of up to ${most} bytes, ${separators ? "line feeds only" : "every separator"}, due every ${every} (SSE_SPLIT_SEED=${seed})`;
+        assert.deepEqual(await collect(ours, chunks), expected, label);
         assert.equal(expected.length, 201);
         if (every > 0) assert.ok(EveryNth.pauses >= Math.floor(200 / every) - 1, "a due slice pauses");
         else assert.equal(EveryNth.pauses, 0);
@@ -139,5 +141,47 @@ describe("the SDKs' event splitter, replaced at build time", () => {
       .join("\n");
     assert.equal(text.match(/data\s*=\s*data\.slice\(patternIndex\)/g)?.length ?? 0, 0);
     assert.equal(text.match(/function iterSSEChunks\(iterator\)\{return splitEvents\(iterator\)\}/g)?.length ?? 0, SDKS.length);
+  });
+});
+
+type FindNewline = (buffer: Uint8Array, startIndex: number | null) => { preceding: number; index: number; carriage: boolean } | null;
+const finder = (text: string) => new Function(`${text}\nreturn findNewlineIndex;`)() as FindNewline;
+
+describe("the SDKs' line finder, replaced at build time", () => {
+  test("ours finds the line end theirs finds, for any bytes and any start", async () => {
+    const { NEWLINE_FINDERS } = await sseChunks();
+    const theirs = finder(NEWLINE_FINDERS.theirs);
+    const ours = finder(NEWLINE_FINDERS.ours);
+    const seed = seedFromEnv("SSE_SPLIT_SEED", 31);
+    const rng = new Random(seed);
+    const alphabet = [0x61, 0x0a, 0x0d, 0xc3, 0xa9];
+    for (let round = 0; round < 3000; round++) {
+      const bytes = Uint8Array.from({ length: rng.int(40) }, () => alphabet[rng.int(alphabet.length)]!);
+      for (const start of [null, 0, rng.int(bytes.length + 3)]) {
+        assert.deepEqual(ours(bytes, start), theirs(bytes, start), `${JSON.stringify([...bytes])} from ${start} (SSE_SPLIT_SEED=${seed})`);
+      }
+    }
+  });
+
+  test("each installed SDK's line decoder gets our finder in place of theirs, nothing else changes, and a changed text fails the build", async () => {
+    const { nativeNewlineIndex, NEWLINE_FINDERS } = await sseChunks();
+    for (const sdk of SDKS) {
+      const path = join(ROOT, "node_modules", sdk, "internal", "decoders", "line.mjs");
+      const before = readFileSync(path, "utf8");
+      assert.equal(nativeNewlineIndex(before, path).replace(NEWLINE_FINDERS.ours, NEWLINE_FINDERS.theirs), before, sdk);
+    }
+    assert.throws(() => nativeNewlineIndex(NEWLINE_FINDERS.theirs.replace("i++", "i += 1"), "/x/line.mjs"), /\/x\/line\.mjs: findNewlineIndex changed/);
+  });
+
+  test("the bundle the server runs holds our finder for both SDKs, and no loop over every byte", () => {
+    const text = readdirSync(BUNDLE)
+      .filter((name) => name.endsWith(".mjs"))
+      .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
+      .join("\n");
+    assert.equal(
+      text.match(/function findNewlineIndex\(buffer,startIndex\)\{let from=startIndex\?\?0,newline=buffer\.indexOf\(10,from\)/g)?.length ?? 0,
+      SDKS.length,
+    );
+    assert.equal(text.match(/for\(let i=startIndex\?\?0;i<buffer\.length;i\+\+\)/g)?.length ?? 0, 0);
   });
 });
