@@ -1,5 +1,6 @@
 import type { ServerRequestMethod, ServerRequestParams } from "@knightcode/app-server-protocol";
 import type { ScriptedModelServer } from "@knightcode/testkit";
+import type { Page } from "playwright-core";
 import { waitUntil } from "@knightcode/testkit";
 import { WAIT_MS, type DesktopServer } from "./support/desktop.js";
 
@@ -49,4 +50,31 @@ export function toolResult(model: ScriptedModelServer, callId: string): string |
 
 export function waitForToolResult(model: ScriptedModelServer, callId: string): Promise<string> {
   return waitUntil(`the model to get the result of ${callId}`, () => toolResult(model, callId), WAIT_MS);
+}
+
+/**
+ * Records, for each request card the page adds from now on, whether the
+ * keyboard was already in it when the page's change that drew it ended (a
+ * mutation observer runs right after that change, before any key or frame
+ * can come between). Read it back with `cardsFocusedOnArrival`.
+ */
+export async function watchCardFocus(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: { title: string; focused: boolean }[] = [];
+    (window as unknown as { cardFocus: typeof seen }).cardFocus = seen;
+    new MutationObserver((records) => {
+      for (const record of records) {
+        for (const node of record.addedNodes) {
+          if (!(node instanceof Element)) continue;
+          const cards = node.matches("[data-request-id]") ? [node] : Array.from(node.querySelectorAll("[data-request-id]"));
+          for (const card of cards) seen.push({ title: card.querySelector("h2")?.textContent ?? "", focused: card.contains(document.activeElement) });
+        }
+      }
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+}
+
+/** What `watchCardFocus` recorded: each card's title, and whether it had the keyboard as it appeared. */
+export function cardsFocusedOnArrival(page: Page): Promise<{ title: string; focused: boolean }[]> {
+  return page.evaluate(() => (window as unknown as { cardFocus: { title: string; focused: boolean }[] }).cardFocus);
 }

@@ -7,7 +7,7 @@ import type { ServerRequestParams } from "@knightcode/app-server-protocol";
 import { waitUntil } from "@knightcode/testkit";
 import { describeViolations, DESKTOP, NARROW, screenAndAudit, type OpenedPage } from "./support/browser.js";
 import { NO_BROWSER, WAIT_MS } from "./support/desktop.js";
-import { askThroughPage, call, waitForToolResult } from "./requests-helpers.js";
+import { askThroughPage, call, cardsFocusedOnArrival, waitForToolResult, watchCardFocus } from "./requests-helpers.js";
 import { desktopSuite } from "./support/suite.js";
 
 /** An extension tool that opens the dialogs its input lists and returns the answers as JSON. */
@@ -200,6 +200,7 @@ describe("request cards", { skip: NO_BROWSER }, () => {
         ],
       });
       f.model.enqueue({ toolCalls: [ask] }, { text: "ok" });
+      await watchCardFocus(page);
       await askThroughPage(f.server, thread.id);
       // Each card takes the keyboard as it appears: nobody was typing elsewhere.
       const name = page.getByRole("group", { name: "Your name?" }).getByLabel("Your answer");
@@ -217,10 +218,17 @@ describe("request cards", { skip: NO_BROWSER }, () => {
       await page.keyboard.press("Control+Enter");
       const confirm = page.getByRole("group", { name: "Push it?" });
       await confirm.getByText("To origin.").waitFor();
+      // No wait for the focus here: a key pressed the moment a card shows goes to it. Had it gone
+      // to the page behind, Escape would have interrupted the turn and the card would be withdrawn.
       await page.keyboard.press("Escape");
       await confirm.waitFor({ state: "detached" });
       const result = await waitForToolResult(f.model, ask.id);
       assert.match(result, /answers \["Ada","draft\\nsecond line",(false|null)\]/);
+      assert.deepEqual(await cardsFocusedOnArrival(page), [
+        { title: "Your name?", focused: true },
+        { title: "Commit message", focused: true },
+        { title: "Push it?", focused: true },
+      ]);
     } finally {
       await closeAll(opened);
     }

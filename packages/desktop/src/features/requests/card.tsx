@@ -1,5 +1,5 @@
 import { createContext, type ComponentChildren, type JSX } from "preact";
-import { useContext, useEffect, useRef } from "preact/hooks";
+import { useContext, useLayoutEffect, useRef } from "preact/hooks";
 import type { PendingCard } from "./store.js";
 
 /**
@@ -19,12 +19,18 @@ function typing(): boolean {
 /** The sub-agent a card shown under its parent asks for; undefined for the shown thread's own cards. */
 export const AskedBy = createContext<string | undefined>(undefined);
 
-/** The frame every request card shares: a labelled group that takes focus when it appears, unless the user is typing. */
+/**
+ * The frame every request card shares: a labelled group that takes focus when
+ * it appears, unless the user is typing. The focus moves in the same commit
+ * that draws the card (a layout effect, not one after paint): a key pressed
+ * the moment the card shows goes to it, never to the page behind it, where
+ * Escape interrupts the turn.
+ */
 export function CardFrame({ card, title, children, kind }: { card: PendingCard; title: string; kind: string; children: ComponentChildren }): JSX.Element {
   const ref = useRef<HTMLElement>(null);
   const titleId = `request-title-${card.key.replace(/[^A-Za-z0-9_-]/g, "_")}`;
   const askedBy = useContext(AskedBy);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const root = ref.current;
     if (!root || typing()) return;
     const first = root.querySelector<HTMLElement>("[data-autofocus]") ?? root.querySelector<HTMLElement>("button, input, textarea, select");
