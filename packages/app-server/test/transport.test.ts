@@ -3,6 +3,7 @@ import { spawn } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { test } from "node:test";
 import { StdioTransport, MAX_PENDING_OUTPUT_BYTES } from "../src/index.js";
+import { Outbox } from "../src/rpc/outbox.js";
 import { EARLY_WRITES, Gathering, QUIET_MS, STREAM_MESSAGES } from "../src/transport/gathering.js";
 import { waitUntil } from "./support/harness.js";
 
@@ -142,7 +143,10 @@ test("a burst in one turn costs the first write, a few early ones and one at the
 test("a stream's turns that follow each other closely get no early writes; a few messages before, or a quiet moment, leave them", async () => {
   let now = 0;
   const calls: string[] = [];
-  const gathering = new Gathering({ opened: () => calls.push("opened"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") }, () => now);
+  const gathering = new Gathering(
+    { opened: () => calls.push("opened"), held: () => calls.push("held"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") },
+    () => now,
+  );
   const turn = async (messages: number) => {
     for (let i = 0; i < messages; i++) {
       gathering.added();
@@ -167,6 +171,63 @@ test("a stream's turns that follow each other closely get no early writes; a few
   now += QUIET_MS;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "after a quiet moment, early writes again");
+});
+
+test("a streaming delta queued later never causes a write: it goes with its turn's end, or with a message that must go out", async () => {
+  const { writes, output } = recordingOutput();
+  const transport = new StdioTransport({ input: new PassThrough(), output });
+  // A turn that begins with later messages holds them all, each queued by a job of its own, until the turn ends.
+  for (let n = 0; n < 50; n++) {
+    transport.sendLater(`d${n}`);
+    await Promise.resolve();
+  }
+  assert.equal(writes.length, 0, "nothing written before the turn's end");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(writes, [Array.from({ length: 50 }, (_, n) => `d${n}`)], "one write, in order");
+  // Later messages in a turn whose first went out at once start no early write; a message that must go out does, taking them along.
+  // (A new transport: right after the burst above, the next turn would be a stream's, which takes no early writes at all.)
+  const quiet = recordingOutput();
+  const other = new StdioTransport({ input: new PassThrough(), output: quiet.output });
+  const writesOf = quiet.writes;
+  other.send("first");
+  assert.deepEqual(writesOf, [["first"]]);
+  other.sendLater("d50");
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(writesOf.length, 1, "a later message starts no write at its job's end");
+  other.send("approval");
+  await new Promise<void>((resolve) => queueMicrotask(resolve));
+  assert.deepEqual(writesOf, [["first"], ["d50", "approval"]], "a message that must go out takes the later ones with it, in order");
+});
+
+test("a connection's first delta of an item goes out as any message; its next deltas wait for the turn's end, until the item ends", async () => {
+  const sent: { method: string; later: boolean }[] = [];
+  const transport = { backlog: () => 0 } as unknown as ConstructorParameters<typeof Outbox>[0];
+  const outbox = new Outbox(transport, (message, later) =>
+    sent.push({ method: `${message.method as string}:${(message.params as { delta?: string }).delta ?? ""}`, later: later === true }),
+  );
+  const delta = (itemId: string, text: string) => outbox.notify("item/agentMessage/delta", { threadId: "t", turnId: "u", itemId, delta: text });
+  delta("a", "1");
+  delta("a", "2");
+  delta("b", "1");
+  outbox.notify("item/completed", { threadId: "t", turnId: "u", item: { id: "a", type: "agentMessage", text: "12" } });
+  delta("a", "3");
+  delta("b", "2");
+  outbox.notify("turn/completed", { threadId: "t", turn: { id: "u" } });
+  delta("b", "3");
+  assert.deepEqual(
+    sent.map((s) => `${s.method}${s.later ? " later" : ""}`),
+    [
+      "item/agentMessage/delta:1",
+      "item/agentMessage/delta:2 later",
+      "item/agentMessage/delta:1",
+      "item/completed:",
+      "item/agentMessage/delta:3",
+      "item/agentMessage/delta:2 later",
+      "turn/completed:",
+      "item/agentMessage/delta:3",
+    ],
+  );
 });
 
 test("a message in parts goes out after what was queued before it, a write per part, as one line", async () => {

@@ -96,9 +96,10 @@ export async function* splitEvents(chunks: AsyncIterable<unknown>, options: { sl
     for (;;) {
       const end = lineFeedsOnly ? lineFeedEventEnd(view, searched) : eventEnd(buffer, searched, length);
       if (end === -1) break;
+      // Before the event, not after it: a read that arrives once the loop's turn is spent waits whole for a later turn.
+      if (slice.due()) await slice.pause();
       yield buffer.slice(start, end);
       start = searched = end;
-      if (slice.due()) await slice.pause();
     }
     // The last three bytes may begin a blank line the next read completes.
     searched = Math.max(start, length - 3);

@@ -85,3 +85,95 @@ describe("a slice that is due, and its pause", () => {
     assert.ok(slice.spent(resumed) <= resumed - paused, "a new slice begins after the pause");
   });
 });
+
+describe("the turn's budget, shared by all the slices of a turn of the loop", () => {
+  /**
+   * After turns in which no slice began or waited (nothing is left of any
+   * other test's slices): `count` slices begun at 0 on the test's clock,
+   * which then moves past the turn's budget, so no pause hands the turn on.
+   */
+  async function pastTheBudget(count: number) {
+    for (let i = 0; i < 4; i++) await turnOfTheLoop();
+    const clock = { now: 0 };
+    const slices = Array.from({ length: count }, () => new RelaySlice(() => clock.now));
+    for (const slice of slices) assert.equal(slice.due(), false, "a slice's first event is never due in a new turn");
+    clock.now = RELAY_SLICE_MS + 1;
+    return { clock, slices, slice: () => new RelaySlice(() => clock.now) };
+  }
+
+  test("once the slices of a turn used its budget, another is due before its first event; one the pump resumed still does its part", async () => {
+    const { clock, slice } = await pastTheBudget(1);
+    const late = slice();
+    assert.equal(late.due(), true, "the budget is spent: the late one waits for a later turn, before it handles anything");
+    // In the next turn, another slice spends that turn's budget before the pump resumes the late one (an immediate queued first).
+    const busy = slice();
+    setImmediate(() => {
+      clock.now = 100;
+      busy.due();
+      clock.now = 100 + RELAY_SLICE_MS + 1;
+    });
+    await late.pause();
+    assert.equal(clock.now, 100 + RELAY_SLICE_MS + 1, "resumed after the busy slice spent the turn");
+    assert.equal(late.due(), false, "just resumed, it does its part even though the turn's budget is gone");
+    clock.now += late.length() + 0.01;
+    assert.equal(late.due(), true, "and then it is due");
+  });
+
+  test("paused slices resume one per turn of the loop, in the order they paused", async () => {
+    const { slices } = await pastTheBudget(3);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const resumed: [number, number][] = [];
+    await Promise.all(slices.map((slice, i) => slice.pause().then(() => resumed.push([i, turns]))));
+    counting = false;
+    assert.deepEqual(
+      resumed.map(([i]) => i),
+      [0, 1, 2],
+    );
+    assert.ok(resumed[0]![1] < resumed[1]![1] && resumed[1]![1] < resumed[2]![1], `one a turn: ${JSON.stringify(resumed)}`);
+  });
+
+  test("a slice that pauses while the turn's budget lasts hands the turn on to the next one waiting, without a turn of the loop", async () => {
+    const {
+      slices: [a, b],
+    } = await pastTheBudget(2);
+    const bWaits = b!.pause();
+    const aWaits = a!.pause();
+    // The pump resumes b first (it paused first); b pauses again at once, while its new turn's budget lasts: a goes on in that turn.
+    await bWaits;
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    const bAgain = b!.pause();
+    await aWaits;
+    assert.equal(turned, false, "a went on before the loop turned");
+    await bAgain;
+  });
+
+  test("a slice's first pause goes ahead of slices that paused more often", async () => {
+    const {
+      clock,
+      slices: [old],
+      slice,
+    } = await pastTheBudget(1);
+    const fresh = slice();
+    await old!.pause();
+    clock.now += RELAY_SLICE_MS + 1;
+    const order: string[] = [];
+    await Promise.all([old!.pause().then(() => order.push("old")), fresh.pause().then(() => order.push("fresh"))]);
+    assert.deepEqual(order, ["fresh", "old"], "the one pausing for the first time went first, though it paused last");
+  });
+
+  test("while many wait for a turn, each slice gets a part of the budget as small as their number asks, never below the least", async () => {
+    const { slices } = await pastTheBudget(3);
+    const waits = slices.slice(1).map((slice) => slice.pause());
+    assert.equal(slices[0]!.length(), Math.max(MIN_RELAY_SLICE_MS, RELAY_SLICE_MS / 3), "itself and the two waiting");
+    await Promise.all(waits);
+  });
+});

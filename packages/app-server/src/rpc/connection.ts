@@ -65,7 +65,7 @@ export class Connection {
     log: Logger,
   ) {
     this.log = log.child(`${kind}#${this.id}`);
-    this.outbox = new Outbox(transport, (message) => this.write(message));
+    this.outbox = new Outbox(transport, (message, later) => this.write(message, later));
     this.detach = [
       transport.onMessage((text) => this.receive(text)),
       transport.onFault((fault) => this.notifyError(fault.message, fault.kind)),
@@ -205,7 +205,8 @@ export class Connection {
     this.transport.close(reason);
   }
 
-  private write(message: Record<string, unknown>): void {
+  /** `later`: the message may wait for the end of the event loop's turn (see ServerTransport.sendLater). */
+  private write(message: Record<string, unknown>, later = false): void {
     if (this.currentState === "closed") return;
     let parts: string[] | undefined;
     let text = "";
@@ -216,8 +217,10 @@ export class Connection {
       this.log.error("could not serialize an outgoing message", error);
       return;
     }
-    if (parts === undefined) this.transport.send(text);
-    else if (this.transport.sendParts) this.transport.sendParts(parts);
+    if (parts === undefined) {
+      if (later && this.transport.sendLater) this.transport.sendLater(text);
+      else this.transport.send(text);
+    } else if (this.transport.sendParts) this.transport.sendParts(parts);
     else this.transport.send(parts.join(""));
   }
 

@@ -25,6 +25,9 @@ const STATE_OF: Readonly<Record<string, (params: Params) => string | undefined>>
   "ui/widget": (p) => `${text(p.threadId)}\u0000${text(p.key)}`,
 };
 
+/** Items whose streaming one connection keeps track of at most (see Outbox.streaming). */
+const MAX_STREAMING_ITEMS = 1024;
+
 /** Notifications that stream an item's text: many, small, and `item/completed` carries the whole of it. */
 export const DELTAS: ReadonlySet<string> = new Set(["item/agentMessage/delta", "item/reasoning/delta"]);
 
@@ -57,10 +60,17 @@ export class Outbox {
   private readonly waiting = new Map<string, { threadId: string | undefined; message: Message }>();
   /** Items whose deltas this connection no longer gets, with their thread. */
   private readonly skipped = new Map<string, string | undefined>();
+  /**
+   * Items this connection was sent a delta of, with their thread: their
+   * next deltas go out with the rest of the event loop's turn (`later`),
+   * never in a write of their own. An item's first delta is what a client
+   * waits for; the ones after it stream.
+   */
+  private readonly streaming = new Map<string, string | undefined>();
 
   constructor(
     private readonly transport: ServerTransport,
-    private readonly write: (message: Message) => void,
+    private readonly write: (message: Message, later?: boolean) => void,
   ) {}
 
   private get behind(): boolean {
@@ -102,7 +112,14 @@ export class Outbox {
       return;
     }
     this.before(threadId);
-    this.write({ method, params });
+    const later = this.streaming.has(itemId);
+    if (!later) {
+      // Items whose end this connection never hears (it left their thread mid-stream) must not pile up over a day:
+      // forgetting them all costs only a write for each one's next delta.
+      if (this.streaming.size >= MAX_STREAMING_ITEMS) this.streaming.clear();
+      this.streaming.set(itemId, threadId);
+    }
+    this.write({ method, params }, later);
   }
 
   /** Before something else goes out: all that waits once the client caught up, else what waits for the same thread. */
@@ -120,11 +137,13 @@ export class Outbox {
     }
   }
 
-  /** An item this connection skipped deltas of ended (completed, withdrawn, or its turn is over): nothing of it is skipped any more. */
+  /** An item ended (completed, withdrawn, or its turn is over): nothing of it is skipped or streaming any more. */
   private itemEnded(method: string, params: Params, threadId: string | undefined): void {
-    if (this.skipped.size === 0) return;
-    if (method === "item/completed") this.skipped.delete(text((params.item as Params | undefined)?.id) ?? "");
-    else if (method === "item/removed") this.skipped.delete(text(params.itemId) ?? "");
-    else if (method === "turn/completed") for (const [itemId, thread] of this.skipped) if (thread === threadId) this.skipped.delete(itemId);
+    for (const items of [this.skipped, this.streaming]) {
+      if (items.size === 0) continue;
+      if (method === "item/completed") items.delete(text((params.item as Params | undefined)?.id) ?? "");
+      else if (method === "item/removed") items.delete(text(params.itemId) ?? "");
+      else if (method === "turn/completed") for (const [itemId, thread] of items) if (thread === threadId) items.delete(itemId);
+    }
   }
 }

@@ -8,6 +8,8 @@ export const STREAM_MESSAGES = 8;
 export interface GatheredOutput {
   /** The first message of a turn has just been queued: it goes out now, and what follows is held. */
   opened(): void;
+  /** A turn begins with a message that waits for the turn's end (see `addLater`): hold it and what follows. */
+  held(): void;
   /** What is held goes out now; more may follow in the same turn. */
   flushed(): void;
   /** The turn of the event loop is over: what is held goes out, and nothing is held any longer. */
@@ -37,6 +39,13 @@ export interface GatheredOutput {
  * a model that answers within milliseconds sends its first delta right
  * after the turn's start was written, and that delta must not wait for the
  * reply's end.
+ *
+ * A message no one waits for at once (`addLater`: the next delta of a text
+ * already streaming) never causes a write: it goes out with the rest of its
+ * turn. Fifty threads streaming, one connection each, get their turns of
+ * the loop one after another, a few deltas each; as the first of a turn
+ * each delta cost a write of its own, and the writes a fifth of the
+ * server's time.
  */
 export class Gathering {
   private open = false;
@@ -59,17 +68,29 @@ export class Gathering {
   added(): void {
     this.gathered++;
     if (!this.open) {
-      this.open = true;
-      const lastWasCloseToo = this.closeAfterLast;
-      this.closeAfterLast = this.now() - this.lastClosedAt < QUIET_MS;
-      this.early = this.closeAfterLast && (lastWasCloseToo || this.lastGathered >= STREAM_MESSAGES) ? EARLY_WRITES : 0;
+      this.begin();
       this.output.opened();
-      setImmediate(this.endOfTurn);
       return;
     }
     if (this.flushQueued || this.early >= EARLY_WRITES) return;
     this.flushQueued = true;
     queueMicrotask(this.endOfJob);
+  }
+
+  /** Call before a message that waits for the end of its turn is queued: it starts no write, and holds output if it opens the turn. */
+  addLater(): void {
+    this.gathered++;
+    if (this.open) return;
+    this.begin();
+    this.output.held();
+  }
+
+  private begin(): void {
+    this.open = true;
+    const lastWasCloseToo = this.closeAfterLast;
+    this.closeAfterLast = this.now() - this.lastClosedAt < QUIET_MS;
+    this.early = this.closeAfterLast && (lastWasCloseToo || this.lastGathered >= STREAM_MESSAGES) ? EARLY_WRITES : 0;
+    setImmediate(this.endOfTurn);
   }
 
   private readonly endOfJob = (): void => {

@@ -26,7 +26,13 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
   /** Messages queued and not yet written, written out together (see Gathering for when). */
   private batch: string[] = [];
   private batchBytes = 0;
-  private readonly gathering = new Gathering({ opened: () => this.writeOut(), flushed: () => this.writeOut(), closed: () => this.writeOut() });
+  private readonly gathering = new Gathering({
+    opened: () => this.writeOut(),
+    // The batch holds what is queued until the next write.
+    held: () => undefined,
+    flushed: () => this.writeOut(),
+    closed: () => this.writeOut(),
+  });
 
   constructor(private readonly options: StdioTransportOptions) {
     super();
@@ -59,10 +65,20 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
 
   send(text: string): void {
     if (this.closed) return;
+    this.queue(text);
+    this.gathering.added();
+  }
+
+  sendLater(text: string): void {
+    if (this.closed) return;
+    this.gathering.addLater();
+    this.queue(text);
+  }
+
+  private queue(text: string): void {
     this.batch.push(text);
     this.batchBytes += text.length + 1;
     if (this.batchBytes >= BATCH_LIMIT) this.writeOut();
-    this.gathering.added();
   }
 
   /**

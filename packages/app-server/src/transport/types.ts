@@ -32,6 +32,12 @@ export interface ServerTransport extends MessageTransport {
    * encoded; without this, the parts are joined and sent.
    */
   sendParts?(parts: readonly string[]): void;
+  /**
+   * Queues a message no one waits for at once (the next delta of a text
+   * already streaming): it goes out with what its turn of the event loop
+   * sends, never in a write of its own. Without this, it is sent as any.
+   */
+  sendLater?(text: string): void;
 }
 
 /**

@@ -87,6 +87,7 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
   /** When the socket is held corked, and when it lets what it holds go (see Gathering). */
   private readonly gathering = new Gathering({
     opened: () => this.raw.cork(),
+    held: () => this.raw.cork(),
     flushed: () => {
       this.raw.uncork();
       this.raw.cork();
@@ -122,11 +123,26 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
 
   send(text: string): void {
     if (this.closed) return;
+    this.queue(text);
+    this.gathering.added();
+    this.checkBacklog();
+  }
+
+  sendLater(text: string): void {
+    if (this.closed) return;
+    this.gathering.addLater();
+    this.queue(text);
+    this.checkBacklog();
+  }
+
+  private queue(text: string): void {
     this.unwritten++;
     this.socket.send(text, () => {
       if (--this.unwritten === 0) this.drains.emit();
     });
-    this.gathering.added();
+  }
+
+  private checkBacklog(): void {
     if (this.socket.bufferedAmount > MAX_PENDING_OUTPUT_BYTES) {
       this.socket.terminate();
       this.finish(new Error(`more than ${MAX_PENDING_OUTPUT_BYTES} bytes of output left unread`));
