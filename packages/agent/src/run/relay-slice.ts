@@ -14,7 +14,7 @@
  */
 export const RELAY_SLICE_MS = 4;
 /** The least one slice runs before it lets the loop turn, however many share the time. */
-export const MIN_RELAY_SLICE_MS = 0.1;
+export const MIN_RELAY_SLICE_MS = 0.2;
 
 /**
  * Turns of the event loop seen so far, counted by one immediate: armed when
