@@ -65,11 +65,52 @@ const OURS = `function iterSSEChunks(iterator) {
 /** Both splitters' text, for the tests that hold ours to theirs. */
 export const SPLITTERS = { theirs: THEIRS, ours: OURS };
 
-const IMPORT = 'import { splitEvents as KnightcodeSplitEvents } from "@knightcode/agent/run/sse-split";\n';
+/**
+ * The loop of `_iterSSEMessages` that turns the events into messages, line
+ * by line (the same text in both SDKs; the rest of the function names each
+ * SDK's own error class). Ours (`sseMessages`, packages/agent/src/run/
+ * sse-messages.ts) decodes an event with no CR in one call and cuts it at
+ * its line feeds, and hands the lines to their own event decoder; any other
+ * read, and every one after it, goes through their line decoder as before.
+ */
+const THEIR_MESSAGES = `    const sseDecoder = new SSEDecoder();
+    const lineDecoder = new LineDecoder();
+    const iter = ReadableStreamToAsyncIterable(response.body);
+    for await (const sseChunk of iterSSEChunks(iter)) {
+        for (const line of lineDecoder.decode(sseChunk)) {
+            const sse = sseDecoder.decode(line);
+            if (sse)
+                yield sse;
+        }
+    }
+    for (const line of lineDecoder.flush()) {
+        const sse = sseDecoder.decode(line);
+        if (sse)
+            yield sse;
+    }`;
 
-/** The module's text with our splitter in place of theirs; throws when the text is not the one this was written for. */
+const OUR_MESSAGES = `    // Replaced at build time by scripts/lib/sse-chunks.mjs: an event with no CR is decoded whole, not line by line.
+    yield* KnightcodeSseMessages(iterSSEChunks(ReadableStreamToAsyncIterable(response.body)), new LineDecoder(), new SSEDecoder());`;
+
+/** Both loops' text, for the tests that hold ours to theirs. */
+export const MESSAGE_LOOPS = { theirs: THEIR_MESSAGES, ours: OUR_MESSAGES };
+
+const IMPORTS = [
+  'import { splitEvents as KnightcodeSplitEvents } from "@knightcode/agent/run/sse-split";',
+  'import { sseMessages as KnightcodeSseMessages } from "@knightcode/agent/run/sse-messages";',
+];
+
+/** The module's text with our splitter and our message loop in place of theirs; throws when the text is not the one this was written for. */
 export function linearSseChunks(text, path) {
-  return replaceOnce(text, path, { theirs: THEIRS, ours: OURS, preamble: IMPORT, what: "iterSSEChunks", why: "scripts/lib/sse-chunks.mjs" });
+  const why = "scripts/lib/sse-chunks.mjs";
+  const split = replaceOnce(text, path, { theirs: THEIRS, ours: OURS, preamble: "", what: "iterSSEChunks", why });
+  return replaceOnce(split, path, {
+    theirs: THEIR_MESSAGES,
+    ours: OUR_MESSAGES,
+    preamble: IMPORTS.map((line) => `${line}\n`).join(""),
+    what: "_iterSSEMessages",
+    why,
+  });
 }
 
 /** The esbuild plugin applying it to both SDKs. */

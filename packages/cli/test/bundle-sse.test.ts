@@ -15,6 +15,7 @@ interface SseChunks {
   nativeNewlineIndex(text: string, path: string): string;
   SSE_STREAMING_MODULE: RegExp;
   SPLITTERS: { theirs: string; ours: string };
+  MESSAGE_LOOPS: { theirs: string; ours: string };
   NEWLINE_FINDERS: { theirs: string; ours: string };
 }
 const fileImport = async <T>(...parts: string[]) => (await import(pathToFileURL(join(ROOT, ...parts)).href)) as T;
@@ -113,34 +114,151 @@ describe("the SDKs' event splitter, replaced at build time", () => {
     );
   });
 
-  test("each installed SDK's streaming module gets our splitter in place of theirs, and nothing else changes", async () => {
-    const { linearSseChunks, SSE_STREAMING_MODULE, SPLITTERS } = await sseChunks();
+  test("each installed SDK's streaming module gets our splitter and message loop in place of theirs, and nothing else changes", async () => {
+    const { linearSseChunks, SSE_STREAMING_MODULE, SPLITTERS, MESSAGE_LOOPS } = await sseChunks();
     for (const sdk of SDKS) {
       const path = join(ROOT, "node_modules", sdk, "core", "streaming.mjs");
       assert.match(path, SSE_STREAMING_MODULE, `the plugin's filter takes ${sdk}`);
       const before = readFileSync(path, "utf8");
       const after = linearSseChunks(before, path);
-      const [importLine, ...rest] = after.split("\n");
-      assert.equal(importLine, 'import { splitEvents as KnightcodeSplitEvents } from "@knightcode/agent/run/sse-split";', sdk);
-      assert.equal(rest.join("\n").replace(SPLITTERS.ours, SPLITTERS.theirs), before, sdk);
+      const [splitImport, messagesImport, ...rest] = after.split("\n");
+      assert.equal(splitImport, 'import { splitEvents as KnightcodeSplitEvents } from "@knightcode/agent/run/sse-split";', sdk);
+      assert.equal(messagesImport, 'import { sseMessages as KnightcodeSseMessages } from "@knightcode/agent/run/sse-messages";', sdk);
+      assert.equal(rest.join("\n").replace(SPLITTERS.ours, SPLITTERS.theirs).replace(MESSAGE_LOOPS.ours, MESSAGE_LOOPS.theirs), before, sdk);
     }
   });
 
   test("a text it was not written for fails the build instead of passing unchanged", async () => {
-    const { linearSseChunks, SPLITTERS } = await sseChunks();
-    assert.match(linearSseChunks(SPLITTERS.theirs, "/x/streaming.mjs"), /return KnightcodeSplitEvents\(iterator\);/);
-    const changed = SPLITTERS.theirs.replace("data.slice(patternIndex);", "data.subarray(patternIndex);");
+    const { linearSseChunks, SPLITTERS, MESSAGE_LOOPS } = await sseChunks();
+    const both = `${SPLITTERS.theirs}\n${MESSAGE_LOOPS.theirs}`;
+    assert.match(linearSseChunks(both, "/x/streaming.mjs"), /return KnightcodeSplitEvents\(iterator\);/);
+    const changed = both.replace("data.slice(patternIndex);", "data.subarray(patternIndex);");
     assert.throws(() => linearSseChunks(changed, "/x/streaming.mjs"), /\/x\/streaming\.mjs: iterSSEChunks changed/);
-    assert.throws(() => linearSseChunks(SPLITTERS.theirs + SPLITTERS.theirs, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
+    assert.throws(() => linearSseChunks(SPLITTERS.theirs + both, "/x/streaming.mjs"), /iterSSEChunks changed/, "twice");
+    assert.throws(() => linearSseChunks(both.replace("if (sse)", "if (sse != null)"), "/x/streaming.mjs"), /_iterSSEMessages changed/);
+    assert.throws(() => linearSseChunks(SPLITTERS.theirs, "/x/streaming.mjs"), /_iterSSEMessages changed/, "missing");
   });
 
-  test("the bundle the server runs holds our splitter for both SDKs, and none of theirs", () => {
+  test("the bundle the server runs holds our splitter and message loop for both SDKs, and none of theirs", () => {
     const text = readdirSync(BUNDLE)
       .filter((name) => name.endsWith(".mjs"))
       .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
       .join("\n");
     assert.equal(text.match(/data\s*=\s*data\.slice\(patternIndex\)/g)?.length ?? 0, 0);
     assert.equal(text.match(/function iterSSEChunks\(iterator\)\{return splitEvents\(iterator\)\}/g)?.length ?? 0, SDKS.length);
+    assert.equal(
+      text.match(/yield\*sseMessages\(iterSSEChunks\(ReadableStreamToAsyncIterable\(response\.body\)\),new LineDecoder,new SSEDecoder\)/g)?.length ?? 0,
+      SDKS.length,
+    );
+    assert.equal(text.match(/for\s*\(\s*(?:const|let) line of lineDecoder\.decode\(sseChunk\)\)/g)?.length ?? 0, 0);
+  });
+});
+
+/** A message as the SDKs' event decoder makes one. */
+type Message = { event: string | null; data: string; raw: string[] };
+type MessagesOf = (chunks: AsyncIterable<unknown>) => AsyncIterable<Message>;
+
+/** Their event decoder's class (and `partition`, which it calls), from the SDK's own text: the module does not export it. */
+function theirEventDecoder(): new () => { decode(line: string): Message | null } {
+  const text = readFileSync(join(ROOT, "node_modules", "openai", "core", "streaming.mjs"), "utf8");
+  const at = text.indexOf("class SSEDecoder {");
+  const end = text.indexOf("//# sourceMappingURL");
+  assert.ok(at !== -1 && end > at, "the SDK's event decoder is where it was");
+  return new Function(`${text.slice(at, end)}\nreturn SSEDecoder;`)();
+}
+
+describe("the SDKs' message loop, replaced at build time", () => {
+  test("ours gives exactly the messages theirs gives, for any fields, comments, separators, byte order marks and broken UTF-8, however cut", async () => {
+    const { MESSAGE_LOOPS } = await sseChunks();
+    const { LineDecoder } = await fileImport<{ LineDecoder: new () => { decode(chunk: unknown): string[]; flush(): string[] } }>(
+      "node_modules",
+      "openai",
+      "internal",
+      "decoders",
+      "line.mjs",
+    );
+    const SSEDecoder = theirEventDecoder();
+    const split = await ourSplitter();
+    const theirLoop = new Function(
+      "SSEDecoder",
+      "LineDecoder",
+      "ReadableStreamToAsyncIterable",
+      "iterSSEChunks",
+      `return async function* (response) {\n${MESSAGE_LOOPS.theirs}\n};`,
+    );
+    const theirs: MessagesOf = (chunks) => theirLoop(SSEDecoder, LineDecoder, (body: unknown) => body, split)({ body: chunks });
+    const { sseMessages } = await fileImport<{ sseMessages: (chunks: AsyncIterable<unknown>, lines: unknown, events: unknown) => AsyncIterable<Message> }>(
+      "packages",
+      "agent",
+      "dist",
+      "src",
+      "run",
+      "sse-messages.js",
+    );
+    const ours: MessagesOf = (chunks) => sseMessages(split(chunks), new LineDecoder(), new SSEDecoder());
+    const seed = seedFromEnv("SSE_SPLIT_SEED", 31);
+    const rng = new Random(seed);
+    const random = () => rng.next();
+    const lines = [
+      `data: {"t":"é漢🙂"}`,
+      "data:",
+      "data:  two spaces",
+      "event: response.output_text.delta",
+      "event:",
+      ": a comment",
+      "id: 7",
+      "retry: 10",
+      "nocolon",
+      "data: \ufeffmarked",
+      "\ufeffdata: a mark first",
+    ];
+    const broken = [Buffer.from([0xe2, 0x82]), Buffer.from([0xc3]), Buffer.from([0xff])];
+    /** 120 events of one to four lines, each line ended by one of `ends`, each event by one of `blanks`. */
+    const drawn = (ends: readonly string[], blanks: readonly string[], marks: boolean) => {
+      const parts: Buffer[] = [];
+      for (let i = 0; i < 120; i++) {
+        for (let n = rng.int(4); n >= 0; n--) {
+          const line = rng.pick(lines);
+          if (!marks && line.includes("\ufeff")) continue;
+          parts.push(Buffer.from(line));
+          if (marks && rng.chance(0.05)) parts.push(rng.pick(broken));
+          parts.push(Buffer.from(rng.pick(ends)));
+        }
+        parts.push(Buffer.from(rng.pick(blanks)));
+      }
+      parts.push(Buffer.from("data: torn"));
+      return Buffer.concat(parts);
+    };
+    async function all(messagesOf: MessagesOf, chunks: unknown[]): Promise<Message[]> {
+      async function* source() {
+        for (const chunk of chunks) yield chunk;
+      }
+      const out: Message[] = [];
+      for await (const message of messagesOf(source())) out.push({ event: message.event, data: message.data, raw: [...message.raw] });
+      return out;
+    }
+    let compared = 0;
+    const CRS = ["\n", "\r", "\r\n"];
+    for (const most of [1, 9, 300, 70_000]) {
+      for (const [ends, blanks, marks] of [
+        // Line feeds alone: every event is decoded whole.
+        [["\n"], ["\n"], false],
+        // Marks and broken UTF-8 in them: the events with a mark go line by line, and all after them.
+        [["\n"], ["\n"], true],
+        // Lines ended by CR or CRLF in events ended by a line feed: the first such event goes line by line.
+        [CRS, ["\n"], false],
+        // Events ended by CR or CRLF as well.
+        [CRS, CRS, true],
+      ] as const) {
+        const chunks = cut(drawn(ends, blanks, marks), random, most);
+        const expected = await all(theirs, chunks);
+        const label = `pieces of up to ${most} bytes, lines ended by ${JSON.stringify(ends)}, events by ${JSON.stringify(blanks)}, marks ${marks} (SSE_SPLIT_SEED=${seed})`;
+        assert.deepEqual(await all(ours, chunks), expected, label);
+        assert.ok(expected.length > 50);
+        compared += expected.length;
+      }
+    }
+    assert.ok(compared > 1000, `${compared} messages compared`);
   });
 });
 
