@@ -53,12 +53,14 @@ async function ourSplitter(): Promise<Splitter> {
   return (chunks) => splitEvents(chunks, { slice: new EveryNth() });
 }
 
+/** `chunks` handed over one by one, as a response body's reads. */
+async function* readsOf(chunks: readonly unknown[]): AsyncGenerator<unknown> {
+  for (const chunk of chunks) yield chunk;
+}
+
 async function collect(split: Splitter, chunks: unknown[]): Promise<string[]> {
-  async function* source() {
-    for (const chunk of chunks) yield chunk;
-  }
   const out: string[] = [];
-  for await (const event of split(source())) out.push(Buffer.from(event).toString("latin1"));
+  for await (const event of split(readsOf(chunks))) out.push(Buffer.from(event).toString("latin1"));
   return out;
 }
 
@@ -230,11 +232,8 @@ describe("the SDKs' message loop, replaced at build time", () => {
       return Buffer.concat(parts);
     };
     async function all(messagesOf: MessagesOf, chunks: unknown[]): Promise<Message[]> {
-      async function* source() {
-        for (const chunk of chunks) yield chunk;
-      }
       const out: Message[] = [];
-      for await (const message of messagesOf(source())) out.push({ event: message.event, data: message.data, raw: [...message.raw] });
+      for await (const message of messagesOf(readsOf(chunks))) out.push({ event: message.event, data: message.data, raw: [...message.raw] });
       return out;
     }
     let compared = 0;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MIN_RELAY_SLICE_MS, RELAY_SLICE_MS, RelaySlice } from "../../src/run/relay-slice.js";
+import { countLoopTurns } from "../support/loop-turns.js";
 
 const turnOfTheLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 const immediates = () => process.getActiveResourcesInfo().filter((name) => name === "Immediate").length;
@@ -121,16 +122,10 @@ describe("the turn's budget, shared by all the slices of a turn of the loop", ()
 
   test("paused slices resume one per turn of the loop, in the order they paused", async () => {
     const { slices } = await pastTheBudget(3);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      turns++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countLoopTurns();
     const resumed: [number, number][] = [];
-    await Promise.all(slices.map((slice, i) => slice.pause().then(() => resumed.push([i, turns]))));
-    counting = false;
+    await Promise.all(slices.map((slice, i) => slice.pause().then(() => resumed.push([i, loop.turns]))));
+    loop.stop();
     assert.deepEqual(
       resumed.map(([i]) => i),
       [0, 1, 2],

@@ -5,6 +5,7 @@ import { loadEngine } from "../../src/models/engine.js";
 import type { ProviderStream } from "../../src/models/models-json.js";
 import { RELAY_SLICE_MS } from "../../src/run/relay-slice.js";
 import { stallGuardedStream } from "../../src/run/stall-guard.js";
+import { countLoopTurns } from "../support/loop-turns.js";
 import { noUsage as usage, ownModel as model } from "../support/own-model.js";
 
 const { ai } = await loadEngine();
@@ -34,13 +35,7 @@ describe("the relay's slices of the event loop", () => {
       yield* reply();
     };
     // Turns of the loop, counted while the reply relays: an immediate runs only when the relay lets the loop turn.
-    let turns = 0;
-    let relaying = true;
-    const count = () => {
-      turns++;
-      if (relaying) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = countLoopTurns();
     const stream = await stallGuardedStream(
       ai,
       60_000,
@@ -50,11 +45,11 @@ describe("the relay's slices of the event loop", () => {
     )(model, context, {});
     const seen: { type: string; turns: number }[] = [];
     for await (const event of stream) {
-      seen.push({ type: event.type, turns });
+      seen.push({ type: event.type, turns: loop.turns });
       // What the relay does with each event costs more than a whole slice.
       now += RELAY_SLICE_MS + 1;
     }
-    relaying = false;
+    loop.stop();
     assert.deepEqual(
       seen.map((s) => s.type),
       reply().map((e) => e.type),
