@@ -30,6 +30,10 @@ const outdir = `${root}/packages/cli/dist/bundle`;
  * bundled so that the version each package pinned is the one that runs: from
  * the bundle's folder, a bare import would find whatever version the root's
  * node_modules holds for another dependency (an older lru-cache).
+ * jsonc-parser and picomatch load with the thread layer; as CommonJS
+ * packages of their own, the first of them woke Node's CommonJS loader
+ * inside an ES module process, which cost 6 MiB of memory and 10 ms, where
+ * bundled they cost 0.7 MiB and 2 ms (measured by importing each alone).
  */
 const BUNDLED_PACKAGES = [
   "@knightcode/",
@@ -39,6 +43,8 @@ const BUNDLED_PACKAGES = [
   "partial-json",
   "diff",
   "lru-cache",
+  "jsonc-parser",
+  "picomatch",
   "openai",
   "@anthropic-ai/sdk",
 ];
@@ -46,6 +52,23 @@ function bundled(specifier) {
   return specifier.startsWith("node:") || BUNDLED_PACKAGES.some((name) => specifier === name || specifier.startsWith(name.endsWith("/") ? name : `${name}/`));
 }
 
+/**
+ * jsonc-parser's main file is a UMD build that loads its parts with
+ * `require`; its ES module build is the same code as modules, which the
+ * bundle takes as it takes our own.
+ */
+const jsoncParserModules = {
+  name: "jsonc-parser-modules",
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, async (args) => {
+      const { createRequire } = await import("node:module");
+      const main = createRequire(args.importer).resolve("jsonc-parser");
+      const modules = main.replace(/[\\/]umd[\\/]main\.js$/, "/esm/main.js");
+      if (modules === main) throw new Error(`${main}: jsonc-parser's layout changed; update scripts/build.mjs`);
+      return { path: modules };
+    });
+  },
+};
 /**
  * pi-ai loads its Bedrock provider through a helper that hides the path from
  * bundlers; spelled out, the provider becomes a chunk of its own like the
@@ -96,6 +119,7 @@ await build({
   target: "node20",
   plugins: [
     bedrockImport,
+    jsoncParserModules,
     modelsAsJson,
     sseChunksPlugin,
     newlineIndexPlugin,
