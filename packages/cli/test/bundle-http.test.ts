@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { ROOT, bundleText } from "./bundle-support.js";
 
-/** The repository's root, from packages/cli/dist/test. */
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const BUNDLE = join(ROOT, "packages", "cli", "dist", "bundle");
 const SDKS = ["openai", "@anthropic-ai/sdk"];
 
 interface Site {
@@ -56,10 +54,7 @@ describe("the bundled SDKs' HTTP: our transport and header fields", () => {
   });
 
   test("the bundle the server runs sends both SDKs' requests through our transport, and names none of undici's globals at their sites", () => {
-    const text = readdirSync(BUNDLE)
-      .filter((name) => name.endsWith(".mjs"))
-      .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
-      .join("\n");
+    const text = bundleText();
     const count = (pattern: RegExp) => text.match(pattern)?.length ?? 0;
     assert.equal(count(/function getDefaultFetch\(\)\{return modelFetch\}/g), 2, "both SDKs' default fetch is ours");
     assert.equal(count(/HeaderFields\.isFieldList\(headers\)/g), 2);

@@ -1,14 +1,8 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
-
-/** The repository's root, from packages/cli/dist/test. */
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const BUNDLE = join(ROOT, "packages", "cli", "dist", "bundle");
-const files = () => readdirSync(BUNDLE).filter((name) => name.endsWith(".mjs"));
-const text = (name: string) => readFileSync(join(BUNDLE, name), "utf8");
+import { pathToFileURL } from "node:url";
+import { BUNDLE, bundleModules, moduleText } from "./bundle-support.js";
 
 /** The chunks a module imports statically, and the packages it imports statically by name. */
 function staticImports(source: string): { chunks: string[]; packages: string[] } {
@@ -29,7 +23,7 @@ function closure(roots: string[]): Map<string, string[]> {
   while (queue.length > 0) {
     const name = queue.pop()!;
     if (seen.has(name)) continue;
-    const { chunks, packages } = staticImports(text(name));
+    const { chunks, packages } = staticImports(moduleText(name));
     seen.set(name, packages);
     queue.push(...chunks);
   }
@@ -38,8 +32,8 @@ function closure(roots: string[]): Map<string, string[]> {
 
 /** The chunk a method's handler, or the thread manager, loads from: read off the bundle's own dynamic imports. */
 function dynamicTarget(pattern: RegExp): string {
-  for (const name of files()) {
-    const match = pattern.exec(text(name));
+  for (const name of bundleModules()) {
+    const match = pattern.exec(moduleText(name));
     if (match) return match[1]!;
   }
   throw new Error(`no chunk of the bundle matches ${pattern}`);
@@ -62,11 +56,11 @@ describe("the bundle's third-party packages", () => {
   });
 
   test("jsonc-parser and picomatch are inside the bundle, and work there", async () => {
-    for (const name of files()) {
-      assert.doesNotMatch(text(name), /from\s*"(?:jsonc-parser|picomatch)"|import\("(?:jsonc-parser|picomatch)"\)/, name);
+    for (const name of bundleModules()) {
+      assert.doesNotMatch(moduleText(name), /from\s*"(?:jsonc-parser|picomatch)"|import\("(?:jsonc-parser|picomatch)"\)/, name);
     }
     const holding = (exported: string) => {
-      const name = files().find((file) => new RegExp(`export\\s*\\{[^}]*\\b${exported}\\b[^}]*\\}`).test(text(file)));
+      const name = bundleModules().find((file) => new RegExp(`export\\s*\\{[^}]*\\b${exported}\\b[^}]*\\}`).test(moduleText(file)));
       assert.ok(name, `a chunk exports ${exported}`);
       return import(pathToFileURL(join(BUNDLE, name)).href);
     };

@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Random, seedFromEnv } from "@knightcode/testkit";
+import { ROOT, bundleText } from "./bundle-support.js";
 
-/** The repository's root, from packages/cli/dist/test. */
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const BUNDLE = join(ROOT, "packages", "cli", "dist", "bundle");
 const SDKS = ["openai", "@anthropic-ai/sdk"];
 
 interface SseChunks {
@@ -142,10 +140,7 @@ describe("the SDKs' event splitter, replaced at build time", () => {
   });
 
   test("the bundle the server runs holds our splitter and message loop for both SDKs, and none of theirs", () => {
-    const text = readdirSync(BUNDLE)
-      .filter((name) => name.endsWith(".mjs"))
-      .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
-      .join("\n");
+    const text = bundleText();
     assert.equal(text.match(/data\s*=\s*data\.slice\(patternIndex\)/g)?.length ?? 0, 0);
     assert.equal(text.match(/function iterSSEChunks\(iterator\)\{return splitEvents\(iterator\)\}/g)?.length ?? 0, SDKS.length);
     assert.equal(
@@ -291,10 +286,7 @@ describe("the SDKs' line finder, replaced at build time", () => {
   });
 
   test("the bundle the server runs holds our finder for both SDKs, and no loop over every byte", () => {
-    const text = readdirSync(BUNDLE)
-      .filter((name) => name.endsWith(".mjs"))
-      .map((name) => readFileSync(join(BUNDLE, name), "utf8"))
-      .join("\n");
+    const text = bundleText();
     assert.equal(
       text.match(/function findNewlineIndex\(buffer,startIndex\)\{let from=startIndex\?\?0,newline=buffer\.indexOf\(10,from\)/g)?.length ?? 0,
       SDKS.length,
