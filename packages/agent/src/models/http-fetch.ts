@@ -1,7 +1,7 @@
 import { type Agent, type ClientRequest, Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import type { Readable } from "node:stream";
 import { HeaderFields } from "./http-headers.js";
-import { bodyStream, HttpResponse } from "./http-response.js";
+import { HttpResponse, ModelBody } from "./http-response.js";
 
 /** Both agents' options: a connection kept for the next request may sit unused 15 s (less when the server's keep-alive hint says so). */
 const AGENT_OPTIONS = { keepAlive: true, timeout: 15_000, scheduling: "lifo" } as const;
@@ -183,7 +183,7 @@ async function respond(message: IncomingMessage, request: Plain, redirected: boo
   const onAbort = () => message.destroy(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
   const decoded = await decoding(message, headers.get("content-encoding"));
-  const body = bodyStream(message, decoded, signal, () => signal?.removeEventListener("abort", onAbort));
+  const body = new ModelBody(message, decoded, signal, () => signal?.removeEventListener("abort", onAbort));
   return new HttpResponse(status, message.statusMessage ?? "", headers, url, redirected, body);
 }
 
