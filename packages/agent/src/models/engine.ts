@@ -13,13 +13,21 @@ export interface Engine {
 
 let loading: Promise<Engine> | undefined;
 let loaded: Engine | undefined;
+/** pi-ai's registry of apis as it was when the engine loaded: its own entries, before anything else could register one. */
+let builtIns: ReadonlyMap<string, unknown> = new Map();
 
 export function loadEngine(): Promise<Engine> {
   loading ??= Promise.all([import("@mariozechner/pi-ai"), import("@mariozechner/pi-agent-core")]).then(([ai, core]) => {
+    builtIns = new Map(ai.getApiProviders().map((provider) => [provider.api, provider]));
     loaded = { ai, core };
     return loaded;
   });
   return loading;
+}
+
+/** pi-ai's own entry in its registry for `api`, as the engine found it when it loaded; undefined before. */
+export function builtInProvider(api: string): unknown {
+  return builtIns.get(api);
 }
 
 /** The engine if it already loaded; undefined otherwise (never starts a load). */

@@ -10,6 +10,7 @@ import type {
 } from "@mariozechner/pi-ai";
 import type { PiAi } from "./engine.js";
 import type { ProviderStream } from "./models-json.js";
+import { modelStreamOf } from "./providers.js";
 
 /**
  * Opens one model request: through the provider's own stream function when
@@ -34,7 +35,7 @@ export function openModelStream(
     return out;
   }
   try {
-    return ai.streamSimple(model, context, options);
+    return modelStreamOf(ai, model.api)(model, context, options);
   } catch (error) {
     const out = ai.createAssistantMessageEventStream();
     out.push(failedEvent(model, undefined, error, options.signal));

@@ -1,37 +1,64 @@
-import type { Api } from "@mariozechner/pi-ai";
+import type { Api, ApiStreamSimpleFunction } from "@mariozechner/pi-ai";
+import { builtInProvider, type PiAi } from "./engine.js";
 
 /**
  * pi-ai imports a provider's module (and with it the provider's SDK) on the
  * first request of a model of it. The same modules, by their exported
- * names: importing one ahead of time is what pi-ai's own import then finds.
- * Bedrock's module is not exported; it loads on first use.
+ * names, with the name of each one's own stream function: importing one
+ * ahead of time is what pi-ai's own import then finds. Bedrock's module is
+ * not exported; it loads on first use.
  */
-const PROVIDER_MODULES: Partial<Record<Api, () => Promise<unknown>>> = {
-  "anthropic-messages": () => import("@mariozechner/pi-ai/anthropic"),
-  "openai-completions": () => import("@mariozechner/pi-ai/openai-completions"),
-  "openai-responses": () => import("@mariozechner/pi-ai/openai-responses"),
-  "azure-openai-responses": () => import("@mariozechner/pi-ai/azure-openai-responses"),
-  "openai-codex-responses": () => import("@mariozechner/pi-ai/openai-codex-responses"),
-  "mistral-conversations": () => import("@mariozechner/pi-ai/mistral"),
-  "google-generative-ai": () => import("@mariozechner/pi-ai/google"),
-  "google-vertex": () => import("@mariozechner/pi-ai/google-vertex"),
+const PROVIDER_MODULES: Partial<Record<Api, { load: () => Promise<object>; streamSimple: string }>> = {
+  "anthropic-messages": { load: () => import("@mariozechner/pi-ai/anthropic"), streamSimple: "streamSimpleAnthropic" },
+  "openai-completions": { load: () => import("@mariozechner/pi-ai/openai-completions"), streamSimple: "streamSimpleOpenAICompletions" },
+  "openai-responses": { load: () => import("@mariozechner/pi-ai/openai-responses"), streamSimple: "streamSimpleOpenAIResponses" },
+  "azure-openai-responses": {
+    load: () => import("@mariozechner/pi-ai/azure-openai-responses"),
+    streamSimple: "streamSimpleAzureOpenAIResponses",
+  },
+  "openai-codex-responses": {
+    load: () => import("@mariozechner/pi-ai/openai-codex-responses"),
+    streamSimple: "streamSimpleOpenAICodexResponses",
+  },
+  "mistral-conversations": { load: () => import("@mariozechner/pi-ai/mistral"), streamSimple: "streamSimpleMistral" },
+  "google-generative-ai": { load: () => import("@mariozechner/pi-ai/google"), streamSimple: "streamSimpleGoogle" },
+  "google-vertex": { load: () => import("@mariozechner/pi-ai/google-vertex"), streamSimple: "streamSimpleGoogleVertex" },
 };
 
 /** The apis whose module was asked for ahead of a request. */
 const asked = new Set<Api>();
+/** The stream function of each module loaded ahead, by api. */
+const ownStreams = new Map<Api, ApiStreamSimpleFunction>();
 
 /** Loads the module that streams from models of `api`; false when there is none to load ahead. */
 export async function loadProvider(api: Api): Promise<boolean> {
-  const load = PROVIDER_MODULES[api];
-  if (load === undefined) return false;
+  const entry = PROVIDER_MODULES[api];
+  if (entry === undefined) return false;
   asked.add(api);
-  await load();
+  const module = (await entry.load()) as Record<string, unknown>;
+  const stream = module[entry.streamSimple];
+  if (typeof stream === "function") ownStreams.set(api, stream as ApiStreamSimpleFunction);
   return true;
 }
 
 /** Whether `loadProvider` was asked for `api`'s module in this process. */
 export function providerAsked(api: Api): boolean {
   return asked.has(api);
+}
+
+/**
+ * The function a request to a model of `api` streams through. pi-ai's
+ * registry holds, for each built-in api, a loader: it imports the
+ * provider's module on first use and then copies each event of the
+ * module's stream into a stream of its own, a hop every event of every
+ * reply pays. Once the module is loaded ahead (loadProvider), and while the
+ * registry still holds pi-ai's own entry for the api (as it was when the
+ * engine loaded), this is the module's function itself: the same events,
+ * one stream fewer. Otherwise it is pi-ai's `streamSimple`.
+ */
+export function modelStreamOf(ai: PiAi, api: Api): ApiStreamSimpleFunction {
+  const own = ownStreams.get(api);
+  return own !== undefined && builtInProvider(api) === ai.getApiProvider(api) ? own : ai.streamSimple;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Api, Model } from "@mariozechner/pi-ai";
 import { loadEngine } from "./engine.js";
-import { transportOf } from "./providers.js";
+import { modelStreamOf, transportOf } from "./providers.js";
 
 const WARM_UP_TIMEOUT_MS = 5_000;
 
@@ -128,7 +128,7 @@ export async function warmRequest(model?: Model<Api>): Promise<WarmedPath> {
       const copy: Model<Api> = { ...model, provider: "knightcode-warm-up", baseUrl: model.api === "anthropic-messages" ? origin : `${origin}/v1`, headers: {} };
       const context = { systemPrompt: "", messages: [{ role: "user" as const, content: "warm-up", timestamp: Date.now() }] };
       let outcome = "none";
-      for await (const event of ai.streamSimple(copy, context, { apiKey: "warm-up", signal, maxRetries: 0 })) outcome = event.type;
+      for await (const event of modelStreamOf(ai, copy.api)(copy, context, { apiKey: "warm-up", signal, maxRetries: 0 })) outcome = event.type;
       return { through: "provider", outcome };
     }
     const through = model !== undefined && transportOf(model.api) === "modelFetch" ? "modelFetch" : "fetch";

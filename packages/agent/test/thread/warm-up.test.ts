@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { after, describe, test } from "node:test";
-import { loadProvider, transportOf } from "../../src/models/providers.js";
+import { loadEngine } from "../../src/models/engine.js";
+import { loadProvider, modelStreamOf, transportOf } from "../../src/models/providers.js";
 import { ModelRegistry } from "../../src/models/registry.js";
 import { warmRequest } from "../../src/models/warm-request.js";
 import { warmUp } from "../../src/thread/warm-up.js";
@@ -88,5 +89,38 @@ describe("warm-up", () => {
     assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "mistral-conversations" }), { through: "fetch" });
     assert.deepEqual(await warmRequest({ ...(await registry.resolve()), api: "azure-openai-responses" }), { through: "modelFetch" });
     assert.deepEqual(await warmRequest(), { through: "fetch" });
+  });
+
+  test("a provider loaded ahead streams through its module's own function while pi-ai's registry holds its own entry, else through pi-ai", async () => {
+    const { ai } = await loadEngine();
+    assert.equal(modelStreamOf(ai, "mistral-conversations"), ai.streamSimple, "not loaded ahead: pi-ai's");
+    const modules: Record<string, () => Promise<object>> = {
+      "anthropic-messages": () => import("@mariozechner/pi-ai/anthropic"),
+      "openai-completions": () => import("@mariozechner/pi-ai/openai-completions"),
+      "openai-responses": () => import("@mariozechner/pi-ai/openai-responses"),
+      "azure-openai-responses": () => import("@mariozechner/pi-ai/azure-openai-responses"),
+      "openai-codex-responses": () => import("@mariozechner/pi-ai/openai-codex-responses"),
+      "mistral-conversations": () => import("@mariozechner/pi-ai/mistral"),
+      "google-generative-ai": () => import("@mariozechner/pi-ai/google"),
+      "google-vertex": () => import("@mariozechner/pi-ai/google-vertex"),
+    };
+    for (const [api, load] of Object.entries(modules)) {
+      assert.equal(await loadProvider(api), true, api);
+      const own = modelStreamOf(ai, api);
+      assert.notEqual(own, ai.streamSimple, `${api}: its module's own`);
+      assert.ok(Object.values(await load()).includes(own), `${api}: a function its module exports`);
+    }
+    assert.equal(modelStreamOf(ai, "bedrock-converse-stream"), ai.streamSimple, "never loaded ahead: pi-ai's");
+
+    // Something else registers the api: pi-ai's registry is what streams it again.
+    const theirs = ai.getApiProvider("openai-responses");
+    assert.ok(theirs);
+    ai.registerApiProvider({ api: "openai-responses", stream: theirs.stream, streamSimple: theirs.streamSimple }, "a test");
+    try {
+      assert.equal(modelStreamOf(ai, "openai-responses"), ai.streamSimple);
+    } finally {
+      ai.unregisterApiProviders("a test");
+      ai.registerApiProvider(theirs);
+    }
   });
 });
