@@ -32,13 +32,19 @@ const ownStreams = new Map<Api, ApiStreamSimpleFunction>();
 
 /** Loads the module that streams from models of `api`; false when there is none to load ahead. */
 export async function loadProvider(api: Api): Promise<boolean> {
-  const entry = PROVIDER_MODULES[api];
-  if (entry === undefined) return false;
+  if (PROVIDER_MODULES[api] === undefined) return false;
   asked.add(api);
+  await loadModule(api);
+  return true;
+}
+
+/** Imports `api`'s module (once: the import is shared with pi-ai's own) and keeps its stream function. */
+async function loadModule(api: Api): Promise<void> {
+  const entry = PROVIDER_MODULES[api];
+  if (entry === undefined) return;
   const module = (await entry.load()) as Record<string, unknown>;
   const stream = module[entry.streamSimple];
   if (typeof stream === "function") ownStreams.set(api, stream as ApiStreamSimpleFunction);
-  return true;
 }
 
 /** Whether `loadProvider` was asked for `api`'s module in this process. */
@@ -54,11 +60,18 @@ export function providerAsked(api: Api): boolean {
  * reply pays. Once the module is loaded ahead (loadProvider), and while the
  * registry still holds pi-ai's own entry for the api (as it was when the
  * engine loaded), this is the module's function itself: the same events,
- * one stream fewer. Otherwise it is pi-ai's `streamSimple`.
+ * one stream fewer. Otherwise it is pi-ai's `streamSimple`, and a model
+ * whose module was not loaded ahead (not the default one) has it loaded
+ * now, alongside pi-ai's own import of it: its next request goes the short
+ * way.
  */
 export function modelStreamOf(ai: PiAi, api: Api): ApiStreamSimpleFunction {
   const own = ownStreams.get(api);
-  return own !== undefined && builtInProvider(api) === ai.getApiProvider(api) ? own : ai.streamSimple;
+  if (own === undefined) {
+    loadModule(api).catch(() => undefined);
+    return ai.streamSimple;
+  }
+  return builtInProvider(api) === ai.getApiProvider(api) ? own : ai.streamSimple;
 }
 
 /**

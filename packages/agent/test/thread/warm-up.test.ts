@@ -9,6 +9,7 @@ import { loadProvider, modelStreamOf, transportOf } from "../../src/models/provi
 import { ModelRegistry } from "../../src/models/registry.js";
 import { warmRequest } from "../../src/models/warm-request.js";
 import { warmUp } from "../../src/thread/warm-up.js";
+import { waitUntil } from "@knightcode/testkit";
 
 const root = mkdtempSync(join(tmpdir(), "kc-warm-up-"));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -91,9 +92,13 @@ describe("warm-up", () => {
     assert.deepEqual(await warmRequest(), { through: "fetch" });
   });
 
-  test("a provider loaded ahead streams through its module's own function while pi-ai's registry holds its own entry, else through pi-ai", async () => {
+  test("a provider loaded ahead streams through its module's own function while pi-ai's registry holds its own entry, else through pi-ai, which loads it for the next", async () => {
     const { ai } = await loadEngine();
     assert.equal(modelStreamOf(ai, "mistral-conversations"), ai.streamSimple, "not loaded ahead: pi-ai's");
+    await waitUntil(
+      "a model not loaded ahead to go the short way once its module loaded",
+      () => modelStreamOf(ai, "mistral-conversations") !== ai.streamSimple,
+    );
     const modules: Record<string, () => Promise<object>> = {
       "anthropic-messages": () => import("@mariozechner/pi-ai/anthropic"),
       "openai-completions": () => import("@mariozechner/pi-ai/openai-completions"),
