@@ -205,10 +205,32 @@ function httpAgent(): Agent {
   return plainAgent;
 }
 
-/** Loaded with the first https request: TLS costs memory a local model never needs. */
+/** Loaded with the first https request, or by prepareSecure: TLS costs memory a local model never needs. */
 function httpsAgent(): Promise<Agent> {
   secureAgent ??= import("node:https").then(({ Agent: HttpsAgent }) => new HttpsAgent(AGENT_OPTIONS));
   return secureAgent;
+}
+
+let secureReady = false;
+
+/**
+ * Makes ready, without connecting anywhere, what a process's first request
+ * to an https server waits for before its handshake can begin: Node's TLS
+ * modules and, for this transport, its https agent; and the store of
+ * trusted certificates every secure connection verifies against, which
+ * Node builds at its first secure context (about 20 ms, unless
+ * NODE_EXTRA_CA_CERTS made it build the store at start). The global
+ * `fetch` shares the store.
+ */
+export async function prepareSecure(transport: "modelFetch" | "fetch"): Promise<void> {
+  if (transport === "modelFetch") await httpsAgent();
+  (await import("node:tls")).createSecureContext();
+  secureReady = true;
+}
+
+/** Whether prepareSecure ran in this process. */
+export function secureTransportPrepared(): boolean {
+  return secureReady;
 }
 
 /** Whether `value` is a `FormData`, told by its tag: the global `FormData` is undici's, and naming it loads undici. */

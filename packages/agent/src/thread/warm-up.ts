@@ -49,7 +49,12 @@ export async function warmThreadLayer(options: WarmUpOptions): Promise<void> {
   await defaultModel(options);
 }
 
-/** The default model's provider, then a request through it, each once the host is idle; nothing without a usable model. */
+/**
+ * The default model's provider, then a request through it, then, for a
+ * model served over https, what its first connection would wait for (see
+ * prepareSecure), each once the host is idle; nothing without a usable
+ * model.
+ */
 export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
   const idle = options.idle ?? (() => Promise.resolve());
   await idle();
@@ -61,6 +66,19 @@ export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
   await idle();
   // A host without a loopback interface cannot warm this; its first request pays, as it would have.
   await warmRequest(model).catch(() => undefined);
+  if (!isHttps(model.baseUrl)) return;
+  await idle();
+  // Loaded here, not with the module: a host whose model is local never loads the transport's TLS side.
+  const { prepareSecure } = await import("../models/http-fetch.js");
+  await prepareSecure(transportOf(model.api) === "modelFetch" ? "modelFetch" : "fetch");
+}
+
+function isHttps(url: string): boolean {
+  try {
+    return new URL(url).protocol === "https:";
+  } catch {
+    return false;
+  }
 }
 
 /** The model a thread starts with when neither its project nor its client picks one; undefined when none is usable. */

@@ -8,7 +8,8 @@ import { loadEngine } from "../../src/models/engine.js";
 import { loadProvider, modelStreamOf, transportOf } from "../../src/models/providers.js";
 import { ModelRegistry } from "../../src/models/registry.js";
 import { warmRequest } from "../../src/models/warm-request.js";
-import { warmUp } from "../../src/thread/warm-up.js";
+import { warmDefaultModel, warmUp } from "../../src/thread/warm-up.js";
+import { secureTransportPrepared } from "../../src/models/http-fetch.js";
 import { waitUntil } from "@knightcode/testkit";
 
 const root = mkdtempSync(join(tmpdir(), "kc-warm-up-"));
@@ -16,11 +17,11 @@ after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
 /** An agent dir whose only usable model is a local one of `api`, or none. */
-function agentDir(api?: string): string {
+function agentDir(api?: string, baseUrl = "http://127.0.0.1:9/v1"): string {
   const dir = join(root, `a${n++}`);
   mkdirSync(dir, { recursive: true });
   if (api !== undefined) {
-    const provider = { baseUrl: "http://127.0.0.1:9/v1", api, apiKey: "local-key", models: [{ id: "m" }] };
+    const provider = { baseUrl, api, apiKey: "local-key", models: [{ id: "m" }] };
     writeFileSync(join(dir, "models.json"), JSON.stringify({ providers: { local: provider } }));
   }
   return dir;
@@ -127,5 +128,22 @@ describe("warm-up", () => {
       ai.unregisterApiProviders("a test");
       ai.registerApiProvider(theirs);
     }
+  });
+
+  test("a default model served over https has TLS made ready too, in a step of its own; one over http leaves it unloaded", async () => {
+    const local = agentDir("openai-responses");
+    await warmDefaultModel({ agentDir: local, registry: new ModelRegistry(local, {}), idle: async () => undefined });
+    assert.equal(secureTransportPrepared(), false, "a model over http");
+    const dir = agentDir("openai-responses", "https://127.0.0.1:9/v1");
+    const steps = steppedIdle();
+    const done = warmDefaultModel({ agentDir: dir, registry: new ModelRegistry(dir, {}), idle: steps.idle });
+    for (let step = 0; step < 3; step++) {
+      await steps.release();
+      assert.equal(await settles(done), false, `waiting for idleness after step ${step + 1}`);
+    }
+    assert.equal(secureTransportPrepared(), false, "not before its own step");
+    await steps.release();
+    await done;
+    assert.equal(secureTransportPrepared(), true);
   });
 });
