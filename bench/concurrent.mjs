@@ -32,21 +32,16 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { machine, median, percentile } from "./lib/measure.mjs";
+import { flag, machine, median, percentile } from "./lib/measure.mjs";
 
 const BARE = fileURLToPath(new URL("./lib/bare-relay.mjs", import.meta.url));
 const TOKEN = "concurrent-bench-token-0123456789abcdef";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
-const THREADS = flag("threads", "1,10,50").split(",").map(Number);
-const DELTAS = Number(flag("deltas", "2000"));
-const REPS = Number(flag("reps", "1"));
+const THREADS = flag("--threads", "1,10,50").split(",").map(Number);
+const DELTAS = Number(flag("--deltas", "2000"));
+const REPS = Number(flag("--reps", "1"));
 /** 0: each reply is written as fast as the socket takes it (a burst); more paces it, as a model streams. */
-const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
+const CHUNK_DELAY_MS = Number(flag("--chunk-delay-ms", "0"));
 const GOALS = { aggregateAt50VsSingle: ">= 0.8", firstDeltaP99At50Ms: "< 100", eventLoopDelayP99At50Ms: "< 20" };
 
 /** User plus system CPU time of a process, in ms, from /proc (clock ticks of 10 ms). */
@@ -143,7 +138,7 @@ try {
     floor,
   };
   const text = JSON.stringify(result, null, 2);
-  const out = flag("out");
+  const out = flag("--out");
   if (out) writeFileSync(out, `${text}\n`);
   console.log(text);
 } finally {
@@ -178,8 +173,8 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
   const cpuBefore = cpuMs(server.pid);
   const releasedAt = performance.now();
   void model.open();
-  const profileTo = flag("profile");
-  if (profileTo && threads === THREADS.at(-1) && connections === flag("profile-connections", "one")) {
+  const profileTo = flag("--profile");
+  if (profileTo && threads === THREADS.at(-1) && connections === flag("--profile-connections", "one")) {
     writeFileSync(profileTo, JSON.stringify(await inspector.profile(() => finished)));
   } else await finished;
   const cpu = cpuMs(server.pid) - cpuBefore;

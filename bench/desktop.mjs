@@ -25,6 +25,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { flag } from "./lib/measure.mjs";
 
 const support = new URL("../packages/desktop/dist/test/support/", import.meta.url);
 const { DesktopServer } = await import(new URL("desktop.js", support));
@@ -32,11 +33,6 @@ const { launchBrowser } = await import(new URL("browser.js", support));
 const { ScriptedModelServer } = await import(new URL("../packages/testkit/dist/src/index.js", import.meta.url));
 const { seed } = await import("./lib/transcripts.mjs");
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const reps = Number(flag("--reps", "7"));
 const streamReps = Number(flag("--stream-reps", "3"));
 const threads = Number(flag("--threads", "1000"));

@@ -22,12 +22,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AppServerClient, SpawnedServerTransport } from "../packages/app-server-client/dist/src/index.js";
+import { flag } from "./lib/measure.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const fileCount = Number(flag("--files", "2000"));
 const reps = Number(flag("--reps", "9"));
 const BIN = fileURLToPath(new URL("../packages/cli/bin/knightcode.js", import.meta.url));

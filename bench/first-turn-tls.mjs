@@ -21,13 +21,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BIN, machine, median, mib, rssOf } from "./lib/measure.mjs";
+import { BIN, flag, machine, median, mib, rssOf } from "./lib/measure.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const reps = Number(flag("--reps", "7"));
 const settleMs = Number(flag("--settle-ms", "800"));
 const baseline = flag("--baseline");

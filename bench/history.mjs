@@ -15,17 +15,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const { seed, longTranscript } = await import("./lib/transcripts.mjs");
-const { median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
+const { flag, hasFlag, median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
 const { preparePeer } = await import("./lib/peer.mjs");
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
-const sizes = flag("sizes", "1000,10000").split(",").map(Number);
-const longTurns = Number(flag("turns", "20000"));
-const runs = Number(flag("runs", "15"));
+const sizes = flag("--sizes", "1000,10000").split(",").map(Number);
+const longTurns = Number(flag("--turns", "20000"));
+const runs = Number(flag("--runs", "15"));
 
 async function listing(count) {
   const dir = mkdtempSync(join(tmpdir(), "kc-bench-sessions-"));
@@ -136,8 +131,8 @@ const result = {
 };
 for (const size of sizes) result.list[size] = await listing(size);
 result.long = await longHistory(longTurns);
-if (args.includes("--peer")) result.peer = peerList();
+if (hasFlag("--peer")) result.peer = peerList();
 const text = JSON.stringify(result, null, 2);
-const out = flag("out");
+const out = flag("--out");
 if (out) writeFileSync(out, text + "\n");
 console.log(text);

@@ -22,16 +22,12 @@
 // server runs from this checkout's build (npm run build first).
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { flag, hasFlag } from "./lib/measure.mjs";
 import { preparePeer } from "./lib/peer.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const reps = flag("--reps", "7");
 const listSize = flag("--list-size", "1000");
-const withCodex = !args.includes("--no-codex");
+const withCodex = !hasFlag("--no-codex");
 const baseline = flag("--baseline");
 
 const median = (values) => {

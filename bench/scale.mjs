@@ -14,17 +14,12 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 
 const { seed } = await import("./lib/transcripts.mjs");
-const { median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
+const { flag, median, mib, rssOf, startServer, timed, walk } = await import("./lib/measure.mjs");
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
-const sizes = flag("sizes", "10000,50000,100000").split(",").map(Number);
-const items = Number(flag("items", "20000"));
-const runs = Number(flag("runs", "15"));
-const skip = new Set(flag("skip", "").split(","));
+const sizes = flag("--sizes", "10000,50000,100000").split(",").map(Number);
+const items = Number(flag("--items", "20000"));
+const runs = Number(flag("--runs", "15"));
+const skip = new Set(flag("--skip", "").split(","));
 
 /** The index files the server left in the folder: their count and largest size. */
 function indexFiles(dir) {
@@ -106,6 +101,6 @@ if (!skip.has("turn")) {
   result.turn = await measureGiantTurn({ items, runs: Math.min(runs, 9) });
 }
 const text = JSON.stringify(result, null, 2);
-const out = flag("out");
+const out = flag("--out");
 if (out) writeFileSync(out, text + "\n");
 console.log(text);

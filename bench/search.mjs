@@ -24,17 +24,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { flag, hasFlag } from "./lib/measure.mjs";
 import { preparePeer } from "./lib/peer.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const reps = Number(flag("--reps", "5"));
 const fileCount = Number(flag("--files", "100000"));
 const query = flag("--query", "config");
-const withCodex = !args.includes("--no-codex");
+const withCodex = !hasFlag("--no-codex");
 const repeats = 10;
 
 const repo = fileURLToPath(new URL("..", import.meta.url));

@@ -18,18 +18,13 @@
 import { writeFileSync } from "node:fs";
 import { startListeningServer } from "./lib/listening-server.mjs";
 import { modelProcess } from "./lib/model-process.mjs";
-import { machine, median, percentile, rssOf } from "./lib/measure.mjs";
+import { flag, machine, median, percentile, rssOf } from "./lib/measure.mjs";
 
 const TOKEN = "subagents-bench-token-0123456789abcdef";
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-};
-const AGENTS = Number(flag("agents", "8"));
-const DELTAS = Number(flag("deltas", "2000"));
-const REPS = Number(flag("reps", "3"));
-const CHUNK_DELAY_MS = Number(flag("chunk-delay-ms", "0"));
+const AGENTS = Number(flag("--agents", "8"));
+const DELTAS = Number(flag("--deltas", "2000"));
+const REPS = Number(flag("--reps", "3"));
+const CHUNK_DELAY_MS = Number(flag("--chunk-delay-ms", "0"));
 
 const started = machine();
 const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
@@ -136,7 +131,7 @@ try {
     rounds,
   };
   const text = JSON.stringify(result, null, 2);
-  const out = flag("out");
+  const out = flag("--out");
   if (out) writeFileSync(out, `${text}\n`);
   console.log(text);
 } finally {

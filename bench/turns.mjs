@@ -10,15 +10,11 @@
 // Codex is installed (npm) and runs are kept. The server runs from this
 // checkout's build (npm run build first).
 import { writeFileSync } from "node:fs";
+import { flag, hasFlag } from "./lib/measure.mjs";
 import { preparePeer } from "./lib/peer.mjs";
 
-const args = process.argv.slice(2);
-const flag = (name, fallback) => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1];
-};
 const reps = flag("--reps", "3");
-const withCodex = !args.includes("--no-codex");
+const withCodex = !hasFlag("--no-codex");
 const peer = preparePeer({ withCodex });
 const common = ["--reps", reps, "--skip", "list", "--deltas", "1,100,2000", "--rss-threads", "100"];
 const ours = peer.ours("knightcode", common);

@@ -9,6 +9,15 @@ import { fileURLToPath } from "node:url";
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 export const BIN = join(repo, "packages", "cli", "bin", "knightcode.js");
 
+/** The value given after `name` (as `--reps 9`) on this process's command line; `fallback` when it is not there. */
+export function flag(name, fallback) {
+  const at = process.argv.indexOf(name, 2);
+  return at === -1 ? fallback : process.argv[at + 1];
+}
+
+/** Whether `name` (as `--no-codex`) is on this process's command line. */
+export const hasFlag = (name) => process.argv.includes(name, 2);
+
 export const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
