@@ -2,6 +2,7 @@ import { type Agent, type ClientRequest, Agent as HttpAgent, type IncomingMessag
 import type { Readable } from "node:stream";
 import { HeaderFields } from "./http-headers.js";
 import { HttpResponse, ModelBody } from "./http-response.js";
+import type { Transport } from "./providers.js";
 
 /** Both agents' options: a connection kept for the next request may sit unused 15 s (less when the server's keep-alive hint says so). */
 const AGENT_OPTIONS = { keepAlive: true, timeout: 15_000, scheduling: "lifo" } as const;
@@ -222,7 +223,7 @@ let secureReady = false;
  * NODE_EXTRA_CA_CERTS made it build the store at start). The global
  * `fetch` shares the store.
  */
-export async function prepareSecure(transport: "modelFetch" | "fetch"): Promise<void> {
+export async function prepareSecure(transport: Exclude<Transport, "none">): Promise<void> {
   if (transport === "modelFetch") await httpsAgent();
   (await import("node:tls")).createSecureContext();
   secureReady = true;

@@ -62,7 +62,8 @@ export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
   if (model === undefined) return;
   await idle();
   await loadProvider(model.api);
-  if (transportOf(model.api) === "none") return;
+  const transport = transportOf(model.api);
+  if (transport === "none") return;
   await idle();
   // A host without a loopback interface cannot warm this; its first request pays, as it would have.
   await warmRequest(model).catch(() => undefined);
@@ -70,7 +71,7 @@ export async function warmDefaultModel(options: WarmUpOptions): Promise<void> {
   await idle();
   // Loaded here, not with the module: a host whose model is local never loads the transport's TLS side.
   const { prepareSecure } = await import("../models/http-fetch.js");
-  await prepareSecure(transportOf(model.api) === "modelFetch" ? "modelFetch" : "fetch");
+  await prepareSecure(transport);
 }
 
 function isHttps(url: string): boolean {
