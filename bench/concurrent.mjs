@@ -8,6 +8,8 @@
 //   aggregateDeltasPerSec   every delta of the round / release -> last delta
 //   firstDeltaMs p50/p99    release -> a thread's first delta, over threads
 //   interDeltaMs p50/p99    gaps between a thread's deltas, over all threads
+//   completedMs p50/p99     release -> a thread's turn/completed (its end
+//                           entry written and synced), over threads
 //   eventLoopDelayMs        the server's event-loop delay during the round
 //                           (perf_hooks histogram, read through the inspector)
 //   serverCpuMsPer1000      the server's user+system CPU per 1,000 deltas
@@ -66,6 +68,12 @@ function figures(arrivals, releasedAt, total) {
   };
 }
 
+/** Per thread, release -> its turn/completed: the reply relayed, then the end written, synced and announced. */
+function completions(completedAt, releasedAt) {
+  const times = [...completedAt.values()].map((at) => at - releasedAt);
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
 const started = machine();
 const model = modelProcess({ deltas: DELTAS, chunkDelayMs: CHUNK_DELAY_MS });
 const { baseUrl, modelsJson } = await model.ready;
@@ -97,6 +105,7 @@ try {
         aggregateDeltasPerSec: median(list.map((r) => r.aggregateDeltasPerSec)),
         firstDeltaP99Ms: median(list.map((r) => r.firstDeltaMs.p99)),
         interDeltaP99Ms: median(list.map((r) => r.interDeltaMs.p99)),
+        completedP99Ms: median(list.map((r) => r.completedMs.p99)),
         eventLoopDelayP99Ms: median(list.map((r) => r.eventLoopDelayMs.p99)),
         serverCpuMsPer1000Deltas: median(list.map((r) => r.serverCpuMsPer1000Deltas)),
       };
@@ -154,6 +163,7 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
   for (let i = 0; i < threads; i++) ids.push((await clientOf(i).request("thread/start", { cwd })).thread.id);
   const arrivals = new Map(ids.map((id) => [id, []]));
   const done = new Set();
+  const completedAt = new Map();
   let allDone;
   const finished = new Promise((resolve) => {
     allDone = resolve;
@@ -162,6 +172,7 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
     client.onNotification("item/agentMessage/delta", (p) => arrivals.get(p.threadId)?.push(performance.now())),
     client.onNotification("turn/completed", (p) => {
       if (!arrivals.has(p.threadId)) return;
+      completedAt.set(p.threadId, performance.now());
       done.add(p.threadId);
       if (done.size === threads) allDone();
     }),
@@ -193,6 +204,7 @@ async function serverRound(connect, threads, connections, { warmUp = false } = {
     threads,
     connections,
     ...figures(arrivals, releasedAt, total),
+    completedMs: completions(completedAt, releasedAt),
     eventLoopDelayMs: { p50: +delay.p50.toFixed(2), p99: +delay.p99.toFixed(2), max: +delay.max.toFixed(2) },
     serverCpuMsPer1000Deltas: +(cpu / (total / 1000)).toFixed(1),
   };

@@ -291,7 +291,7 @@ export class AgentSession {
     const completedAt = Date.now();
     const end: Record<string, unknown> = { type: "turn_end", turnId, status };
     if (status === "failed" && error) end.error = error;
-    this.appendSafely(end as { type: string }, true);
+    await this.writer.appendDurably(end as { type: string });
     turn.end({ status, ...(status === "failed" && error ? { error } : {}), completedAt });
     this.emit({ type: "turn_end", turnId, status, ...(status === "failed" && error ? { error } : {}), startedAt, completedAt });
     return { turnId, status, ...(status === "failed" && error ? { error } : {}) };

@@ -36,15 +36,49 @@ export class TranscriptWriter {
     try {
       return this.transcript.append(entry as never, { durable });
     } catch (error) {
-      const fault = threadFault(error);
-      this.fatalError = fault;
-      if (fault.resumable) {
-        this.unsaved = new UnsavedEntries(leafBefore);
-        this.unsaved.keep(entry, durable);
-      }
-      for (const listener of [...this.listeners]) listener(fault);
+      this.fail(error, leafBefore, entry, durable);
       return undefined;
     }
+  }
+
+  /**
+   * Appends, then waits until the entry is on disk, with the sync off the
+   * event loop: what a turn's end waits for, while every other thread goes
+   * on. A failed write is `append`'s failure; a failed sync stops the thread
+   * too, with nothing kept unsaved, since the line is in the file already.
+   */
+  async appendDurably(entry: PendingEntry): Promise<{ id: string; timestamp: number } | undefined> {
+    if (this.fatalError) {
+      this.unsaved?.keep(entry, true);
+      return undefined;
+    }
+    const leafBefore = this.transcript.leafId ?? null;
+    let written: ReturnType<Transcript["appendThenSync"]>;
+    try {
+      written = this.transcript.appendThenSync(entry as never);
+    } catch (error) {
+      this.fail(error, leafBefore, entry, true);
+      return undefined;
+    }
+    try {
+      await written.durable;
+      return written.entry;
+    } catch (error) {
+      this.fail(error, written.entry.id);
+      return undefined;
+    }
+  }
+
+  /** The first failure stops the thread; a later one (a sync that fails after a write did) changes nothing. */
+  private fail(error: unknown, leaf: string | null, entry?: PendingEntry, durable = false): void {
+    if (this.fatalError) return;
+    const fault = threadFault(error);
+    this.fatalError = fault;
+    if (fault.resumable) {
+      this.unsaved = new UnsavedEntries(leaf);
+      if (entry !== undefined) this.unsaved.keep(entry, durable);
+    }
+    for (const listener of [...this.listeners]) listener(fault);
   }
 
   /** What the thread could not write since its disk failed; undefined when nothing failed or the failure is not one to recover from. */

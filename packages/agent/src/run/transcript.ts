@@ -17,6 +17,8 @@ export interface TranscriptEntry {
 
 export interface Transcript {
   append(entry: never, options?: { durable?: boolean }): TranscriptEntry;
+  /** Appends, then syncs off the event loop: `durable` settles once the entry is on disk (rejects when the sync fails). */
+  appendThenSync(entry: never): { entry: TranscriptEntry; durable: Promise<void> };
   /** The current branch; a lazily opened transcript needs `loadBranch()` first. */
   branch(): readonly TranscriptEntry[];
   /** Reads the branch when it is not in memory yet (once). */

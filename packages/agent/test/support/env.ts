@@ -6,18 +6,23 @@ import { ModelRegistry } from "../../src/models/registry.js";
 import { AgentSession } from "../../src/run/session.js";
 import { DEFAULT_RUN_SETTINGS, type AgentSessionOptions, type RunSettings } from "../../src/run/session-options.js";
 import type { SessionEvent } from "../../src/run/events.js";
+import type { SyncFile } from "@knightcode/store/session/flusher";
 import { SessionFile } from "@knightcode/store/session/session-file";
 
 /** A real session file in the run's temp dir, with a helper to pick entries by kind. */
 export class TestTranscript {
   private constructor(readonly file: SessionFile) {}
 
-  static async create(dir: string, cwd: string): Promise<TestTranscript> {
-    return new TestTranscript(await SessionFile.create({ dir, cwd }));
+  static async create(dir: string, cwd: string, syncFile?: SyncFile): Promise<TestTranscript> {
+    return new TestTranscript(await SessionFile.create({ dir, cwd, ...(syncFile ? { syncFile } : {}) }));
   }
 
   append(entry: never, options?: { durable?: boolean }) {
     return this.file.append(entry, options);
+  }
+
+  appendThenSync(entry: never) {
+    return this.file.appendThenSync(entry);
   }
 
   branch() {
@@ -45,7 +50,7 @@ export interface RunEnv {
   model: ScriptedModelServer;
   registry: ModelRegistry;
   session(
-    options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings> },
+    options?: Partial<Omit<AgentSessionOptions, "settings">> & { settings?: Partial<RunSettings>; syncFile?: SyncFile },
   ): Promise<{ session: AgentSession; transcript: TestTranscript; events: SessionEvent[] }>;
   close(): Promise<void>;
 }
@@ -67,8 +72,8 @@ export async function runEnv(models?: Parameters<ScriptedModelServer["modelsJson
     cwd,
     model,
     registry,
-    async session(options = {}) {
-      const transcript = await TestTranscript.create(join(dir, "sessions"), cwd);
+    async session({ syncFile, ...options } = {}) {
+      const transcript = await TestTranscript.create(join(dir, "sessions"), cwd, syncFile);
       const settings = { ...DEFAULT_RUN_SETTINGS, retry: FAST_RETRY, ...options.settings };
       const session = new AgentSession({
         threadId: "thread-1",

@@ -1,7 +1,8 @@
-import { randomFillSync } from "node:crypto";
-import { closeSync, fdatasyncSync, fstatSync, statSync } from "node:fs";
+import { fdatasyncSync, fstatSync, statSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { randomEntryId } from "./entry-id.js";
 import { SessionFileError } from "./errors.js";
+import { Flusher } from "./flusher.js";
 import { serializeEntry, toEntry, type EntryOfType, type NewEntry, type SessionEntry, type SessionHeader } from "./format.js";
 import { branchPath, readEntries, readEntriesSync, type ReadEntriesResult } from "./read.js";
 import { scanSession, type EntryRef, type SessionIssue } from "./scan.js";
@@ -11,19 +12,6 @@ import { createParts, openParts, type CreateSessionOptions, type Parts, type Ses
 export interface AppendOptions {
   /** fsync before returning. turn_end entries are always durable. */
   durable?: boolean;
-}
-
-const idPool = Buffer.alloc(6 * 512);
-let idPoolAt = idPool.length;
-
-/** 12 hex characters; drawn from a pooled buffer because appends are frequent. */
-function randomEntryId(): string {
-  if (idPoolAt >= idPool.length) {
-    randomFillSync(idPool);
-    idPoolAt = 0;
-  }
-  idPoolAt += 6;
-  return idPool.toString("hex", idPoolAt - 6, idPoolAt);
 }
 
 /** An entry appended before the index and branch were loaded. */
@@ -47,6 +35,7 @@ export class SessionFile {
   private readonly now: () => number;
   private readonly checkEveryMs: number;
   private readonly onWritten: ((path: string) => void) | undefined;
+  private readonly flusher: Flusher;
 
   private constructor(
     private readonly parts: Parts,
@@ -55,6 +44,7 @@ export class SessionFile {
     this.now = options.now ?? Date.now;
     this.checkEveryMs = options.ownershipCheckMs ?? 250;
     this.onWritten = options.onWritten;
+    this.flusher = new Flusher(parts.fd, options.syncFile);
   }
 
   /** Creates the folder and a new transcript holding only its header, durably, and owns it. */
@@ -189,11 +179,29 @@ export class SessionFile {
    * stops all further writes ("ownershipLost").
    */
   append<E extends NewEntry>(entry: E, options: AppendOptions = {}): EntryOfType<E["type"]> {
+    return this.write(entry, options.durable === true || entry.type === "turn_end" ? "now" : "no");
+  }
+
+  /**
+   * Appends as a durable append does (ownership checked in full), but
+   * syncs off the event loop: the entry at once, and `durable`, settled
+   * once fdatasync on libuv's pool returns (writeFailed when it fails).
+   * The thread waiting for it is the only one that waits.
+   */
+  appendThenSync<E extends NewEntry>(entry: E): { entry: EntryOfType<E["type"]>; durable: Promise<void> } {
+    const stored = this.write(entry, "later");
+    const durable = this.flusher.flush().catch((error: unknown) => {
+      throw new SessionFileError("writeFailed", `could not sync ${this.parts.path}: ${(error as Error).message}`, { path: this.parts.path, cause: error });
+    });
+    return { entry: stored, durable };
+  }
+
+  /** One line; `sync` says whether it is synced before returning ("now") or by the caller ("later"), either way after a full ownership check. */
+  private write<E extends NewEntry>(entry: E, sync: "now" | "later" | "no"): EntryOfType<E["type"]> {
     this.assertWritable();
-    const durable = options.durable === true || entry.type === "turn_end";
     const { appender } = this.parts;
     appender.settle();
-    this.verifyOwnership(durable);
+    this.verifyOwnership(sync !== "no");
     if (appender.needsRepair) {
       const issue = appender.repairTail();
       if (issue !== undefined) this.parts.issues.push(issue);
@@ -202,7 +210,7 @@ export class SessionFile {
     // A turn end records what the branch leaves behind, so a later load can start there.
     if (stored.type === "turn_end" && !("state" in stored)) (stored as unknown as { state: BranchSummary }).state = this.summary();
     const line = serializeEntry(stored);
-    const { offset, length } = appender.appendLine(line, durable);
+    const { offset, length } = appender.appendLine(line, sync === "now");
     const ref: EntryRef = {
       type: stored.type,
       id: stored.id,
@@ -268,7 +276,7 @@ export class SessionFile {
     this.parts.appender.sync();
   }
 
-  /** Syncs, releases the lock and the descriptor. Idempotent. */
+  /** Syncs, releases the lock and the descriptor (once no flush uses it). Idempotent. */
   close(): void {
     if (this.state === "closed") return;
     const wasOwned = this.state === "open";
@@ -278,7 +286,7 @@ export class SessionFile {
     } catch {
       // Nothing more can be done for those bytes here; the lock still goes.
     }
-    closeSync(this.parts.fd);
+    this.flusher.close();
     this.parts.lock.release();
   }
 

@@ -9,6 +9,7 @@ import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, stat
 import { basename, join, resolve } from "node:path";
 import { FileLock, LockHeldError } from "@knightcode/system/fs/file-lock";
 import { LineAppender } from "./appender.js";
+import type { SyncFile } from "./flusher.js";
 import { errnoCode, SessionFileError } from "./errors.js";
 import { SESSION_FORMAT_VERSION, serializeHeader, toHeader, type SessionEntry, type SessionHeader } from "./format.js";
 import { assertThreadId, sessionFileName } from "./paths.js";
@@ -36,6 +37,8 @@ export interface SessionFileOptions {
    * synchronously on the append's path, so it must only take note.
    */
   onWritten?: (path: string) => void;
+  /** How a sync off the event loop reaches the disk (appendThenSync, flush); fdatasync unless a test holds or fails it. */
+  syncFile?: SyncFile;
 }
 
 export interface CreateSessionOptions extends SessionFileOptions {
