@@ -1,7 +1,7 @@
 // What the benches that drive a real server share: figures (median, MiB,
 // a process's RSS, a timed call) and a server on a sessions folder as a
 // desktop app spawns it, with a walk through every page of thread/list.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,11 +53,18 @@ export async function timed(run) {
   return { ms: +(performance.now() - start).toFixed(2), value };
 }
 
-/** A server on a sessions folder, as a desktop app would spawn it (no CA bundle to parse), with a home of its own. */
-export async function startServer(sessionDir, { clientName = "bench", requestTimeoutMs = 120_000 } = {}) {
+/**
+ * A server on a sessions folder, as a desktop app would spawn it (no CA
+ * bundle to parse), with a home of its own; `agentFiles` (name -> text) are
+ * written to its agent folder first, as a models.json naming its models.
+ */
+export async function startServer(sessionDir, { clientName = "bench", requestTimeoutMs = 120_000, agentFiles = {} } = {}) {
   const { AppServerClient, SpawnedServerTransport } = await import(new URL("../../packages/app-server-client/dist/src/index.js", import.meta.url));
   const home = mkdtempSync(join(tmpdir(), "kc-bench-home-"));
-  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: join(home, "agent") };
+  const agentDir = join(home, "agent");
+  mkdirSync(agentDir, { recursive: true });
+  for (const [name, text] of Object.entries(agentFiles)) writeFileSync(join(agentDir, name), text);
+  const env = { ...process.env, HOME: home, KNIGHTCODE_CODING_AGENT_DIR: agentDir };
   delete env.NODE_EXTRA_CA_CERTS;
   const transport = new SpawnedServerTransport({ command: process.execPath, args: [BIN, "app-server", "--session-dir", sessionDir], env, stderr: "ignore" });
   const client = new AppServerClient(transport, { requestTimeoutMs });
