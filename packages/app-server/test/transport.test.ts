@@ -200,11 +200,52 @@ test("a streaming delta queued later never causes a write: it goes with its turn
   assert.deepEqual(writesOf, [["first"], ["d50", "approval"]], "a message that must go out takes the later ones with it, in order");
 });
 
+test("a turn's end goes out with what follows it in its turn of the event loop, in one write, however many jobs queue them", async () => {
+  const { writes, output } = recordingOutput();
+  const transport = new StdioTransport({ input: new PassThrough(), output });
+  // A turn of the loop that a turn's end opens: the end, the broadcast, and the status a later job sets.
+  transport.sendTogether("turn/completed");
+  transport.send("thread/turn/completed");
+  await Promise.resolve();
+  transport.send("thread/status/changed");
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(writes.length, 0, "no early write once a turn's end is queued");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(writes, [["turn/completed", "thread/turn/completed", "thread/status/changed"]]);
+  // A turn of the loop whose first message went out at once: from the end on, the rest waits for the turn's end.
+  const quiet = recordingOutput();
+  const other = new StdioTransport({ input: new PassThrough(), output: quiet.output });
+  other.send("item/completed");
+  other.sendTogether("turn/completed");
+  other.send("thread/turn/completed");
+  await Promise.resolve();
+  other.send("thread/status/changed");
+  await Promise.resolve();
+  assert.deepEqual(quiet.writes, [["item/completed"]]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(quiet.writes, [["item/completed"], ["turn/completed", "thread/turn/completed", "thread/status/changed"]]);
+  // The next turn of the loop is an ordinary one again: its first message goes out at once.
+  other.send("turn/started");
+  assert.deepEqual(quiet.writes.at(-1), ["turn/started"]);
+});
+
+test("a connection sends a turn's end, and the broadcast of it, to go out with what follows", () => {
+  const sent: string[] = [];
+  const transport = { backlog: () => 0 } as unknown as ConstructorParameters<typeof Outbox>[0];
+  const outbox = new Outbox(transport, (message, when) => sent.push(`${message.method as string}:${when ?? "now"}`));
+  const turn = { id: "u", items: [], status: "completed", error: null };
+  outbox.notify("item/completed", { threadId: "t", turnId: "u", item: { id: "a", type: "agentMessage", text: "x" } });
+  outbox.notify("turn/completed", { threadId: "t", turn });
+  outbox.notify("thread/turn/completed", { threadId: "t", turn });
+  assert.deepEqual(sent, ["item/completed:now", "turn/completed:together", "thread/turn/completed:together"]);
+});
+
 test("a connection's first delta of an item goes out as any message; its next deltas wait for the turn's end, until the item ends", async () => {
   const sent: { method: string; later: boolean }[] = [];
   const transport = { backlog: () => 0 } as unknown as ConstructorParameters<typeof Outbox>[0];
-  const outbox = new Outbox(transport, (message, later) =>
-    sent.push({ method: `${message.method as string}:${(message.params as { delta?: string }).delta ?? ""}`, later: later === true }),
+  const outbox = new Outbox(transport, (message, when) =>
+    sent.push({ method: `${message.method as string}:${(message.params as { delta?: string }).delta ?? ""}`, later: when === "later" }),
   );
   const delta = (itemId: string, text: string) => outbox.notify("item/agentMessage/delta", { threadId: "t", turnId: "u", itemId, delta: text });
   delta("a", "1");

@@ -15,7 +15,7 @@ import type { ServerTransport } from "../transport/types.js";
 import { ServerRequestError } from "./errors.js";
 import { InFlightRequest } from "./in-flight.js";
 import { parseIncoming, type Incoming } from "./message.js";
-import { Outbox, threadOf } from "./outbox.js";
+import { Outbox, threadOf, type Timing } from "./outbox.js";
 import { ThreadHolds, type SequencedEvent } from "./thread-holds.js";
 
 export type ConnectionState = "new" | "initializing" | "ready" | "closed";
@@ -65,7 +65,7 @@ export class Connection {
     log: Logger,
   ) {
     this.log = log.child(`${kind}#${this.id}`);
-    this.outbox = new Outbox(transport, (message, later) => this.write(message, later));
+    this.outbox = new Outbox(transport, (message, when) => this.write(message, when));
     this.detach = [
       transport.onMessage((text) => this.receive(text)),
       transport.onFault((fault) => this.notifyError(fault.message, fault.kind)),
@@ -205,8 +205,8 @@ export class Connection {
     this.transport.close(reason);
   }
 
-  /** `later`: the message may wait for the end of the event loop's turn (see ServerTransport.sendLater). */
-  private write(message: Record<string, unknown>, later = false): void {
+  /** `later` and `together`: the message may wait for the end of the event loop's turn (see ServerTransport.sendLater, sendTogether). */
+  private write(message: Record<string, unknown>, when: Timing = "now"): void {
     if (this.currentState === "closed") return;
     let parts: string[] | undefined;
     let text = "";
@@ -218,7 +218,8 @@ export class Connection {
       return;
     }
     if (parts === undefined) {
-      if (later && this.transport.sendLater) this.transport.sendLater(text);
+      if (when === "later" && this.transport.sendLater) this.transport.sendLater(text);
+      else if (when === "together" && this.transport.sendTogether) this.transport.sendTogether(text);
       else this.transport.send(text);
     } else if (this.transport.sendParts) this.transport.sendParts(parts);
     else this.transport.send(parts.join(""));

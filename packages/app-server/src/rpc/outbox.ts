@@ -31,6 +31,18 @@ const MAX_STREAMING_ITEMS = 1024;
 /** Notifications that stream an item's text: many, small, and `item/completed` carries the whole of it. */
 export const DELTAS: ReadonlySet<string> = new Set(["item/agentMessage/delta", "item/reasoning/delta"]);
 
+/** When a message goes out: at once, with the rest of the event loop's turn, or with what follows it in that turn (see ServerTransport). */
+export type Timing = "now" | "later" | "together";
+
+/**
+ * A turn's end: it goes out with what the end changed after it (the
+ * broadcast, the thread's status, requests withdrawn), so a client that
+ * reads that the turn ended reads those in the same read. The sync of the
+ * turn's end entry returns in a turn of the event loop of its own, where
+ * the end would otherwise be the first message and go out alone.
+ */
+const TURN_ENDS: ReadonlySet<string> = new Set(["turn/completed", "thread/turn/completed"]);
+
 /** The thread a message's params are about: its `threadId`, or the id of the `thread` it carries. */
 export function threadOf(params: Params): string | undefined {
   const thread = params.thread;
@@ -70,7 +82,7 @@ export class Outbox {
 
   constructor(
     private readonly transport: ServerTransport,
-    private readonly write: (message: Message, later?: boolean) => void,
+    private readonly write: (message: Message, when?: Timing) => void,
   ) {}
 
   private get behind(): boolean {
@@ -90,7 +102,7 @@ export class Outbox {
     }
     this.before(threadId);
     this.itemEnded(method, params, threadId);
-    this.write({ method, params });
+    this.write({ method, params }, TURN_ENDS.has(method) ? "together" : "now");
   }
 
   /** A server request about `threadId` goes out: what waits for that thread goes first. */
@@ -119,7 +131,7 @@ export class Outbox {
       if (this.streaming.size >= MAX_STREAMING_ITEMS) this.streaming.clear();
       this.streaming.set(itemId, threadId);
     }
-    this.write({ method, params }, later);
+    this.write({ method, params }, later ? "later" : "now");
   }
 
   /** Before something else goes out: all that waits once the client caught up, else what waits for the same thread. */

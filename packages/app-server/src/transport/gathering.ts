@@ -40,6 +40,12 @@ export interface GatheredOutput {
  * after the turn's start was written, and that delta must not wait for the
  * reply's end.
  *
+ * A message that ends something (`addTogether`: a turn's end) goes out
+ * with everything queued after it in the same turn of the event loop, in
+ * one write at the turn's end: a client that reads a turn's end reads in
+ * the same read what that end changed (the thread's status, the broadcast
+ * to every connection).
+ *
  * A message no one waits for at once (`addLater`: the next delta of a text
  * already streaming) never causes a write: it goes out with the rest of its
  * turn. Fifty threads streaming, one connection each, get their turns of
@@ -58,6 +64,8 @@ export class Gathering {
   private closeAfterLast = false;
   /** When the last turn's output went out. */
   private lastClosedAt = Number.NEGATIVE_INFINITY;
+  /** Set by `addTogether`: nothing more goes out before the end of the turn under way. */
+  private together = false;
 
   constructor(
     private readonly output: GatheredOutput,
@@ -72,7 +80,7 @@ export class Gathering {
       this.output.opened();
       return;
     }
-    if (this.flushQueued || this.early >= EARLY_WRITES) return;
+    if (this.flushQueued || this.early >= EARLY_WRITES || this.together) return;
     this.flushQueued = true;
     queueMicrotask(this.endOfJob);
   }
@@ -80,6 +88,15 @@ export class Gathering {
   /** Call before a message that waits for the end of its turn is queued: it starts no write, and holds output if it opens the turn. */
   addLater(): void {
     this.gathered++;
+    if (this.open) return;
+    this.begin();
+    this.output.held();
+  }
+
+  /** Call before a message that ends something is queued: from it on, the turn's output goes out in one write at the turn's end. */
+  addTogether(): void {
+    this.gathered++;
+    this.together = true;
     if (this.open) return;
     this.begin();
     this.output.held();
@@ -95,13 +112,14 @@ export class Gathering {
 
   private readonly endOfJob = (): void => {
     this.flushQueued = false;
-    if (!this.open) return;
+    if (!this.open || this.together) return;
     this.early++;
     this.output.flushed();
   };
 
   private readonly endOfTurn = (): void => {
     this.open = false;
+    this.together = false;
     this.lastGathered = this.gathered;
     this.gathered = 0;
     this.output.closed();

@@ -75,6 +75,12 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     this.queue(text);
   }
 
+  sendTogether(text: string): void {
+    if (this.closed) return;
+    this.gathering.addTogether();
+    this.queue(text);
+  }
+
   private queue(text: string): void {
     this.batch.push(text);
     this.batchBytes += text.length + 1;

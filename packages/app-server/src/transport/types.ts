@@ -38,6 +38,12 @@ export interface ServerTransport extends MessageTransport {
    * sends, never in a write of its own. Without this, it is sent as any.
    */
   sendLater?(text: string): void;
+  /**
+   * Queues a message that ends something (a turn): it, and whatever its
+   * turn of the event loop sends after it, go out together at that turn's
+   * end. Without this, it is sent as any.
+   */
+  sendTogether?(text: string): void;
 }
 
 /**

@@ -135,6 +135,13 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
     this.checkBacklog();
   }
 
+  sendTogether(text: string): void {
+    if (this.closed) return;
+    this.gathering.addTogether();
+    this.queue(text);
+    this.checkBacklog();
+  }
+
   private queue(text: string): void {
     this.unwritten++;
     this.socket.send(text, () => {

@@ -324,6 +324,8 @@ describe("faults: another process takes the thread over mid-turn", () => {
       assert.equal(done.turn.status, "failed");
       assert.match(done.turn.error!.message, /another process took this thread over/);
       await waitUntil("the child to be gone", () => !isAlive(Number(pid)));
+      // The last word of a turn; it may come in a write of its own, after turn/completed.
+      await client.waitForNotification("thread/turn/completed", (p) => p.turn.id === started.turn.id, { since: mark });
       assert.equal(completions(client, started.turn.id, mark).everyone.length, 1);
     } finally {
       await second?.close();
@@ -357,6 +359,7 @@ describe("faults: a tool that ignores the interrupt", () => {
       const call = await client.waitForNotification("item/completed", (p) => p.item.type === "toolCall", { since: mark });
       assert.equal((call.item as { status: string }).status, "failed");
       assert.match(JSON.stringify(call.item), /did not stop within 200 ms/);
+      await client.waitForNotification("thread/turn/completed", (p) => p.turn.id === started.turn.id, { since: mark });
       assert.deepEqual(completions(client, started.turn.id, mark).everyone.length, 1);
 
       const modelMark = model.requests.length;
