@@ -3,7 +3,7 @@ import { delimiter, isAbsolute } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { withGitGuards } from "./git-guards.js";
 import { unownedProcessGroups, type ProcessGroup, type ProcessGroups } from "./groups.js";
-import { reportsStatus, sandboxCommand, type SandboxLaunch } from "./sandbox/command.js";
+import { pipesBack, sandboxCommand, type SandboxLaunch } from "./sandbox/command.js";
 
 /**
  * Everything the server starts for the model, a repository or an
@@ -153,13 +153,13 @@ export class Launched {
     this.group.stop(graceMs).catch(() => undefined);
   }
 
-  /** The shell in the sandbox reports its own exit on a pipe of its own: the sandbox lives on while its background does. */
+  /** The shell in the sandbox says on a pipe of its own that the command starts, then, keeping its background, its own exit: the sandbox lives on while its background does. */
   private readStatus(pipe: Readable): void {
     let text = "";
     pipe.setEncoding("utf8");
     pipe.on("data", (chunk: string) => {
       text += chunk;
-      const line = /^(\d{1,3})\n/.exec(text);
+      const line = /^started\n(\d{1,3})\n/.exec(text);
       if (line !== null && this.exit === undefined) this.exited(Number(line[1]), null, false);
     });
     pipe.on("error", () => undefined);
@@ -232,16 +232,21 @@ export interface LaunchCommand {
   file: string;
   args: string[];
   env: NodeJS.ProcessEnv;
-  /** The sandbox's shell reports the command's exit on fd 3 (see sandboxCommand). */
+  /** The child needs a pipe on fd 3: the sandbox's shell says there that the command starts, and, keeping its background, how it ended (see sandboxCommand). */
   statusPipe: boolean;
 }
 
-/** The one place a child's command line and environment are made, for every runner. */
-export function launchCommand(options: Pick<LaunchOptions, "file" | "args" | "cwd" | "env" | "sandbox" | "keepBackground">): LaunchCommand {
-  const statusPipe = reportsStatus(options.sandbox, options.keepBackground);
+/**
+ * The one place a child's command line and environment are made, for every
+ * runner. `canPipe`: whether the runner can give the child fd 3 (a
+ * terminal's cannot).
+ */
+export function launchCommand(options: Pick<LaunchOptions, "file" | "args" | "cwd" | "env" | "sandbox" | "keepBackground">, canPipe = true): LaunchCommand {
+  const statusPipe = canPipe && pipesBack(options.sandbox);
   const env = launchEnv(options.env, options.sandbox);
   if (options.sandbox === undefined) return { file: options.file, args: [...options.args], env, statusPipe };
-  return { ...sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground: statusPipe }), env, statusPipe };
+  const keepBackground = statusPipe && options.keepBackground === true;
+  return { ...sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground, pipeBack: statusPipe }), env, statusPipe };
 }
 
 /** Starts a child; see LaunchOptions and Launched. */

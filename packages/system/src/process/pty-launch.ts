@@ -75,7 +75,7 @@ export class PtyLaunched {
     pty: PtyModule,
     private readonly options: PtyLaunchOptions,
   ) {
-    const command = launchCommand(options);
+    const command = launchCommand(options, false);
     this.terminal = pty.spawn(command.file, command.args, {
       name: "xterm-256color",
       cols: options.cols,

@@ -47,7 +47,7 @@ test("a terminal runs the command line and environment launch makes, in the sand
   const processes = new ProcessGroups({ signal: (pgid, signal) => void signals.push([pgid, signal]) });
   const { pty, spawned } = recordingPty(4_000_000);
   const run = new PtyLaunched(pty, { ...options, processes, killGraceMs: 0, cols: 80, rows: 24 });
-  const expected = launchCommand(options);
+  const expected = launchCommand(options, false);
   assert.deepEqual(spawned, [{ file: expected.file, args: expected.args, env: expected.env }]);
   assert.equal(spawned[0]!.file, "/usr/bin/bwrap");
   assert.deepEqual(

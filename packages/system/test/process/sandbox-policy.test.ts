@@ -81,12 +81,16 @@ describe("bubblewrap's view of the file system", () => {
 
   test("the command runs after `--`, so no argument of the model's is read as an option of bwrap", () => {
     const launch = { kind: "bwrap" as const, binary: "/usr/bin/bwrap", policy: base, env: {} };
-    const { file, args } = sandboxCommand(launch, "/bin/bash", ["-c", "--bind / /"], { cwd: "/home/u/project", keepBackground: false });
+    const { file, args } = sandboxCommand(launch, "/bin/bash", ["-c", "--bind / /"], { cwd: "/home/u/project", keepBackground: false, pipeBack: false });
     assert.equal(file, "/usr/bin/bwrap");
     assert.deepEqual(args.slice(args.indexOf("--")), ["--", "/bin/bash", "-c", "--bind / /"]);
-    const kept = sandboxCommand(launch, "/bin/bash", ["-c", "x"], { cwd: "/", keepBackground: true }).args;
-    assert.deepEqual(kept.slice(kept.indexOf("--") + 1, kept.indexOf("--") + 3), ["/bin/sh", "-c"]);
-    assert.deepEqual(kept.slice(-3), ["/bin/bash", "-c", "x"]);
+    for (const keepBackground of [false, true]) {
+      const piped = sandboxCommand(launch, "/bin/bash", ["-c", "x"], { cwd: "/", keepBackground, pipeBack: true }).args;
+      const inner = piped.slice(piped.indexOf("--") + 1);
+      assert.deepEqual([inner[0], inner[1], inner[3]], ["/bin/sh", "-c", "knightcode-sandbox"]);
+      assert.match(inner[2]!, /^printf 'started\\n' >&3 \|\| exit 125\n/, "the caller is asked for before anything else runs");
+      assert.deepEqual(inner.slice(4), ["/bin/bash", "-c", "x"]);
+    }
   });
 });
 
@@ -128,7 +132,7 @@ describe("the Seatbelt profile (macOS)", () => {
     assert.equal(args[0], "-p");
     assert.ok(args.includes(`WRITABLE_0=/home/u/project`));
     const launch = { kind: "seatbelt" as const, binary: "/usr/bin/sandbox-exec", policy: base, env: {} };
-    const command = sandboxCommand(launch, "/bin/bash", ["-c", "true"], { cwd: "/", keepBackground: true });
+    const command = sandboxCommand(launch, "/bin/bash", ["-c", "true"], { cwd: "/", keepBackground: true, pipeBack: true });
     assert.equal(command.file, "/usr/bin/sandbox-exec");
     assert.deepEqual(command.args.slice(-3), ["/bin/bash", "-c", "true"]);
   });

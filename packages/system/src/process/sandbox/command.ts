@@ -13,6 +13,20 @@ export interface SandboxLaunch {
 }
 
 /**
+ * The sandbox's first words, before the command: "started" on fd 3, a pipe
+ * whose reading end only the caller holds. bubblewrap's --die-with-parent
+ * takes hold only once the sandbox is set up, so a caller killed in those
+ * milliseconds (a server's SIGKILL) would leave a sandbox that starts the
+ * command anyway, with no one to stop it. Then the pipe has no reader: the
+ * write kills the shell (SIGPIPE; or fails, where that is ignored, and the
+ * shell exits), and the command never starts.
+ */
+const LIFELINE = "printf 'started\\n' >&3 || exit 125";
+
+/** The command alone, once the caller is known to be there: it gets no fd 3. */
+const THEN_EXEC = [LIFELINE, "exec 3>&-", 'exec "$@"'].join("\n");
+
+/**
  * Keeps a sandbox alive while the command's background processes run. In
  * bubblewrap's pid namespace everything dies with the namespace's first
  * process, so the shell runs under this one: it reports the shell's exit
@@ -22,6 +36,7 @@ export interface SandboxLaunch {
  * process; one `sleep` a second is the whole cost.
  */
 const KEEP_BACKGROUND = [
+  LIFELINE,
   '"$@"',
   "s=$?",
   "printf '%s\\n' \"$s\" >&3",
@@ -35,22 +50,25 @@ const KEEP_BACKGROUND = [
 ].join("\n");
 
 /**
- * The command line that runs `file args` in the sandbox. With
- * `keepBackground` (bubblewrap only), the caller must give the child a
- * pipe on fd 3 and read the exit status there.
+ * The command line that runs `file args` in the sandbox. With `pipeBack`
+ * (bubblewrap only), the caller gives the child a pipe on fd 3 and reads
+ * "started" there (see LIFELINE), then, with `keepBackground`, the
+ * command's exit status. A child without one (a terminal's) runs the
+ * command alone, and cannot keep its background.
  */
 export function sandboxCommand(
   sandbox: SandboxLaunch,
   file: string,
   args: readonly string[],
-  options: { cwd: string; keepBackground: boolean },
+  options: { cwd: string; keepBackground: boolean; pipeBack: boolean },
 ): { file: string; args: string[] } {
   if (sandbox.kind === "seatbelt") return { file: sandbox.binary, args: [...seatbeltArgs(sandbox.policy), file, ...args] };
-  const inner = options.keepBackground ? ["/bin/sh", "-c", KEEP_BACKGROUND, "knightcode-sandbox", file, ...args] : [file, ...args];
+  const script = options.pipeBack ? (options.keepBackground ? KEEP_BACKGROUND : THEN_EXEC) : undefined;
+  const inner = script === undefined ? [file, ...args] : ["/bin/sh", "-c", script, "knightcode-sandbox", file, ...args];
   return { file: sandbox.binary, args: [...bwrapArgs(sandbox.policy, options.cwd), "--", ...inner] };
 }
 
-/** Whether the command reports its exit on fd 3 (see sandboxCommand). */
-export function reportsStatus(sandbox: SandboxLaunch | undefined, keepBackground: boolean | undefined): boolean {
-  return sandbox?.kind === "bwrap" && keepBackground === true;
+/** Whether a child that can be given a pipe on fd 3 gets one (see sandboxCommand). */
+export function pipesBack(sandbox: SandboxLaunch | undefined): boolean {
+  return sandbox?.kind === "bwrap";
 }
