@@ -159,7 +159,7 @@ describe("spec: server/diagnostics", () => {
 
 describe("spec: Starting (stdout carries protocol messages only)", () => {
   test("a stray console.log or stdout write inside the server goes to stderr", async () => {
-    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
     const dir = mkdtempSync(join(tmpdir(), "kc-noisy-"));
@@ -188,6 +188,7 @@ describe("spec: Starting (stdout carries protocol messages only)", () => {
       assert.match(server.stderr, /stray tick/);
     } finally {
       await server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
     // close() fails the test had any stdout line not been a protocol message.
   });

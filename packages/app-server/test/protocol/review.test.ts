@@ -17,6 +17,8 @@ let server: TestServer;
 let repo: Repo;
 let threadId: string;
 let featureCommit: string;
+/** The server a restart replaced: it owns the home the next one reuses, so it removes it last. */
+let replaced: TestServer | undefined;
 
 before(async () => {
   model = await ScriptedModelServer.start();
@@ -30,6 +32,7 @@ before(async () => {
 });
 after(async () => {
   await server.close();
+  replaced?.cleanup();
   await model.close();
 });
 
@@ -170,6 +173,7 @@ describe("beyond the spec: review turns", () => {
     server.transport.close();
     await server.waitForExit();
     server.assertNoSchemaViolations();
+    replaced = server;
     server = await startServer({ model, home: server.home });
     await server.main.request("thread/resume", { threadId });
     const { turns } = await server.main.request("thread/read", { threadId });
