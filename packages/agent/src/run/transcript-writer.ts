@@ -28,17 +28,7 @@ export class TranscriptWriter {
 
   /** Appends; undefined when the transcript can no longer be written. */
   append(entry: PendingEntry, durable = false): { id: string; timestamp: number } | undefined {
-    if (this.fatalError) {
-      this.unsaved?.keep(entry, durable);
-      return undefined;
-    }
-    const leafBefore = this.transcript.leafId ?? null;
-    try {
-      return this.transcript.append(entry as never, { durable });
-    } catch (error) {
-      this.fail(error, leafBefore, entry, durable);
-      return undefined;
-    }
+    return this.written(entry, durable, () => this.transcript.append(entry as never, { durable }));
   }
 
   /**
@@ -48,23 +38,28 @@ export class TranscriptWriter {
    * too, with nothing kept unsaved, since the line is in the file already.
    */
   async appendDurably(entry: PendingEntry): Promise<{ id: string; timestamp: number } | undefined> {
-    if (this.fatalError) {
-      this.unsaved?.keep(entry, true);
-      return undefined;
-    }
-    const leafBefore = this.transcript.leafId ?? null;
-    let written: ReturnType<Transcript["appendThenSync"]>;
-    try {
-      written = this.transcript.appendThenSync(entry as never);
-    } catch (error) {
-      this.fail(error, leafBefore, entry, true);
-      return undefined;
-    }
+    const written = this.written(entry, true, () => this.transcript.appendThenSync(entry as never));
+    if (written === undefined) return undefined;
     try {
       await written.durable;
       return written.entry;
     } catch (error) {
       this.fail(error, written.entry.id);
+      return undefined;
+    }
+  }
+
+  /** What `write` returns; undefined, with the entry kept unsaved where that applies, once the thread can no longer write or when this write fails. */
+  private written<T>(entry: PendingEntry, durable: boolean, write: () => T): T | undefined {
+    if (this.fatalError) {
+      this.unsaved?.keep(entry, durable);
+      return undefined;
+    }
+    const leafBefore = this.transcript.leafId ?? null;
+    try {
+      return write();
+    } catch (error) {
+      this.fail(error, leafBefore, entry, durable);
       return undefined;
     }
   }

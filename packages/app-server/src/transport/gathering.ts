@@ -95,11 +95,8 @@ export class Gathering {
 
   /** Call before a message that ends something is queued: from it on, the turn's output goes out in one write at the turn's end. */
   addTogether(): void {
-    this.gathered++;
     this.together = true;
-    if (this.open) return;
-    this.begin();
-    this.output.held();
+    this.addLater();
   }
 
   private begin(): void {

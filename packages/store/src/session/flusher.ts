@@ -13,8 +13,8 @@ export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) 
  * the pool reaches it.
  */
 export class Flusher {
-  /** The newest flush, begun or not. */
-  private newest: Promise<void> | undefined;
+  /** Settles, never rejecting, once the newest flush has: what the next flush begins after. */
+  private tail: Promise<void> = Promise.resolve();
   /** A flush asked for that has not begun: a later ask shares it, since it will cover that ask's bytes too. */
   private waiting: Promise<void> | undefined;
   private unsettled = 0;
@@ -28,20 +28,13 @@ export class Flusher {
   /** Resolves once every byte written before this call is on disk; rejects with the system's error. */
   flush(): Promise<void> {
     if (this.waiting !== undefined) return this.waiting;
-    const before = this.newest ?? Promise.resolve();
-    const flush = before.then(ignore, ignore).then(() => {
+    const flush = this.tail.then(() => {
       this.waiting = undefined;
       return this.syncNow();
     });
     this.waiting = flush;
-    this.newest = flush;
     this.unsettled++;
-    const settle = () => {
-      this.unsettled--;
-      if (this.newest === flush) this.newest = undefined;
-      if (this.unsettled === 0 && this.closeWhenSettled) this.closeNow();
-    };
-    flush.then(settle, settle);
+    this.tail = flush.then(this.settled, this.settled);
     return flush;
   }
 
@@ -50,6 +43,10 @@ export class Flusher {
     if (this.unsettled === 0) this.closeNow();
     else this.closeWhenSettled = true;
   }
+
+  private readonly settled = (): void => {
+    if (--this.unsettled === 0 && this.closeWhenSettled) this.closeNow();
+  };
 
   private syncNow(): Promise<void> {
     return new Promise((resolve, reject) => this.syncFile(this.fd, (error) => (error ? reject(error) : resolve())));
@@ -64,5 +61,3 @@ export class Flusher {
     }
   }
 }
-
-function ignore(): void {}
