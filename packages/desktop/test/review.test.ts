@@ -76,7 +76,9 @@ describe("review turns in the page", { skip: NO_BROWSER }, () => {
 
       await card.getByRole("button", { name: "Comment" }).click();
       await page.locator(".composer-comments", { hasText: "1 review comment goes with this message" }).waitFor();
-      fx.model.enqueue({ text: "will do" });
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      fx.model.enqueue({ text: ["will", " do"], pauseAfter: 1, gate });
       const before = fx.model.requests.length;
       const box = page.getByLabel("Message", { exact: true });
       await box.fill("Please fix what the review found.");
@@ -88,8 +90,15 @@ describe("review turns in the page", { skip: NO_BROWSER }, () => {
       assert.match(text, /Use a digit \(medium\): Line 8 spells its number\./);
       await page.locator(".composer-comments").waitFor({ state: "detached" });
 
+      // The turn holds the checkout: Apply waits for its end and says so.
+      const apply = card.getByRole("button", { name: "Apply suggestion" });
+      await card.getByText("The suggestion can be applied once the turn ends.").waitFor();
+      assert.equal(await apply.isDisabled(), true, "Apply is disabled while the turn runs");
+      assert.equal(await apply.getAttribute("aria-describedby"), await card.locator(".review-wait").getAttribute("id"));
       writeFiles(root, { "a.txt": lines(20, { 8: "line eight", 9: "line nine" }) });
-      await card.getByRole("button", { name: "Apply suggestion" }).click();
+      release();
+      await card.locator(".review-wait").waitFor({ state: "detached", timeout: WAIT_MS });
+      await apply.click();
       await card.getByRole("alert").getByText("The file changed since the review: the suggestion no longer fits").waitFor();
       assert.equal(fileText(root, "a.txt"), lines(20, { 8: "line eight", 9: "line nine" }));
     } finally {

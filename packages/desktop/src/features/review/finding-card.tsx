@@ -1,5 +1,6 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
+import { openThreadSignal } from "../../state/open-threads.js";
 import { toast } from "../../state/toasts.js";
 import { Button } from "../../ui/button.js";
 import type { ReviewFindingItem } from "./model.js";
@@ -39,11 +40,14 @@ function Suggestion({ finding }: { finding: ReviewFindingItem }): JSX.Element {
 /**
  * A review turn's finding: its severity, title and body, where it is, its
  * suggestion as the lines it would write, and the two things to do with
- * it: apply the suggestion, or send it back as a review comment.
+ * it: apply the suggestion, or send it back as a review comment. The
+ * server refuses to write the checkout while a turn runs in it, so Apply
+ * waits, disabled and saying why, until the thread's turn has ended.
  */
 export function FindingCard({ threadId, item }: { threadId: string; item: ReviewFindingItem }): JSX.Element {
   const state = review.applied(item.findingId).value;
   const [busy, setBusy] = useState(false);
+  const turnRunning = openThreadSignal(threadId).value?.thread.status.type === "active";
   const apply = async () => {
     setBusy(true);
     await review.apply(threadId, item);
@@ -54,6 +58,8 @@ export function FindingCard({ threadId, item }: { threadId: string; item: Review
     toast("The finding goes with your next message as a review comment", "success");
   };
   const titleId = `finding-${item.findingId}`;
+  const waitId = `finding-wait-${item.findingId}`;
+  const waiting = turnRunning && state?.kind !== "applied";
   return (
     <article class={`review-finding review-${item.severity}`} aria-labelledby={titleId}>
       <header class="review-finding-head">
@@ -65,7 +71,12 @@ export function FindingCard({ threadId, item }: { threadId: string; item: Review
       {item.suggestion !== undefined && <Suggestion finding={item} />}
       <div class="review-actions">
         {item.suggestion !== undefined && (
-          <Button icon="check" disabled={busy || state?.kind === "applied"} onClick={() => void apply()}>
+          <Button
+            icon="check"
+            disabled={busy || waiting || state?.kind === "applied"}
+            aria-describedby={waiting ? waitId : undefined}
+            onClick={() => void apply()}
+          >
             {state?.kind === "applied" ? "Applied" : busy ? "Applying…" : "Apply suggestion"}
           </Button>
         )}
@@ -73,6 +84,11 @@ export function FindingCard({ threadId, item }: { threadId: string; item: Review
           Comment
         </Button>
       </div>
+      {item.suggestion !== undefined && waiting && (
+        <p id={waitId} class="review-wait">
+          The suggestion can be applied once the turn ends.
+        </p>
+      )}
       {state?.kind === "applied" && (
         <p class="review-note" role="status">
           Applied to {state.paths.join(", ")}.

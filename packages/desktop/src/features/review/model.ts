@@ -45,6 +45,7 @@ function refusal(error: unknown): { title: string; message: string } {
   const message = error instanceof Error ? error.message : String(error);
   if (reason === "diffChanged") return { title: "The file changed since the review: the suggestion no longer fits", message };
   if (reason === "patchFailed") return { title: "git could not apply the suggestion", message };
+  if (error instanceof AppServerError && error.code === "turnInProgress") return { title: "A turn is running in this checkout: apply once it ends", message };
   return { title: "The suggestion was not applied", message };
 }
 
