@@ -200,6 +200,43 @@ test("a streaming delta queued later never causes a write: it goes with its turn
   assert.deepEqual(writesOf, [["first"], ["d50", "approval"]], "a message that must go out takes the later ones with it, in order");
 });
 
+test("an item's first delta goes out when its job ends even while output streams; a turn's end still holds it", async () => {
+  let now = 0;
+  const calls: string[] = [];
+  const gathering = new Gathering(
+    { opened: () => calls.push("opened"), held: () => calls.push("held"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") },
+    () => now,
+  );
+  const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
+  // A big turn, then one right after it: output streams, and the turn takes no early writes.
+  for (let i = 0; i < STREAM_MESSAGES; i++) gathering.added();
+  await endOfTurn();
+  now += QUIET_MS / 2;
+  calls.splice(0);
+  gathering.added();
+  gathering.added();
+  await Promise.resolve();
+  assert.deepEqual(calls, ["opened"], "a streaming turn's second message waits");
+  // The reply's first delta, then in later jobs the rest of the reply: the delta leaves at its job's end, the rest at the turn's.
+  gathering.addSoon();
+  await Promise.resolve();
+  assert.deepEqual(calls, ["opened", "flushed"], "the first delta left when its job ended");
+  gathering.added();
+  gathering.addLater();
+  await Promise.resolve();
+  assert.deepEqual(calls, ["opened", "flushed"]);
+  await endOfTurn();
+  assert.deepEqual(calls.splice(0), ["opened", "flushed", "closed"]);
+  // Once a turn's end is queued, a first delta after it goes with it.
+  gathering.added();
+  gathering.addTogether();
+  gathering.addSoon();
+  await Promise.resolve();
+  assert.deepEqual(calls, ["opened"]);
+  await endOfTurn();
+  assert.deepEqual(calls.splice(0), ["opened", "closed"]);
+});
+
 test("a turn's end goes out with what follows it in its turn of the event loop, in one write, however many jobs queue them", async () => {
   const { writes, output } = recordingOutput();
   const transport = new StdioTransport({ input: new PassThrough(), output });
@@ -241,11 +278,11 @@ test("a connection sends a turn's end, and the broadcast of it, to go out with w
   assert.deepEqual(sent, ["item/completed:now", "turn/completed:together", "thread/turn/completed:together"]);
 });
 
-test("a connection's first delta of an item goes out as any message; its next deltas wait for the turn's end, until the item ends", async () => {
-  const sent: { method: string; later: boolean }[] = [];
+test("a connection's first delta of an item goes out soon; its next deltas wait for the turn's end, until the item ends", async () => {
+  const sent: { method: string; when: string }[] = [];
   const transport = { backlog: () => 0 } as unknown as ConstructorParameters<typeof Outbox>[0];
   const outbox = new Outbox(transport, (message, when) =>
-    sent.push({ method: `${message.method as string}:${(message.params as { delta?: string }).delta ?? ""}`, later: when === "later" }),
+    sent.push({ method: `${message.method as string}:${(message.params as { delta?: string }).delta ?? ""}`, when: when ?? "now" }),
   );
   const delta = (itemId: string, text: string) => outbox.notify("item/agentMessage/delta", { threadId: "t", turnId: "u", itemId, delta: text });
   delta("a", "1");
@@ -257,16 +294,16 @@ test("a connection's first delta of an item goes out as any message; its next de
   outbox.notify("turn/completed", { threadId: "t", turn: { id: "u" } });
   delta("b", "3");
   assert.deepEqual(
-    sent.map((s) => `${s.method}${s.later ? " later" : ""}`),
+    sent.map((s) => `${s.method} ${s.when}`),
     [
-      "item/agentMessage/delta:1",
+      "item/agentMessage/delta:1 soon",
       "item/agentMessage/delta:2 later",
-      "item/agentMessage/delta:1",
-      "item/completed:",
-      "item/agentMessage/delta:3",
+      "item/agentMessage/delta:1 soon",
+      "item/completed: now",
+      "item/agentMessage/delta:3 soon",
       "item/agentMessage/delta:2 later",
-      "turn/completed:",
-      "item/agentMessage/delta:3",
+      "turn/completed: together",
+      "item/agentMessage/delta:3 soon",
     ],
   );
 });

@@ -205,7 +205,7 @@ export class Connection {
     this.transport.close(reason);
   }
 
-  /** `later` and `together`: the message may wait for the end of the event loop's turn (see ServerTransport.sendLater, sendTogether). */
+  /** `soon`, `later` and `together`: see ServerTransport.sendSoon, sendLater and sendTogether. */
   private write(message: Record<string, unknown>, when: Timing = "now"): void {
     if (this.currentState === "closed") return;
     let parts: string[] | undefined;
@@ -218,7 +218,8 @@ export class Connection {
       return;
     }
     if (parts === undefined) {
-      if (when === "later" && this.transport.sendLater) this.transport.sendLater(text);
+      if (when === "soon" && this.transport.sendSoon) this.transport.sendSoon(text);
+      else if (when === "later" && this.transport.sendLater) this.transport.sendLater(text);
       else if (when === "together" && this.transport.sendTogether) this.transport.sendTogether(text);
       else this.transport.send(text);
     } else if (this.transport.sendParts) this.transport.sendParts(parts);

@@ -31,8 +31,8 @@ const MAX_STREAMING_ITEMS = 1024;
 /** Notifications that stream an item's text: many, small, and `item/completed` carries the whole of it. */
 export const DELTAS: ReadonlySet<string> = new Set(["item/agentMessage/delta", "item/reasoning/delta"]);
 
-/** When a message goes out: at once, with the rest of the event loop's turn, or with what follows it in that turn (see ServerTransport). */
-export type Timing = "now" | "later" | "together";
+/** When a message goes out: at once, at its job's end even while output streams, with the rest of the event loop's turn, or with what follows it in that turn (see ServerTransport). */
+export type Timing = "now" | "soon" | "later" | "together";
 
 /**
  * A turn's end: it goes out with what the end changed after it (the
@@ -76,7 +76,7 @@ export class Outbox {
    * Items this connection was sent a delta of, with their thread: their
    * next deltas go out with the rest of the event loop's turn (`later`),
    * never in a write of their own. An item's first delta is what a client
-   * waits for; the ones after it stream.
+   * waits for (`soon`); the ones after it stream.
    */
   private readonly streaming = new Map<string, string | undefined>();
 
@@ -131,7 +131,7 @@ export class Outbox {
       if (this.streaming.size >= MAX_STREAMING_ITEMS) this.streaming.clear();
       this.streaming.set(itemId, threadId);
     }
-    this.write({ method, params }, later ? "later" : "now");
+    this.write({ method, params }, later ? "later" : "soon");
   }
 
   /** Before something else goes out: all that waits once the client caught up, else what waits for the same thread. */

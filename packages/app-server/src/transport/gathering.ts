@@ -46,6 +46,13 @@ export interface GatheredOutput {
  * the same read what that end changed (the thread's status, the broadcast
  * to every connection).
  *
+ * A message a client waits for (`addSoon`: an item's first delta) goes
+ * out when the job that queued it ends even while output streams: a
+ * reply's first delta, which comes in the same burst as the rest of a
+ * short reply, would otherwise wait behind the reply's end, its durable
+ * append and the turn's bookkeeping, for the whole turn of the loop.
+ * There is one per item, so a burst of them costs one write per reply.
+ *
  * A message no one waits for at once (`addLater`: the next delta of a text
  * already streaming) never causes a write: it goes out with the rest of its
  * turn. Fifty threads streaming, one connection each, get their turns of
@@ -74,13 +81,22 @@ export class Gathering {
 
   /** Call after each message is queued. */
   added(): void {
+    this.add(false);
+  }
+
+  /** Call after a message a client waits for is queued: it goes out when its job ends, even while output streams; only a turn's end (`addTogether`) holds it. */
+  addSoon(): void {
+    this.add(true);
+  }
+
+  private add(soon: boolean): void {
     this.gathered++;
     if (!this.open) {
       this.begin();
       this.output.opened();
       return;
     }
-    if (this.flushQueued || this.early >= EARLY_WRITES || this.together) return;
+    if (this.flushQueued || this.together || (!soon && this.early >= EARLY_WRITES)) return;
     this.flushQueued = true;
     queueMicrotask(this.endOfJob);
   }

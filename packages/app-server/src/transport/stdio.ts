@@ -69,6 +69,12 @@ export class StdioTransport extends TransportEvents implements ServerTransport {
     this.gathering.added();
   }
 
+  sendSoon(text: string): void {
+    if (this.closed) return;
+    this.queue(text);
+    this.gathering.addSoon();
+  }
+
   sendLater(text: string): void {
     if (this.closed) return;
     this.gathering.addLater();

@@ -33,6 +33,12 @@ export interface ServerTransport extends MessageTransport {
    */
   sendParts?(parts: readonly string[]): void;
   /**
+   * Queues a message a client waits for (an item's first delta): it goes
+   * out when the job that queued it ends, even while output streams.
+   * Without this, it is sent as any.
+   */
+  sendSoon?(text: string): void;
+  /**
    * Queues a message no one waits for at once (the next delta of a text
    * already streaming): it goes out with what its turn of the event loop
    * sends, never in a write of its own. Without this, it is sent as any.

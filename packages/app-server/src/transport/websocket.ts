@@ -128,6 +128,13 @@ class WebSocketServerTransport extends TransportEvents implements ServerTranspor
     this.checkBacklog();
   }
 
+  sendSoon(text: string): void {
+    if (this.closed) return;
+    this.queue(text);
+    this.gathering.addSoon();
+    this.checkBacklog();
+  }
+
   sendLater(text: string): void {
     if (this.closed) return;
     this.gathering.addLater();
