@@ -262,6 +262,7 @@ describe("the sandbox", () => {
       const end = await exited(server.main, id);
       assert.notEqual(end.exitCode, 0, `tty ${tty}`);
       assert.match(output(server.main, id).toString(), /Read-only file system/, `tty ${tty}`);
+      assert.equal(output(server.main, id).includes(0), false, `tty ${tty}: the sandbox's lifeline on a terminal reaches no client`);
       assert.ok(existsSync(join(cwd, `inside-${tty}.txt`)), `tty ${tty}`);
       assert.equal(existsSync(outside), false, `tty ${tty}`);
     }

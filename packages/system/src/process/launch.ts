@@ -238,15 +238,16 @@ export interface LaunchCommand {
 
 /**
  * The one place a child's command line and environment are made, for every
- * runner. `canPipe`: whether the runner can give the child fd 3 (a
- * terminal's cannot).
+ * runner. `canPipe`: whether the runner can give the child fd 3; a
+ * terminal's cannot, and its sandbox writes its lifeline on the terminal.
  */
 export function launchCommand(options: Pick<LaunchOptions, "file" | "args" | "cwd" | "env" | "sandbox" | "keepBackground">, canPipe = true): LaunchCommand {
   const statusPipe = canPipe && pipesBack(options.sandbox);
   const env = launchEnv(options.env, options.sandbox);
   if (options.sandbox === undefined) return { file: options.file, args: [...options.args], env, statusPipe };
   const keepBackground = statusPipe && options.keepBackground === true;
-  return { ...sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground, pipeBack: statusPipe }), env, statusPipe };
+  const lifeline = canPipe ? "pipe" : "terminal";
+  return { ...sandboxCommand(options.sandbox, options.file, options.args, { cwd: options.cwd, keepBackground, lifeline }), env, statusPipe };
 }
 
 /** Starts a child; see LaunchOptions and Launched. */

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { constants } from "node:os";
 import { unownedProcessGroups, type ProcessGroup } from "./groups.js";
 import { afterLeader, launchCommand, type LaunchEnd, type LaunchOptions } from "./launch.js";
+import { TERMINAL_LIFELINE_BYTE } from "./sandbox/command.js";
 
 /** What is used of node-pty: `spawn`, and of the terminal it gives, the members below. */
 export interface PtyModule {
@@ -61,8 +62,10 @@ function signalName(signal: number | undefined): NodeJS.Signals | null {
  * same ownership: node-pty makes the program a session leader, so its pid
  * names the process group the owner holds and stops. In the sandbox the
  * terminal is private to the command, so nothing outside reads what a
- * process there pushes into its input. `done` settles once the program
- * exited and the terminal's output was read.
+ * process there pushes into its input. Under bubblewrap the sandbox's
+ * first byte on the terminal is its lifeline (see sandboxCommand), which
+ * no listener is given. `done` settles once the program exited and the
+ * terminal's output was read.
  */
 export class PtyLaunched {
   readonly done: Promise<PtyEnd>;
@@ -70,6 +73,8 @@ export class PtyLaunched {
   private readonly group: ProcessGroup;
   private readonly exitListener: Disposable;
   private stopped = false;
+  /** The terminal's first chunk of output, once there is one: where a sandbox's lifeline byte is. */
+  private firstChunk: Buffer | string | undefined;
 
   constructor(
     pty: PtyModule,
@@ -85,6 +90,11 @@ export class PtyLaunched {
       encoding: null,
     });
     this.group = (options.processes ?? unownedProcessGroups()).add(this.terminal.pid);
+    // First of the terminal's listeners, so the others know the first chunk when they see it.
+    const first = this.terminal.onData((data) => {
+      first.dispose();
+      this.firstChunk = data;
+    });
     let settle!: (end: PtyEnd) => void;
     this.done = new Promise<PtyEnd>((resolve) => {
       settle = resolve;
@@ -102,9 +112,14 @@ export class PtyLaunched {
     return this.terminal.pid;
   }
 
-  /** Every chunk of output, as bytes; returns the function that stops listening. */
+  /** Every chunk of output, as bytes, the sandbox's lifeline left out; returns the function that stops listening. */
   onData(listener: (chunk: Buffer) => void): () => void {
-    const registration = this.terminal.onData((data) => listener(typeof data === "string" ? Buffer.from(data, "utf8") : data));
+    const lifeline = this.options.sandbox?.kind === "bwrap";
+    const registration = this.terminal.onData((data) => {
+      let bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+      if (lifeline && data === this.firstChunk && bytes[0] === TERMINAL_LIFELINE_BYTE) bytes = bytes.subarray(1);
+      if (bytes.length > 0) listener(bytes);
+    });
     return () => registration.dispose();
   }
 

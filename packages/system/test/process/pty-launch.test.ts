@@ -7,15 +7,17 @@ import type { SandboxLaunch } from "@knightcode/system/process/sandbox/command";
 
 type ExitEvent = { exitCode: number; signal?: number };
 
-/** A node-pty that records what it was asked to start and starts nothing; `exit` plays the program's end. */
+/** A node-pty that records what it was asked to start and starts nothing; `exit` plays the program's end, `output` its terminal's output. */
 function recordingPty(pid: number): {
   pty: PtyModule;
   spawned: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }>;
   exit: (event: ExitEvent) => void;
+  output: (data: Buffer) => void;
 } {
   const spawned: Array<{ file: string; args: string[]; env: NodeJS.ProcessEnv }> = [];
   const none = { dispose: () => undefined };
   const exits: Array<(event: ExitEvent) => void> = [];
+  const listeners = new Set<(data: Buffer) => void>();
   const pty: PtyModule = {
     spawn: (file, args, options) => {
       spawned.push({ file, args, env: options.env });
@@ -23,13 +25,22 @@ function recordingPty(pid: number): {
         exits.push(listener);
         return none;
       };
-      return { pid, onData: () => none, onExit, write: () => undefined, resize: () => undefined };
+      const onData = (listener: (data: Buffer | string) => void) => {
+        const each = (data: Buffer) => listener(data);
+        listeners.add(each);
+        return { dispose: () => void listeners.delete(each) };
+      };
+      return { pid, onData, onExit, write: () => undefined, resize: () => undefined };
     },
   };
   const exit = (event: ExitEvent): void => {
     for (const listener of exits.splice(0)) listener(event);
   };
-  return { pty, spawned, exit };
+  // As node-pty does: the listeners as they were when the chunk came, in the order they came.
+  const output = (data: Buffer): void => {
+    for (const listener of [...listeners]) listener(data);
+  };
+  return { pty, spawned, exit, output };
 }
 
 const SANDBOX: SandboxLaunch = {
@@ -50,16 +61,59 @@ test("a terminal runs the command line and environment launch makes, in the sand
   const expected = launchCommand(options, false);
   assert.deepEqual(spawned, [{ file: expected.file, args: expected.args, env: expected.env }]);
   assert.equal(spawned[0]!.file, "/usr/bin/bwrap");
-  assert.deepEqual(
-    spawned[0]!.args.slice(-4),
-    ["--", "/bin/bash", "-c", "echo hi"],
-    "the shell runs inside bubblewrap, with no status pipe a terminal cannot give",
-  );
+  const inner = spawned[0]!.args.slice(spawned[0]!.args.indexOf("--") + 1);
+  assert.deepEqual([inner[0], inner[1], inner[3], ...inner.slice(4)], ["/bin/sh", "-c", "knightcode-sandbox", "/bin/bash", "-c", "echo hi"]);
+  assert.match(inner[2]!, /^printf '\\000' \|\| exit 125\n/, "the shell runs inside bubblewrap, its lifeline on the terminal: it has no fd 3");
   assert.equal(spawned[0]!.env.PATH, "/usr/bin", "relative PATH entries removed as for every child");
   assert.equal(spawned[0]!.env.TMPDIR, "/tmp/kc-sandbox-x");
   assert.equal(processes.size, 1, "the session leader's group belongs to the owner");
   run.stop();
   assert.deepEqual(signals.at(-1), [4_000_000, "SIGKILL"], "stop signals the whole group");
+});
+
+test("a sandboxed terminal's first byte, its lifeline, reaches no listener; every other byte does", () => {
+  const heard = (sandbox: SandboxLaunch | undefined) => {
+    const { pty, output } = recordingPty(4_000_002);
+    const run = new PtyLaunched(pty, {
+      file: "/bin/bash",
+      args: [],
+      cwd: "/work/p",
+      env: {},
+      processes: new ProcessGroups({ signal: () => undefined }),
+      killGraceMs: 0,
+      cols: 80,
+      rows: 24,
+      ...(sandbox ? { sandbox } : {}),
+    });
+    const early: string[] = [];
+    const late: string[] = [];
+    run.onData((chunk) => early.push(chunk.toString("latin1")));
+    output(Buffer.from("\0$ "));
+    run.onData((chunk) => late.push(chunk.toString("latin1")));
+    output(Buffer.from("\0"));
+    output(Buffer.from("ls\r\n"));
+    return { early, late };
+  };
+  assert.deepEqual(heard(SANDBOX), { early: ["$ ", "\0", "ls\r\n"], late: ["\0", "ls\r\n"] }, "only the first chunk's first byte is the lifeline");
+  assert.deepEqual(heard(undefined), { early: ["\0$ ", "\0", "ls\r\n"], late: ["\0", "ls\r\n"] }, "outside a sandbox there is none");
+  // A sandbox whose first chunk is its lifeline alone: no empty chunk is passed on.
+  const { pty, output } = recordingPty(4_000_003);
+  const run = new PtyLaunched(pty, {
+    file: "/bin/sh",
+    args: [],
+    cwd: "/",
+    env: {},
+    processes: new ProcessGroups({ signal: () => undefined }),
+    killGraceMs: 0,
+    cols: 80,
+    rows: 24,
+    sandbox: SANDBOX,
+  });
+  const chunks: string[] = [];
+  run.onData((chunk) => chunks.push(chunk.toString("latin1")));
+  output(Buffer.from("\0"));
+  output(Buffer.from("ready"));
+  assert.deepEqual(chunks, ["ready"]);
 });
 
 test("when the terminal's program ends, what is left of its group: killed at once in the sandbox, stopped after a signal outside", async () => {

@@ -81,14 +81,19 @@ describe("bubblewrap's view of the file system", () => {
 
   test("the command runs after `--`, so no argument of the model's is read as an option of bwrap", () => {
     const launch = { kind: "bwrap" as const, binary: "/usr/bin/bwrap", policy: base, env: {} };
-    const { file, args } = sandboxCommand(launch, "/bin/bash", ["-c", "--bind / /"], { cwd: "/home/u/project", keepBackground: false, pipeBack: false });
+    const { file, args } = sandboxCommand(launch, "/bin/bash", ["-c", "--bind / /"], { cwd: "/home/u/project", keepBackground: false, lifeline: "terminal" });
     assert.equal(file, "/usr/bin/bwrap");
-    assert.deepEqual(args.slice(args.indexOf("--")), ["--", "/bin/bash", "-c", "--bind / /"]);
-    for (const keepBackground of [false, true]) {
-      const piped = sandboxCommand(launch, "/bin/bash", ["-c", "x"], { cwd: "/", keepBackground, pipeBack: true }).args;
-      const inner = piped.slice(piped.indexOf("--") + 1);
+    assert.deepEqual(args.slice(args.indexOf("--") + 5), ["/bin/bash", "-c", "--bind / /"]);
+    const lifelines = [
+      { lifeline: "pipe", keepBackground: false, first: /^printf 'started\\n' >&3 \|\| exit 125\n/ },
+      { lifeline: "pipe", keepBackground: true, first: /^printf 'started\\n' >&3 \|\| exit 125\n/ },
+      { lifeline: "terminal", keepBackground: false, first: /^printf '\\000' \|\| exit 125\nexec "\$@"$/ },
+    ] as const;
+    for (const { lifeline, keepBackground, first } of lifelines) {
+      const wrapped = sandboxCommand(launch, "/bin/bash", ["-c", "x"], { cwd: "/", keepBackground, lifeline }).args;
+      const inner = wrapped.slice(wrapped.indexOf("--") + 1);
       assert.deepEqual([inner[0], inner[1], inner[3]], ["/bin/sh", "-c", "knightcode-sandbox"]);
-      assert.match(inner[2]!, /^printf 'started\\n' >&3 \|\| exit 125\n/, "the caller is asked for before anything else runs");
+      assert.match(inner[2]!, first, `${lifeline}: the caller is asked for before anything else runs`);
       assert.deepEqual(inner.slice(4), ["/bin/bash", "-c", "x"]);
     }
   });
@@ -132,7 +137,7 @@ describe("the Seatbelt profile (macOS)", () => {
     assert.equal(args[0], "-p");
     assert.ok(args.includes(`WRITABLE_0=/home/u/project`));
     const launch = { kind: "seatbelt" as const, binary: "/usr/bin/sandbox-exec", policy: base, env: {} };
-    const command = sandboxCommand(launch, "/bin/bash", ["-c", "true"], { cwd: "/", keepBackground: true, pipeBack: true });
+    const command = sandboxCommand(launch, "/bin/bash", ["-c", "true"], { cwd: "/", keepBackground: true, lifeline: "pipe" });
     assert.equal(command.file, "/usr/bin/sandbox-exec");
     assert.deepEqual(command.args.slice(-3), ["/bin/bash", "-c", "true"]);
   });

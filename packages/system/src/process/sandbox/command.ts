@@ -27,6 +27,23 @@ const LIFELINE = "printf 'started\\n' >&3 || exit 125";
 const THEN_EXEC = [LIFELINE, "exec 3>&-", 'exec "$@"'].join("\n");
 
 /**
+ * A terminal's lifeline: node-pty gives its child no fd 3, but the
+ * terminal is a pipe of the same kind. Its other end (the master) is the
+ * caller's alone, and once the caller is gone the terminal is hung up,
+ * where a write fails (EIO). So the sandbox first writes one NUL byte to
+ * the terminal, which a terminal shows as nothing and the caller drops
+ * (see PtyLaunched): if that fails, the shell exits, and the command never
+ * starts.
+ */
+const TERMINAL_LIFELINE = "printf '\\000' || exit 125";
+
+/** The command alone, on the terminal, once the caller is known to be there. */
+const TERMINAL_THEN_EXEC = [TERMINAL_LIFELINE, 'exec "$@"'].join("\n");
+
+/** The byte a sandboxed terminal's output begins with (see TERMINAL_LIFELINE). */
+export const TERMINAL_LIFELINE_BYTE = 0;
+
+/**
  * Keeps a sandbox alive while the command's background processes run. In
  * bubblewrap's pid namespace everything dies with the namespace's first
  * process, so the shell runs under this one: it reports the shell's exit
@@ -50,21 +67,23 @@ const KEEP_BACKGROUND = [
 ].join("\n");
 
 /**
- * The command line that runs `file args` in the sandbox. With `pipeBack`
- * (bubblewrap only), the caller gives the child a pipe on fd 3 and reads
+ * The command line that runs `file args` in the sandbox. Under bubblewrap
+ * the command starts only once the caller is known to be there: with
+ * `lifeline: "pipe"` the caller gives the child a pipe on fd 3 and reads
  * "started" there (see LIFELINE), then, with `keepBackground`, the
- * command's exit status. A child without one (a terminal's) runs the
- * command alone, and cannot keep its background.
+ * command's exit status; with `"terminal"` (a child on a terminal, which
+ * cannot be given fd 3) the sandbox writes to the terminal first (see
+ * TERMINAL_LIFELINE), and cannot keep its background.
  */
 export function sandboxCommand(
   sandbox: SandboxLaunch,
   file: string,
   args: readonly string[],
-  options: { cwd: string; keepBackground: boolean; pipeBack: boolean },
+  options: { cwd: string; keepBackground: boolean; lifeline: "pipe" | "terminal" },
 ): { file: string; args: string[] } {
   if (sandbox.kind === "seatbelt") return { file: sandbox.binary, args: [...seatbeltArgs(sandbox.policy), file, ...args] };
-  const script = options.pipeBack ? (options.keepBackground ? KEEP_BACKGROUND : THEN_EXEC) : undefined;
-  const inner = script === undefined ? [file, ...args] : ["/bin/sh", "-c", script, "knightcode-sandbox", file, ...args];
+  const script = options.lifeline === "terminal" ? TERMINAL_THEN_EXEC : options.keepBackground ? KEEP_BACKGROUND : THEN_EXEC;
+  const inner = ["/bin/sh", "-c", script, "knightcode-sandbox", file, ...args];
   return { file: sandbox.binary, args: [...bwrapArgs(sandbox.policy, options.cwd), "--", ...inner] };
 }
 
