@@ -6,4 +6,5 @@
 export { AppServer } from "./server.js";
 export { ServerContext, type ServerContextOptions } from "./host/context.js";
 export { StdioTransport } from "./transport/stdio.js";
+export { sweepStaleSpools } from "./payloads/stale-spools.js";
 export type { ProtocolOutput } from "./transport/stdout-guard.js";

@@ -3,10 +3,13 @@ import { closeSync, constants, fchmodSync, lstatSync, mkdtempSync, openSync, rmS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { sweepStaleSpools } from "@knightcode/app-server/cli";
 
 /** Long enough for a browser to start cold on a loaded machine; the launcher goes as soon as it is used. */
 const LAUNCHER_LIFETIME_MS = 120_000;
 const CHALLENGE_PREFIX = "knightcode.challenge.";
+/** A launcher's folder is `<prefix><pid>-XXXXXX`, so the next desktop can tell one a killed process left. */
+export const LAUNCHER_FOLDER_PREFIX = "knightcode-desktop-";
 
 export interface LauncherPage {
   /** `127.0.0.1:<port>`: where the page and its listener are. */
@@ -28,7 +31,9 @@ export interface LauncherPage {
  *
  * The folder is made before the server starts, so that the server can count
  * the launcher among its secret files (the read-only tools refuse it); the
- * page is written once the listener's address is known.
+ * page is written once the listener's address is known. It goes when the
+ * launcher is used, when the process exits, or after two minutes; one a
+ * killed process left goes when the next launcher is made beside it.
  */
 export class Launcher {
   readonly nonce = randomBytes(32).toString("base64url");
@@ -40,7 +45,10 @@ export class Launcher {
   private readonly onExit = () => this.remove();
 
   constructor(environment: NodeJS.ProcessEnv) {
-    this.folder = mkdtempSync(join(launcherParent(environment), "knightcode-desktop-"));
+    const parent = launcherParent(environment);
+    this.folder = mkdtempSync(join(parent, `${LAUNCHER_FOLDER_PREFIX}${process.pid}-`));
+    // Best effort, in the background: what is not swept now, the next launcher sweeps.
+    sweepStaleSpools({ root: parent, prefixes: [LAUNCHER_FOLDER_PREFIX] }).catch(() => undefined);
     this.path = join(this.folder, "open.html");
     process.once("exit", this.onExit);
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -148,6 +149,33 @@ describe("door 6: knightcode desktop opens the browser without putting the token
     } finally {
       await desktop.stop();
       rmSync(opener.bin, { recursive: true, force: true });
+    }
+  });
+
+  test("a launcher's folder that a killed desktop left goes when the next one starts; a live one's and others' stay", async () => {
+    const opener = fakeOpener();
+    // A runtime folder of the test's own (0700, as a session's is), so the launchers go there and nothing else is touched.
+    const runtime = mkdtempSync(join(tmpdir(), "kc-runtime-"));
+    // A pid no process has any longer: one that just exited.
+    const deadPid = spawnSync("true").pid!;
+    const left = join(runtime, `knightcode-desktop-${deadPid}-AbC123`);
+    const live = join(runtime, `knightcode-desktop-${process.pid}-AbC123`);
+    const other = join(runtime, "knightcode-desktop-notapid");
+    for (const folder of [left, live, other]) {
+      mkdirSync(folder, { mode: 0o700 });
+      writeFileSync(join(folder, "open.html"), "an old token");
+    }
+    const desktop = new DesktopProcess({ args: [], env: { PATH: `${opener.bin}:${process.env.PATH}`, XDG_RUNTIME_DIR: runtime } });
+    try {
+      const launcher = fileURLToPath((await waitUntil("the opener to run", opener.argv))[0]!);
+      assert.equal(dirname(dirname(launcher)), runtime);
+      assert.match(dirname(launcher), new RegExp(`/knightcode-desktop-${desktop.child.pid}-[A-Za-z0-9]{6}$`), "named for its process");
+      await waitUntil("the folder of the killed desktop to go", () => !existsSync(left));
+      assert.ok(existsSync(live) && existsSync(other), "a live process's folder and one not named so stay");
+    } finally {
+      await desktop.stop();
+      rmSync(opener.bin, { recursive: true, force: true });
+      rmSync(runtime, { recursive: true, force: true });
     }
   });
 });

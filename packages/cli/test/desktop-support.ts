@@ -66,10 +66,14 @@ export class DesktopProcess {
     }
   }
 
+  /** Stops it as a user would (SIGTERM), so that it removes what it made outside its home; SIGKILL if it does not go. */
   async stop(): Promise<void> {
     if (this.exit === undefined) {
-      this.child.kill("SIGKILL");
-      await this.exited();
+      this.child.kill("SIGTERM");
+      await this.exited().catch(async () => {
+        this.child.kill("SIGKILL");
+        await this.exited();
+      });
     }
     rmSync(this.home, { recursive: true, force: true });
   }

@@ -4,11 +4,14 @@ import { join } from "node:path";
 import { removePrivateTmp, SANDBOX_TMP_PREFIX } from "@knightcode/system/process/sandbox/private-tmp";
 import { SPOOL_FOLDER_PREFIX } from "./store.js";
 
-/**
- * What mkdtemp makes of `<prefix><pid>-XXXXXX`, for the payload spools and
- * the threads' private temporary folders of the sandbox.
- */
-const SPOOL_FOLDER = new RegExp(`^(?:${SPOOL_FOLDER_PREFIX}|${SANDBOX_TMP_PREFIX})([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$`);
+/** The folders a server sweeps by default: the payload spools and the threads' private temporary folders of the sandbox. */
+const SPOOL_PREFIXES = [SPOOL_FOLDER_PREFIX, SANDBOX_TMP_PREFIX];
+
+/** What mkdtemp makes of `<prefix><pid>-XXXXXX`, for one of `prefixes`; the pid is the match's first group. */
+function folderPattern(prefixes: readonly string[]): RegExp {
+  const names = prefixes.map((prefix) => prefix.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  return new RegExp(`^(?:${names})([1-9][0-9]{0,9})-[A-Za-z0-9]{6}$`);
+}
 const MAX_PID = 2 ** 31 - 1;
 /** Long enough after start that the sweep never competes with the handshake. */
 const SWEEP_DELAY_MS = 1000;
@@ -16,6 +19,8 @@ const SWEEP_DELAY_MS = 1000;
 export interface StaleSpoolSweepOptions {
   /** The folder spools are made in; the system temp folder by default, as for the store. */
   root?: string;
+  /** Whose folders, by the prefix of their names: the spools' and the sandbox's by default. */
+  prefixes?: readonly string[];
   /** Whether a process exists; by default `kill(pid, 0)`, where only ESRCH means it does not. */
   processExists?: (pid: number) => boolean;
   onError?: (message: string, error: unknown) => void;
@@ -32,9 +37,9 @@ function processExists(pid: number): boolean {
 }
 
 /**
- * Removes the spool and sandbox temporary folders of servers that died
- * without removing their own (a `kill -9` leaves up to 1 GiB of spool
- * behind): named like one of them, of a pid no
+ * Removes the spool and sandbox temporary folders (or those `prefixes`
+ * name) of servers that died without removing their own (a `kill -9`
+ * leaves up to 1 GiB of spool behind): named like one of them, of a pid no
  * process has, a real folder rather than a link, and ours. Another user's
  * folders and a live server's are never touched. Answers the paths removed.
  */
@@ -43,9 +48,10 @@ export async function sweepStaleSpools(options: StaleSpoolSweepOptions = {}): Pr
   if (uid === undefined) return [];
   const root = options.root ?? tmpdir();
   const exists = options.processExists ?? processExists;
+  const pattern = folderPattern(options.prefixes ?? SPOOL_PREFIXES);
   const removed: string[] = [];
   for (const name of await readdir(root)) {
-    const pid = Number(SPOOL_FOLDER.exec(name)?.[1]);
+    const pid = Number(pattern.exec(name)?.[1]);
     if (!(pid > 0 && pid <= MAX_PID) || pid === process.pid || exists(pid)) continue;
     const path = join(root, name);
     try {
@@ -55,7 +61,7 @@ export async function sweepStaleSpools(options: StaleSpoolSweepOptions = {}): Pr
       removed.push(path);
     } catch (error) {
       // Gone already: another server swept it first.
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") options.onError?.(`removing the stale payload spool ${path} failed`, error);
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") options.onError?.(`removing the stale folder ${path} failed`, error);
     }
   }
   return removed;
