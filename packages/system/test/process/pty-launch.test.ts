@@ -71,20 +71,27 @@ test("a terminal runs the command line and environment launch makes, in the sand
   assert.deepEqual(signals.at(-1), [4_000_000, "SIGKILL"], "stop signals the whole group");
 });
 
+/** A terminal on a recording pty, its groups held by no one who signals: for what its listeners hear. */
+function quietTerminal(pid: number, sandbox: SandboxLaunch | undefined): { run: PtyLaunched; output: (data: Buffer) => void } {
+  const { pty, output } = recordingPty(pid);
+  const processes = new ProcessGroups({ signal: () => undefined });
+  const run = new PtyLaunched(pty, {
+    file: "/bin/sh",
+    args: [],
+    cwd: "/",
+    env: {},
+    processes,
+    killGraceMs: 0,
+    cols: 80,
+    rows: 24,
+    ...(sandbox ? { sandbox } : {}),
+  });
+  return { run, output };
+}
+
 test("a sandboxed terminal's first byte, its lifeline, reaches no listener; every other byte does", () => {
   const heard = (sandbox: SandboxLaunch | undefined) => {
-    const { pty, output } = recordingPty(4_000_002);
-    const run = new PtyLaunched(pty, {
-      file: "/bin/bash",
-      args: [],
-      cwd: "/work/p",
-      env: {},
-      processes: new ProcessGroups({ signal: () => undefined }),
-      killGraceMs: 0,
-      cols: 80,
-      rows: 24,
-      ...(sandbox ? { sandbox } : {}),
-    });
+    const { run, output } = quietTerminal(4_000_002, sandbox);
     const early: string[] = [];
     const late: string[] = [];
     run.onData((chunk) => early.push(chunk.toString("latin1")));
@@ -97,18 +104,7 @@ test("a sandboxed terminal's first byte, its lifeline, reaches no listener; ever
   assert.deepEqual(heard(SANDBOX), { early: ["$ ", "\0", "ls\r\n"], late: ["\0", "ls\r\n"] }, "only the first chunk's first byte is the lifeline");
   assert.deepEqual(heard(undefined), { early: ["\0$ ", "\0", "ls\r\n"], late: ["\0", "ls\r\n"] }, "outside a sandbox there is none");
   // A sandbox whose first chunk is its lifeline alone: no empty chunk is passed on.
-  const { pty, output } = recordingPty(4_000_003);
-  const run = new PtyLaunched(pty, {
-    file: "/bin/sh",
-    args: [],
-    cwd: "/",
-    env: {},
-    processes: new ProcessGroups({ signal: () => undefined }),
-    killGraceMs: 0,
-    cols: 80,
-    rows: 24,
-    sandbox: SANDBOX,
-  });
+  const { run, output } = quietTerminal(4_000_003, SANDBOX);
   const chunks: string[] = [];
   run.onData((chunk) => chunks.push(chunk.toString("latin1")));
   output(Buffer.from("\0"));
