@@ -7,6 +7,7 @@ import { engineIfLoaded } from "@knightcode/agent/models/engine";
 import { providerAsked } from "@knightcode/agent/models/providers";
 import { waitUntil } from "@knightcode/testkit";
 import { AppServer, ServerContext, createInProcessClient, createLogger } from "../src/index.js";
+import { Warming } from "../src/threads/warming.js";
 
 /**
  * The warm-up comes in two parts: the thread layer once a client is
@@ -38,4 +39,20 @@ test("the default model's provider warms once a thread opens, not at the handsha
     await context.dispose();
     rmSync(home, { recursive: true, force: true });
   }
+});
+
+test("for a thread that will want the sandbox, its probe begins in the step the thread opens in, so the thread's load overlaps it; for others it does not", () => {
+  const probes: string[] = [];
+  const warming = new Warming({
+    agentDir: "/nonexistent",
+    registry: () => {
+      throw new Error("no model is warmed before the warm-up has begun");
+    },
+    log: createLogger({ level: "error" }),
+    sandbox: async () => void probes.push("probe"),
+  });
+  warming.threadOpening();
+  assert.deepEqual(probes, [], "a fullAccess start, or a resume, leaves the probe to the warm-up and to the thread's own need");
+  warming.threadOpening(true);
+  assert.deepEqual(probes, ["probe"]);
 });

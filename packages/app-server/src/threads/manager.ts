@@ -27,11 +27,9 @@ import { relocateThread, replaceThread } from "./replace.js";
 import type { ThreadSequences } from "./sequences.js";
 import { threadOf } from "../rpc/outbox.js";
 import { Warming } from "./warming.js";
+import type { CreateOptions } from "./create-options.js";
 import { SubAgents } from "./subagents.js";
 import { subAgentHost } from "./subagent-host.js";
-
-/** How a thread is created: in a workspace of its own, as a sub-agent, with a subset of the tools. */
-export type CreateOptions = { workspace?: WorkspaceState; parent?: { threadId: string; callId: string }; onlyTools?: readonly string[] };
 
 let threadParts: Promise<typeof import("./open-thread.js")> | undefined;
 
@@ -82,7 +80,7 @@ export class ThreadManager {
     catalog.attachStatus((threadId) => this.liveStatus(threadId));
     catalog.attachBroadcast(this.broadcast);
     this.subagents = new SubAgents(subAgentHost(this));
-    this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log });
+    this.warming = new Warming({ agentDir: context.agentDir, registry: () => this.registry, log: context.log, sandbox: () => sandboxSupport(context.env) });
     this.housekeeping = new Housekeeping({
       idleUnloadMs: context.idleUnloadMs,
       loaded: () => this.loaded.values(),
@@ -96,7 +94,7 @@ export class ThreadManager {
 
   /** Loads what the first thread needs whenever `idle` says the server is free (see Warming); one bwrap run alongside, for the first start's warning. */
   warm(idle: () => Promise<void>): Promise<void> {
-    return this.warming.threadLayer(idle, loadThreadParts, () => sandboxSupport(this.context.env));
+    return this.warming.threadLayer(idle, loadThreadParts);
   }
 
   /** The server that owns this manager sends sidebar notifications through it. */
@@ -147,7 +145,7 @@ export class ThreadManager {
    */
   async create(cwd: string, setup: (thread: LoadedThread) => Promise<void> | void, options: CreateOptions = {}): Promise<LoadedThread> {
     if (this.closing) throw rpcError("shuttingDown", "the server is shutting down");
-    this.warming.threadOpening();
+    this.warming.threadOpening(options.sandboxed === true);
     const parent = options.parent ? { parentThreadId: options.parent.threadId, parentCallId: options.parent.callId } : {};
     const file = await SessionFile.create({ dir: this.locator.sessionDirFor(cwd), cwd, ...parent, ...this.fileOptions }).catch((error: unknown) => {
       throw creationError("the thread", error);

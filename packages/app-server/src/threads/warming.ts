@@ -9,7 +9,10 @@ import type { Logger } from "../host/log.js";
  * time whenever `idle` says it is free. The default model's provider and a
  * request through it are the heaviest part: they warm once a thread opens,
  * and only on a host that warms at all, so a client that opens no thread
- * leaves the server without them.
+ * leaves the server without them. The sandbox's probe (one bwrap run,
+ * which a new thread's warning waits for) begins with the thread layer's
+ * warm-up, or with a thread that opens before it and will want the
+ * sandbox: then it runs while that thread loads, not after.
  */
 export class Warming {
   /** Set once the host asks for the warm-up: what says the server is free. */
@@ -17,12 +20,12 @@ export class Warming {
   private threadOpened = false;
   private modelWarming = false;
 
-  constructor(private readonly model: { agentDir: string; registry: () => ModelRegistry; log: Logger }) {}
+  constructor(private readonly model: { agentDir: string; registry: () => ModelRegistry; log: Logger; sandbox: () => Promise<unknown> }) {}
 
-  /** `parts` first, then the thread layer, with `alongside` meanwhile; the model too if a thread opened before the warm-up began. */
-  async threadLayer(idle: () => Promise<void>, parts: () => Promise<unknown>, alongside: () => Promise<unknown>): Promise<void> {
+  /** `parts` first, then the thread layer, with the sandbox's probe meanwhile; the model too if a thread opened before the warm-up began. */
+  async threadLayer(idle: () => Promise<void>, parts: () => Promise<unknown>): Promise<void> {
     this.idle = idle;
-    const meanwhile = alongside();
+    const meanwhile = this.model.sandbox();
     await parts();
     const { agentDir, registry } = this.model;
     await warmThreadLayer({ agentDir, registry: registry(), idle });
@@ -30,9 +33,10 @@ export class Warming {
     await meanwhile;
   }
 
-  /** A thread is opening: the engine loads now if it has not yet, the default model in the background. */
-  threadOpening(): void {
+  /** A thread is opening: the engine loads now if it has not yet, the default model (and, for a thread that wants it, the sandbox's probe) in the background. */
+  threadOpening(probeSandbox = false): void {
     warmEngine();
+    if (probeSandbox) this.model.sandbox().catch((error: unknown) => this.model.log.warn("probing the sandbox failed", error));
     this.threadOpened = true;
     this.warmModel();
   }

@@ -38,7 +38,7 @@ export const handler: Handler<"thread/start"> = async (params, ctx) => {
         created.setApprovalMode(params.approvalMode ?? created.approvalMode);
         created.subscribe(ctx.connection);
       },
-      place.workspace ? { workspace: place.workspace } : {},
+      { ...(place.workspace ? { workspace: place.workspace } : {}), sandboxed: params.approvalMode !== "fullAccess" },
     );
   } catch (error) {
     await place.abandon().catch((cleanup: unknown) => ctx.log.error("removing the worktree of a start that failed", cleanup));
