@@ -86,7 +86,7 @@ describe("the workspace panel's git view", { skip: NO_BROWSER }, () => {
       await page.getByRole("button", { name: "Push", exact: true }).click();
       // A remote that is a folder on this machine is pushed to only once the user says yes.
       const confirm = page.getByRole("group", { name: "Push to a folder on this machine?" });
-      // Seen once on a loaded machine, never again: the question never showed. Should it recur, say what the server waited on and what the page showed.
+      // Should the question not show, the failure says what the server waits on and what the page shows.
       await confirm.waitFor().catch(async (error: unknown) => {
         const waiting = await fx.client.request("serverRequest/list", {}).catch((failure: unknown) => String(failure));
         const shown = await page
