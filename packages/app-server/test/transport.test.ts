@@ -140,13 +140,19 @@ test("a burst in one turn costs the first write, a few early ones and one at the
   assert.deepEqual(writes.at(-1), ["later"]);
 });
 
-test("a stream's turns that follow each other closely get no early writes; a few messages before, or a quiet moment, leave them", async () => {
-  let now = 0;
+/** A gathering whose outputs are recorded by name, on a clock the test moves. */
+function recordedGathering() {
+  const clock = { now: 0 };
   const calls: string[] = [];
   const gathering = new Gathering(
     { opened: () => calls.push("opened"), held: () => calls.push("held"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") },
-    () => now,
+    () => clock.now,
   );
+  return { gathering, calls, clock };
+}
+
+test("a stream's turns that follow each other closely get no early writes; a few messages before, or a quiet moment, leave them", async () => {
+  const { gathering, calls, clock } = recordedGathering();
   const turn = async (messages: number) => {
     for (let i = 0; i < messages; i++) {
       gathering.added();
@@ -156,19 +162,19 @@ test("a stream's turns that follow each other closely get no early writes; a few
   };
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "the first turn follows a quiet moment");
-  now += QUIET_MS / 2;
+  clock.now += QUIET_MS / 2;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "one turn of a few messages just before (a turn's start) is no stream");
-  now += QUIET_MS / 2;
+  clock.now += QUIET_MS / 2;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after two close ones gathers its messages: a paced stream");
-  now += QUIET_MS;
+  clock.now += QUIET_MS;
   await turn(STREAM_MESSAGES);
   calls.splice(0);
-  now += QUIET_MS / 2;
+  clock.now += QUIET_MS / 2;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "closed"], "a turn right after a big one gathers its messages: a burst");
-  now += QUIET_MS;
+  clock.now += QUIET_MS;
   await turn(3);
   assert.deepEqual(calls.splice(0), ["opened", "flushed", "flushed", "closed"], "after a quiet moment, early writes again");
 });
@@ -201,17 +207,12 @@ test("a streaming delta queued later never causes a write: it goes with its turn
 });
 
 test("an item's first delta goes out when its job ends even while output streams; a turn's end still holds it", async () => {
-  let now = 0;
-  const calls: string[] = [];
-  const gathering = new Gathering(
-    { opened: () => calls.push("opened"), held: () => calls.push("held"), flushed: () => calls.push("flushed"), closed: () => calls.push("closed") },
-    () => now,
-  );
+  const { gathering, calls, clock } = recordedGathering();
   const endOfTurn = () => new Promise((resolve) => setImmediate(resolve));
   // A big turn, then one right after it: output streams, and the turn takes no early writes.
   for (let i = 0; i < STREAM_MESSAGES; i++) gathering.added();
   await endOfTurn();
-  now += QUIET_MS / 2;
+  clock.now += QUIET_MS / 2;
   calls.splice(0);
   gathering.added();
   gathering.added();

@@ -73,7 +73,7 @@ export class PtyLaunched {
   private readonly group: ProcessGroup;
   private readonly exitListener: Disposable;
   private stopped = false;
-  /** The terminal's first chunk of output, once there is one: where a sandbox's lifeline byte is. */
+  /** Under bubblewrap, the terminal's first chunk of output, once there is one: where the sandbox's lifeline byte is. */
   private firstChunk: Buffer | string | undefined;
 
   constructor(
@@ -90,11 +90,13 @@ export class PtyLaunched {
       encoding: null,
     });
     this.group = (options.processes ?? unownedProcessGroups()).add(this.terminal.pid);
-    // First of the terminal's listeners, so the others know the first chunk when they see it.
-    const first = this.terminal.onData((data) => {
-      first.dispose();
-      this.firstChunk = data;
-    });
+    if (options.sandbox?.kind === "bwrap") {
+      // First of the terminal's listeners, so the others know the first chunk when they see it.
+      const first = this.terminal.onData((data) => {
+        first.dispose();
+        this.firstChunk = data;
+      });
+    }
     let settle!: (end: PtyEnd) => void;
     this.done = new Promise<PtyEnd>((resolve) => {
       settle = resolve;
@@ -114,10 +116,9 @@ export class PtyLaunched {
 
   /** Every chunk of output, as bytes, the sandbox's lifeline left out; returns the function that stops listening. */
   onData(listener: (chunk: Buffer) => void): () => void {
-    const lifeline = this.options.sandbox?.kind === "bwrap";
     const registration = this.terminal.onData((data) => {
       let bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      if (lifeline && data === this.firstChunk && bytes[0] === TERMINAL_LIFELINE_BYTE) bytes = bytes.subarray(1);
+      if (data === this.firstChunk && bytes[0] === TERMINAL_LIFELINE_BYTE) bytes = bytes.subarray(1);
       if (bytes.length > 0) listener(bytes);
     });
     return () => registration.dispose();
