@@ -1,7 +1,7 @@
 import type { ServerRequestMethod, ServerRequestParams } from "@knightcode/app-server-protocol";
 import type { ScriptedModelServer } from "@knightcode/testkit";
 import type { Page } from "playwright-core";
-import { waitUntil } from "@knightcode/testkit";
+import { waitUntil, waitUntilAsync } from "@knightcode/testkit";
 import { WAIT_MS, type DesktopServer } from "./support/desktop.js";
 
 export type ToolCall = { id: string; name: string; arguments: unknown };
@@ -30,6 +30,12 @@ export async function askThroughPage(
       return new Promise<never>(() => undefined);
     });
   }
+  // A turn/start while the last turn is still ending (its end being made durable) is refused with turnInProgress.
+  await waitUntilAsync(
+    "the thread's last turn to end",
+    async () => (await starter.request("thread/read", { threadId })).thread.status.type !== "active",
+    WAIT_MS,
+  );
   await starter.request("turn/start", { threadId, text });
   const first = await waitUntil("the first question of the turn", () => asked, WAIT_MS);
   await starter.close();
