@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { modelCatalogue } from "./lib/model-catalogue.mjs";
 import { sdkHttpPlugins } from "./lib/sdk-http.mjs";
 import { newlineIndexPlugin, sseChunksPlugin } from "./lib/sse-chunks.mjs";
 
@@ -87,27 +88,7 @@ const bedrockImport = {
     });
   },
 };
-/**
- * pi-ai's model catalogue is a 450 KB object literal, parsed and run on the
- * way to the first thread; as a JSON string given to JSON.parse it costs
- * half as much. The build fails if the module ever holds more than JSON can
- * carry (undefined, NaN, functions), so the data cannot change silently.
- */
-const modelsAsJson = {
-  name: "pi-ai-models-as-json",
-  setup(b) {
-    b.onLoad({ filter: /pi-ai[\\/]dist[\\/]models\.generated\.js$/ }, async (args) => {
-      const { pathToFileURL } = await import("node:url");
-      const { isDeepStrictEqual } = await import("node:util");
-      const module = await import(pathToFileURL(args.path).href);
-      const names = Object.keys(module);
-      if (names.length !== 1 || names[0] !== "MODELS") throw new Error(`${args.path}: expected one export, MODELS; update scripts/build.mjs`);
-      const text = JSON.stringify(module.MODELS);
-      if (!isDeepStrictEqual(JSON.parse(text), module.MODELS)) throw new Error(`${args.path}: MODELS does not survive JSON; update scripts/build.mjs`);
-      return { contents: `export const MODELS = JSON.parse(${JSON.stringify(text)});\n`, loader: "js" };
-    });
-  },
-};
+const catalogue = modelCatalogue();
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: `${root}/packages/cli/dist/src/main.js` },
@@ -120,7 +101,7 @@ await build({
   plugins: [
     bedrockImport,
     jsoncParserModules,
-    modelsAsJson,
+    catalogue.plugin,
     sseChunksPlugin,
     newlineIndexPlugin,
     ...sdkHttpPlugins,
@@ -152,3 +133,4 @@ await build({
   sourcemap: "linked",
   logLevel: "warning",
 });
+catalogue.write(outdir);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Api, Model, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import { AuthStore, type OAuthCredential } from "./auth-store.js";
 import { engineIfLoaded, loadEngine, type PiAi } from "./engine.js";
+import { type DistinctModel, distinctModels, type ProviderGroup } from "./distinct.js";
 import { ModelError } from "./errors.js";
 import { keyEnvHint } from "@knightcode/system/process/key-env-names";
 import { readModelsFile, type CustomProvider, type ModelsFileWarning, type ProviderStream } from "./models-json.js";
@@ -136,11 +137,18 @@ export class ModelRegistry {
     return this.extensions.find(({ provider }) => provider.name === model.provider)?.provider.stream;
   }
 
-  private allProviders(ai: PiAi): { provider: string; models: Model<Api>[]; source: ModelSource; apiKey?: string }[] {
-    const out: { provider: string; models: Model<Api>[]; source: ModelSource; apiKey?: string }[] = [];
-    for (const { provider } of this.extensions) out.push({ provider: provider.name, models: provider.models, source: "extension", apiKey: provider.apiKey });
-    for (const provider of this.custom) out.push({ provider: provider.name, models: provider.models, source: "custom", apiKey: provider.apiKey });
-    for (const name of ai.getProviders()) out.push({ provider: name, models: ai.getModels(name as never) as Model<Api>[], source: "builtin" });
+  /**
+   * Every provider in the registry's order: extensions, custom, then
+   * built-in. A built-in provider's models are read when asked for: in the
+   * bundle, the catalogue parses a provider on its first use (see
+   * scripts/lib/model-catalogue.mjs), and most never are.
+   */
+  private allProviders(ai: PiAi): ProviderGroup[] {
+    const out: ProviderGroup[] = [];
+    for (const { provider } of this.extensions)
+      out.push({ provider: provider.name, models: () => provider.models, source: "extension", apiKey: provider.apiKey });
+    for (const provider of this.custom) out.push({ provider: provider.name, models: () => provider.models, source: "custom", apiKey: provider.apiKey });
+    for (const name of ai.getProviders()) out.push({ provider: name, models: () => ai.getModels(name as never) as Model<Api>[], source: "builtin" });
     return out;
   }
 
@@ -166,19 +174,11 @@ export class ModelRegistry {
    * built-in providers; an earlier entry shadows a later one of the same
    * provider and id), with whether its provider has credentials.
    */
-  private *distinctModels(ai: PiAi): Generator<{ model: Model<Api>; source: ModelSource; available: boolean; unavailableReason?: UnavailableReason }> {
-    const seen = new Set<string>();
+  private eachModel(ai: PiAi, options: { availableOnly?: boolean } = {}): Generator<DistinctModel> {
     const auth = this.auth.readAll();
-    for (const group of this.allProviders(ai)) {
-      const available = auth.credentials[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
-      const unavailableReason = available ? undefined : whyUnavailable(group.provider, group.source, auth.problem?.message);
-      for (const model of group.models) {
-        const key = `${model.provider}\u0000${model.id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        yield { model, source: group.source, available, ...(unavailableReason ? { unavailableReason } : {}) };
-      }
-    }
+    const available = (group: ProviderGroup) =>
+      auth.credentials[group.provider] !== undefined || group.apiKey !== undefined || ai.getEnvApiKey(group.provider) !== undefined;
+    return distinctModels(this.allProviders(ai), available, (group) => whyUnavailable(group.provider, group.source, auth.problem?.message), options);
   }
 
   /**
@@ -219,7 +219,7 @@ export class ModelRegistry {
   async list(filter: ModelFilter = {}): Promise<ModelSummary[]> {
     const ai = await this.load();
     const summaries: ModelSummary[] = [];
-    for (const { model, source, available, unavailableReason } of this.distinctModels(ai)) {
+    for (const { model, source, available, unavailableReason } of this.eachModel(ai)) {
       if (filter.available !== undefined && filter.available !== available) continue;
       if (filter.provider !== undefined && filter.provider !== model.provider) continue;
       summaries.push({
@@ -245,7 +245,7 @@ export class ModelRegistry {
     const ai = await this.load();
     for (const group of this.allProviders(ai)) {
       if (group.provider !== ref.provider) continue;
-      const model = group.models.find((m) => m.id === ref.id);
+      const model = group.models().find((m) => m.id === ref.id);
       if (model) return model;
     }
     return undefined;
@@ -307,7 +307,7 @@ export class ModelRegistry {
    * and levelling a thousand models for it took longer than the rest.
    */
   private usable(ai: PiAi): { model: Model<Api>; source: ModelSource }[] {
-    return [...this.distinctModels(ai)].filter(({ available }) => available);
+    return [...this.eachModel(ai, { availableOnly: true })];
   }
 
   /** Throws noCredentials when the model's provider has no key. */
