@@ -10,6 +10,7 @@ import { build } from "esbuild";
 import { modelCatalogue } from "./lib/model-catalogue.mjs";
 import { sdkHttpPlugins } from "./lib/sdk-http.mjs";
 import { newlineIndexPlugin, sseChunksPlugin } from "./lib/sse-chunks.mjs";
+import { layers } from "./lib/layers.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
@@ -99,6 +100,7 @@ await build({
   platform: "node",
   target: "node20",
   plugins: [
+    layers(root),
     bedrockImport,
     jsoncParserModules,
     catalogue.plugin,
