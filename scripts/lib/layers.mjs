@@ -1,33 +1,38 @@
-// The thread layer and the engine, each as one load. The source loads its
-// heavy parts lazily, a dynamic import each: a method's handler, the thread
-// manager and what it opens, the thread runtime, the model registry and the
-// engine. esbuild makes every dynamic import target an entry, and splits
-// the code they share into a chunk per set of entries that reach it. On the
-// way to a first thread/start that came to 109 modules joined by 520
-// imports, and Node's module loader spends about 0.15 ms on each module and
-// 30 µs on each import before any of it runs.
+// The listing, the engine and the thread layer, each as one load. The
+// source loads its heavy parts lazily, a dynamic import each: a method's
+// handler, the thread catalogue, the thread manager and what it opens, the
+// thread runtime, the model registry and the engine. esbuild makes every
+// dynamic import target an entry, and splits the code they share into a
+// chunk per set of entries that reach it. On the way to a first
+// thread/start that came to 109 modules joined by 520 imports, and Node's
+// module loader spends about 0.15 ms on each module and 30 µs on each
+// import before any of it runs.
 //
 // In the bundle, a dynamic import of a layer's part loads the layer's one
 // module instead and takes its part from it. Every part of a layer is then
 // reached from the same entry, so esbuild keeps the layer together (beside
 // the chunks it shares with what stays apart), and the first use of any part
 // loads all of it, as the server's warm-up does shortly after the handshake
-// anyway. Two layers:
+// anyway. Three layers:
 //
+// - the listing: thread/list's handler with the thread catalogue it reads,
+//   so a new process's first listing loads in one go, and answers ahead of
+//   a model/list sent with it rather than waiting out the engine's compile
+//   between its two loads;
 // - the engine: the model registry with pi-ai and pi-agent-core, which
 //   model/list and account/read need without any thread;
 // - the thread layer: the thread manager, what it opens, the thread runtime,
 //   and the handlers of every method but those a client asks before it
-//   opens a thread (APART), which keep their own small loads: a new
-//   process's first thread/list, model/list, config/read and account/read
-//   do not wait for a layer they do not use.
+//   opens a thread (APART), which keep loads of their own: a new process's
+//   first thread/list, model/list, config/read and account/read do not wait
+//   for a layer they do not use.
 //
 // What else stays apart: the model providers and their SDKs (one loads per
 // model API in use), the trust store (config/read's), and everything else
 // that is no part of a thread. Only our own compiled files are rewritten
 // (`packages/*/dist/src`), and only a dynamic import whose string names a
-// part. The build fails if a part listed here is gone, or if no dynamic
-// import loads it any more.
+// part. The build fails if a part listed here is gone, is listed twice, or
+// is no longer loaded by any dynamic import.
 import { existsSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -38,6 +43,12 @@ const TABLE = "packages/app-server/dist/src/methods/table.js";
 const APART = ["thread/list", "model/list", "config/read", "account/read"];
 
 const LAYERS = [
+  {
+    name: "listing",
+    parts: ["packages/app-server/dist/src/methods/thread/list.js", "packages/app-server/dist/src/threads/catalog.js"],
+    packages: [],
+    handlers: false,
+  },
   {
     name: "engine",
     parts: ["packages/app-server/dist/src/models/registry.js"],

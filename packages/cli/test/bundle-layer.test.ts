@@ -35,7 +35,7 @@ function handlerModule(method: string): { module: string; viaLayer: boolean } {
 }
 
 /** The names of the bundle's modules that stand for one of the source's lazily loaded files, had esbuild split the layers. */
-const splitParts = () => bundleModules().filter((name) => /^(manager|open-thread|runtime|environment|registry|dist)-/.test(name));
+const splitParts = () => bundleModules().filter((name) => /^(manager|open-thread|runtime|environment|registry|catalog|dist)-/.test(name));
 
 describe("the bundle's layers (scripts/lib/layers.mjs)", () => {
   test("a thread's handlers, manager and runtime load as one layer, the engine as another, in a few dozen modules", () => {
@@ -58,11 +58,29 @@ describe("the bundle's layers (scripts/lib/layers.mjs)", () => {
   test("what a client asks before it opens a thread loads without the thread layer", () => {
     const layer = handlerModule("thread/start").module;
     for (const method of ["thread/list", "model/list", "config/read", "account/read"]) {
-      const handler = handlerModule(method);
-      assert.equal(handler.viaLayer, false, `${method}'s handler is a module of its own`);
-      const { modules } = loads(handler.module);
+      const { module } = handlerModule(method);
+      assert.notEqual(module, layer, `${method}'s handler is no part of the thread layer`);
+      const { modules } = loads(module);
       assert.ok(!modules.has(layer), `${method}'s handler loads without the thread layer`);
       assert.ok(modules.size < 25, `${method}'s handler loads ${modules.size} modules`);
     }
+  });
+
+  test("thread/list's handler and the thread catalogue it reads are one load", () => {
+    const list = handlerModule("thread/list");
+    assert.equal(list.viaLayer, true);
+    assert.match(list.module, /^listing-layer-/);
+    // The catalogue is what services.catalog() loads: the same module, with nothing more to fetch after the handler.
+    assert.ok(
+      bundleModules().some((name) =>
+        new RegExp(`import\\("\\./${list.module.replace(/[.-]/g, "\\$&")}"\\)\\.then\\(layer=>layer\\.part1\\)`).test(moduleText(name)),
+      ),
+      "the catalogue comes from the listing layer",
+    );
+    assert.deepEqual(
+      bundleModules().filter((name) => /^catalog-/.test(name)),
+      [],
+      "the catalogue is no module of its own",
+    );
   });
 });
