@@ -13,8 +13,8 @@
 // so before and after share the run. Each rep is a fresh process on a fresh
 // home. The server runs from this checkout's build (npm run build first).
 import { writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
-import { flag, hasFlag, median } from "./lib/measure.mjs";
+import { loadavg } from "node:os";
+import { flag, hasFlag, machine, median } from "./lib/measure.mjs";
 import { preparePeer } from "./lib/peer.mjs";
 
 const reps = flag("--reps", "9");
@@ -40,9 +40,7 @@ const peer = preparePeer({ withCodex });
 const summary = {
   bench: "first-thread",
   reps: Number(reps),
-  node: process.version,
-  cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
-  loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+  ...machine(),
   knightcode: pick(peer.ours("first-thread-knightcode", args)),
 };
 if (baseline) summary.baseline = { bin: baseline, ...pick(peer.ours("first-thread-baseline", args, baseline)) };

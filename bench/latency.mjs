@@ -21,8 +21,8 @@
 // overrides where the harness is; BENCH_DIR where Codex is installed. The
 // server runs from this checkout's build (npm run build first).
 import { writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
-import { flag, hasFlag } from "./lib/measure.mjs";
+import { loadavg } from "node:os";
+import { flag, hasFlag, machine } from "./lib/measure.mjs";
 import { preparePeer } from "./lib/peer.mjs";
 
 const reps = flag("--reps", "7");
@@ -89,9 +89,7 @@ const summary = {
   bench: "latency",
   reps: Number(reps),
   listSize: Number(listSize),
-  node: process.version,
-  cpu: `${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
-  loadAverageAtStart: loadavg().map((l) => +l.toFixed(2)),
+  ...machine(),
   goals: {
     firstThreadStartMs: "at most Codex's",
     requestToFirstDeltaMs: "at most 10",

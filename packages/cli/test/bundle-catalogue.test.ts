@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { BUNDLE, bundleModules, moduleText } from "./bundle-support.js";
+import { BUNDLE, moduleExporting, moduleText } from "./bundle-support.js";
 
 interface Catalogue {
   getProviders(): string[];
@@ -14,7 +14,7 @@ interface Catalogue {
 
 /** The chunk holding pi-ai's model registry (scripts/lib/model-catalogue.mjs). */
 function registryChunk(): string {
-  const name = bundleModules().find((file) => /export\s*\{[^}]*\bgetProviders\b[^}]*\}/.test(moduleText(file)));
+  const name = moduleExporting("getProviders");
   assert.ok(name, "a chunk exports getProviders");
   return name;
 }

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { bundleModules, moduleText } from "./bundle-support.js";
-
-/** The chunks a module imports statically, by name. */
-function chunkImports(source: string): string[] {
-  // The bundle is minified: `import{a,b}from"./chunk.mjs";`, `import"./chunk.mjs";`, `export{a}from"./chunk.mjs";`.
-  return [...source.matchAll(/(?:^|;)\s*(?:import|export)\s*(?:[\w${},\s*]+?from\s*)?"\.\/([^"]+)"/g)].map((match) => match[1]!);
-}
+import { bundleModules, moduleText, staticImports } from "./bundle-support.js";
 
 /** Every module `root` loads before it runs, itself included: what one dynamic import of it costs Node's loader. */
 function loads(root: string): { modules: Set<string>; imports: number } {
@@ -17,7 +11,7 @@ function loads(root: string): { modules: Set<string>; imports: number } {
     const name = queue.pop()!;
     if (modules.has(name)) continue;
     modules.add(name);
-    const next = chunkImports(moduleText(name));
+    const next = staticImports(moduleText(name)).chunks;
     imports += next.length;
     queue.push(...next);
   }

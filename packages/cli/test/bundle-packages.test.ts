@@ -2,19 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { BUNDLE, bundleModules, moduleText } from "./bundle-support.js";
-
-/** The chunks a module imports statically, and the packages it imports statically by name. */
-function staticImports(source: string): { chunks: string[]; packages: string[] } {
-  const chunks: string[] = [];
-  const packages: string[] = [];
-  // The bundle is minified: `import{a,b}from"./chunk.mjs";`, `import"./chunk.mjs";`, `export{a}from"x";`.
-  for (const [, specifier] of source.matchAll(/(?:^|;)\s*(?:import|export)\s*(?:[\w${},\s*]+?from\s*)?"([^"]+)"/g)) {
-    if (specifier!.startsWith("./")) chunks.push(specifier!.slice(2));
-    else if (!specifier!.startsWith("node:")) packages.push(specifier!);
-  }
-  return { chunks, packages };
-}
+import { BUNDLE, bundleModules, moduleExporting, moduleText, staticImports } from "./bundle-support.js";
 
 /** Every chunk `roots` load before they run, with the packages each of them imports by name. */
 function closure(roots: string[]): Map<string, string[]> {
@@ -57,7 +45,7 @@ describe("the bundle's third-party packages", () => {
       assert.doesNotMatch(moduleText(name), /from\s*"(?:jsonc-parser|picomatch)"|import\("(?:jsonc-parser|picomatch)"\)/, name);
     }
     const holding = (exported: string) => {
-      const name = bundleModules().find((file) => new RegExp(`export\\s*\\{[^}]*\\b${exported}\\b[^}]*\\}`).test(moduleText(file)));
+      const name = moduleExporting(exported);
       assert.ok(name, `a chunk exports ${exported}`);
       return import(pathToFileURL(join(BUNDLE, name)).href);
     };

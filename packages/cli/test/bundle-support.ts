@@ -21,3 +21,20 @@ export function moduleText(name: string): string {
 export function bundleText(): string {
   return bundleModules().map(moduleText).join("\n");
 }
+
+/** The chunks a module imports statically, and the packages it imports statically by name. */
+export function staticImports(source: string): { chunks: string[]; packages: string[] } {
+  const chunks: string[] = [];
+  const packages: string[] = [];
+  // The bundle is minified: `import{a,b}from"./chunk.mjs";`, `import"./chunk.mjs";`, `export{a}from"x";`.
+  for (const [, specifier] of source.matchAll(/(?:^|;)\s*(?:import|export)\s*(?:[\w${},\s*]+?from\s*)?"([^"]+)"/g)) {
+    if (specifier!.startsWith("./")) chunks.push(specifier!.slice(2));
+    else if (!specifier!.startsWith("node:")) packages.push(specifier!);
+  }
+  return { chunks, packages };
+}
+
+/** The name of the bundle's module that exports `name`; undefined when none does. */
+export function moduleExporting(name: string): string | undefined {
+  return bundleModules().find((file) => new RegExp(`export\\s*\\{[^}]*\\b${name}\\b[^}]*\\}`).test(moduleText(file)));
+}
