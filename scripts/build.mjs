@@ -11,6 +11,7 @@ import { modelCatalogue } from "./lib/model-catalogue.mjs";
 import { sdkHttpPlugins } from "./lib/sdk-http.mjs";
 import { newlineIndexPlugin, sseChunksPlugin } from "./lib/sse-chunks.mjs";
 import { layers } from "./lib/layers.mjs";
+import { oneCopyPerVersion } from "./lib/one-copy.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tsc = fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url));
@@ -31,7 +32,8 @@ const outdir = `${root}/packages/cli/dist/bundle`;
  * provider SDKs, jiti and ws stay external. jsdiff and lru-cache are
  * bundled so that the version each package pinned is the one that runs: from
  * the bundle's folder, a bare import would find whatever version the root's
- * node_modules holds for another dependency (an older lru-cache).
+ * node_modules holds for another dependency (an older lru-cache). Each
+ * version of a bundled package is bundled once (scripts/lib/one-copy.mjs).
  * jsonc-parser and picomatch load with the thread layer; as CommonJS
  * packages of their own, the first of them woke Node's CommonJS loader
  * inside an ES module process, which cost 6 MiB of memory and 10 ms, where
@@ -107,14 +109,19 @@ await build({
     sseChunksPlugin,
     newlineIndexPlugin,
     ...sdkHttpPlugins,
+    oneCopyPerVersion(root, bundled),
     {
-      // V8 parses a JSON string much faster than the same data as a JavaScript literal.
+      // V8 parses a JSON string much faster than the same data as a JavaScript literal. A character
+      // past U+00FF is written as JSON's own escape: one such character would make V8 keep the whole
+      // literal, which the module holds for good, at two bytes a character (the protocol schema's eight
+      // bullets and one ellipsis doubled its 188,000 characters).
       name: "json-as-parse",
       setup(b) {
         b.onLoad({ filter: /\.json$/ }, async (args) => {
           const { readFile } = await import("node:fs/promises");
           const text = await readFile(args.path, "utf8");
-          return { contents: `export default JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(text)))});`, loader: "js" };
+          const json = JSON.stringify(JSON.parse(text)).replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+          return { contents: `export default JSON.parse(${JSON.stringify(json)});`, loader: "js" };
         });
       },
     },
